@@ -1,0 +1,1 @@
+"""Delta table maintenance ops: plain Python, no dbt imports."""

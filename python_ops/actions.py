@@ -1,0 +1,235 @@
+"""Delta log actions that the ops need, parsed from JSON commits or checkpoint rows.
+
+Paths in the log are URL-encoded and may be absolute URIs. Every file action carries
+``relative_path``: the decoded path relative to the table root, or None when the action points
+outside the root (such actions are never protected and never deleted).
+"""
+
+from __future__ import annotations
+
+import posixpath
+import uuid
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import unquote, urlparse
+
+from python_ops.storage import is_remote, normalize_location
+
+_Z85 = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.-:+=^!/*?&<>()[]{}@%$#"
+_Z85_INDEX = {c: i for i, c in enumerate(_Z85)}
+
+
+def z85_decode(text: str) -> bytes:
+    """Decode Z85 (ZeroMQ base-85) text, as Delta uses for deletion-vector UUIDs.
+
+    Args:
+        text: Z85 text whose length is a multiple of 5.
+
+    Returns:
+        The decoded bytes (4 per 5 characters).
+
+    Raises:
+        ValueError: When the length or a character is invalid.
+    """
+    if len(text) % 5:
+        raise ValueError(f"Z85 text length {len(text)} is not a multiple of 5")
+    out = bytearray()
+    for i in range(0, len(text), 5):
+        value = 0
+        for ch in text[i : i + 5]:
+            value = value * 85 + _Z85_INDEX[ch]
+        out += value.to_bytes(4, "big")
+    return bytes(out)
+
+
+def relativize(path: str, table_root: str) -> str | None:
+    """Turn a path from the log into a decoded path relative to the table root.
+
+    Args:
+        path: The URL-encoded path as stored in the action (relative or absolute URI).
+        table_root: The normalised table location.
+
+    Returns:
+        The relative, decoded ``/``-separated path; None when it lies outside the table root.
+    """
+    parsed = urlparse(path)
+    if not parsed.scheme and not path.startswith("/"):
+        rel = posixpath.normpath(unquote(path))
+        return None if rel.startswith("..") else rel
+    if parsed.scheme in ("", "file"):
+        absolute = normalize_location(unquote(parsed.path) if parsed.scheme else unquote(path))
+        root = table_root
+    else:
+        scheme = "s3" if parsed.scheme in ("s3a", "s3n") else parsed.scheme
+        absolute = f"{scheme}://{parsed.netloc}{unquote(parsed.path)}".rstrip("/")
+        root = table_root.replace("s3a://", "s3://", 1).replace("s3n://", "s3://", 1)
+        if not is_remote(root):
+            return None
+    if absolute.startswith(root.rstrip("/") + "/"):
+        return absolute[len(root.rstrip("/")) + 1 :]
+    return None
+
+
+@dataclass(frozen=True)
+class DeletionVector:
+    """A deletion-vector descriptor of an ``add`` or ``remove`` action.
+
+    Attributes:
+        storage_type: ``u`` (UUID-named file in the table), ``p`` (absolute path) or ``i``
+            (inline, no file).
+        path_or_inline_dv: The encoded location or inline bitmap.
+        offset: Byte offset inside the file, if any.
+        size_in_bytes: Size of the serialized bitmap.
+        cardinality: Number of rows it deletes.
+    """
+
+    storage_type: str
+    path_or_inline_dv: str
+    offset: int | None
+    size_in_bytes: int
+    cardinality: int
+
+    @property
+    def unique_id(self) -> str:
+        """Identity used together with the file path to key a file action."""
+        base = f"{self.storage_type}{self.path_or_inline_dv}"
+        return f"{base}@{self.offset}" if self.offset is not None else base
+
+    def file_path(self, table_root: str) -> str | None:
+        """The DV file's path relative to the table root, or None when it has no file there.
+
+        Args:
+            table_root: The normalised table location.
+
+        Returns:
+            The relative path of the on-disk DV file, or None (inline, or outside the root).
+        """
+        if self.storage_type == "u":
+            encoded = self.path_or_inline_dv
+            prefix, z85 = encoded[:-20], encoded[-20:]
+            name = f"deletion_vector_{uuid.UUID(bytes=z85_decode(z85))}.bin"
+            return f"{prefix}/{name}" if prefix else name
+        if self.storage_type == "p":
+            return relativize(self.path_or_inline_dv, table_root)
+        return None
+
+    @classmethod
+    def parse(cls, raw: Mapping[str, Any] | None) -> DeletionVector | None:
+        """Build from a JSON/checkpoint struct; None when absent."""
+        if not raw or not raw.get("storageType"):
+            return None
+        return cls(
+            storage_type=str(raw["storageType"]),
+            path_or_inline_dv=str(raw["pathOrInlineDv"]),
+            offset=None if raw.get("offset") is None else int(raw["offset"]),
+            size_in_bytes=int(raw.get("sizeInBytes") or 0),
+            cardinality=int(raw.get("cardinality") or 0),
+        )
+
+
+def _partition_values(raw: Any) -> dict[str, str | None]:
+    if raw is None:
+        return {}
+    if isinstance(raw, Mapping):
+        return {str(k): (None if v is None else str(v)) for k, v in raw.items()}
+    # pyarrow returns map columns as lists of (key, value) tuples
+    return {str(k): (None if v is None else str(v)) for k, v in raw}
+
+
+@dataclass(frozen=True)
+class AddFile:
+    """A live data file (``add`` action).
+
+    Attributes:
+        path: The path exactly as written in the log.
+        relative_path: Decoded path relative to the table root, None if outside it.
+        size_bytes: File size in bytes.
+        modification_time_ms: Modification time recorded by the writer.
+        partition_values: Partition column to (string) value; None for null.
+        deletion_vector: Its deletion vector, if any.
+        stats: The JSON statistics string, when read.
+    """
+
+    path: str
+    relative_path: str | None
+    size_bytes: int
+    modification_time_ms: int
+    partition_values: dict[str, str | None]
+    deletion_vector: DeletionVector | None
+    stats: str | None = None
+
+    @property
+    def key(self) -> tuple[str, str | None]:
+        """The identity Delta reconciles add/remove actions by."""
+        return (self.relative_path or self.path, self.deletion_vector and self.deletion_vector.unique_id)
+
+    @classmethod
+    def parse(cls, raw: Mapping[str, Any], table_root: str) -> AddFile:
+        """Build from a JSON/checkpoint ``add`` struct."""
+        path = str(raw["path"])
+        return cls(
+            path=path,
+            relative_path=relativize(path, table_root),
+            size_bytes=int(raw.get("size") or 0),
+            modification_time_ms=int(raw.get("modificationTime") or 0),
+            partition_values=_partition_values(raw.get("partitionValues")),
+            deletion_vector=DeletionVector.parse(raw.get("deletionVector")),
+            stats=raw.get("stats"),
+        )
+
+
+@dataclass(frozen=True)
+class RemoveFile:
+    """A tombstone (``remove`` action): a file no longer in the table but kept for retention.
+
+    Attributes:
+        path: The path exactly as written in the log.
+        relative_path: Decoded path relative to the table root, None if outside it.
+        deletion_timestamp_ms: When the file was logically removed.
+        size_bytes: File size when the writer recorded it, else None.
+        deletion_vector: Its deletion vector, if any.
+    """
+
+    path: str
+    relative_path: str | None
+    deletion_timestamp_ms: int
+    size_bytes: int | None
+    deletion_vector: DeletionVector | None
+
+    @property
+    def key(self) -> tuple[str, str | None]:
+        """The identity Delta reconciles add/remove actions by."""
+        return (self.relative_path or self.path, self.deletion_vector and self.deletion_vector.unique_id)
+
+    @classmethod
+    def parse(cls, raw: Mapping[str, Any], table_root: str) -> RemoveFile:
+        """Build from a JSON/checkpoint ``remove`` struct."""
+        path = str(raw["path"])
+        size = raw.get("size")
+        return cls(
+            path=path,
+            relative_path=relativize(path, table_root),
+            deletion_timestamp_ms=int(raw.get("deletionTimestamp") or 0),
+            size_bytes=None if size is None else int(size),
+            deletion_vector=DeletionVector.parse(raw.get("deletionVector")),
+        )
+
+
+@dataclass(frozen=True)
+class CommitInfo:
+    """The ``commitInfo`` of one commit: what operation wrote it, when, with which parameters.
+
+    Attributes:
+        version: The commit version.
+        timestamp_ms: The commit's timestamp (commitInfo's, else the file's modification time).
+        operation: The operation name (``WRITE``, ``MERGE``, ``OPTIMIZE`` ...), if recorded.
+        operation_parameters: Parameters of the operation, as recorded.
+        operation_metrics: Metrics of the operation, as recorded.
+    """
+
+    version: int
+    timestamp_ms: int
+    operation: str | None
+    operation_parameters: dict[str, Any]
+    operation_metrics: dict[str, Any]

@@ -1,0 +1,46 @@
+"""One exception hierarchy for everything the maintenance ops refuse or fail at.
+
+Every message names what was wrong and how to fix it, so the first thing a user reads (in a dbt
+log, a scheduler's output or a traceback) is actionable.
+"""
+
+from __future__ import annotations
+
+
+class MaintenanceError(Exception):
+    """Base class of every error raised by ``python_ops`` and the adapter plugin."""
+
+
+class TableNotFoundError(MaintenanceError):
+    """The path does not hold a Delta table (no ``_delta_log`` with a commit)."""
+
+
+class DeltaLogError(MaintenanceError):
+    """The Delta log exists but cannot be read consistently (gap, corrupt file, bad action)."""
+
+
+class StorageError(MaintenanceError):
+    """A storage call (list, read, delete) failed for a reason other than a missing file."""
+
+
+class ConfigError(MaintenanceError):
+    """A setting has a bad value.
+
+    Args:
+        setting: Name of the setting as the user wrote it.
+        value: The rejected value.
+        fix: What to do instead (valid choices, range, or an example).
+        model: The dbt model or table the setting belongs to, when known.
+    """
+
+    def __init__(self, *, setting: str, value: object, fix: str, model: str | None = None):
+        self.setting = setting
+        self.value = value
+        self.fix = fix
+        self.model = model
+        where = f"model '{model}': " if model else ""
+        super().__init__(f"{where}setting '{setting}' has bad value {value!r}. {fix}")
+
+
+class EngineError(MaintenanceError):
+    """The Spark engine could not be started, reached or used as configured."""

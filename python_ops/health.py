@@ -1,0 +1,75 @@
+"""``table_health``: how much maintenance a table needs, read from its Delta log alone."""
+
+from __future__ import annotations
+
+import time
+
+from python_ops.durations import parse_interval
+from python_ops.delta_log import read_snapshot
+from python_ops.errors import ConfigError
+from python_ops.results import TableHealth
+from python_ops.storage import Storage
+
+DEFAULT_SMALL_FILE_THRESHOLD_BYTES = 32 * 1024 * 1024
+DEFAULT_DELETED_FILE_RETENTION = "interval 1 week"
+_RETENTION_PROPERTY = "delta.deletedFileRetentionDuration"
+
+
+def table_health(
+    table: str | Storage,
+    *,
+    small_file_threshold_bytes: int = DEFAULT_SMALL_FILE_THRESHOLD_BYTES,
+    now_ms: int | None = None,
+) -> TableHealth:
+    """Summarise a Delta table's file layout and log from its ``_delta_log``.
+
+    Args:
+        table: Table location (path or URI) or an open ``Storage``.
+        small_file_threshold_bytes: Files smaller than this count as small.
+        now_ms: The current time in ms since the epoch (for tombstone expiry); now when None.
+
+    Returns:
+        The table's health.
+
+    Raises:
+        ConfigError: When the threshold is not positive or the table's retention property
+            cannot be parsed.
+        TableNotFoundError: When there is no Delta table at the location.
+        DeltaLogError: When the log cannot be read.
+    """
+    if small_file_threshold_bytes <= 0:
+        raise ConfigError(
+            setting="small_file_threshold_bytes",
+            value=small_file_threshold_bytes,
+            fix="Use a positive number of bytes, e.g. 33554432 (32 MiB).",
+        )
+    started = time.perf_counter()
+    snap = read_snapshot(table)
+    retention_text = snap.metadata.configuration.get(
+        _RETENTION_PROPERTY, DEFAULT_DELETED_FILE_RETENTION
+    )
+    retention = parse_interval(retention_text, setting=_RETENTION_PROPERTY)
+    now = int(time.time() * 1000) if now_ms is None else now_ms
+    cutoff_ms = now - int(retention.total_seconds() * 1000)
+    sizes = [f.size_bytes for f in snap.files]
+    num_small = sum(1 for s in sizes if s < small_file_threshold_bytes)
+    partitions = {tuple(sorted(f.partition_values.items(), key=lambda kv: kv[0])) for f in snap.files}
+    return TableHealth(
+        location=snap.location,
+        version=snap.version,
+        checkpoint_version=max(
+            (f.version for f in snap.log_files if f.kind.value == "checkpoint" and f.version is not None),
+            default=None,
+        ),
+        num_files=len(sizes),
+        total_bytes=sum(sizes),
+        small_file_threshold_bytes=small_file_threshold_bytes,
+        num_small_files=num_small,
+        small_file_share=(num_small / len(sizes)) if sizes else 0.0,
+        num_partitions=len(partitions) if snap.metadata.partition_columns else (1 if sizes else 0),
+        partition_columns=snap.metadata.partition_columns,
+        num_log_files=len(snap.log_files),
+        num_tombstones=sum(1 for t in snap.tombstones if t.deletion_timestamp_ms >= cutoff_ms),
+        deleted_file_retention_hours=retention.total_seconds() / 3600,
+        read_ms=(time.perf_counter() - started) * 1000,
+    )

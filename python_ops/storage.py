@@ -1,0 +1,224 @@
+"""The storage layer: every op reaches files through a ``Storage`` rooted at a table location.
+
+Paths passed to a ``Storage`` are relative to its root and use ``/``. Local disks go through
+``os.scandir`` (symbolic links are reported as such and never followed); object stores and HDFS go
+through ``pyarrow.fs``. Nothing here deletes outside the root: relative paths that would escape it
+are refused.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+import stat
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from urllib.parse import unquote, urlparse
+
+from python_ops.errors import StorageError
+
+_REMOTE_SCHEMES = ("s3", "s3a", "gs", "gcs", "abfs", "abfss", "hdfs", "viewfs")
+
+
+@dataclass(frozen=True)
+class FileEntry:
+    """One entry of a directory listing.
+
+    Attributes:
+        path: Path relative to the storage root, ``/``-separated.
+        size_bytes: Size in bytes (0 for directories).
+        modification_time_ms: Last modification, milliseconds since the epoch (UTC).
+        is_dir: True for directories.
+        is_symlink: True for symbolic links (never followed).
+    """
+
+    path: str
+    size_bytes: int
+    modification_time_ms: int
+    is_dir: bool
+    is_symlink: bool = False
+
+    @property
+    def name(self) -> str:
+        """The last path component."""
+        return posixpath.basename(self.path)
+
+
+def normalize_location(location: str) -> str:
+    """Return a canonical form of a table location: an absolute local path or a remote URI.
+
+    Args:
+        location: A local path, a ``file:`` URI or a remote URI (``s3://bucket/key`` ...).
+
+    Returns:
+        An absolute local path without trailing slash, or the remote URI without trailing slash.
+    """
+    parsed = urlparse(location)
+    if parsed.scheme in _REMOTE_SCHEMES:
+        return location.rstrip("/")
+    if parsed.scheme == "file":
+        return os.path.abspath(unquote(parsed.path))
+    return os.path.abspath(os.path.expanduser(location))
+
+
+def is_remote(location: str) -> bool:
+    """Tell whether a location is on a remote filesystem (object store or HDFS)."""
+    return urlparse(location).scheme in _REMOTE_SCHEMES
+
+
+class Storage(ABC):
+    """Files under one root directory (a table location)."""
+
+    def __init__(self, root: str) -> None:
+        self.root = root
+
+    def _check_relative(self, rel: str) -> str:
+        clean = posixpath.normpath(rel) if rel else ""
+        if clean in (".", ""):
+            return ""
+        if clean.startswith("../") or clean == ".." or clean.startswith("/"):
+            raise StorageError(f"path '{rel}' escapes the table root {self.root}; refusing it")
+        return clean
+
+    @abstractmethod
+    def list_dir(self, rel: str = "") -> list[FileEntry]:
+        """List one directory (not recursive).
+
+        Args:
+            rel: Directory relative to the root ("" for the root itself).
+
+        Returns:
+            Entries with paths relative to the root; an empty list if the directory is missing.
+
+        Raises:
+            StorageError: When the listing fails for another reason.
+        """
+
+    @abstractmethod
+    def read_bytes(self, rel: str) -> bytes:
+        """Read a whole (small) file.
+
+        Args:
+            rel: File path relative to the root.
+
+        Returns:
+            The file content.
+
+        Raises:
+            FileNotFoundError: When the file does not exist.
+            StorageError: When reading fails for another reason.
+        """
+
+    def local_path(self, rel: str) -> str | None:
+        """Return the local filesystem path of ``rel``, or None on remote storage."""
+        return None
+
+
+class LocalStorage(Storage):
+    """A local directory tree, listed with ``os.scandir`` without following symlinks."""
+
+    def _abs(self, rel: str) -> str:
+        clean = self._check_relative(rel)
+        return os.path.join(self.root, clean) if clean else self.root
+
+    def list_dir(self, rel: str = "") -> list[FileEntry]:  # noqa: D102
+        base = self._check_relative(rel)
+        try:
+            with os.scandir(self._abs(base)) as it:
+                entries = []
+                for de in it:
+                    st = de.stat(follow_symlinks=False)
+                    is_link = stat.S_ISLNK(st.st_mode)
+                    is_dir = stat.S_ISDIR(st.st_mode)
+                    entries.append(
+                        FileEntry(
+                            path=posixpath.join(base, de.name) if base else de.name,
+                            size_bytes=0 if is_dir else st.st_size,
+                            modification_time_ms=st.st_mtime_ns // 1_000_000,
+                            is_dir=is_dir,
+                            is_symlink=is_link,
+                        )
+                    )
+                return entries
+        except FileNotFoundError:
+            return []
+        except OSError as err:
+            raise StorageError(f"cannot list {self._abs(base)}: {err}") from err
+
+    def read_bytes(self, rel: str) -> bytes:  # noqa: D102
+        path = self._abs(rel)
+        try:
+            with open(path, "rb") as fh:
+                return fh.read()
+        except FileNotFoundError:
+            raise
+        except OSError as err:
+            raise StorageError(f"cannot read {path}: {err}") from err
+
+    def local_path(self, rel: str) -> str | None:  # noqa: D102
+        return self._abs(rel)
+
+
+class ArrowStorage(Storage):
+    """Remote storage (S3, GCS, ADLS, HDFS) through ``pyarrow.fs``."""
+
+    def __init__(self, root: str) -> None:
+        super().__init__(root)
+        from pyarrow import fs as pafs
+
+        try:
+            self._fs, self._base = pafs.FileSystem.from_uri(root)
+        except Exception as err:  # pyarrow raises several types for bad URIs/credentials
+            raise StorageError(f"cannot open storage for {root}: {err}") from err
+        self._pafs = pafs
+
+    def _abs(self, rel: str) -> str:
+        clean = self._check_relative(rel)
+        return f"{self._base}/{clean}" if clean else self._base
+
+    def list_dir(self, rel: str = "") -> list[FileEntry]:  # noqa: D102
+        base = self._check_relative(rel)
+        selector = self._pafs.FileSelector(self._abs(base), allow_not_found=True, recursive=False)
+        try:
+            infos = self._fs.get_file_info(selector)
+        except OSError as err:
+            raise StorageError(f"cannot list {self.root}/{base}: {err}") from err
+        out = []
+        for info in infos:
+            is_dir = info.type == self._pafs.FileType.Directory
+            mtime = info.mtime_ns // 1_000_000 if info.mtime_ns is not None else 0
+            out.append(
+                FileEntry(
+                    path=posixpath.join(base, info.base_name) if base else info.base_name,
+                    size_bytes=0 if is_dir else int(info.size or 0),
+                    modification_time_ms=mtime,
+                    is_dir=is_dir,
+                )
+            )
+        return out
+
+    def read_bytes(self, rel: str) -> bytes:  # noqa: D102
+        path = self._abs(rel)
+        try:
+            with self._fs.open_input_stream(path) as fh:
+                data: bytes = fh.read()
+                return data
+        except FileNotFoundError:
+            raise
+        except OSError as err:
+            if "not found" in str(err).lower() or "does not exist" in str(err).lower():
+                raise FileNotFoundError(path) from err
+            raise StorageError(f"cannot read {path}: {err}") from err
+
+
+def open_storage(location: str) -> Storage:
+    """Open the storage rooted at a table location.
+
+    Args:
+        location: A local path, ``file:`` URI or remote URI.
+
+    Returns:
+        A ``LocalStorage`` or ``ArrowStorage`` rooted at the normalised location.
+    """
+    root = normalize_location(location)
+    return ArrowStorage(root) if is_remote(root) else LocalStorage(root)
