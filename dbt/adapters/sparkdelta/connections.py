@@ -1,0 +1,154 @@
+"""Credentials and connection manager: dbt-spark's, plus the embedded and attach modes."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Any
+
+from dbt.adapters.contracts.connection import Connection, ConnectionState
+from dbt.adapters.events.logging import AdapterLogger
+from dbt.adapters.exceptions.connection import FailedToConnectError
+from dbt.adapters.spark.connections import (
+    SparkConnectionManager,
+    SparkConnectionMethod,
+    SparkCredentials,
+)
+from dbt.adapters.spark.session import Cursor, SessionConnectionWrapper
+from dbt_common.exceptions import DbtRuntimeError
+
+from dbt.adapters.sparkdelta.engine import MODES, Engine, get_engine
+from python_ops.errors import MaintenanceError
+
+logger = AdapterLogger("SparkDelta")
+ADAPTER_TYPE = "sparkdelta"
+
+
+@dataclass
+class SparkDeltaCredentials(SparkCredentials):
+    """dbt-spark credentials plus the engine settings of this adapter.
+
+    ``method: session`` (the default) runs in-process; ``mode`` says with which engine:
+    ``embedded`` starts Sail with tables under ``warehouse``, ``attach`` uses ``connect_url`` or
+    the process's running Spark session. Other methods (thrift, http, odbc) are dbt-spark's.
+    """
+
+    mode: str = "embedded"
+    warehouse: str | None = None
+    connect_url: str | None = None
+    engine_port: int = 0
+
+    @classmethod
+    def __pre_deserialize__(cls, data: Any) -> Any:
+        data = super().__pre_deserialize__(data)
+        data.setdefault("method", "session")
+        if data["method"] == "session":
+            data.setdefault("host", "localhost")
+        return data
+
+    def __post_init__(self) -> None:
+        if self.method == SparkConnectionMethod.SESSION and self.mode not in MODES:
+            raise DbtRuntimeError(
+                f"profile setting 'mode' has bad value {self.mode!r}. Use one of: "
+                f"{', '.join(MODES)} (embedded starts Sail in-process; attach uses connect_url "
+                "or the running Spark session)."
+            )
+        super().__post_init__()
+
+    @property
+    def type(self) -> str:  # noqa: D102
+        return ADAPTER_TYPE
+
+    def _connection_keys(self) -> tuple[str, ...]:
+        return ("method", "mode", "warehouse", "connect_url", "host", "port", "schema")
+
+    def resolved_warehouse(self) -> str | None:
+        """The warehouse directory as an absolute path (relative paths: to the project dir)."""
+        if self.mode != "embedded":
+            return self.warehouse
+        path = self.warehouse or "warehouse"
+        if os.path.isabs(path):
+            return path
+        base = os.getcwd()
+        try:
+            from dbt.flags import get_flags
+
+            base = getattr(get_flags(), "PROJECT_DIR", None) or base
+        except Exception:  # flags are not set outside a dbt invocation
+            pass
+        return os.path.abspath(os.path.join(base, path))
+
+
+def engine_for(creds: SparkDeltaCredentials) -> Engine:
+    """The process-wide engine these credentials describe (started on first use).
+
+    Raises:
+        FailedToConnectError: With the engine's message (naming the setting and the fix).
+    """
+    try:
+        return get_engine(
+            mode=creds.mode,
+            warehouse=creds.resolved_warehouse(),
+            connect_url=creds.connect_url,
+            port=creds.engine_port,
+            spark_conf=creds.server_side_parameters,
+        )
+    except MaintenanceError as err:
+        raise FailedToConnectError(str(err)) from err
+
+
+class EngineCursor(Cursor):
+    """dbt-spark's session cursor, running statements on our engine instead of a new builder."""
+
+    def __init__(self, engine: Engine) -> None:
+        super().__init__()
+        self._engine = engine
+
+    def execute(self, sql: str, *parameters: Any) -> None:  # noqa: D102
+        if parameters:
+            sql = sql % parameters
+        try:
+            self._df = self._engine.sql(sql)
+        except Exception as exc:  # Spark Connect and classic Spark raise different types
+            raise DbtRuntimeError(str(exc)) from exc
+
+
+class EngineHandle:
+    """The connection handle: hands out cursors bound to the engine."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+
+    def cursor(self) -> EngineCursor:  # noqa: D102
+        return EngineCursor(self.engine)
+
+
+class EngineConnectionWrapper(SessionConnectionWrapper):
+    """dbt-spark's session wrapper with SQL-literal booleans for seed bindings."""
+
+    @classmethod
+    def _fix_binding(cls, value: Any) -> str | float:
+        # bool is an int: dbt-spark would bind True as 1.0, and CAST(1.0 AS BOOLEAN) is not
+        # something every engine accepts (Sail refuses it).
+        if isinstance(value, bool):
+            return "true" if value else "false"
+        fixed: str | float = super()._fix_binding(value)
+        return fixed
+
+
+class SparkDeltaConnectionManager(SparkConnectionManager):
+    """dbt-spark's connection manager; ``method: session`` goes through our engines."""
+
+    TYPE = ADAPTER_TYPE
+
+    @classmethod
+    def open(cls, connection: Connection) -> Connection:  # noqa: D102
+        if connection.state == ConnectionState.OPEN:
+            return connection
+        creds = connection.credentials
+        if creds.method != SparkConnectionMethod.SESSION:
+            return super().open(connection)  # type: ignore[no-any-return]
+        engine = engine_for(creds)
+        connection.handle = EngineConnectionWrapper(EngineHandle(engine))  # type: ignore[arg-type]
+        connection.state = ConnectionState.OPEN
+        return connection

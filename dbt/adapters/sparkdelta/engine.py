@@ -1,0 +1,335 @@
+"""The Spark engines dbt talks to: an embedded Sail server (default) or an existing Spark.
+
+One engine per profile target lives for the whole process and is shared by every dbt thread and
+every in-process ``dbtRunner`` invocation (Sail's catalog belongs to one Spark session, so all
+threads must use the same session). ``shutdown_engines()`` stops them; it is registered with
+``atexit`` and stops the client session *before* the server, because a process hung at exit when
+a client session was still open while the server stopped.
+"""
+
+from __future__ import annotations
+
+import atexit
+import logging
+import os
+import shutil
+import threading
+from abc import ABC, abstractmethod
+from typing import Any
+
+from dbt.adapters.sparkdelta.catalog_journal import CatalogJournal, DdlEvent, parse_ddl
+from python_ops.errors import ConfigError, EngineError
+
+log = logging.getLogger(__name__)
+
+MODES = ("embedded", "attach")
+
+
+def managed_location(warehouse: str, schema: str, identifier: str) -> str:
+    """The location of a table the embedded engine manages: ``<warehouse>/<schema>/<name>``."""
+    return os.path.join(warehouse, schema.lower(), identifier.lower())
+
+
+class Engine(ABC):
+    """A Spark session plus what the adapter needs around it."""
+
+    mode: str
+    warehouse: str | None = None
+
+    @property
+    @abstractmethod
+    def spark(self) -> Any:
+        """The ``pyspark.sql.SparkSession`` every dbt thread shares."""
+
+    def sql(self, statement: str) -> Any:
+        """Run one SQL statement and return its DataFrame."""
+        return self.spark.sql(statement)
+
+    def register_table(self, schema: str, name: str, location: str) -> None:
+        """Make a Delta table written by path (e.g. by a Python model) known to the catalog.
+
+        Args:
+            schema: The table's schema.
+            name: The table's name.
+            location: Where its Delta log lives.
+        """
+        self.sql(f"create schema if not exists `{schema}`")
+        self.sql(f"create table if not exists `{schema}`.`{name}` using delta location '{location}'")
+
+    @abstractmethod
+    def stop(self) -> None:
+        """Release the session (and the server, for the embedded engine)."""
+
+
+class EmbeddedEngine(Engine):
+    """Sail's Spark Connect server inside this process, with a persistent catalog journal.
+
+    Args:
+        warehouse: Directory holding the managed Delta tables and the catalog journal.
+        port: TCP port on 127.0.0.1; 0 picks a free one.
+        spark_conf: Session configuration to set (dbt-spark's ``server_side_parameters``).
+
+    Raises:
+        ConfigError: When the warehouse cannot be created or the port is in use.
+        EngineError: When the server or the session cannot be started.
+    """
+
+    mode = "embedded"
+
+    def __init__(self, warehouse: str, *, port: int = 0, spark_conf: dict[str, str] | None = None):
+        self.warehouse = os.path.abspath(warehouse)
+        try:
+            os.makedirs(self.warehouse, exist_ok=True)
+        except OSError as err:
+            raise ConfigError(
+                setting="warehouse",
+                value=warehouse,
+                fix=f"The directory cannot be created ({err.strerror}). Point 'warehouse' in "
+                "your profile at a writable directory.",
+            ) from err
+        if not os.access(self.warehouse, os.W_OK):
+            raise ConfigError(
+                setting="warehouse",
+                value=warehouse,
+                fix="The directory is not writable. Point 'warehouse' at a writable directory.",
+            )
+        self.journal = CatalogJournal(self.warehouse)
+        os.environ.setdefault("RUST_LOG", "error")  # Sail logs every session at INFO otherwise
+        from pysail.spark import SparkConnectServer
+
+        self._server = SparkConnectServer(ip="127.0.0.1", port=port)
+        try:
+            self._server.start(background=True)
+        except OSError as err:
+            raise ConfigError(
+                setting="engine_port",
+                value=port,
+                fix=f"127.0.0.1:{port} cannot be bound ({err}). Set 'engine_port: 0' in your "
+                "profile to use a free port, or stop the process using it.",
+            ) from err
+        address = self._server.listening_address
+        if address is None:
+            raise EngineError("the embedded Sail server did not start listening")
+        self.url = f"sc://{address[0]}:{address[1]}"
+        try:
+            from pyspark.sql import SparkSession
+
+            builder = SparkSession.builder.remote(self.url)
+            for key, value in (spark_conf or {}).items():
+                builder = builder.config(key, value)
+            self._spark = builder.create()
+        except Exception as err:  # pyspark raises many types while connecting
+            self._server.stop()
+            raise EngineError(f"cannot open a Spark session on the embedded engine: {err}") from err
+        self._replay()
+
+    @property
+    def spark(self) -> Any:  # noqa: D102
+        return self._spark
+
+    def sql(self, statement: str) -> Any:
+        """Run a statement; record catalog changes of successful DDL in the journal."""
+        event = parse_ddl(statement)
+        if event is not None and event.action == "drop":
+            dropped = self.journal.entry(event.schema, event.name)
+            df = self._spark.sql(statement)
+            self._after_drop(event, dropped)
+            return df
+        df = self._spark.sql(statement)
+        if event is not None:
+            self._observe(event)
+        return df
+
+    def register_table(self, schema: str, name: str, location: str) -> None:  # noqa: D102
+        super().register_table(schema, name, location)
+        self.journal.record_table(schema.lower(), name.lower(), location)
+
+    def _observe(self, event: DdlEvent) -> None:
+        if event.action == "create_view":
+            self.journal.record_view(event.schema, event.name, event.statement)
+        elif event.action == "create_table":
+            location = self._location_of(event.schema, event.name)
+            if location is None:
+                log.warning(
+                    "table %s.%s has no location; it will not survive this process",
+                    event.schema,
+                    event.name,
+                )
+                return
+            self.journal.record_table(event.schema, event.name, location)
+        elif event.action == "rename":
+            self.journal.rename(event.schema, event.name, event.new_schema, event.new_name)
+        elif event.action == "create_schema":
+            self.journal.record_schema(event.schema)
+        elif event.action == "drop_schema":
+            for entry in self.journal.forget_schema(event.schema):
+                self._delete_if_managed(entry)
+
+    def _after_drop(self, event: DdlEvent, entry: dict[str, Any] | None) -> None:
+        self.journal.forget(event.schema, event.name)
+        if entry is not None:
+            self._delete_if_managed(entry)
+
+    def _delete_if_managed(self, entry: dict[str, Any]) -> None:
+        """Remove a dropped table's files when the engine manages them (Spark's managed tables).
+
+        Only the exact managed location ``<warehouse>/<schema>/<name>`` is removed; tables at a
+        location the user chose (``location_root``) are external and keep their files.
+        """
+        if entry.get("kind") != "table":
+            return
+        location = os.path.abspath(entry["location"])
+        expected = managed_location(self.warehouse or "", entry["schema"], entry["name"])
+        if location == expected and os.path.isdir(location) and not os.path.islink(location):
+            shutil.rmtree(location)
+
+    def _location_of(self, schema: str, name: str) -> str | None:
+        rows = self._spark.sql(f"show table extended in `{schema}` like '{name}'").collect()
+        for row in rows:
+            for line in (row["information"] or "").splitlines():
+                if line.startswith("Location:"):
+                    from python_ops.storage import normalize_location
+
+                    return normalize_location(line.split(":", 1)[1].strip())
+        return None
+
+    def _replay(self) -> None:
+        """Re-create the journal's schemas, tables and views in this fresh Sail session."""
+        state = self.journal.load()
+        for schema in state["schemas"]:
+            self._spark.sql(f"create schema if not exists `{schema}`")
+        views = []
+        for rel in state["relations"]:
+            if rel["kind"] == "view":
+                views.append(rel)
+                continue
+            location = rel["location"]
+            if not os.path.isdir(os.path.join(location, "_delta_log")):
+                log.warning("forgetting %s.%s: no Delta log at %s", rel["schema"], rel["name"], location)
+                self.journal.forget(rel["schema"], rel["name"])
+                continue
+            # No column list: Sail then reads the schema from the Delta log on every query.
+            self._spark.sql(
+                f"create table if not exists `{rel['schema']}`.`{rel['name']}` "
+                f"using delta location '{location}'"
+            )
+        # Views may depend on views created later; retry until no pass makes progress.
+        pending = views
+        while pending:
+            failed = []
+            for rel in pending:
+                try:
+                    self._spark.sql(rel["statement"])
+                except Exception:  # a dependency is missing (yet); retried below
+                    failed.append(rel)
+            if len(failed) == len(pending):
+                for rel in failed:
+                    log.warning("could not re-create view %s.%s", rel["schema"], rel["name"])
+                break
+            pending = failed
+
+    def stop(self) -> None:  # noqa: D102
+        try:
+            self._spark.stop()
+        finally:
+            self._server.stop()
+
+
+class AttachedEngine(Engine):
+    """An existing Spark: a Spark Connect endpoint, or the process's classic session.
+
+    Args:
+        connect_url: ``sc://host:port`` of a Spark Connect server; None for the classic session
+            of this process (``SparkSession.builder.getOrCreate()``, e.g. under spark-submit).
+        spark_conf: Session configuration to set.
+
+    Raises:
+        EngineError: When no session can be opened.
+    """
+
+    mode = "attach"
+
+    def __init__(self, connect_url: str | None, *, spark_conf: dict[str, str] | None = None):
+        from pyspark.sql import SparkSession
+
+        try:
+            builder = SparkSession.builder
+            if connect_url:
+                builder = builder.remote(connect_url)
+            for key, value in (spark_conf or {}).items():
+                builder = builder.config(key, value)
+            self._spark = builder.getOrCreate()
+        except Exception as err:  # pyspark raises many types while connecting
+            target = connect_url or "the classic Spark session of this process"
+            raise EngineError(f"cannot attach to {target}: {err}") from err
+
+    @property
+    def spark(self) -> Any:  # noqa: D102
+        return self._spark
+
+    def stop(self) -> None:  # noqa: D102
+        # The session belongs to whoever started Spark; only a Connect client is ours to close.
+        if hasattr(self._spark, "client"):
+            self._spark.stop()
+
+
+_engines: dict[tuple[Any, ...], Engine] = {}
+_engines_lock = threading.Lock()
+
+
+def get_engine(
+    *,
+    mode: str,
+    warehouse: str | None,
+    connect_url: str | None,
+    port: int = 0,
+    spark_conf: dict[str, str] | None = None,
+) -> Engine:
+    """Return the process-wide engine for these settings, starting it on first use.
+
+    Args:
+        mode: ``embedded`` or ``attach``.
+        warehouse: Warehouse directory (embedded mode).
+        connect_url: Spark Connect URL (attach mode; None for the classic session).
+        port: Port of the embedded server (0 = free port).
+        spark_conf: Session configuration.
+
+    Returns:
+        The engine.
+
+    Raises:
+        ConfigError: For an unknown mode or a bad warehouse/port.
+        EngineError: When the engine cannot be started or reached.
+    """
+    if mode not in MODES:
+        raise ConfigError(
+            setting="mode",
+            value=mode,
+            fix=f"Use one of: {', '.join(MODES)} (embedded starts Sail in-process; attach uses "
+            "connect_url or the running Spark session).",
+        )
+    key = (mode, os.path.abspath(warehouse) if warehouse else None, connect_url)
+    with _engines_lock:
+        engine = _engines.get(key)
+        if engine is None:
+            if mode == "embedded":
+                engine = EmbeddedEngine(warehouse or "warehouse", port=port, spark_conf=spark_conf)
+            else:
+                engine = AttachedEngine(connect_url, spark_conf=spark_conf)
+            _engines[key] = engine
+        return engine
+
+
+def shutdown_engines() -> None:
+    """Stop every engine of this process (client sessions first, then servers)."""
+    with _engines_lock:
+        engines = list(_engines.values())
+        _engines.clear()
+    for engine in engines:
+        try:
+            engine.stop()
+        except Exception as err:  # shutting down must not raise at interpreter exit
+            log.debug("error while stopping engine: %s", err)
+
+
+atexit.register(shutdown_engines)

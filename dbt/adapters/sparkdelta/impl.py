@@ -1,0 +1,138 @@
+"""The adapter: dbt-spark's ``SparkAdapter`` plus methods that bridge Jinja to ``python_ops``."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from dbt.adapters.base import available
+from dbt.adapters.base.relation import BaseRelation
+from dbt.adapters.spark.column import SparkColumn
+from dbt.adapters.spark.impl import SparkAdapter
+from dbt_common.exceptions import DbtRuntimeError
+
+from dbt.adapters.sparkdelta.connections import SparkDeltaConnectionManager
+from dbt.adapters.sparkdelta.python_models import SessionPythonJobHelper, table_location
+from python_ops.delta_log import read_snapshot
+from python_ops.errors import MaintenanceError, TableNotFoundError
+from python_ops.health import DEFAULT_SMALL_FILE_THRESHOLD_BYTES, table_health
+from python_ops.storage import normalize_location
+
+_SIMPLE_TYPES = {"long": "bigint", "integer": "int", "short": "smallint", "byte": "tinyint"}
+
+
+def spark_type_name(delta_type: Any) -> str:
+    """Render a Delta schema type (JSON) as a Spark SQL type string."""
+    if isinstance(delta_type, str):
+        return _SIMPLE_TYPES.get(delta_type, delta_type)
+    kind = delta_type.get("type")
+    if kind == "array":
+        return f"array<{spark_type_name(delta_type['elementType'])}>"
+    if kind == "map":
+        key, value = spark_type_name(delta_type["keyType"]), spark_type_name(delta_type["valueType"])
+        return f"map<{key},{value}>"
+    if kind == "struct":
+        fields = ",".join(f"{f['name']}:{spark_type_name(f['type'])}" for f in delta_type["fields"])
+        return f"struct<{fields}>"
+    return json.dumps(delta_type)
+
+
+class SparkDeltaAdapter(SparkAdapter):
+    """dbt-spark with an embedded engine, Python models on the session, and maintenance ops."""
+
+    ConnectionManager = SparkDeltaConnectionManager
+
+    @property
+    def default_python_submission_method(self) -> str:  # noqa: D102
+        return "session"
+
+    @property
+    def python_submission_helpers(self) -> dict[str, Any]:  # noqa: D102
+        return {"session": SessionPythonJobHelper}
+
+    def get_columns_in_relation(self, relation: BaseRelation) -> list[SparkColumn]:
+        """Columns from ``DESCRIBE``; from the Delta log when the catalog has none.
+
+        A table re-registered in a new embedded session has no column list in the catalog
+        (so that its schema can never go stale); its schema is read from its Delta log.
+        """
+        columns: list[SparkColumn] = super().get_columns_in_relation(relation)
+        if columns or relation.type == "view":
+            return columns
+        location = self.table_location(relation)
+        if location is None:
+            return columns
+        try:
+            fields = read_snapshot(location).metadata.schema_fields()
+        except TableNotFoundError:
+            return columns
+        return [
+            SparkColumn(
+                table_database=None,
+                table_schema=relation.schema,
+                table_name=relation.identifier,
+                table_type=relation.type,
+                table_owner="",
+                table_stats=None,
+                column=field["name"],
+                column_index=index,
+                dtype=spark_type_name(field["type"]),
+            )
+            for index, field in enumerate(fields)
+        ]
+
+    @available
+    def managed_location(self, schema: str, identifier: str) -> str | None:
+        """The location the engine manages for a new table, or None (cluster decides)."""
+        creds = self.config.credentials
+        return table_location(creds, {}, schema, identifier)
+
+    @available.parse_none
+    def table_location(self, relation: BaseRelation) -> str | None:
+        """The Delta location of an existing table, as the catalog reports it.
+
+        Args:
+            relation: The table.
+
+        Returns:
+            The normalised location, or None when the relation does not exist or has none.
+        """
+        sql = f"show table extended in {relation.schema} like '{relation.identifier}'"
+        try:
+            _, table = self.execute(sql, fetch=True)
+        except DbtRuntimeError:
+            return None
+        for row in table:
+            for line in (row["information"] or "").splitlines():
+                if line.startswith("Location:"):
+                    return normalize_location(line.split(":", 1)[1].strip())
+        return None
+
+    @available.parse_none
+    def table_health(
+        self, relation: BaseRelation, small_file_threshold_bytes: int | None = None
+    ) -> dict[str, Any]:
+        """Health of a model's Delta table, read from its log (see ``python_ops.health``).
+
+        Args:
+            relation: The model's relation.
+            small_file_threshold_bytes: Files below this size count as small (default 32 MiB).
+
+        Returns:
+            ``TableHealth`` as a dict, plus ``relation``.
+
+        Raises:
+            DbtRuntimeError: When the relation has no Delta table or its log cannot be read.
+        """
+        location = self.table_location(relation)
+        if location is None:
+            raise DbtRuntimeError(
+                f"table_health: {relation} has no table location; build the model first "
+                "(views have no Delta table)."
+            )
+        threshold = small_file_threshold_bytes or DEFAULT_SMALL_FILE_THRESHOLD_BYTES
+        try:
+            health = table_health(location, small_file_threshold_bytes=int(threshold))
+        except MaintenanceError as err:
+            raise DbtRuntimeError(f"table_health of {relation}: {err}") from err
+        return {"relation": str(relation), **health.to_dict()}

@@ -1,0 +1,62 @@
+"""Python models on the session method: run ``def model(dbt, session)`` in this process.
+
+dbt-spark only submits Python models to Databricks. Here the compiled model runs on the same
+Spark session as the SQL models; the write code (macro ``sparkdelta__py_write_table``) saves the
+DataFrame as Delta by path, and this helper then registers the table in the catalog.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from dbt.adapters.base import PythonJobHelper
+from dbt_common.exceptions import DbtRuntimeError
+
+from dbt.adapters.sparkdelta.connections import SparkDeltaCredentials, engine_for
+from dbt.adapters.sparkdelta.engine import managed_location
+
+
+class SessionPythonJobHelper(PythonJobHelper):
+    """Executes a compiled Python model with ``spark`` bound to the adapter's session."""
+
+    def __init__(self, parsed_model: dict[str, Any], credentials: SparkDeltaCredentials) -> None:
+        self.parsed_model = parsed_model
+        self.credentials = credentials
+
+    def submit(self, compiled_code: str) -> Any:  # noqa: D102
+        engine = engine_for(self.credentials)
+        schema, identifier = self.parsed_model["schema"], self.parsed_model["alias"]
+        namespace: dict[str, Any] = {"spark": engine.spark, "__name__": f"dbt_model_{identifier}"}
+        # dbt's create_table_as dispatch indents the first line; the code itself starts there.
+        code = compiled_code.lstrip()
+        try:
+            exec(compile(code, f"<python model {identifier}>", "exec"), namespace)
+        except Exception as err:  # the model's own code may raise anything
+            raise DbtRuntimeError(
+                f"Python model '{identifier}' failed: {type(err).__name__}: {err}"
+            ) from err
+        location = table_location(self.credentials, self.parsed_model["config"], schema, identifier)
+        if location is not None:
+            engine.register_table(schema, identifier, location)
+        return None
+
+
+def table_location(
+    credentials: SparkDeltaCredentials, config: Any, schema: str, identifier: str
+) -> str | None:
+    """Where a model's table lives: ``location_root/<alias>``, else the managed location.
+
+    Args:
+        credentials: The target's credentials (for the warehouse).
+        config: The model config (a dict or dbt config object with ``get``).
+        schema: The model's schema.
+        identifier: The model's alias.
+
+    Returns:
+        The location, or None when the cluster's metastore decides (attach without warehouse).
+    """
+    root = config.get("location_root")
+    if root:
+        return f"{str(root).rstrip('/')}/{identifier}"
+    warehouse = credentials.resolved_warehouse()
+    return managed_location(warehouse, schema, identifier) if warehouse else None

@@ -1,0 +1,5 @@
+"""Macros of the sparkdelta adapter plugin (the ``dbt`` macro namespace)."""
+
+import os
+
+PACKAGE_PATH = os.path.dirname(__file__)
