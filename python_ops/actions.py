@@ -137,6 +137,13 @@ def _partition_values(raw: Any) -> dict[str, str | None]:
     return {str(k): (None if v is None else str(v)) for k, v in raw}
 
 
+def file_key(
+    path: str, relative_path: str | None, dv: DeletionVector | None
+) -> tuple[str, str | None]:
+    """The identity Delta reconciles ``add`` and ``remove`` actions by: (path, DV id)."""
+    return (relative_path or path, dv.unique_id if dv else None)
+
+
 @dataclass(frozen=True)
 class AddFile:
     """A live data file (``add`` action).
@@ -162,7 +169,7 @@ class AddFile:
     @property
     def key(self) -> tuple[str, str | None]:
         """The identity Delta reconciles add/remove actions by."""
-        return (self.relative_path or self.path, self.deletion_vector and self.deletion_vector.unique_id)
+        return file_key(self.path, self.relative_path, self.deletion_vector)
 
     @classmethod
     def parse(cls, raw: Mapping[str, Any], table_root: str) -> AddFile:
@@ -200,7 +207,7 @@ class RemoveFile:
     @property
     def key(self) -> tuple[str, str | None]:
         """The identity Delta reconciles add/remove actions by."""
-        return (self.relative_path or self.path, self.deletion_vector and self.deletion_vector.unique_id)
+        return file_key(self.path, self.relative_path, self.deletion_vector)
 
     @classmethod
     def parse(cls, raw: Mapping[str, Any], table_root: str) -> RemoveFile:

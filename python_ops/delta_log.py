@@ -173,7 +173,9 @@ def _commit_info(version: int, actions: list[dict[str, Any]], mtime_ms: int) -> 
         if (info := action.get("commitInfo")) is not None:
             return CommitInfo(
                 version=version,
-                timestamp_ms=int(info.get("inCommitTimestamp") or info.get("timestamp") or mtime_ms),
+                timestamp_ms=int(
+                    info.get("inCommitTimestamp") or info.get("timestamp") or mtime_ms
+                ),
                 operation=info.get("operation"),
                 operation_parameters=dict(info.get("operationParameters") or {}),
                 operation_metrics=dict(info.get("operationMetrics") or {}),
@@ -199,7 +201,9 @@ def read_snapshot(location: str | Storage, *, version: int | None = None) -> Sna
     storage = location if isinstance(location, Storage) else open_storage(location)
     root = storage.root
     log_files = _list_log(storage)
-    commits = {f.version: f for f in log_files if f.kind is LogFileKind.COMMIT and f.version is not None}
+    commits = {
+        f.version: f for f in log_files if f.kind is LogFileKind.COMMIT and f.version is not None
+    }
     checkpoints = complete_checkpoints(log_files)
     known = set(commits) | set(checkpoints)
     if not known:
@@ -231,7 +235,9 @@ def read_snapshot(location: str | Storage, *, version: int | None = None) -> Sna
         )
     timestamp = 0
     for v in range(first, target + 1):
-        actions = list(_json_lines(storage.read_bytes(commits[v].path), f"{root}/{commits[v].path}"))
+        actions = list(
+            _json_lines(storage.read_bytes(commits[v].path), f"{root}/{commits[v].path}")
+        )
         for action in actions:
             replay.apply(action)
         timestamp = _commit_info(v, actions, commits[v].modification_time_ms).timestamp_ms

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import time
 
-from python_ops.durations import parse_interval
 from python_ops.delta_log import read_snapshot
+from python_ops.durations import parse_interval
 from python_ops.errors import ConfigError
 from python_ops.results import TableHealth
 from python_ops.storage import Storage
@@ -53,12 +53,18 @@ def table_health(
     cutoff_ms = now - int(retention.total_seconds() * 1000)
     sizes = [f.size_bytes for f in snap.files]
     num_small = sum(1 for s in sizes if s < small_file_threshold_bytes)
-    partitions = {tuple(sorted(f.partition_values.items(), key=lambda kv: kv[0])) for f in snap.files}
+    partitions = {
+        tuple(sorted(f.partition_values.items(), key=lambda kv: kv[0])) for f in snap.files
+    }
     return TableHealth(
         location=snap.location,
         version=snap.version,
         checkpoint_version=max(
-            (f.version for f in snap.log_files if f.kind.value == "checkpoint" and f.version is not None),
+            (
+                f.version
+                for f in snap.log_files
+                if f.kind.value == "checkpoint" and f.version is not None
+            ),
             default=None,
         ),
         num_files=len(sizes),

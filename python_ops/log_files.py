@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from enum import Enum
+from enum import StrEnum
 
 from python_ops.storage import FileEntry
 
@@ -20,7 +20,7 @@ _V2_CHECKPOINT = re.compile(r"^(\d{20})\.checkpoint\.([0-9a-fA-F-]{36})\.(json|p
 _COMPACTED = re.compile(r"^(\d{20})\.(\d{20})\.compacted\.json$")
 
 
-class LogFileKind(str, Enum):
+class LogFileKind(StrEnum):
     """What a file in ``_delta_log`` is."""
 
     COMMIT = "commit"

@@ -1,6 +1,6 @@
 """dbt adapter plugin ``sparkdelta``: dbt-spark plus an embedded Sail engine and maintenance ops."""
 
-from dbt.adapters.base import AdapterPlugin
+from dbt.adapters.base.plugin import AdapterPlugin
 
 from dbt.adapters.sparkdelta.connections import (
     SparkDeltaConnectionManager,

@@ -62,7 +62,9 @@ def strip_leading_comments(sql: str) -> str:
 
 
 def _unquote_name(name: str, default_schema: str) -> tuple[str, str]:
-    parts = [p.strip().strip("`").lower() for p in re.split(r"\s*\.\s*(?=(?:[^`]*`[^`]*`)*[^`]*$)", name)]
+    parts = [
+        p.strip().strip("`").lower() for p in re.split(r"\s*\.\s*(?=(?:[^`]*`[^`]*`)*[^`]*$)", name)
+    ]
     if len(parts) == 1:
         return default_schema, parts[0]
     return parts[-2], parts[-1]

@@ -73,7 +73,7 @@ class SparkDeltaCredentials(SparkCredentials):
         try:
             from dbt.flags import get_flags
 
-            base = getattr(get_flags(), "PROJECT_DIR", None) or base
+            base = getattr(get_flags(), "PROJECT_DIR", None) or base  # type: ignore[no-untyped-call]
         except Exception:  # flags are not set outside a dbt invocation
             pass
         return os.path.abspath(os.path.join(base, path))
@@ -147,7 +147,7 @@ class SparkDeltaConnectionManager(SparkConnectionManager):
             return connection
         creds = connection.credentials
         if creds.method != SparkConnectionMethod.SESSION:
-            return super().open(connection)  # type: ignore[no-any-return]
+            return super().open(connection)
         engine = engine_for(creds)
         connection.handle = EngineConnectionWrapper(EngineHandle(engine))  # type: ignore[arg-type]
         connection.state = ConnectionState.OPEN

@@ -54,7 +54,9 @@ class Engine(ABC):
             location: Where its Delta log lives.
         """
         self.sql(f"create schema if not exists `{schema}`")
-        self.sql(f"create table if not exists `{schema}`.`{name}` using delta location '{location}'")
+        self.sql(
+            f"create table if not exists `{schema}`.`{name}` using delta location '{location}'"
+        )
 
     @abstractmethod
     def stop(self) -> None:
@@ -205,7 +207,9 @@ class EmbeddedEngine(Engine):
                 continue
             location = rel["location"]
             if not os.path.isdir(os.path.join(location, "_delta_log")):
-                log.warning("forgetting %s.%s: no Delta log at %s", rel["schema"], rel["name"], location)
+                log.warning(
+                    "forgetting %s.%s: no Delta log at %s", rel["schema"], rel["name"], location
+                )
                 self.journal.forget(rel["schema"], rel["name"])
                 continue
             # No column list: Sail then reads the schema from the Delta log on every query.

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from dbt.adapters.base import available
+from dbt.adapters.base.meta import available
 from dbt.adapters.base.relation import BaseRelation
 from dbt.adapters.spark.column import SparkColumn
 from dbt.adapters.spark.impl import SparkAdapter
@@ -29,7 +29,10 @@ def spark_type_name(delta_type: Any) -> str:
     if kind == "array":
         return f"array<{spark_type_name(delta_type['elementType'])}>"
     if kind == "map":
-        key, value = spark_type_name(delta_type["keyType"]), spark_type_name(delta_type["valueType"])
+        key, value = (
+            spark_type_name(delta_type["keyType"]),
+            spark_type_name(delta_type["valueType"]),
+        )
         return f"map<{key},{value}>"
     if kind == "struct":
         fields = ",".join(f"{f['name']}:{spark_type_name(f['type'])}" for f in delta_type["fields"])

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from dbt.adapters.base import PythonJobHelper
+from dbt.adapters.base.impl import PythonJobHelper
 from dbt_common.exceptions import DbtRuntimeError
 
 from dbt.adapters.sparkdelta.connections import SparkDeltaCredentials, engine_for

@@ -1,0 +1,50 @@
+"""Shared fixtures: copies of the real Delta fixtures, the example project, engine lifecycle."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = ROOT.parent / "shared" / "fixtures" / "delta-tables"
+
+
+@pytest.fixture
+def fixture_table(tmp_path: Path) -> Callable[[str], Path]:
+    """Copy a table from ../shared/fixtures into a temp dir (never touch the originals)."""
+
+    def copy(name: str) -> Path:
+        source = FIXTURES / name
+        if not source.is_dir():
+            pytest.fail(f"fixture table {name} not found under {FIXTURES}")
+        target = tmp_path / name
+        shutil.copytree(source, target)
+        return target
+
+    return copy
+
+
+@pytest.fixture
+def fresh_engines() -> Iterator[None]:
+    """Stop every engine after the test, so the next one starts with an empty Sail catalog."""
+    from dbt.adapters.sparkdelta.engine import shutdown_engines
+
+    shutdown_engines()
+    yield
+    shutdown_engines()
+
+
+@pytest.fixture(scope="session")
+def sail_server() -> Iterator[str]:
+    """A standalone Sail Spark Connect server for this test session (for attach mode)."""
+    from pysail.spark import SparkConnectServer
+
+    server = SparkConnectServer(ip="127.0.0.1", port=0)
+    server.start(background=True)
+    address = server.listening_address
+    assert address is not None
+    yield f"sc://{address[0]}:{address[1]}"
+    server.stop()

@@ -1,0 +1,142 @@
+"""The example project end to end through real dbt (in-process dbtRunner) on real engines."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pyarrow.compute as pc
+import pytest
+from dbt.cli.main import dbtRunner, dbtRunnerResult
+from deltalake import DeltaTable
+
+from dbt.adapters.sparkdelta.engine import shutdown_engines
+from python_ops.delta_log import read_history
+from tests.conftest import ROOT
+
+pytestmark = pytest.mark.slow
+
+PER_BATCH = 50
+CUSTOMERS = 100
+PROJECT_PARTS = ("dbt_project.yml", "models", "seeds", "macros", "profiles_example")
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fresh_engines) -> Path:
+    """A copy of the example project with its own warehouse."""
+    target = tmp_path / "project"
+    target.mkdir()
+    for part in PROJECT_PARTS:
+        source = ROOT / part
+        if source.is_dir():
+            shutil.copytree(source, target / part)
+        else:
+            shutil.copy(source, target / part)
+    monkeypatch.setenv("SPARKDELTA_WAREHOUSE", str(tmp_path / "warehouse"))
+    return target
+
+
+def dbt(project: Path, *args: str, batch: int = 0, target: str | None = None) -> dbtRunnerResult:
+    variables = {"batch": batch, "orders_per_batch": PER_BATCH, "customers": CUSTOMERS}
+    command = [
+        *args,
+        "--project-dir",
+        str(project),
+        "--profiles-dir",
+        str(project / "profiles_example"),
+    ]
+    if args[0] not in ("debug", "run-operation"):
+        command += ["--vars", json.dumps(variables)]
+    if target:
+        command += ["--target", target]
+    return dbtRunner().invoke(command)
+
+
+def table(warehouse: Path, name: str) -> DeltaTable:
+    return DeltaTable(str(warehouse / "shop" / name))
+
+
+def test_build_twice_in_separate_engine_sessions(
+    project: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    warehouse = project.parent / "warehouse"
+    first = dbt(project, "build", batch=0)
+    assert first.success, first.exception
+    fct = table(warehouse, "fct_orders")
+    assert fct.metadata().partition_columns == ["order_date"]
+    assert fct.to_pyarrow_table().num_rows == PER_BATCH
+    assert table(warehouse, "dim_customers").to_pyarrow_table().num_rows == CUSTOMERS
+    assert table(warehouse, "raw_products").to_pyarrow_table().num_rows == 20
+
+    shutdown_engines()  # the next invocation gets a new Sail server with an empty catalog
+    second = dbt(project, "build", batch=1)
+    assert second.success, second.exception
+    failed = [r.node.name for r in second.result if r.status not in ("success", "pass")]
+    assert failed == []
+
+    fct = table(warehouse, "fct_orders")
+    rows = fct.to_pyarrow_table()
+    assert rows.num_rows == 2 * PER_BATCH
+    assert pc.sum(rows.column("order_id")).as_py() == sum(range(2 * PER_BATCH))
+    # status changes of batch-0 orders were merged into their rows, not appended
+    assert "shipped" in set(rows.column("status").to_pylist())
+    history = read_history(str(warehouse / "shop" / "fct_orders"))
+    assert [c.operation for c in history] == ["MERGE", "CREATE TABLE"]
+    # seeds are rebuilt (drop + create), not appended to
+    assert table(warehouse, "raw_products").to_pyarrow_table().num_rows == 20
+    summary = table(warehouse, "customer_order_summary").to_pyarrow_table()
+    assert pc.sum(summary.column("order_count")).as_py() == 2 * PER_BATCH
+
+    shutdown_engines()
+    tested = dbt(project, "test")
+    assert tested.success, tested.exception
+    assert len(tested.result) == 31
+    assert all(r.status == "pass" for r in tested.result)
+
+    shutdown_engines()
+    capfd.readouterr()
+    health = dbt(project, "run-operation", "print_table_health", "--args", "{select: [fct_orders]}")
+    assert health.success, health.exception
+    out = capfd.readouterr().out
+    line = next(line for line in out.splitlines() if line.startswith("shop.fct_orders"))
+    assert line.split()[1] == "1"  # version 1: the create and one merge
+    assert line.split()[-1] == "order_date"
+
+
+def test_unknown_mode_in_profile_is_one_clear_error(project: Path) -> None:
+    profiles = project / "profiles_example" / "profiles.yml"
+    profiles.write_text(profiles.read_text().replace("mode: embedded", "mode: turbo"))
+    result = dbt(project, "build")
+    assert not result.success
+    assert "'mode' has bad value 'turbo'" in str(result.exception)
+
+
+def test_attach_mode_with_a_spark_connect_url(
+    project: Path, sail_server: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    warehouse = project.parent / "attached-warehouse"
+    monkeypatch.setenv("SPARK_CONNECT_URL", sail_server)
+    profiles = project / "profiles_example" / "profiles.yml"
+    profiles.write_text(
+        profiles.read_text().replace(
+            "      connect_url: \"{{ env_var('SPARK_CONNECT_URL', 'sc://localhost:15002') }}\"",
+            "      connect_url: \"{{ env_var('SPARK_CONNECT_URL', 'sc://localhost:15002') }}\"\n"
+            f"      warehouse: {warehouse}",
+        )
+    )
+    result = dbt(
+        project,
+        "build",
+        "--select",
+        "raw_products",
+        "stg_products",
+        "dim_products",
+        "--indirect-selection",
+        "cautious",
+        target="connect",
+    )
+    assert result.success, result.exception
+    dim = DeltaTable(str(warehouse / "shop" / "dim_products")).to_pyarrow_table()
+    assert dim.num_rows == 20
+    assert pc.sum(dim.column("product_id")).as_py() == sum(range(1, 21))

@@ -1,0 +1,140 @@
+"""The Delta log reader against real tables written by Spark, Databricks and delta-rs."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from deltalake import DeltaTable
+
+from python_ops.actions import z85_decode
+from python_ops.delta_log import read_history, read_snapshot
+from python_ops.errors import DeltaLogError, TableNotFoundError
+from tests.conftest import FIXTURES
+
+ALL_FIXTURES = sorted(p.name for p in FIXTURES.iterdir() if p.is_dir())
+
+
+@pytest.mark.parametrize("name", ALL_FIXTURES)
+def test_snapshot_matches_delta_rs(fixture_table, name: str) -> None:
+    table = fixture_table(name)
+    snap = read_snapshot(str(table))
+    reference = DeltaTable(str(table))
+    assert snap.version == reference.version()
+    ours = sorted(f"{snap.location}/{f.relative_path}" for f in snap.files)
+    assert ours == sorted(reference.file_uris())
+    assert list(snap.metadata.partition_columns) == reference.metadata().partition_columns
+    assert snap.metadata.configuration == reference.metadata().configuration
+
+
+def test_v2_checkpoint_with_sidecars_is_used(fixture_table) -> None:
+    table = fixture_table("checkpoint-v2-table")
+    snap = read_snapshot(str(table))
+    assert snap.checkpoint_version == 8
+    # Without the sidecar the checkpoint has no add actions: 7 of the live files come from it.
+    sidecars = list((table / "_delta_log" / "_sidecars").iterdir())
+    for sidecar in sidecars:
+        sidecar.unlink()
+    with pytest.raises(FileNotFoundError):
+        read_snapshot(str(table))
+
+
+def test_checkpoint_found_without_last_checkpoint(fixture_table) -> None:
+    table = fixture_table("with_checkpoint_no_last_checkpoint")
+    assert not (table / "_delta_log" / "_last_checkpoint").exists()
+    snap = read_snapshot(str(table))
+    assert snap.checkpoint_version == 2
+    assert snap.version == 3
+
+
+def test_time_travel_to_older_version(fixture_table) -> None:
+    table = fixture_table("simple_table_with_checkpoint")
+    for version in (0, 5, 9, 10):
+        snap = read_snapshot(str(table), version=version)
+        reference = DeltaTable(str(table), version=version)
+        assert snap.version == version
+        assert sorted(f.relative_path for f in snap.files) == sorted(
+            os.path.relpath(uri, str(table)) for uri in reference.file_uris()
+        )
+
+
+def test_live_deletion_vector_file_is_resolved(fixture_table) -> None:
+    table = fixture_table("table-with-dv-small")
+    snap = read_snapshot(str(table))
+    (live,) = snap.files
+    assert live.deletion_vector is not None
+    dv_path = live.deletion_vector.file_path(snap.location)
+    assert dv_path == "deletion_vector_61d16c75-6994-46b7-a15b-8b538852e50e.bin"
+    assert (table / dv_path).is_file()
+    # The DELETE replaced the file without a DV by the same file with one: one tombstone.
+    (tombstone,) = snap.tombstones
+    assert tombstone.relative_path == live.relative_path
+    assert tombstone.deletion_vector is None
+
+
+def test_z85_decodes_reference_vector() -> None:
+    # Test vector of the ZeroMQ Z85 specification (RFC 32).
+    assert z85_decode("HelloWorld") == bytes([0x86, 0x4F, 0xD2, 0x6F, 0xB5, 0x59, 0xF7, 0x5B])
+
+
+def test_url_encoded_partition_paths_are_decoded(fixture_table) -> None:
+    table = fixture_table("table_with_column_mapping")
+    snap = read_snapshot(str(table))
+    for f in snap.files:
+        assert f.relative_path is not None
+        assert (table / f.relative_path).is_file(), f.relative_path
+
+
+def test_absolute_paths_inside_and_outside_the_root(tmp_path: Path, fixture_table) -> None:
+    table = fixture_table("table-without-dv-small")
+    (live,) = read_snapshot(str(table)).files
+    commit = [
+        {"commitInfo": {"timestamp": 1, "operation": "WRITE"}},
+        {
+            "add": {
+                "path": f"file://{table}/{live.relative_path}",
+                "size": 1,
+                "modificationTime": 1,
+                "partitionValues": {},
+                "dataChange": True,
+            }
+        },
+        {
+            "add": {
+                "path": f"file://{tmp_path}/elsewhere.parquet",
+                "size": 1,
+                "modificationTime": 1,
+                "partitionValues": {},
+                "dataChange": True,
+            }
+        },
+    ]
+    (table / "_delta_log" / "00000000000000000001.json").write_text(
+        "\n".join(json.dumps(a) for a in commit) + "\n"
+    )
+    snap = read_snapshot(str(table))
+    # The absolute path of the live file is the same file (same key); the other is outside.
+    rel = sorted((f.relative_path or "<outside>") for f in snap.files)
+    assert rel == sorted([live.relative_path, "<outside>"])
+
+
+def test_missing_commit_without_checkpoint_is_an_error(fixture_table) -> None:
+    table = fixture_table("cdf-table")
+    (table / "_delta_log" / "00000000000000000001.json").unlink()
+    with pytest.raises(DeltaLogError, match=r"commit\(s\) \[1\] are missing"):
+        read_snapshot(str(table))
+
+
+def test_not_a_table(tmp_path: Path) -> None:
+    with pytest.raises(TableNotFoundError, match="no Delta table"):
+        read_snapshot(str(tmp_path))
+
+
+def test_history_lists_operations_newest_first(fixture_table) -> None:
+    table = fixture_table("cdf-table")
+    history = read_history(str(table))
+    assert [c.version for c in history] == [3, 2, 1, 0]
+    reference = DeltaTable(str(table)).history()
+    assert [c.operation for c in history] == [h["operation"] for h in reference]

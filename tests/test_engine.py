@@ -1,0 +1,118 @@
+"""The embedded engine: catalog persistence across sessions, managed drops, clear errors."""
+
+from __future__ import annotations
+
+import socket
+from pathlib import Path
+
+import pytest
+from deltalake import DeltaTable
+
+from dbt.adapters.sparkdelta.catalog_journal import parse_ddl
+from dbt.adapters.sparkdelta.engine import get_engine, shutdown_engines
+from python_ops.errors import ConfigError
+
+
+def _engine(warehouse: Path):
+    return get_engine(mode="embedded", warehouse=str(warehouse), connect_url=None)
+
+
+def test_tables_and_views_survive_a_new_engine(tmp_path: Path, fresh_engines) -> None:
+    wh = tmp_path / "wh"
+    engine = _engine(wh)
+    engine.sql('/* {"app": "dbt"} */ create schema if not exists sales')
+    engine.sql(
+        f"create or replace table sales.orders using delta partitioned by (day) "
+        f"location '{wh}/sales/orders' as "
+        "select id, cast(id * 1.5 as double) as amount, "
+        "date_add(date'2024-01-01', cast(id % 3 as int)) as day "
+        "from range(0, 30)"
+    )
+    engine.sql(
+        "create or replace view sales.big_orders as select * from sales.orders where amount > 20"
+    )
+    engine.sql(
+        "create or replace view sales.big_order_days as select distinct day from sales.big_orders"
+    )
+    engine.sql("create temporary view scratch as select 1 as x")
+    shutdown_engines()
+
+    engine = _engine(wh)  # a new Sail server and session: its own catalog starts empty
+    assert engine.sql("select count(*) as n, sum(amount) as s from sales.orders").collect()[
+        0
+    ].asDict() == {
+        "n": 30,
+        "s": sum(i * 1.5 for i in range(30)),
+    }
+    assert engine.sql("select count(*) from sales.big_orders").collect()[0][0] == 16
+    assert engine.sql("select count(*) from sales.big_order_days").collect()[0][0] == 3
+    # the partitioned table takes writes in the new session, into its partition layout
+    engine.sql("insert into sales.orders values (100, 1.0, date'2024-02-01')")
+    assert (wh / "sales" / "orders" / "day=2024-02-01").is_dir()
+    assert DeltaTable(str(wh / "sales" / "orders")).to_pyarrow_table().num_rows == 31
+    tables = {r.tableName for r in engine.sql("show tables in sales").collect()}
+    assert tables == {"orders", "big_orders", "big_order_days"}
+
+
+def test_drop_removes_managed_table_files_only(tmp_path: Path, fresh_engines) -> None:
+    wh = tmp_path / "wh"
+    external = tmp_path / "external" / "kept"
+    engine = _engine(wh)
+    engine.sql("create schema if not exists s")
+    engine.sql(f"create table s.managed using delta location '{wh}/s/managed' as select 1 as id")
+    engine.sql(f"create table s.ext using delta location '{external}' as select 1 as id")
+    engine.sql("drop table if exists s.managed")
+    engine.sql("drop table if exists s.ext")
+    assert not (wh / "s" / "managed").exists()
+    assert (external / "_delta_log").is_dir()
+    shutdown_engines()
+    engine = _engine(wh)
+    assert {r.tableName for r in engine.sql("show tables in s").collect()} == set()
+
+
+def test_unknown_mode_names_the_setting() -> None:
+    with pytest.raises(ConfigError, match=r"'mode' has bad value 'turbo'.*embedded, attach"):
+        get_engine(mode="turbo", warehouse=None, connect_url=None)
+
+
+def test_warehouse_that_cannot_be_created(tmp_path: Path, fresh_engines) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a directory")
+    with pytest.raises(ConfigError, match=r"'warehouse'.*cannot be created"):
+        _engine(blocker / "wh")
+
+
+def test_port_in_use(tmp_path: Path, fresh_engines) -> None:
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        with pytest.raises(ConfigError, match=r"'engine_port'.*engine_port: 0"):
+            get_engine(mode="embedded", warehouse=str(tmp_path), connect_url=None, port=port)
+
+
+@pytest.mark.parametrize(
+    ("sql", "expected"),
+    [
+        (
+            '/* {"app": "dbt"} */\n create or replace view shop.v as select 1',
+            ("create_view", "shop", "v"),
+        ),
+        ("create temporary view v__dbt_tmp as select 1", None),
+        (
+            "create or replace table `shop`.`t` using delta location '/x' as select 1",
+            ("create_table", "shop", "t"),
+        ),
+        ("create table t (id int) using delta", ("create_table", "default", "t")),
+        ("drop table if exists shop.t", ("drop", "shop", "t")),
+        ("drop view shop.v", ("drop", "shop", "v")),
+        ("alter table shop.a rename to shop.b", ("rename", "shop", "a")),
+        ("create schema if not exists Shop", ("create_schema", "shop", "")),
+        ("drop schema if exists shop cascade", ("drop_schema", "shop", "")),
+        ("merge into shop.t using s on t.id = s.id when matched then update set *", None),
+        ("select * from shop.t", None),
+    ],
+)
+def test_parse_ddl(sql: str, expected: tuple[str, str, str] | None) -> None:
+    event = parse_ddl(sql)
+    assert (None if event is None else (event.action, event.schema, event.name)) == expected
