@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -9,7 +10,10 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-FIXTURES = ROOT.parent / "shared" / "fixtures" / "delta-tables"
+# CI has shared/ beside the checkout; DELTA_FIXTURES overrides (e.g. for a clone elsewhere).
+FIXTURES = Path(
+    os.environ.get("DELTA_FIXTURES", ROOT.parent / "shared" / "fixtures" / "delta-tables")
+)
 
 
 @pytest.fixture
