@@ -5,4 +5,4 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 "$root/scripts/bootstrap.sh"
 cd "$root"
-exec "$root/.venv/bin/python" -m python_ops.demo "$@"
+exec "$root/.venv/bin/python" "$root/scripts/run_example.py" "$@"
