@@ -59,14 +59,7 @@ def table_health(
     return TableHealth(
         location=snap.location,
         version=snap.version,
-        checkpoint_version=max(
-            (
-                f.version
-                for f in snap.log_files
-                if f.kind.value == "checkpoint" and f.version is not None
-            ),
-            default=None,
-        ),
+        checkpoint_version=snap.checkpoint_version,
         num_files=len(sizes),
         total_bytes=sum(sizes),
         small_file_threshold_bytes=small_file_threshold_bytes,

@@ -19,10 +19,19 @@ from typing import Any
 
 from dbt.adapters.sparkdelta.catalog_journal import CatalogJournal, DdlEvent, parse_ddl
 from python_ops.errors import ConfigError, EngineError
+from python_ops.storage import normalize_location
 
 log = logging.getLogger(__name__)
 
 MODES = ("embedded", "attach")
+
+
+def location_from_information(information: str | None) -> str | None:
+    """The normalised ``Location:`` of a ``SHOW TABLE EXTENDED`` information block, if any."""
+    for line in (information or "").splitlines():
+        if line.startswith("Location:"):
+            return normalize_location(line.split(":", 1)[1].strip())
+    return None
 
 
 def managed_location(warehouse: str, schema: str, identifier: str) -> str:
@@ -188,11 +197,8 @@ class EmbeddedEngine(Engine):
     def _location_of(self, schema: str, name: str) -> str | None:
         rows = self._spark.sql(f"show table extended in `{schema}` like '{name}'").collect()
         for row in rows:
-            for line in (row["information"] or "").splitlines():
-                if line.startswith("Location:"):
-                    from python_ops.storage import normalize_location
-
-                    return normalize_location(line.split(":", 1)[1].strip())
+            if (location := location_from_information(row["information"])) is not None:
+                return location
         return None
 
     def _replay(self) -> None:

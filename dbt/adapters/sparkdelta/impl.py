@@ -12,11 +12,11 @@ from dbt.adapters.spark.impl import SparkAdapter
 from dbt_common.exceptions import DbtRuntimeError
 
 from dbt.adapters.sparkdelta.connections import SparkDeltaConnectionManager
-from dbt.adapters.sparkdelta.python_models import SessionPythonJobHelper, table_location
+from dbt.adapters.sparkdelta.engine import location_from_information
+from dbt.adapters.sparkdelta.python_models import SessionPythonJobHelper, model_location
 from python_ops.delta_log import read_snapshot
 from python_ops.errors import MaintenanceError, TableNotFoundError
 from python_ops.health import DEFAULT_SMALL_FILE_THRESHOLD_BYTES, table_health
-from python_ops.storage import normalize_location
 
 _SIMPLE_TYPES = {"long": "bigint", "integer": "int", "short": "smallint", "byte": "tinyint"}
 
@@ -85,10 +85,21 @@ class SparkDeltaAdapter(SparkAdapter):
         ]
 
     @available
-    def managed_location(self, schema: str, identifier: str) -> str | None:
-        """The location the engine manages for a new table, or None (cluster decides)."""
+    def model_location(
+        self, schema: str, identifier: str, location_root: str | None = None
+    ) -> str | None:
+        """Where a model's table is created (None: the cluster's metastore decides).
+
+        Args:
+            schema: The model's schema.
+            identifier: The model's alias.
+            location_root: The model's ``location_root`` config, if set.
+
+        Returns:
+            ``<location_root>/<alias>``, else the engine's managed location, else None.
+        """
         creds = self.config.credentials
-        return table_location(creds, {}, schema, identifier)
+        return model_location(creds, schema, identifier, location_root=location_root)
 
     @available.parse_none
     def table_location(self, relation: BaseRelation) -> str | None:
@@ -100,15 +111,18 @@ class SparkDeltaAdapter(SparkAdapter):
         Returns:
             The normalised location, or None when the relation does not exist or has none.
         """
+        # dbt's relation cache already holds SHOW TABLE EXTENDED output for listed schemas.
+        cached = location_from_information(getattr(relation, "information", None))
+        if cached is not None:
+            return cached
         sql = f"show table extended in {relation.schema} like '{relation.identifier}'"
         try:
             _, table = self.execute(sql, fetch=True)
         except DbtRuntimeError:
             return None
         for row in table:
-            for line in (row["information"] or "").splitlines():
-                if line.startswith("Location:"):
-                    return normalize_location(line.split(":", 1)[1].strip())
+            if (location := location_from_information(row["information"])) is not None:
+                return location
         return None
 
     @available.parse_none

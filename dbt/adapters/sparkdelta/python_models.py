@@ -35,28 +35,32 @@ class SessionPythonJobHelper(PythonJobHelper):
             raise DbtRuntimeError(
                 f"Python model '{identifier}' failed: {type(err).__name__}: {err}"
             ) from err
-        location = table_location(self.credentials, self.parsed_model["config"], schema, identifier)
+        root = self.parsed_model["config"].get("location_root")
+        location = model_location(self.credentials, schema, identifier, location_root=root)
         if location is not None:
             engine.register_table(schema, identifier, location)
         return None
 
 
-def table_location(
-    credentials: SparkDeltaCredentials, config: Any, schema: str, identifier: str
+def model_location(
+    credentials: SparkDeltaCredentials,
+    schema: str,
+    identifier: str,
+    *,
+    location_root: str | None = None,
 ) -> str | None:
-    """Where a model's table lives: ``location_root/<alias>``, else the managed location.
+    """Where a model's table lives: ``<location_root>/<alias>``, else the managed location.
 
     Args:
         credentials: The target's credentials (for the warehouse).
-        config: The model config (a dict or dbt config object with ``get``).
         schema: The model's schema.
         identifier: The model's alias.
+        location_root: The model's ``location_root`` config, if set.
 
     Returns:
         The location, or None when the cluster's metastore decides (attach without warehouse).
     """
-    root = config.get("location_root")
-    if root:
-        return f"{str(root).rstrip('/')}/{identifier}"
+    if location_root:
+        return f"{str(location_root).rstrip('/')}/{identifier}"
     warehouse = credentials.resolved_warehouse()
     return managed_location(warehouse, schema, identifier) if warehouse else None

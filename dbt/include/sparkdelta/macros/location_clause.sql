@@ -3,13 +3,8 @@
     embedded engine re-register tables in a new process and what maintenance ops act on. -#}
 {% macro sparkdelta__location_clause() %}
   {%- set location_root = config.get('location_root', validator=validation.any[basestring]) -%}
-  {%- set identifier = model['alias'] -%}
-  {%- if location_root is not none %}
-    location '{{ location_root }}/{{ identifier }}'
-  {%- else -%}
-    {%- set managed = adapter.managed_location(model['schema'], identifier) -%}
-    {%- if managed %}
-    location '{{ managed }}'
-    {%- endif -%}
+  {%- set location = adapter.model_location(model['schema'], model['alias'], location_root) -%}
+  {%- if location %}
+    location '{{ location }}'
   {%- endif %}
 {%- endmacro -%}

@@ -2,10 +2,8 @@
     The adapter's session job helper runs this code with `spark` bound to the engine's session
     and registers the table in the catalog afterwards. -#}
 {% macro sparkdelta__py_write_table(compiled_code, target_relation) -%}
-{%- set location = adapter.managed_location(target_relation.schema, target_relation.identifier) -%}
-{%- if config.get('location_root') -%}
-  {%- set location = config.get('location_root') ~ '/' ~ target_relation.identifier -%}
-{%- endif -%}
+{%- set location = adapter.model_location(
+      target_relation.schema, target_relation.identifier, config.get('location_root')) -%}
 {%- set partition_by = config.get('partition_by') -%}
 {%- if partition_by is string -%}{%- set partition_by = [partition_by] -%}{%- endif -%}
 {{ compiled_code }}
