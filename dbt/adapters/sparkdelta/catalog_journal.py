@@ -181,23 +181,18 @@ class CatalogJournal:
 
     def record_table(self, schema: str, name: str, location: str) -> None:
         """Remember a table and its Delta location (replacing any entry of that name)."""
-        with self._locked() as state:
-            _remove(state, schema, name)
-            if schema not in state["schemas"]:
-                state["schemas"].append(schema)
-            state["relations"].append(
-                {"kind": "table", "schema": schema, "name": name, "location": location}
-            )
+        self._record({"kind": "table", "schema": schema, "name": name, "location": location})
 
     def record_view(self, schema: str, name: str, statement: str) -> None:
         """Remember a view and the statement that created it."""
+        self._record({"kind": "view", "schema": schema, "name": name, "statement": statement})
+
+    def _record(self, entry: dict[str, Any]) -> None:
         with self._locked() as state:
-            _remove(state, schema, name)
-            if schema not in state["schemas"]:
-                state["schemas"].append(schema)
-            state["relations"].append(
-                {"kind": "view", "schema": schema, "name": name, "statement": statement}
-            )
+            _remove(state, entry["schema"], entry["name"])
+            if entry["schema"] not in state["schemas"]:
+                state["schemas"].append(entry["schema"])
+            state["relations"].append(entry)
 
     def forget(self, schema: str, name: str) -> dict[str, Any] | None:
         """Drop a relation's entry; return the removed entry, if there was one."""
