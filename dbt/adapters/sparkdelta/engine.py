@@ -19,7 +19,7 @@ from typing import Any
 
 from dbt.adapters.sparkdelta.catalog_journal import CatalogJournal, DdlEvent, parse_ddl
 from python_ops.errors import ConfigError, EngineError
-from python_ops.storage import normalize_location
+from python_ops.storage import is_remote, normalize_location
 
 log = logging.getLogger(__name__)
 
@@ -212,7 +212,7 @@ class EmbeddedEngine(Engine):
                 views.append(rel)
                 continue
             location = rel["location"]
-            if not os.path.isdir(os.path.join(location, "_delta_log")):
+            if not is_remote(location) and not os.path.isdir(os.path.join(location, "_delta_log")):
                 log.warning(
                     "forgetting %s.%s: no Delta log at %s", rel["schema"], rel["name"], location
                 )
