@@ -19,6 +19,7 @@ from typing import Any
 
 from dbt.adapters.sparkdelta.catalog_journal import CatalogJournal, DdlEvent, parse_ddl
 from python_ops.errors import ConfigError, EngineError
+from python_ops.sessions import SailEngine
 from python_ops.storage import is_remote, normalize_location
 
 log = logging.getLogger(__name__)
@@ -105,33 +106,9 @@ class EmbeddedEngine(Engine):
                 fix="The directory is not writable. Point 'warehouse' at a writable directory.",
             )
         self.journal = CatalogJournal(self.warehouse)
-        os.environ.setdefault("RUST_LOG", "error")  # Sail logs every session at INFO otherwise
-        from pysail.spark import SparkConnectServer
-
-        self._server = SparkConnectServer(ip="127.0.0.1", port=port)
-        try:
-            self._server.start(background=True)
-        except OSError as err:
-            raise ConfigError(
-                setting="engine_port",
-                value=port,
-                fix=f"127.0.0.1:{port} cannot be bound ({err}). Set 'engine_port: 0' in your "
-                "profile to use a free port, or stop the process using it.",
-            ) from err
-        address = self._server.listening_address
-        if address is None:
-            raise EngineError("the embedded Sail server did not start listening")
-        self.url = f"sc://{address[0]}:{address[1]}"
-        try:
-            from pyspark.sql import SparkSession
-
-            builder = SparkSession.builder.remote(self.url)
-            for key, value in (spark_conf or {}).items():
-                builder = builder.config(key, value)
-            self._spark = builder.create()
-        except Exception as err:  # pyspark raises many types while connecting
-            self._server.stop()
-            raise EngineError(f"cannot open a Spark session on the embedded engine: {err}") from err
+        self._sail = SailEngine(port=port, spark_conf=spark_conf)
+        self.url = self._sail.url
+        self._spark = self._sail.spark
         self._replay()
 
     @property
@@ -239,10 +216,7 @@ class EmbeddedEngine(Engine):
             pending = failed
 
     def stop(self) -> None:  # noqa: D102
-        try:
-            self._spark.stop()
-        finally:
-            self._server.stop()
+        self._sail.stop()
 
 
 class AttachedEngine(Engine):
