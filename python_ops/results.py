@@ -62,3 +62,95 @@ def to_dict(result: Any) -> dict[str, Any]:
         if isinstance(value, tuple):
             out[key] = list(value)
     return out
+
+
+@dataclass(frozen=True)
+class VacuumFile:
+    """One path VACUUM selected.
+
+    Attributes:
+        path: Path relative to the table root.
+        size_bytes: Size in bytes (0 for directories).
+        is_dir: True for a directory.
+    """
+
+    path: str
+    size_bytes: int
+    is_dir: bool
+
+
+@dataclass(frozen=True)
+class VacuumGroup:
+    """Totals of selected paths under one partition directory or top-level directory.
+
+    Attributes:
+        prefix: The first path component ("" for files directly in the table root).
+        files: Selected files.
+        bytes: Their total size.
+        dirs: Selected directories.
+    """
+
+    prefix: str
+    files: int
+    bytes: int
+    dirs: int
+
+
+@dataclass(frozen=True)
+class VacuumResult:
+    """What a VACUUM run found and did.
+
+    Attributes:
+        location: The table location.
+        dry_run: True when nothing was deleted.
+        table_version: The snapshot version the protected set was computed from.
+        retention_hours: Retention used.
+        retention_source: ``requested``, ``table property`` or ``default``.
+        retention_check_overridden: True when a retention below the table's minimum was allowed.
+        cutoff_ms: Files modified before this time (ms since the epoch) were eligible.
+        partition_filter: The partition predicate, if any.
+        partitions_scanned: Partition directories listed (None for the whole table).
+        files_listed: Visible files listed.
+        symlinks_skipped: Symbolic links seen and left alone.
+        files_found: Files selected for deletion.
+        bytes_found: Their total size.
+        dirs_found: Directories selected for deletion.
+        files_deleted: Files deleted (0 for a dry run).
+        bytes_deleted: Bytes deleted.
+        dirs_deleted: Directories deleted.
+        delete_failures: Selected paths that could not be deleted.
+        identify_s: Seconds spent reading the log, listing and selecting.
+        delete_s: Seconds spent deleting.
+        paths: Every selected path with its size (no cap).
+        by_prefix: Totals per partition / top-level directory.
+    """
+
+    location: str
+    dry_run: bool
+    table_version: int
+    retention_hours: float
+    retention_source: str
+    retention_check_overridden: bool
+    cutoff_ms: int
+    partition_filter: str | None
+    partitions_scanned: int | None
+    files_listed: int
+    symlinks_skipped: int
+    files_found: int
+    bytes_found: int
+    dirs_found: int
+    files_deleted: int
+    bytes_deleted: int
+    dirs_deleted: int
+    delete_failures: int
+    identify_s: float
+    delete_s: float
+    paths: tuple[VacuumFile, ...]
+    by_prefix: tuple[VacuumGroup, ...]
+
+    def to_dict(self, *, include_paths: bool = True) -> dict[str, Any]:
+        """The result as plain data; ``include_paths=False`` leaves out the path list."""
+        out = to_dict(self)
+        if not include_paths:
+            out.pop("paths")
+        return out

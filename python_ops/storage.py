@@ -109,6 +109,42 @@ class Storage(ABC):
             StorageError: When reading fails for another reason.
         """
 
+    @abstractmethod
+    def delete_file(self, rel: str) -> bool:
+        """Delete one file (never a directory, never through a symlink's target).
+
+        Args:
+            rel: File path relative to the root.
+
+        Returns:
+            True when the file is gone (a missing file counts as deleted).
+
+        Raises:
+            StorageError: When the path escapes the root or names a protected log file.
+        """
+
+    @abstractmethod
+    def delete_dir(self, rel: str) -> bool:
+        """Delete one empty directory (non-recursive).
+
+        Args:
+            rel: Directory path relative to the root.
+
+        Returns:
+            True when it is gone; False when it is not empty or cannot be removed.
+
+        Raises:
+            StorageError: When the path escapes the root or names the log directory.
+        """
+
+    def _check_deletable(self, rel: str) -> str:
+        clean = self._check_relative(rel)
+        if not clean or clean == "_delta_log" or clean.startswith("_delta_log/"):
+            raise StorageError(
+                f"refusing to delete '{rel}' in {self.root}: it is the table root or its log"
+            )
+        return clean
+
     def local_path(self, rel: str) -> str | None:
         """Return the local filesystem path of ``rel``, or None on remote storage."""
         return None
@@ -157,6 +193,30 @@ class LocalStorage(Storage):
 
     def local_path(self, rel: str) -> str | None:  # noqa: D102
         return self._abs(rel)
+
+    def delete_file(self, rel: str) -> bool:  # noqa: D102
+        path = self._abs(self._check_deletable(rel))
+        try:
+            if stat.S_ISDIR(os.lstat(path).st_mode):
+                return False
+            os.unlink(path)  # unlink removes a symlink itself, never its target
+            return True
+        except FileNotFoundError:
+            return True
+        except OSError:
+            return False
+
+    def delete_dir(self, rel: str) -> bool:  # noqa: D102
+        path = self._abs(self._check_deletable(rel))
+        try:
+            if stat.S_ISLNK(os.lstat(path).st_mode):
+                return False
+            os.rmdir(path)
+            return True
+        except FileNotFoundError:
+            return True
+        except OSError:
+            return False
 
 
 class ArrowStorage(Storage):
@@ -209,6 +269,30 @@ class ArrowStorage(Storage):
             if "not found" in str(err).lower() or "does not exist" in str(err).lower():
                 raise FileNotFoundError(path) from err
             raise StorageError(f"cannot read {path}: {err}") from err
+
+    def delete_file(self, rel: str) -> bool:  # noqa: D102
+        return _arrow_delete(self, rel, directory=False)
+
+    def delete_dir(self, rel: str) -> bool:  # noqa: D102
+        return _arrow_delete(self, rel, directory=True)
+
+
+def _arrow_delete(storage: ArrowStorage, rel: str, *, directory: bool) -> bool:
+    path = storage._abs(storage._check_deletable(rel))
+    try:
+        if directory:
+            if storage._fs.get_file_info(
+                storage._pafs.FileSelector(path, allow_not_found=True, recursive=False)
+            ):
+                return False
+            storage._fs.delete_dir(path)
+        else:
+            storage._fs.delete_file(path)
+        return True
+    except FileNotFoundError:
+        return True
+    except OSError:
+        return False
 
 
 def open_storage(location: str) -> Storage:

@@ -1,0 +1,7 @@
+"""``python -m python_ops``: the ops' command line."""
+
+import sys
+
+from python_ops.cli import main
+
+sys.exit(main())

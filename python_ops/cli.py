@@ -1,0 +1,111 @@
+"""Command line for schedulers: ``python -m python_ops <op> <table-path> ...``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from python_ops.errors import MaintenanceError
+from python_ops.health import table_health
+from python_ops.results import VacuumResult, to_dict
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m python_ops", description=__doc__)
+    parser.add_argument(
+        "--engine",
+        choices=("embedded", "classic"),
+        default="embedded",
+        help="Spark for ops that need one: embedded Sail (default) or local classic Spark",
+    )
+    sub = parser.add_subparsers(dest="op", required=True)
+
+    vac = sub.add_parser("vacuum", help="delete files the table no longer references")
+    vac.add_argument("table", help="table location (path or URI)")
+    vac.add_argument("--retention-hours", type=float, default=None)
+    vac.add_argument("--dry-run", action="store_true", help="report only, delete nothing")
+    vac.add_argument("--partition-filter", default=None, help="SQL predicate on partition columns")
+    vac.add_argument(
+        "--allow-short-retention",
+        action="store_true",
+        help="allow a retention below the table's minimum (unsafe with concurrent writers)",
+    )
+    vac.add_argument("--workers", type=int, default=8, help="parallel list/delete calls")
+    vac.add_argument("--json", action="store_true", help="print the result as JSON")
+
+    health = sub.add_parser("health", help="table health from the Delta log")
+    health.add_argument("table")
+    health.add_argument("--json", action="store_true")
+    return parser
+
+
+def _print_vacuum(result: VacuumResult) -> None:
+    verb = "would delete" if result.dry_run else "deleted"
+    files = result.files_found if result.dry_run else result.files_deleted
+    size = result.bytes_found if result.dry_run else result.bytes_deleted
+    print(
+        f"vacuum {result.location} (version {result.table_version}, retention "
+        f"{result.retention_hours:g} h, {result.retention_source}): {verb} {files} files "
+        f"({size} bytes) and {result.dirs_found} directories; listed {result.files_listed} "
+        f"files in {result.identify_s:.2f} s"
+    )
+    for group in result.by_prefix:
+        print(
+            f"  {group.prefix or '(table root)'}: {group.files} files, {group.bytes} bytes, {group.dirs} dirs"
+        )
+    if result.delete_failures:
+        print(f"  {result.delete_failures} paths could not be deleted")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line.
+
+    Args:
+        argv: Arguments (default: ``sys.argv[1:]``).
+
+    Returns:
+        The process exit code: 0 on success, 2 for bad input, 1 for other failures.
+    """
+    args = _parser().parse_args(argv)
+    logging.basicConfig(
+        level=logging.INFO, format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr
+    )
+    try:
+        if args.op == "health":
+            health = table_health(args.table)
+            print(json.dumps(to_dict(health)) if args.json else health)
+            return 0
+        return _run_vacuum(args)
+    except MaintenanceError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+
+
+def _run_vacuum(args: Any) -> int:
+    from python_ops.sessions import SailEngine, classic_session
+    from python_ops.vacuum import vacuum
+
+    sail = SailEngine() if args.engine == "embedded" else None
+    spark = sail.spark if sail else classic_session()
+    try:
+        result = vacuum(
+            args.table,
+            spark=spark,
+            retention_hours=args.retention_hours,
+            dry_run=args.dry_run,
+            partition_filter=args.partition_filter,
+            allow_short_retention=args.allow_short_retention,
+            max_workers=args.workers,
+        )
+    finally:
+        if sail:
+            sail.stop()
+    if args.json:
+        print(json.dumps(result.to_dict()))
+    else:
+        _print_vacuum(result)
+    return 1 if result.delete_failures else 0

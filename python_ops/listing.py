@@ -1,0 +1,96 @@
+"""Recursive listing of a table's files with Delta's hidden-name rules, in parallel.
+
+A file or directory is hidden (and a hidden directory's subtree skipped) when its name starts
+with ``_`` or ``.``, except names starting with ``_delta_index``, ``_change_data`` or
+``<partitionColumn>=``. So ``_delta_log`` is never listed. Directories that do not look like
+partitions (random prefixes, column mapping) are ordinary directories and are walked. Symbolic
+links are never followed and never returned (they are counted, so callers can report them).
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Iterable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+
+from python_ops.storage import FileEntry, Storage
+
+_ALWAYS_VISIBLE = ("_delta_index", "_change_data")
+
+
+def is_hidden(name: str, partition_columns: Iterable[str]) -> bool:
+    """Delta's rule for names VACUUM must not touch.
+
+    Args:
+        name: One path component.
+        partition_columns: The table's partition columns.
+
+    Returns:
+        True when the name (and, for a directory, its subtree) is hidden.
+    """
+    if not name.startswith(("_", ".")):
+        return False
+    if name.startswith(_ALWAYS_VISIBLE):
+        return False
+    return not any(name.startswith(f"{column}=") for column in partition_columns)
+
+
+@dataclass(frozen=True)
+class Listing:
+    """Visible files and directories under some roots of a table.
+
+    Attributes:
+        entries: Files and directories (paths relative to the table root).
+        symlinks_skipped: Symbolic links seen and left alone.
+        directories_listed: Number of list calls made.
+    """
+
+    entries: tuple[FileEntry, ...]
+    symlinks_skipped: int
+    directories_listed: int
+
+
+def list_visible(
+    storage: Storage,
+    *,
+    partition_columns: Iterable[str],
+    roots: Iterable[str] = ("",),
+    max_workers: int = 8,
+) -> Listing:
+    """List every visible file and directory below ``roots``, breadth-first in parallel.
+
+    Args:
+        storage: The table's storage.
+        partition_columns: Partition columns (their ``col=`` directories are visible).
+        roots: Directories to start from, relative to the table root ("" = the root). The
+            roots themselves are not returned.
+        max_workers: Directories listed concurrently.
+
+    Returns:
+        The listing.
+
+    Raises:
+        StorageError: When a directory cannot be listed.
+    """
+    columns = tuple(partition_columns)
+    entries: list[FileEntry] = []
+    symlinks = 0
+    listed = 0
+    level = list(dict.fromkeys(roots))
+    with ThreadPoolExecutor(max_workers=max(1, max_workers)) as pool:
+        while level:
+            listed += len(level)
+            next_level: list[str] = []
+            for children in pool.map(storage.list_dir, level):
+                for entry in children:
+                    if is_hidden(posixpath.basename(entry.path), columns):
+                        continue
+                    if entry.is_symlink:
+                        symlinks += 1
+                        continue
+                    entries.append(entry)
+                    if entry.is_dir:
+                        next_level.append(entry.path)
+            level = next_level
+    return Listing(tuple(entries), symlinks, listed)

@@ -1,0 +1,362 @@
+"""VACUUM: delete files a Delta table no longer references, as Delta's ``VacuumCommand.gc`` does.
+
+The steps follow SPEC-maintenance.md section 1: compute the cutoff from the retention, read the
+protected paths from the snapshot (live files, tombstones newer than the cutoff, their
+deletion-vector files and all their parent directories), list storage with the hidden-name
+rules, select with the counting rule on the Spark DataFrame API, then delete file by file in a
+bounded pool. The selection is a plain DataFrame program, so the same code runs on the embedded
+engine, Spark Connect clusters and classic Spark; no Delta jars are needed.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections import defaultdict
+from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from python_ops.audit import audit_record
+from python_ops.delta_log import Snapshot, read_snapshot
+from python_ops.durations import parse_interval
+from python_ops.errors import ConfigError
+from python_ops.listing import list_visible
+from python_ops.partitions import matching_partition_dirs
+from python_ops.results import VacuumFile, VacuumGroup, VacuumResult
+from python_ops.storage import FileEntry, Storage, open_storage
+
+log = logging.getLogger(__name__)
+
+RETENTION_PROPERTY = "delta.deletedFileRetentionDuration"
+DEFAULT_RETENTION_HOURS = 168.0
+OVERRIDE_SETTING = "maintenance_vacuum_allow_short_retention"
+_HOUR_MS = 3_600_000
+
+
+class RetentionTooShortError(ConfigError):
+    """A requested retention is below the table's minimum and the check was not overridden."""
+
+
+def _ancestors(path: str) -> list[str]:
+    parts = path.split("/")
+    return ["/".join(parts[:i]) for i in range(1, len(parts))]
+
+
+def resolve_retention(
+    snapshot: Snapshot,
+    retention_hours: float | None,
+    *,
+    allow_short_retention: bool,
+    model: str | None = None,
+) -> tuple[float, str, bool]:
+    """Decide the retention, applying Delta's safety check.
+
+    Args:
+        snapshot: The table snapshot (for ``delta.deletedFileRetentionDuration``).
+        retention_hours: Requested hours, or None for the table's setting.
+        allow_short_retention: Allow a requested retention below the table's minimum.
+        model: The dbt model, for error messages.
+
+    Returns:
+        (hours, source, overridden): source is ``requested``, ``table property`` or
+        ``default``; overridden is True when the check was bypassed by the override.
+
+    Raises:
+        ConfigError: For a negative retention or an unparsable table property.
+        RetentionTooShortError: When the requested retention is below the minimum.
+    """
+    prop = snapshot.metadata.configuration.get(RETENTION_PROPERTY)
+    minimum = (
+        parse_interval(prop, setting=RETENTION_PROPERTY).total_seconds() / 3600
+        if prop is not None
+        else DEFAULT_RETENTION_HOURS
+    )
+    if retention_hours is None:
+        return minimum, ("table property" if prop is not None else "default"), False
+    if retention_hours < 0:
+        raise ConfigError(
+            setting="retention_hours",
+            value=retention_hours,
+            fix="Use zero or more hours.",
+            model=model,
+        )
+    hours = float(round(retention_hours))  # Delta rounds to whole hours
+    overridden = hours < minimum
+    if overridden:
+        if not allow_short_retention:
+            raise RetentionTooShortError(
+                setting="retention_hours",
+                value=retention_hours,
+                fix=f"The minimum for table {snapshot.location} is {minimum:g} hours "
+                f"({RETENTION_PROPERTY}"
+                f"{'=' + prop if prop else ' default'}); files of writers that have not committed "
+                f"yet could be deleted. Request at least {minimum:g} hours, or set "
+                f"'{OVERRIDE_SETTING}: true' on the model to override.",
+                model=model,
+            )
+        log.warning(
+            "vacuum %s: retention %g h is below the table's minimum %g h; allowed by %s",
+            model or snapshot.location,
+            hours,
+            minimum,
+            OVERRIDE_SETTING,
+        )
+    return hours, "requested", overridden
+
+
+def protected_paths(snapshot: Snapshot, cutoff_ms: int) -> set[str]:
+    """Paths VACUUM must keep: live files, unexpired tombstones, their DV files and parents.
+
+    Args:
+        snapshot: The table snapshot.
+        cutoff_ms: Tombstones deleted at or after this time are still protected.
+
+    Returns:
+        Relative paths (files and directories).
+    """
+    keep: set[str] = set()
+    actions: list[Any] = list(snapshot.files)
+    actions += [t for t in snapshot.tombstones if t.deletion_timestamp_ms >= cutoff_ms]
+    for action in actions:
+        for path in (
+            action.relative_path,
+            action.deletion_vector.file_path(snapshot.location) if action.deletion_vector else None,
+        ):
+            if path is not None and path not in keep:
+                keep.add(path)
+                keep.update(_ancestors(path))
+    return keep
+
+
+def select_untracked(
+    spark: Any, entries: Iterable[FileEntry], protected: set[str], cutoff_ms: int
+) -> list[VacuumFile]:
+    """Delta's counting rule, on the Spark DataFrame API.
+
+    Files older than the cutoff, and every directory, are kept. Each kept file contributes
+    itself and each ancestor directory; each directory contributes itself once. Paths counted
+    exactly once that are not protected are selected: untracked old files, and directories
+    holding no old files.
+
+    Args:
+        spark: The Spark session.
+        entries: Visible files and directories.
+        protected: Paths that must be kept.
+        cutoff_ms: Files modified strictly before this time are eligible.
+
+    Returns:
+        The selected paths, sorted.
+    """
+    import pyarrow as pa
+    from pyspark.sql import functions as F
+
+    rows = list(entries)
+    if not rows:
+        return []
+    listing = pa.table(
+        {
+            "path": pa.array([e.path for e in rows], pa.string()),
+            "size": pa.array([e.size_bytes for e in rows], pa.int64()),
+            "mtime": pa.array([e.modification_time_ms for e in rows], pa.int64()),
+            "is_dir": pa.array([e.is_dir for e in rows], pa.bool_()),
+            "ancestors": pa.array([_ancestors(e.path) for e in rows], pa.list_(pa.string())),
+        }
+    )
+    files = spark.createDataFrame(listing)
+    valid = spark.createDataFrame(pa.table({"path": pa.array(sorted(protected), pa.string())}))
+    kept = files.where((F.col("mtime") < F.lit(cutoff_ms)) | F.col("is_dir"))
+    contributions = kept.select(
+        F.explode(
+            F.when(F.col("is_dir"), F.array(F.col("path"))).otherwise(
+                F.concat(F.array(F.col("path")), F.col("ancestors"))
+            )
+        ).alias("path")
+    )
+    selected = (
+        contributions.groupBy("path")
+        .count()
+        .where(F.col("count") == 1)
+        .join(valid, "path", "left_anti")
+        .join(files.select("path", "size", "is_dir"), "path")
+        .toArrow()
+    )
+    out = [
+        VacuumFile(path=p, size_bytes=0 if d else int(s), is_dir=bool(d))
+        for p, s, d in zip(
+            selected.column("path").to_pylist(),
+            selected.column("size").to_pylist(),
+            selected.column("is_dir").to_pylist(),
+            strict=True,
+        )
+    ]
+    return sorted(out, key=lambda f: f.path)
+
+
+def _group(paths: list[VacuumFile]) -> tuple[VacuumGroup, ...]:
+    totals: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
+    for f in paths:
+        prefix = f.path.split("/", 1)[0] if "/" in f.path else ("" if not f.is_dir else f.path)
+        t = totals[prefix]
+        if f.is_dir:
+            t[2] += 1
+        else:
+            t[0] += 1
+            t[1] += f.size_bytes
+    return tuple(VacuumGroup(p, t[0], t[1], t[2]) for p, t in sorted(totals.items()))
+
+
+def _delete(
+    storage: Storage,
+    selected: list[VacuumFile],
+    *,
+    max_workers: int,
+    on_progress: Callable[[int, int], None] | None,
+    progress_interval_s: float,
+) -> tuple[int, int, int, int]:
+    """Delete files in a bounded pool, then directories deepest first; never recursive."""
+    files = [f for f in selected if not f.is_dir]
+    dirs = [f for f in selected if f.is_dir]
+    total = len(files)
+    deleted_files = deleted_bytes = deleted_dirs = failures = 0
+    last_report = time.monotonic()
+    with ThreadPoolExecutor(max_workers=max(1, max_workers)) as pool:
+        for done, (f, ok) in enumerate(
+            zip(files, pool.map(lambda f: storage.delete_file(f.path), files), strict=True),
+            start=1,
+        ):
+            if ok:
+                deleted_files += 1
+                deleted_bytes += f.size_bytes
+            else:
+                failures += 1
+            now = time.monotonic()
+            if done == total or now - last_report >= progress_interval_s:
+                last_report = now
+                log.info("vacuum %s: deleted %d/%d files", storage.root, done, total)
+                if on_progress is not None:
+                    on_progress(done, total)
+        by_depth: dict[int, list[str]] = defaultdict(list)
+        for d in dirs:
+            by_depth[d.path.count("/")].append(d.path)
+        for depth in sorted(by_depth, reverse=True):
+            for ok in pool.map(storage.delete_dir, by_depth[depth]):
+                deleted_dirs += ok
+                failures += not ok
+    return deleted_files, deleted_bytes, deleted_dirs, failures
+
+
+def vacuum(
+    table: str | Storage,
+    *,
+    spark: Any,
+    retention_hours: float | None = None,
+    dry_run: bool = True,
+    partition_filter: str | None = None,
+    allow_short_retention: bool = False,
+    max_workers: int = 8,
+    now_ms: int | None = None,
+    on_progress: Callable[[int, int], None] | None = None,
+    progress_interval_s: float = 5.0,
+    model: str | None = None,
+) -> VacuumResult:
+    """Delete (or, by default, only report) files the table no longer references.
+
+    Args:
+        table: Table location (path or URI) or an open ``Storage``.
+        spark: The Spark session that runs the selection.
+        retention_hours: Keep files newer than this; None uses the table's
+            ``delta.deletedFileRetentionDuration`` (default 168 hours).
+        dry_run: Report only (the default); pass False to delete.
+        partition_filter: SQL predicate on partition columns restricting listing and deletion
+            to the matching partition directories.
+        allow_short_retention: Allow a retention below the table's minimum (logged as a warning
+            every time).
+        max_workers: Parallel listing and deletion calls.
+        now_ms: The current time in ms since the epoch (None = now).
+        on_progress: Called with (files done, files total) during deletion.
+        progress_interval_s: Seconds between progress reports.
+        model: The dbt model, for error messages.
+
+    Returns:
+        What was found and deleted, with every selected path.
+
+    Raises:
+        ConfigError: For a bad retention or partition filter.
+        RetentionTooShortError: For a retention below the table's minimum without override.
+        TableNotFoundError: When there is no Delta table at the location.
+        DeltaLogError: When the log cannot be read.
+    """
+    storage = table if isinstance(table, Storage) else open_storage(table)
+    started = time.perf_counter()
+    params = {
+        "retention_hours": retention_hours,
+        "dry_run": dry_run,
+        "partition_filter": partition_filter,
+    }
+    try:
+        snapshot = read_snapshot(storage)
+        hours, source, overridden = resolve_retention(
+            snapshot, retention_hours, allow_short_retention=allow_short_retention, model=model
+        )
+        now = int(time.time() * 1000) if now_ms is None else now_ms
+        cutoff = now - int(hours * _HOUR_MS)
+        roots: list[str] = [""]
+        if partition_filter is not None:
+            roots = matching_partition_dirs(storage, snapshot, partition_filter, spark=spark)
+        listing = (
+            list_visible(
+                storage,
+                partition_columns=snapshot.metadata.partition_columns,
+                roots=roots,
+                max_workers=max_workers,
+            )
+            if roots
+            else None
+        )
+        entries = listing.entries if listing else ()
+        selected = select_untracked(spark, entries, protected_paths(snapshot, cutoff), cutoff)
+        identify_s = time.perf_counter() - started
+        deleted = (0, 0, 0, 0)
+        delete_started = time.perf_counter()
+        if not dry_run and selected:
+            deleted = _delete(
+                storage,
+                selected,
+                max_workers=max_workers,
+                on_progress=on_progress,
+                progress_interval_s=progress_interval_s,
+            )
+        result = VacuumResult(
+            location=storage.root,
+            dry_run=dry_run,
+            table_version=snapshot.version,
+            retention_hours=hours,
+            retention_source=source,
+            retention_check_overridden=overridden,
+            cutoff_ms=cutoff,
+            partition_filter=partition_filter,
+            partitions_scanned=None if partition_filter is None else len(roots),
+            files_listed=sum(1 for e in entries if not e.is_dir),
+            symlinks_skipped=listing.symlinks_skipped if listing else 0,
+            files_found=sum(1 for f in selected if not f.is_dir),
+            bytes_found=sum(f.size_bytes for f in selected),
+            dirs_found=sum(1 for f in selected if f.is_dir),
+            files_deleted=deleted[0],
+            bytes_deleted=deleted[1],
+            dirs_deleted=deleted[2],
+            delete_failures=deleted[3],
+            identify_s=identify_s,
+            delete_s=time.perf_counter() - delete_started,
+            paths=tuple(selected),
+            by_prefix=_group(selected),
+        )
+    except Exception as err:
+        audit_record(
+            "vacuum", storage.root, "failed", {**params, "model": model, "error": str(err)}
+        )
+        raise
+    audit_record(
+        "vacuum", storage.root, "succeeded", {"model": model, **result.to_dict(include_paths=False)}
+    )
+    return result
