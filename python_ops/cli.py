@@ -54,9 +54,8 @@ def _print_vacuum(result: VacuumResult) -> None:
         f"files in {result.identify_s:.2f} s"
     )
     for group in result.by_prefix:
-        print(
-            f"  {group.prefix or '(table root)'}: {group.files} files, {group.bytes} bytes, {group.dirs} dirs"
-        )
+        prefix = group.prefix or "(table root)"
+        print(f"  {prefix}: {group.files} files, {group.bytes} bytes, {group.dirs} dirs")
     if result.delete_failures:
         print(f"  {result.delete_failures} paths could not be deleted")
 
