@@ -17,6 +17,7 @@ from dbt.adapters.sparkdelta.python_models import SessionPythonJobHelper, model_
 from python_ops.delta_log import read_snapshot
 from python_ops.errors import MaintenanceError, TableNotFoundError
 from python_ops.health import DEFAULT_SMALL_FILE_THRESHOLD_BYTES, table_health
+from python_ops.vacuum import vacuum
 
 _SIMPLE_TYPES = {"long": "bigint", "integer": "int", "short": "smallint", "byte": "tinyint"}
 
@@ -141,15 +142,69 @@ class SparkDeltaAdapter(SparkAdapter):
         Raises:
             DbtRuntimeError: When the relation has no Delta table or its log cannot be read.
         """
-        location = self.table_location(relation)
-        if location is None:
-            raise DbtRuntimeError(
-                f"table_health: {relation} has no table location; build the model first "
-                "(views have no Delta table)."
-            )
+        location = self._location_or_fail(relation, "table_health")
         threshold = small_file_threshold_bytes or DEFAULT_SMALL_FILE_THRESHOLD_BYTES
         try:
             health = table_health(location, small_file_threshold_bytes=int(threshold))
         except MaintenanceError as err:
             raise DbtRuntimeError(f"table_health of {relation}: {err}") from err
         return {"relation": str(relation), **health.to_dict()}
+
+    def _spark_session(self, op: str) -> Any:
+        """The Spark session of this thread's connection (``method: session`` only)."""
+        handle = self.connections.get_thread_connection().handle
+        engine = getattr(getattr(handle, "handle", None), "engine", None)
+        if engine is None:
+            raise DbtRuntimeError(
+                f"{op} needs a Spark session in the dbt process: use 'method: session' (mode "
+                "embedded or attach) in the profile, not thrift/http/odbc."
+            )
+        return engine.spark
+
+    def _location_or_fail(self, relation: BaseRelation, op: str) -> str:
+        location: str | None = self.table_location(relation)
+        if location is None:
+            raise DbtRuntimeError(
+                f"{op}: {relation} has no table location; build the model first "
+                "(views have no Delta table)."
+            )
+        return location
+
+    @available.parse_none
+    def vacuum(
+        self,
+        relation: BaseRelation,
+        retention_hours: float | None = None,
+        dry_run: bool = True,
+        partition_filter: str | None = None,
+        allow_short_retention: bool = False,
+    ) -> dict[str, Any]:
+        """VACUUM a model's Delta table (see ``python_ops.vacuum``); a dry run by default.
+
+        Args:
+            relation: The model's relation.
+            retention_hours: Retention; None uses the table's ``deletedFileRetentionDuration``.
+            dry_run: Report only (default True).
+            partition_filter: SQL predicate on partition columns limiting the scope.
+            allow_short_retention: The model's explicit override of the retention check.
+
+        Returns:
+            ``VacuumResult`` as a dict (with every selected path), plus ``relation``.
+
+        Raises:
+            DbtRuntimeError: With the op's message when it refuses or fails.
+        """
+        location = self._location_or_fail(relation, "vacuum")
+        try:
+            result = vacuum(
+                location,
+                spark=self._spark_session("vacuum"),
+                retention_hours=retention_hours,
+                dry_run=dry_run,
+                partition_filter=partition_filter,
+                allow_short_retention=allow_short_retention,
+                model=relation.identifier,
+            )
+        except MaintenanceError as err:
+            raise DbtRuntimeError(f"vacuum of {relation}: {err}") from err
+        return {"relation": str(relation), **result.to_dict()}
