@@ -52,3 +52,23 @@ def sail_server() -> Iterator[str]:
     assert address is not None
     yield f"sc://{address[0]}:{address[1]}"
     server.stop()
+
+
+@pytest.fixture(scope="session")
+def sail_spark() -> Iterator[object]:
+    """One embedded Sail session for the whole test run."""
+    from python_ops.sessions import SailEngine
+
+    engine = SailEngine()
+    yield engine.spark
+    engine.stop()
+
+
+@pytest.fixture(scope="session")
+def classic_spark() -> Iterator[object]:
+    """One classic local JVM Spark session (no Delta jars) for the whole test run."""
+    from python_ops.sessions import classic_session
+
+    spark = classic_session("python_ops-tests")
+    yield spark
+    spark.stop()
