@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
+import subprocess
+import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -65,10 +69,28 @@ def sail_spark() -> Iterator[object]:
 
 
 @pytest.fixture(scope="session")
-def classic_spark() -> Iterator[object]:
-    """One classic local JVM Spark session (no Delta jars) for the whole test run."""
-    from python_ops.sessions import classic_session
+def classic_vacuum() -> Iterator[Callable[..., dict[str, Any]]]:
+    """Run VACUUM on classic local JVM Spark in one worker process for the whole test run."""
+    worker = subprocess.Popen(
+        [sys.executable, "-m", "tests.classic_worker"],
+        cwd=ROOT,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert worker.stdin is not None
+    assert worker.stdout is not None
+    ready = json.loads(worker.stdout.readline())
+    assert "ready" in ready, ready
 
-    spark = classic_session("python_ops-tests")
-    yield spark
-    spark.stop()
+    def call(table: str, **kwargs: Any) -> dict[str, Any]:
+        assert worker.stdin is not None
+        assert worker.stdout is not None
+        worker.stdin.write(json.dumps({"table": table, "kwargs": kwargs}) + "\n")
+        worker.stdin.flush()
+        reply: dict[str, Any] = json.loads(worker.stdout.readline())
+        return reply
+
+    yield call
+    worker.stdin.close()
+    worker.wait(timeout=60)

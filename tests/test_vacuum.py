@@ -93,7 +93,8 @@ def test_tombstones_inside_retention_are_protected(fixture_table, sail_spark) ->
     expired = {p for p, ts in snapshot_removes.items() if ts < cutoff}
     protected = {p for p, ts in snapshot_removes.items() if ts >= cutoff}
     chosen = selected_files(result)
-    assert protected and expired
+    assert protected
+    assert expired
     assert protected.isdisjoint(chosen)
     assert expired <= chosen
 
@@ -123,7 +124,8 @@ def test_nested_and_null_partitions(fixture_table, sail_spark) -> None:
     assert selected_files(result) == {"year=2020/month=1/day=1/part-stray.parquet"}
     assert selected_dirs(result) == {"year=2019", "year=2019/month=1"}
     assert result.dirs_deleted == 2
-    assert not stray.exists() and not (nested / "year=2019").exists()
+    assert not stray.exists()
+    assert not (nested / "year=2019").exists()
     assert content(nested) == before
     # hidden .crc files in partition directories are left alone (delta-rs would delete them)
     assert list(nested.rglob(".*.crc"))
@@ -206,7 +208,8 @@ def test_uncommitted_writer_file_survives_default_retention(tmp_path: Path, sail
     in_flight = untracked(table, "day=2024-01-01/part-in-flight.parquet", days=0)
     old = untracked(table, "day=2024-01-01/part-failed-job.parquet", days=30)
     result = vacuum(str(table), spark=sail_spark, dry_run=False)
-    assert result.retention_hours == 168 and result.retention_source == "default"
+    assert result.retention_hours == 168
+    assert result.retention_source == "default"
     assert in_flight.exists()
     assert not old.exists()
 
@@ -309,7 +312,8 @@ def test_short_retention_is_refused_even_for_dry_runs(fixture_table, sail_spark)
     table = fixture_table("cdf-table")
     with pytest.raises(
         RetentionTooShortError,
-        match=r"'retention_hours' has bad value 24.*minimum for table .*cdf-table is 168 hours.*maintenance_vacuum_allow_short_retention",
+        match=r"'retention_hours' has bad value 24.*minimum for table .*cdf-table is 168 hours"
+        r".*maintenance_vacuum_allow_short_retention",
     ):
         vacuum(str(table), spark=sail_spark, retention_hours=24, dry_run=True, model="fct_orders")
     with pytest.raises(
@@ -344,7 +348,8 @@ def test_table_property_sets_the_retention(tmp_path: Path, sail_spark) -> None:
     one_day = untracked(table, "part-1d.parquet", days=1)
     result = vacuum(str(table), spark=sail_spark, dry_run=False)
     assert (result.retention_hours, result.retention_source) == (48, "table property")
-    assert not three_days.exists() and one_day.exists()
+    assert not three_days.exists()
+    assert one_day.exists()
     with pytest.raises(RetentionTooShortError, match="is 48 hours"):
         vacuum(str(table), spark=sail_spark, retention_hours=24)
 
@@ -362,7 +367,8 @@ def test_partition_filter_limits_listing_and_deletion(tmp_path: Path, sail_spark
     }
     result = run(table, sail_spark, dry_run=False, partition_filter="day >= '2024-01-02'")
     assert result.partitions_scanned == 2
-    assert not strays["2024-01-02"].exists() and not strays["2024-01-03"].exists()
+    assert not strays["2024-01-02"].exists()
+    assert not strays["2024-01-03"].exists()
     assert strays["2024-01-01"].exists()
     with pytest.raises(
         ConfigError, match=r"non-partition column\(s\) id; only partition columns may be used: day"
@@ -384,7 +390,8 @@ def test_dry_run_report_is_complete(tmp_path: Path, sail_spark) -> None:
     dry = vacuum(str(table), spark=sail_spark, dry_run=True)
     strays = {f for f in selected_files(dry) if "stray-" in f}
     assert len(strays) == 1500
-    assert dry.files_deleted == 0 and all(p.exists() for p in table.rglob("stray-*"))
+    assert dry.files_deleted == 0
+    assert all(p.exists() for p in table.rglob("stray-*"))
     sizes = {f.path: f.size_bytes for f in dry.paths}
     assert sizes["day=2024-01-01/stray-0.parquet"] == 10
     assert dry.bytes_found == sum(sizes.values())
@@ -418,6 +425,7 @@ def test_command_line_json(tmp_path: Path) -> None:
         [*cli, "--retention-hours", "1"], capture_output=True, text=True, timeout=300, check=False
     )
     assert refused.returncode == 2
-    assert "minimum for table" in refused.stderr and "Traceback" not in refused.stderr
+    assert "minimum for table" in refused.stderr
+    assert "Traceback" not in refused.stderr
     subprocess.run(cli, capture_output=True, text=True, timeout=300, check=True)
     assert not stray.exists()
