@@ -68,6 +68,15 @@ def sail_spark() -> Iterator[object]:
     engine.stop()
 
 
+def classic_env() -> dict[str, str]:
+    """This process's environment minus the switches PySpark sets once Connect is used."""
+    return {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("SPARK_CONNECT_MODE_ENABLED", "SPARK_REMOTE")
+    }
+
+
 @pytest.fixture(scope="session")
 def classic_vacuum() -> Iterator[Callable[..., dict[str, Any]]]:
     """Run VACUUM on classic local JVM Spark in one worker process for the whole test run."""
@@ -77,6 +86,7 @@ def classic_vacuum() -> Iterator[Callable[..., dict[str, Any]]]:
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         text=True,
+        env=classic_env(),
     )
     assert worker.stdin is not None
     assert worker.stdout is not None

@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import classic_env
+
 pytestmark = pytest.mark.classic_spark
 
 
@@ -30,7 +32,12 @@ def test_attach_uses_the_classic_session_of_the_process(tmp_path: Path) -> None:
         """
     )
     result = subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, text=True, timeout=300, check=False
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+        env=classic_env(),
     )
     assert result.returncode == 0, result.stderr[-2000:]
     assert result.stdout.strip().splitlines()[-1] == "42"
@@ -69,7 +76,12 @@ def test_attach_to_a_delta_enabled_classic_session(tmp_path: Path) -> None:
         """
     )
     result = subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, text=True, timeout=600, check=False
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+        env=classic_env(),
     )
     assert result.returncode == 0, result.stderr[-2000:]
     assert result.stdout.strip().splitlines()[-1] == "2"
