@@ -53,6 +53,12 @@ def relativize(path: str, table_root: str) -> str | None:
     Returns:
         The relative, decoded ``/``-separated path; None when it lies outside the table root.
     """
+    if ":" not in path and not path.startswith("/"):
+        # The common case: a relative path. Decode and normalise only when needed.
+        if "%" not in path and "." not in path.split("/", 1)[0][:1] and "/." not in path:
+            return path if "//" not in path else posixpath.normpath(path)
+        rel = posixpath.normpath(unquote(path))
+        return None if rel.startswith("..") else rel
     parsed = urlparse(path)
     if not parsed.scheme and not path.startswith("/"):
         rel = posixpath.normpath(unquote(path))

@@ -139,12 +139,14 @@ class _Replay:
     def apply(self, action: Mapping[str, Any]) -> None:
         if (raw := action.get("add")) is not None:
             add = AddFile.parse(raw, self.root)
-            self.files[add.key] = add
-            self.tombstones.pop(add.key, None)
+            key = add.key
+            self.files[key] = add
+            self.tombstones.pop(key, None)
         elif (raw := action.get("remove")) is not None:
             remove = RemoveFile.parse(raw, self.root)
-            self.files.pop(remove.key, None)
-            self.tombstones[remove.key] = remove
+            key = remove.key
+            self.files.pop(key, None)
+            self.tombstones[key] = remove
         elif (raw := action.get("metaData")) is not None:
             self.metadata = raw
         elif (raw := action.get("protocol")) is not None:

@@ -9,7 +9,6 @@ links are never followed and never returned (they are counted, so callers can re
 
 from __future__ import annotations
 
-import posixpath
 from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -29,7 +28,7 @@ def is_hidden(name: str, partition_columns: Iterable[str]) -> bool:
     Returns:
         True when the name (and, for a directory, its subtree) is hidden.
     """
-    if not name.startswith(("_", ".")):
+    if not name or name[0] not in "_.":
         return False
     if name.startswith(_ALWAYS_VISIBLE):
         return False
@@ -84,7 +83,7 @@ def list_visible(
             next_level: list[str] = []
             for children in pool.map(storage.list_dir, level):
                 for entry in children:
-                    if is_hidden(posixpath.basename(entry.path), columns):
+                    if is_hidden(entry.path.rpartition("/")[2], columns):
                         continue
                     if entry.is_symlink:
                         symlinks += 1

@@ -67,7 +67,14 @@ def is_remote(location: str) -> bool:
 
 
 class Storage(ABC):
-    """Files under one root directory (a table location)."""
+    """Files under one root directory (a table location).
+
+    Attributes:
+        listing_concurrency: Directories worth listing at once (local disks gain nothing from
+            Python threads; object stores gain from many requests in flight).
+    """
+
+    listing_concurrency = 1
 
     def __init__(self, root: str) -> None:
         self.root = root
@@ -159,27 +166,28 @@ class LocalStorage(Storage):
 
     def list_dir(self, rel: str = "") -> list[FileEntry]:  # noqa: D102
         base = self._check_relative(rel)
+        prefix = f"{base}/" if base else ""
+        entries = []
         try:
             with os.scandir(self._abs(base)) as it:
-                entries = []
                 for de in it:
-                    st = de.stat(follow_symlinks=False)
-                    is_link = stat.S_ISLNK(st.st_mode)
-                    is_dir = stat.S_ISDIR(st.st_mode)
+                    st = de.stat(follow_symlinks=False)  # lstat: a link is reported, not followed
+                    mode = st.st_mode
+                    is_dir = stat.S_ISDIR(mode)
                     entries.append(
                         FileEntry(
-                            path=posixpath.join(base, de.name) if base else de.name,
-                            size_bytes=0 if is_dir else st.st_size,
-                            modification_time_ms=st.st_mtime_ns // 1_000_000,
-                            is_dir=is_dir,
-                            is_symlink=is_link,
+                            prefix + de.name,
+                            0 if is_dir else st.st_size,
+                            st.st_mtime_ns // 1_000_000,
+                            is_dir,
+                            stat.S_ISLNK(mode),
                         )
                     )
-                return entries
         except FileNotFoundError:
             return []
         except OSError as err:
             raise StorageError(f"cannot list {self._abs(base)}: {err}") from err
+        return entries
 
     def read_bytes(self, rel: str) -> bytes:  # noqa: D102
         path = self._abs(rel)
@@ -221,6 +229,8 @@ class LocalStorage(Storage):
 
 class ArrowStorage(Storage):
     """Remote storage (S3, GCS, ADLS, HDFS) through ``pyarrow.fs``."""
+
+    listing_concurrency = 16
 
     def __init__(self, root: str) -> None:
         super().__init__(root)

@@ -32,6 +32,7 @@ RETENTION_PROPERTY = "delta.deletedFileRetentionDuration"
 DEFAULT_RETENTION_HOURS = 168.0
 OVERRIDE_SETTING = "maintenance_vacuum_allow_short_retention"
 _HOUR_MS = 3_600_000
+_DELETE_CHUNK = 256
 
 
 class RetentionTooShortError(ConfigError):
@@ -160,16 +161,21 @@ def select_untracked(
             "size": pa.array([e.size_bytes for e in rows], pa.int64()),
             "mtime": pa.array([e.modification_time_ms for e in rows], pa.int64()),
             "is_dir": pa.array([e.is_dir for e in rows], pa.bool_()),
-            "ancestors": pa.array([_ancestors(e.path) for e in rows], pa.list_(pa.string())),
         }
     )
     files = spark.createDataFrame(listing)
-    valid = spark.createDataFrame(pa.table({"path": pa.array(sorted(protected), pa.string())}))
+    valid = spark.createDataFrame(pa.table({"path": pa.array(list(protected), pa.string())}))
     kept = files.where((F.col("mtime") < F.lit(cutoff_ms)) | F.col("is_dir"))
+    parts = F.split(F.col("path"), "/")
+    # a file's ancestors: "a", "a/b", ... for "a/b/file" (empty for files in the table root)
+    ancestors = F.transform(
+        F.sequence(F.lit(1), F.greatest(F.size(parts) - 1, F.lit(1))),
+        lambda i: F.array_join(F.slice(parts, F.lit(1), i), "/"),
+    )
     contributions = kept.select(
         F.explode(
-            F.when(F.col("is_dir"), F.array(F.col("path"))).otherwise(
-                F.concat(F.array(F.col("path")), F.col("ancestors"))
+            F.when(F.col("is_dir") | (F.size(parts) == 1), F.array(F.col("path"))).otherwise(
+                F.concat(F.array(F.col("path")), ancestors)
             )
         ).alias("path")
     )
@@ -219,17 +225,24 @@ def _delete(
     dirs = [f for f in selected if f.is_dir]
     total = len(files)
     deleted_files = deleted_bytes = deleted_dirs = failures = 0
+    # Chunks, not one task per file: the executor's per-task cost would dominate an unlink.
+    size = max(1, min(_DELETE_CHUNK, total // (4 * max(1, max_workers)) or 1))
+    chunks = [files[i : i + size] for i in range(0, total, size)]
+
+    def delete_chunk(chunk: list[VacuumFile]) -> tuple[int, int, int]:
+        ok = [f for f in chunk if storage.delete_file(f.path)]
+        return len(ok), sum(f.size_bytes for f in ok), len(chunk) - len(ok)
+
+    done = 0
     last_report = time.monotonic()
     with ThreadPoolExecutor(max_workers=max(1, max_workers)) as pool:
-        for done, (f, ok) in enumerate(
-            zip(files, pool.map(lambda f: storage.delete_file(f.path), files), strict=True),
-            start=1,
+        for chunk, (n_ok, n_bytes, n_failed) in zip(
+            chunks, pool.map(delete_chunk, chunks), strict=True
         ):
-            if ok:
-                deleted_files += 1
-                deleted_bytes += f.size_bytes
-            else:
-                failures += 1
+            deleted_files += n_ok
+            deleted_bytes += n_bytes
+            failures += n_failed
+            done += len(chunk)
             now = time.monotonic()
             if done == total or now - last_report >= progress_interval_s:
                 last_report = now
@@ -272,7 +285,7 @@ def vacuum(
             to the matching partition directories.
         allow_short_retention: Allow a retention below the table's minimum (logged as a warning
             every time).
-        max_workers: Parallel listing and deletion calls.
+        max_workers: Parallel deletion calls.
         now_ms: The current time in ms since the epoch (None = now).
         on_progress: Called with (files done, files total) during deletion.
         progress_interval_s: Seconds between progress reports.
@@ -309,7 +322,7 @@ def vacuum(
                 storage,
                 partition_columns=snapshot.metadata.partition_columns,
                 roots=roots,
-                max_workers=max_workers,
+                max_workers=storage.listing_concurrency,
             )
             if roots
             else None
