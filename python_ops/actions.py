@@ -135,12 +135,9 @@ class DeletionVector:
 
 
 def _partition_values(raw: Any) -> dict[str, str | None]:
-    if raw is None:
-        return {}
-    if isinstance(raw, Mapping):
-        return {str(k): (None if v is None else str(v)) for k, v in raw.items()}
-    # pyarrow returns map columns as lists of (key, value) tuples
-    return {str(k): (None if v is None else str(v)) for k, v in raw}
+    # The protocol stores partition values as strings (or null): JSON objects, or lists of
+    # (key, value) pairs for parquet map columns. dict() takes both as they are.
+    return dict(raw) if raw else {}
 
 
 def file_key(
@@ -187,7 +184,7 @@ class AddFile:
             size_bytes=int(raw.get("size") or 0),
             modification_time_ms=int(raw.get("modificationTime") or 0),
             partition_values=_partition_values(raw.get("partitionValues")),
-            deletion_vector=DeletionVector.parse(raw.get("deletionVector")),
+            deletion_vector=DeletionVector.parse(dv) if (dv := raw.get("deletionVector")) else None,
             stats=raw.get("stats"),
         )
 

@@ -14,6 +14,7 @@ from deltalake import DeltaTable
 from dbt.adapters.sparkdelta.engine import shutdown_engines
 from python_ops.delta_log import read_history
 from tests.conftest import ROOT
+from tests.vacuum_helpers import content, untracked
 
 pytestmark = pytest.mark.slow
 
@@ -102,6 +103,18 @@ def test_build_twice_in_separate_engine_sessions(
     line = next(line for line in out.splitlines() if line.startswith("shop.fct_orders"))
     assert line.split()[1] == "1"  # version 1: the create and one merge
     assert line.split()[-1] == "order_date"
+
+    # VACUUM through the adapter method: a failed job's leftover goes, the table stays whole
+    fct_path = warehouse / "shop" / "fct_orders"
+    partition = next(p for p in fct_path.iterdir() if p.name.startswith("order_date="))
+    leftover = untracked(fct_path, f"{partition.name}/part-failed-job.parquet", days=30)
+    before = content(fct_path)
+    args = "{model: fct_orders, dry_run: false}"
+    vacuumed = dbt(project, "run-operation", "vacuum_table", "--args", args)
+    assert vacuumed.success, vacuumed.exception
+    assert "deleted from shop.fct_orders: 1 files" in capfd.readouterr().out
+    assert not leftover.exists()
+    assert content(fct_path) == before
 
 
 def test_unknown_mode_in_profile_is_one_clear_error(project: Path) -> None:

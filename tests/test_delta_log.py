@@ -138,3 +138,34 @@ def test_history_lists_operations_newest_first(fixture_table) -> None:
     assert [c.version for c in history] == [3, 2, 1, 0]
     reference = DeltaTable(str(table)).history()
     assert [c.operation for c in history] == [h["operation"] for h in reference]
+
+
+def test_multi_part_checkpoint(fixture_table) -> None:
+    import pyarrow.parquet as pq
+
+    table = fixture_table("simple_table_with_checkpoint")
+    log = table / "_delta_log"
+    before = read_snapshot(str(table))
+    single = log / "00000000000000000010.checkpoint.parquet"
+    rows = pq.read_table(single)
+    half = rows.num_rows // 2
+    pq.write_table(
+        rows.slice(0, half), log / "00000000000000000010.checkpoint.0000000001.0000000002.parquet"
+    )
+    pq.write_table(
+        rows.slice(half), log / "00000000000000000010.checkpoint.0000000002.0000000002.parquet"
+    )
+    single.unlink()
+    (log / "_last_checkpoint").unlink()
+    after = read_snapshot(str(table))
+    assert after.checkpoint_version == 10
+    assert sorted(f.relative_path for f in after.files) == sorted(
+        f.relative_path for f in before.files
+    )
+    # an incomplete multi-part checkpoint is not used: the commits rebuild the table instead
+    (log / "00000000000000000010.checkpoint.0000000002.0000000002.parquet").unlink()
+    partial = read_snapshot(str(table))
+    assert partial.checkpoint_version is None
+    assert sorted(f.relative_path for f in partial.files) == sorted(
+        f.relative_path for f in before.files
+    )
