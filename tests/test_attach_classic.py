@@ -14,6 +14,20 @@ from tests.conftest import classic_env
 pytestmark = pytest.mark.classic_spark
 
 
+def run_classic(script: str) -> str:
+    """Run a script with a classic JVM session in a fresh process; return its last output line."""
+    result = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+        env=classic_env(),
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    return result.stdout.strip().splitlines()[-1]
+
+
 def test_attach_uses_the_classic_session_of_the_process(tmp_path: Path) -> None:
     # A subprocess: a JVM-backed session must not share this process with the Connect tests.
     script = textwrap.dedent(
@@ -31,16 +45,7 @@ def test_attach_uses_the_classic_session_of_the_process(tmp_path: Path) -> None:
         started.stop()
         """
     )
-    result = subprocess.run(
-        [sys.executable, "-c", script],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-        env=classic_env(),
-    )
-    assert result.returncode == 0, result.stderr[-2000:]
-    assert result.stdout.strip().splitlines()[-1] == "42"
+    assert run_classic(script) == "42"
 
 
 def _delta_jars() -> list[Path]:
@@ -75,13 +80,4 @@ def test_attach_to_a_delta_enabled_classic_session(tmp_path: Path) -> None:
         print(table_health("{tmp_path}/t").num_files)
         """
     )
-    result = subprocess.run(
-        [sys.executable, "-c", script],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-        env=classic_env(),
-    )
-    assert result.returncode == 0, result.stderr[-2000:]
-    assert result.stdout.strip().splitlines()[-1] == "2"
+    assert run_classic(script) == "2"
