@@ -281,28 +281,26 @@ class ArrowStorage(Storage):
             raise StorageError(f"cannot read {path}: {err}") from err
 
     def delete_file(self, rel: str) -> bool:  # noqa: D102
-        return _arrow_delete(self, rel, directory=False)
+        return self._delete(rel, directory=False)
 
     def delete_dir(self, rel: str) -> bool:  # noqa: D102
-        return _arrow_delete(self, rel, directory=True)
+        return self._delete(rel, directory=True)
 
-
-def _arrow_delete(storage: ArrowStorage, rel: str, *, directory: bool) -> bool:
-    path = storage._abs(storage._check_deletable(rel))
-    try:
-        if directory:
-            if storage._fs.get_file_info(
-                storage._pafs.FileSelector(path, allow_not_found=True, recursive=False)
-            ):
-                return False
-            storage._fs.delete_dir(path)
-        else:
-            storage._fs.delete_file(path)
-        return True
-    except FileNotFoundError:
-        return True
-    except OSError:
-        return False
+    def _delete(self, rel: str, *, directory: bool) -> bool:
+        path = self._abs(self._check_deletable(rel))
+        try:
+            if directory:
+                selector = self._pafs.FileSelector(path, allow_not_found=True, recursive=False)
+                if self._fs.get_file_info(selector):
+                    return False  # not empty: never delete recursively
+                self._fs.delete_dir(path)
+            else:
+                self._fs.delete_file(path)
+            return True
+        except FileNotFoundError:
+            return True
+        except OSError:
+            return False
 
 
 def open_storage(location: str) -> Storage:
