@@ -258,6 +258,25 @@ def read_snapshot(location: str | Storage, *, version: int | None = None) -> Sna
     )
 
 
+def checkpoint_sidecars(storage: Storage, part: LogFile) -> list[str]:
+    """The sidecar file names a (v2) checkpoint file references (empty for other formats).
+
+    Args:
+        storage: The table's storage.
+        part: The checkpoint file.
+
+    Returns:
+        Sidecar names relative to ``_delta_log/_sidecars``.
+    """
+    if part.checkpoint_format != "v2":
+        return []
+    return [
+        str(action["sidecar"]["path"])
+        for action in _checkpoint_actions(storage, part)
+        if action.get("sidecar") is not None
+    ]
+
+
 def _checkpoint_actions(storage: Storage, part: LogFile) -> Iterator[dict[str, Any]]:
     data = storage.read_bytes(part.path)
     where = f"{storage.root}/{part.path}"

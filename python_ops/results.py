@@ -154,3 +154,75 @@ class VacuumResult:
         if not include_paths:
             out.pop("paths")
         return out
+
+
+@dataclass(frozen=True)
+class LogFileToDelete:
+    """One ``_delta_log`` file log cleanup selected.
+
+    Attributes:
+        path: Path relative to the table root (``_delta_log/...``).
+        version: The table version it belongs to (None for sidecars).
+        kind: ``commit``, ``checkpoint``, ``checksum`` or ``sidecar``.
+        size_bytes: Size in bytes.
+    """
+
+    path: str
+    version: int | None
+    kind: str
+    size_bytes: int
+
+
+@dataclass(frozen=True)
+class LogCleanupResult:
+    """What expired-log cleanup found and did.
+
+    Attributes:
+        location: The table location.
+        dry_run: True when nothing was deleted.
+        skipped_reason: Why nothing was considered (e.g. cleanup disabled by the table), or None.
+        retention_days: Log retention used.
+        retention_source: ``requested``, ``table property`` or ``default``.
+        cutoff_ms: Files whose (monotonic) time is at or before this were expired; midnight UTC.
+        last_checkpoint_version: Version named by ``_last_checkpoint`` (None if absent).
+        checkpoint_first: Version of the checkpoint written first (in a dry run: that would be
+            written), if one was needed.
+        checkpoint_not_written: Why a needed checkpoint was not written, if so.
+        checkpoint_kept: The checkpoint everything before which was selected (None: none).
+        oldest_version_kept: The oldest version that can still be reconstructed afterwards.
+        files_found: Files selected.
+        bytes_found: Their total size.
+        files_deleted: Files deleted (0 for a dry run).
+        bytes_deleted: Bytes deleted.
+        delete_failures: Selected files that could not be deleted.
+        properties_recorded: Table properties written from the model's policy.
+        duration_s: Seconds for the whole run.
+        files: Every selected file with version and kind.
+    """
+
+    location: str
+    dry_run: bool
+    skipped_reason: str | None
+    retention_days: float
+    retention_source: str
+    cutoff_ms: int
+    last_checkpoint_version: int | None
+    checkpoint_first: int | None
+    checkpoint_not_written: str | None
+    checkpoint_kept: int | None
+    oldest_version_kept: int | None
+    files_found: int
+    bytes_found: int
+    files_deleted: int
+    bytes_deleted: int
+    delete_failures: int
+    properties_recorded: dict[str, str]
+    duration_s: float
+    files: tuple[LogFileToDelete, ...]
+
+    def to_dict(self, *, include_files: bool = True) -> dict[str, Any]:
+        """The result as plain data; ``include_files=False`` leaves out the file list."""
+        out = to_dict(self)
+        if not include_files:
+            out.pop("files")
+        return out

@@ -116,9 +116,8 @@ class Storage(ABC):
             StorageError: When reading fails for another reason.
         """
 
-    @abstractmethod
     def delete_file(self, rel: str) -> bool:
-        """Delete one file (never a directory, never through a symlink's target).
+        """Delete one data file (never a directory, never through a symlink's target).
 
         Args:
             rel: File path relative to the root.
@@ -127,8 +126,31 @@ class Storage(ABC):
             True when the file is gone (a missing file counts as deleted).
 
         Raises:
-            StorageError: When the path escapes the root or names a protected log file.
+            StorageError: When the path escapes the root or lies in the Delta log.
         """
+        return self._remove_file(self._check_deletable(rel))
+
+    def delete_log_file(self, rel: str) -> bool:
+        """Delete one file of ``_delta_log`` or ``_delta_log/_sidecars`` (log cleanup only).
+
+        Args:
+            rel: Path relative to the root, e.g. ``_delta_log/00000000000000000003.json``.
+
+        Returns:
+            True when the file is gone.
+
+        Raises:
+            StorageError: For anything else, and always for ``_last_checkpoint``.
+        """
+        clean = self._check_relative(rel)
+        parent, _, name = clean.rpartition("/")
+        if parent not in ("_delta_log", "_delta_log/_sidecars") or name in ("", "_last_checkpoint"):
+            raise StorageError(f"refusing to delete '{rel}' in {self.root}: not a log file")
+        return self._remove_file(clean)
+
+    @abstractmethod
+    def _remove_file(self, clean: str) -> bool:
+        """Remove a file at a checked relative path; True when it is gone."""
 
     @abstractmethod
     def delete_dir(self, rel: str) -> bool:
@@ -202,8 +224,8 @@ class LocalStorage(Storage):
     def local_path(self, rel: str) -> str | None:  # noqa: D102
         return self._abs(rel)
 
-    def delete_file(self, rel: str) -> bool:  # noqa: D102
-        path = self._abs(self._check_deletable(rel))
+    def _remove_file(self, clean: str) -> bool:
+        path = self._abs(clean)
         try:
             if stat.S_ISDIR(os.lstat(path).st_mode):
                 return False
@@ -280,14 +302,14 @@ class ArrowStorage(Storage):
                 raise FileNotFoundError(path) from err
             raise StorageError(f"cannot read {path}: {err}") from err
 
-    def delete_file(self, rel: str) -> bool:  # noqa: D102
-        return self._delete(rel, directory=False)
+    def _remove_file(self, clean: str) -> bool:
+        return self._delete(clean, directory=False)
 
     def delete_dir(self, rel: str) -> bool:  # noqa: D102
-        return self._delete(rel, directory=True)
+        return self._delete(self._check_deletable(rel), directory=True)
 
-    def _delete(self, rel: str, *, directory: bool) -> bool:
-        path = self._abs(self._check_deletable(rel))
+    def _delete(self, clean: str, *, directory: bool) -> bool:
+        path = self._abs(clean)
         try:
             if directory:
                 selector = self._pafs.FileSelector(path, allow_not_found=True, recursive=False)

@@ -1,0 +1,415 @@
+"""Expired log cleanup, as Delta's ``MetadataCleanup`` does it, on demand.
+
+SPEC-maintenance.md section 2: the cutoff is ``now - retention`` truncated to midnight UTC;
+nothing is deleted without ``_last_checkpoint``; candidates are commits, checksums and
+checkpoints of versions below the ``_last_checkpoint`` version; files are visited in version
+order with monotonic timestamps (a later version's file that is not newer than the previous file
+counts as previous + 1 ms); everything strictly before the newest complete checkpoint whose
+predecessors have all expired goes, that checkpoint and everything after it stays. Sidecars of
+v2 checkpoints that no remaining checkpoint references and that are older than the cutoff go too.
+
+Project rules: the op runs on demand; when expired commits lie after the newest checkpoint (or
+there is none) it first asks the Delta writer for a checkpoint; a model's retention policy is
+recorded as table properties so every engine obeys it; files are deleted oldest first, so a run
+killed mid-way leaves every kept version readable and a rerun finishes the job.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections.abc import Callable
+from datetime import timedelta
+
+from python_ops.audit import audit_record
+from python_ops.delta_log import checkpoint_sidecars, read_snapshot
+from python_ops.durations import parse_interval
+from python_ops.errors import ConfigError
+from python_ops.log_files import (
+    LAST_CHECKPOINT,
+    LOG_DIR,
+    SIDECAR_DIR,
+    LogFile,
+    LogFileKind,
+    classify,
+    complete_checkpoints,
+)
+from python_ops.results import LogCleanupResult, LogFileToDelete
+from python_ops.storage import Storage, open_storage
+from python_ops.table_writer import (
+    checkpoint_unsupported_reason,
+    set_table_properties,
+    write_checkpoint,
+)
+
+log = logging.getLogger(__name__)
+
+LOG_RETENTION_PROPERTY = "delta.logRetentionDuration"
+DELETED_FILE_RETENTION_PROPERTY = "delta.deletedFileRetentionDuration"
+ENABLE_CLEANUP_PROPERTY = "delta.enableExpiredLogCleanup"
+DEFAULT_LOG_RETENTION_DAYS = 30.0
+_DAY_MS = 86_400_000
+_CANDIDATE_KINDS = (LogFileKind.COMMIT, LogFileKind.CHECKSUM, LogFileKind.CHECKPOINT)
+
+
+def expiry_cutoff_ms(now_ms: int, retention: timedelta) -> int:
+    """``now - retention`` truncated down to midnight UTC, as Delta computes it."""
+    raw = now_ms - int(retention.total_seconds() * 1000)
+    return raw - raw % _DAY_MS
+
+
+def monotonic_times(files: list[LogFile]) -> list[int]:
+    """Modification times adjusted as Delta's ``BufferingLogDeletionIterator`` does.
+
+    Args:
+        files: Candidate files sorted by name (so by version).
+
+    Returns:
+        One adjusted time per file: a file of a later version whose time is not after the
+        previous file's (adjusted) time counts as that time + 1 ms.
+    """
+    out: list[int] = []
+    previous: LogFile | None = None
+    for f in files:
+        t = f.modification_time_ms
+        if previous is not None and (previous.version or 0) < (f.version or 0) and t <= out[-1]:
+            t = out[-1] + 1
+        out.append(t)
+        previous = f
+    return out
+
+
+def select_expired(
+    files: list[LogFile], *, cutoff_ms: int, last_checkpoint: int
+) -> tuple[int | None, list[LogFile]]:
+    """Choose the checkpoint to keep and the files before it.
+
+    Args:
+        files: Every file of ``_delta_log`` (classified).
+        cutoff_ms: The expiry cutoff.
+        last_checkpoint: The version in ``_last_checkpoint``.
+
+    Returns:
+        (kept checkpoint version or None, candidate files strictly before it).
+    """
+    candidates = sorted((f for f in files if f.kind in _CANDIDATE_KINDS), key=lambda f: f.name)
+    times = monotonic_times(candidates)
+    complete = sorted(v for v in complete_checkpoints(files) if v <= last_checkpoint)
+    kept: int | None = None
+    newest_before: dict[int, int] = {}
+    running = -1
+    position = 0
+    for version in complete:
+        while position < len(candidates) and (candidates[position].version or 0) < version:
+            running = max(running, times[position])
+            position += 1
+        newest_before[version] = running
+    for version in reversed(complete):
+        if newest_before[version] <= cutoff_ms:
+            kept = version
+            break
+    if kept is None:
+        return None, []
+    return kept, [f for f in candidates if (f.version or 0) < kept]
+
+
+def _kind(f: LogFile) -> str:
+    return {"commit": "commit", "checksum": "checksum", "checkpoint": "checkpoint"}[f.kind.value]
+
+
+def _last_checkpoint_version(storage: Storage) -> int | None:
+    try:
+        data = json.loads(storage.read_bytes(f"{LOG_DIR}/{LAST_CHECKPOINT}"))
+    except FileNotFoundError:
+        return None
+    except json.JSONDecodeError:
+        log.warning("%s: unreadable %s; treating it as absent", storage.root, LAST_CHECKPOINT)
+        return None
+    return int(data["version"])
+
+
+def _list_log(storage: Storage) -> list[LogFile]:
+    return [classify(e) for e in storage.list_dir(LOG_DIR) if not e.is_dir]
+
+
+def _resolve_retention(
+    configuration: dict[str, str], retention_days: float | None
+) -> tuple[timedelta, str]:
+    if retention_days is not None:
+        if retention_days < 0:
+            raise ConfigError(
+                setting="retention_days", value=retention_days, fix="Use zero or more days."
+            )
+        return timedelta(days=retention_days), "requested"
+    prop = configuration.get(LOG_RETENTION_PROPERTY)
+    if prop is not None:
+        return parse_interval(prop, setting=LOG_RETENTION_PROPERTY), "table property"
+    return timedelta(days=DEFAULT_LOG_RETENTION_DAYS), "default"
+
+
+def policy_properties(
+    *, log_retention_days: float | None, deleted_file_retention_hours: float | None
+) -> dict[str, str]:
+    """Table properties that express a model's retention policy.
+
+    Args:
+        log_retention_days: The model's log retention, if set.
+        deleted_file_retention_hours: The model's VACUUM retention, if set.
+
+    Returns:
+        ``delta.logRetentionDuration`` / ``delta.deletedFileRetentionDuration`` values.
+
+    Raises:
+        ConfigError: For negative values.
+    """
+    props = {}
+    for setting, value, prop, unit in (
+        ("log_retention_days", log_retention_days, LOG_RETENTION_PROPERTY, "days"),
+        (
+            "deleted_file_retention_hours",
+            deleted_file_retention_hours,
+            DELETED_FILE_RETENTION_PROPERTY,
+            "hours",
+        ),
+    ):
+        if value is None:
+            continue
+        if value < 0:
+            raise ConfigError(setting=setting, value=value, fix="Use zero or more.")
+        props[prop] = f"interval {value:g} {unit}"
+    return props
+
+
+def cleanup_logs(
+    table: str | Storage,
+    *,
+    retention_days: float | None = None,
+    dry_run: bool = True,
+    checkpoint_if_needed: bool = True,
+    force: bool = False,
+    record_policy: dict[str, str] | None = None,
+    now_ms: int | None = None,
+    on_progress: Callable[[int, int], None] | None = None,
+    model: str | None = None,
+) -> LogCleanupResult:
+    """Delete expired ``_delta_log`` files (by default only report them).
+
+    Args:
+        table: Table location or an open ``Storage``.
+        retention_days: Log retention; None uses ``delta.logRetentionDuration`` (default 30).
+        dry_run: Report only (the default); pass False to delete.
+        checkpoint_if_needed: Write a checkpoint first when expired commits lie after the
+            newest checkpoint or ``_last_checkpoint`` is missing (not in dry runs).
+        force: Clean even when the table sets ``delta.enableExpiredLogCleanup=false``.
+        record_policy: Table properties to record first (from ``policy_properties``).
+        now_ms: The current time in ms (None = now).
+        on_progress: Called with (files done, files total) after each deletion.
+        model: The dbt model, for messages.
+
+    Returns:
+        What was selected and deleted.
+
+    Raises:
+        ConfigError: For a bad retention or retention property.
+        TableNotFoundError: When there is no Delta table at the location.
+        WriterError: When recording the policy fails.
+    """
+    storage = table if isinstance(table, Storage) else open_storage(table)
+    started = time.perf_counter()
+    try:
+        result = _cleanup(
+            storage,
+            retention_days=retention_days,
+            dry_run=dry_run,
+            checkpoint_if_needed=checkpoint_if_needed,
+            force=force,
+            record_policy=record_policy or {},
+            now_ms=int(time.time() * 1000) if now_ms is None else now_ms,
+            on_progress=on_progress,
+            started=started,
+        )
+    except Exception as err:
+        audit_record(
+            "cleanup_logs",
+            storage.root,
+            "failed",
+            {
+                "model": model,
+                "dry_run": dry_run,
+                "retention_days": retention_days,
+                "error": str(err),
+            },
+        )
+        raise
+    audit_record(
+        "cleanup_logs",
+        storage.root,
+        "succeeded",
+        {"model": model, **result.to_dict(include_files=False)},
+    )
+    return result
+
+
+def _cleanup(
+    storage: Storage,
+    *,
+    retention_days: float | None,
+    dry_run: bool,
+    checkpoint_if_needed: bool,
+    force: bool,
+    record_policy: dict[str, str],
+    now_ms: int,
+    on_progress: Callable[[int, int], None] | None,
+    started: float,
+) -> LogCleanupResult:
+    recorded: dict[str, str] = {}
+    if record_policy and not dry_run and set_table_properties(storage.root, record_policy):
+        recorded = dict(record_policy)
+    snapshot = read_snapshot(storage)
+    configuration = snapshot.metadata.configuration
+    retention, source = _resolve_retention(configuration, retention_days)
+    cutoff = expiry_cutoff_ms(now_ms, retention)
+
+    def result(**kw: object) -> LogCleanupResult:
+        base: dict[str, object] = {
+            "location": storage.root,
+            "dry_run": dry_run,
+            "skipped_reason": None,
+            "retention_days": retention.total_seconds() / 86400,
+            "retention_source": source,
+            "cutoff_ms": cutoff,
+            "last_checkpoint_version": None,
+            "checkpoint_first": None,
+            "checkpoint_not_written": None,
+            "checkpoint_kept": None,
+            "oldest_version_kept": None,
+            "files_found": 0,
+            "bytes_found": 0,
+            "files_deleted": 0,
+            "bytes_deleted": 0,
+            "delete_failures": 0,
+            "properties_recorded": recorded,
+            "duration_s": time.perf_counter() - started,
+            "files": (),
+        }
+        base.update(kw)
+        return LogCleanupResult(**base)  # type: ignore[arg-type]
+
+    if configuration.get(ENABLE_CLEANUP_PROPERTY, "true").lower() == "false" and not force:
+        return result(
+            skipped_reason=f"the table sets {ENABLE_CLEANUP_PROPERTY}=false; pass force to clean "
+            "it anyway"
+        )
+    files = _list_log(storage)
+    last = _last_checkpoint_version(storage)
+    first: int | None = None
+    note: str | None = None
+    if checkpoint_if_needed and _needs_checkpoint(files, last, cutoff):
+        note = checkpoint_unsupported_reason(snapshot.protocol)
+        if note is None and dry_run:
+            # Plan as if the checkpoint the real run writes at the head version existed.
+            first = last = snapshot.version
+            files.append(_planned_checkpoint(snapshot.version, now_ms))
+        elif note is None:
+            first = last = write_checkpoint(storage.root)
+            log.info("cleanup_logs %s: wrote a checkpoint at version %d first", storage.root, first)
+            files = _list_log(storage)
+    if last is None:
+        reason = f"no {LAST_CHECKPOINT}: Delta deletes nothing without it"
+        return result(
+            skipped_reason=f"{reason} ({note})" if note else reason,
+            oldest_version_kept=_oldest_readable(files),
+        )
+    kept, expired = select_expired(files, cutoff_ms=cutoff, last_checkpoint=last)
+    selected = [LogFileToDelete(f.path, f.version, _kind(f), f.size_bytes) for f in expired]
+    if kept is not None:
+        selected += _orphan_sidecars(storage, files, expired, cutoff)
+    deleted, deleted_bytes, failures = (0, 0, 0)
+    if not dry_run:
+        deleted, deleted_bytes, failures = _delete(storage, selected, on_progress)
+    remaining = [f for f in files if f not in expired]
+    return result(
+        last_checkpoint_version=last,
+        checkpoint_first=first,
+        checkpoint_not_written=note,
+        checkpoint_kept=kept,
+        oldest_version_kept=kept if kept is not None and expired else _oldest_readable(remaining),
+        files_found=len(selected),
+        bytes_found=sum(f.size_bytes for f in selected),
+        files_deleted=deleted,
+        bytes_deleted=deleted_bytes,
+        delete_failures=failures,
+        files=tuple(selected),
+    )
+
+
+def _planned_checkpoint(version: int, now_ms: int) -> LogFile:
+    return LogFile(
+        f"{version:020d}.checkpoint.parquet",
+        LogFileKind.CHECKPOINT,
+        version,
+        0,
+        now_ms,
+        1,
+        1,
+        "classic",
+    )
+
+
+def _needs_checkpoint(files: list[LogFile], last_checkpoint: int | None, cutoff_ms: int) -> bool:
+    """True when expired commits lie after the newest complete checkpoint, or it has none."""
+    commits = sorted((f for f in files if f.kind is LogFileKind.COMMIT), key=lambda f: f.name)
+    times = monotonic_times(commits)
+    expired = [f.version or 0 for f, t in zip(commits, times, strict=True) if t <= cutoff_ms]
+    if not expired:
+        return False
+    checkpoints = complete_checkpoints(files)
+    newest = max(checkpoints, default=None)
+    return newest is None or newest < max(expired) or last_checkpoint is None
+
+
+def _oldest_readable(files: list[LogFile]) -> int | None:
+    versions = {f.version for f in files if f.kind is LogFileKind.COMMIT}
+    if 0 in versions:
+        return 0
+    checkpoints = complete_checkpoints(files)
+    return min(checkpoints) if checkpoints else (min(versions) if versions else None)  # type: ignore[type-var]
+
+
+def _orphan_sidecars(
+    storage: Storage, files: list[LogFile], expired: list[LogFile], cutoff_ms: int
+) -> list[LogFileToDelete]:
+    """Sidecars older than the cutoff that no remaining checkpoint references."""
+    sidecars = [e for e in storage.list_dir(SIDECAR_DIR) if not e.is_dir]
+    if not sidecars:
+        return []
+    gone = {f.name for f in expired}
+    referenced: set[str] = set()
+    for f in files:
+        if f.kind is LogFileKind.CHECKPOINT and f.name not in gone:
+            referenced.update(checkpoint_sidecars(storage, f))
+    return [
+        LogFileToDelete(e.path, None, "sidecar", e.size_bytes)
+        for e in sorted(sidecars, key=lambda e: e.path)
+        if e.name not in referenced and e.modification_time_ms <= cutoff_ms
+    ]
+
+
+def _delete(
+    storage: Storage,
+    selected: list[LogFileToDelete],
+    on_progress: Callable[[int, int], None] | None,
+) -> tuple[int, int, int]:
+    """Delete oldest versions first; sidecars last (after the checkpoints that used them)."""
+    ordered = sorted(selected, key=lambda f: (f.version is None, f.version or 0, f.path))
+    deleted = deleted_bytes = failures = 0
+    for done, f in enumerate(ordered, start=1):
+        if storage.delete_log_file(f.path):
+            deleted += 1
+            deleted_bytes += f.size_bytes
+        else:
+            failures += 1
+        if on_progress is not None:
+            on_progress(done, len(ordered))
+    return deleted, deleted_bytes, failures

@@ -1,0 +1,100 @@
+"""Writes that go to a real Delta writer (delta-rs): checkpoints and table properties.
+
+These are the only places where this project commits to a table's log; they are thin calls of
+delta-rs's own API.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from python_ops.errors import MaintenanceError
+
+
+class WriterError(MaintenanceError):
+    """The Delta writer refused or failed (unsupported table feature, conflict, I/O)."""
+
+
+# Writer features delta-rs writes checkpoints for faithfully. v2 checkpoints in particular are
+# not among them: delta-rs would write a classic checkpoint without the v2 metadata.
+_CHECKPOINT_SAFE_FEATURES = frozenset(
+    {
+        "appendOnly",
+        "invariants",
+        "checkConstraints",
+        "changeDataFeed",
+        "generatedColumns",
+        "timestampNtz",
+        "columnMapping",
+        "deletionVectors",
+    }
+)
+
+
+def checkpoint_unsupported_reason(protocol: dict[str, Any]) -> str | None:
+    """Why delta-rs must not write a checkpoint for a table with this protocol, if it must not.
+
+    Args:
+        protocol: The table's ``protocol`` action.
+
+    Returns:
+        A reason naming the unsupported writer features, or None when a checkpoint is safe.
+    """
+    features = set(protocol.get("writerFeatures") or ())
+    unsupported = sorted(features - _CHECKPOINT_SAFE_FEATURES)
+    if unsupported:
+        return f"delta-rs cannot write checkpoints for writer feature(s) {', '.join(unsupported)}"
+    return None
+
+
+def write_checkpoint(location: str) -> int:
+    """Write a checkpoint at the table's current version with delta-rs.
+
+    Args:
+        location: The table location.
+
+    Returns:
+        The version the checkpoint was written at.
+
+    Raises:
+        WriterError: When delta-rs cannot write it (for example a table feature it does not
+            support).
+    """
+    from deltalake import DeltaTable
+
+    try:
+        table = DeltaTable(location)
+        table.create_checkpoint()
+        return int(table.version())
+    except Exception as err:  # delta-rs raises DeltaError, DeltaProtocolError, OSError ...
+        raise WriterError(f"delta-rs could not write a checkpoint for {location}: {err}") from err
+
+
+def set_table_properties(location: str, properties: dict[str, str]) -> bool:
+    """Record table properties (one commit) unless they already have these values.
+
+    Args:
+        location: The table location.
+        properties: Property names and values, e.g. ``{"delta.logRetentionDuration":
+            "interval 30 days"}``.
+
+    Returns:
+        True when a commit was written, False when nothing changed.
+
+    Raises:
+        WriterError: When delta-rs cannot commit the change.
+    """
+    from deltalake import DeltaTable
+
+    try:
+        table = DeltaTable(location)
+        current = table.metadata().configuration
+        changed = {k: v for k, v in properties.items() if current.get(k) != v}
+        if not changed:
+            return False
+        table.alter.set_table_properties(changed, raise_if_not_exists=False)
+        return True
+    except Exception as err:  # delta-rs raises DeltaError, DeltaProtocolError, OSError ...
+        raise WriterError(
+            f"delta-rs could not set {sorted(properties)} on {location}: {err}"
+        ) from err
