@@ -37,6 +37,16 @@ def _parser() -> argparse.ArgumentParser:
     vac.add_argument("--workers", type=int, default=8, help="parallel list/delete calls")
     vac.add_argument("--json", action="store_true", help="print the result as JSON")
 
+    logs = sub.add_parser("cleanup-logs", help="delete expired _delta_log files")
+    logs.add_argument("table", help="table location (path or URI)")
+    logs.add_argument("--retention-days", type=float, default=None)
+    logs.add_argument("--dry-run", action="store_true", help="report only, delete nothing")
+    logs.add_argument("--no-checkpoint", action="store_true", help="never write a checkpoint first")
+    logs.add_argument(
+        "--force", action="store_true", help="clean even if the table disables log cleanup"
+    )
+    logs.add_argument("--json", action="store_true", help="print the result as JSON")
+
     health = sub.add_parser("health", help="table health from the Delta log")
     health.add_argument("table")
     health.add_argument("--json", action="store_true")
@@ -78,6 +88,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             health = table_health(args.table)
             print(json.dumps(to_dict(health)) if args.json else health)
             return 0
+        if args.op == "cleanup-logs":
+            return _run_cleanup_logs(args)
         return _run_vacuum(args)
     except MaintenanceError as err:
         print(f"error: {err}", file=sys.stderr)
@@ -107,4 +119,30 @@ def _run_vacuum(args: Any) -> int:
         print(json.dumps(result.to_dict()))
     else:
         _print_vacuum(result)
+    return 1 if result.delete_failures else 0
+
+
+def _run_cleanup_logs(args: Any) -> int:
+    from python_ops.log_cleanup import cleanup_logs
+
+    result = cleanup_logs(
+        args.table,
+        retention_days=args.retention_days,
+        dry_run=args.dry_run,
+        checkpoint_if_needed=not args.no_checkpoint,
+        force=args.force,
+    )
+    if args.json:
+        print(json.dumps(result.to_dict()))
+        return 1 if result.delete_failures else 0
+    verb = "would delete" if result.dry_run else "deleted"
+    count = result.files_found if result.dry_run else result.files_deleted
+    print(
+        f"cleanup-logs {result.location} (retention {result.retention_days:g} days, "
+        f"{result.retention_source}): {verb} {count} log files; oldest version kept "
+        f"{result.oldest_version_kept}"
+        + (f"; skipped: {result.skipped_reason}" if result.skipped_reason else "")
+    )
+    for f in result.files:
+        print(f"  {f.kind:<10} v{f.version if f.version is not None else '-'}  {f.path}")
     return 1 if result.delete_failures else 0

@@ -17,6 +17,7 @@ from dbt.adapters.sparkdelta.python_models import SessionPythonJobHelper, model_
 from python_ops.delta_log import read_snapshot
 from python_ops.errors import MaintenanceError, TableNotFoundError
 from python_ops.health import DEFAULT_SMALL_FILE_THRESHOLD_BYTES, table_health
+from python_ops.log_cleanup import cleanup_logs, policy_properties
 from python_ops.vacuum import vacuum
 
 _SIMPLE_TYPES = {"long": "bigint", "integer": "int", "short": "smallint", "byte": "tinyint"}
@@ -207,4 +208,50 @@ class SparkDeltaAdapter(SparkAdapter):
             )
         except MaintenanceError as err:
             raise DbtRuntimeError(f"vacuum of {relation}: {err}") from err
+        return {"relation": str(relation), **result.to_dict()}
+
+    @available.parse_none
+    def cleanup_logs(
+        self,
+        relation: BaseRelation,
+        retention_days: float | None = None,
+        dry_run: bool = True,
+        deleted_file_retention_hours: float | None = None,
+        force: bool = False,
+    ) -> dict[str, Any]:
+        """Delete a model's expired Delta log files (see ``python_ops.log_cleanup``).
+
+        The model's retention settings are recorded as the table's
+        ``delta.logRetentionDuration`` / ``delta.deletedFileRetentionDuration`` first (real
+        runs only), so every engine that touches the table follows the same policy.
+
+        Args:
+            relation: The model's relation.
+            retention_days: The model's log retention; None uses the table's property.
+            dry_run: Report only (default True).
+            deleted_file_retention_hours: The model's VACUUM retention, recorded as a property.
+            force: Clean even when the table disables expired log cleanup.
+
+        Returns:
+            ``LogCleanupResult`` as a dict (with every selected file), plus ``relation``.
+
+        Raises:
+            DbtRuntimeError: With the op's message when it refuses or fails.
+        """
+        location = self._location_or_fail(relation, "cleanup_logs")
+        try:
+            policy = policy_properties(
+                log_retention_days=retention_days,
+                deleted_file_retention_hours=deleted_file_retention_hours,
+            )
+            result = cleanup_logs(
+                location,
+                retention_days=retention_days,
+                dry_run=dry_run,
+                force=force,
+                record_policy=policy,
+                model=relation.identifier,
+            )
+        except MaintenanceError as err:
+            raise DbtRuntimeError(f"cleanup_logs of {relation}: {err}") from err
         return {"relation": str(relation), **result.to_dict()}
