@@ -39,7 +39,8 @@ def sail_table(spark, path: Path, commits: int) -> str:
     """A table Sail writes with ``commits`` inserts (Sail checkpoints every 10 versions)."""
     name = f"t_{abs(hash(str(path)))}"
     spark.sql(
-        f"create table {name} (id bigint, day string) using delta partitioned by (day) location '{path}'"
+        f"create table {name} (id bigint, day string) using delta partitioned by (day) "
+        f"location '{path}'"
     )
     for i in range(commits):
         spark.sql(f"insert into {name} values ({i}, '2024-01-0{1 + i % 3}')")
@@ -66,7 +67,7 @@ def test_classic_checkpoint_fixture(fixture_table, sail_spark) -> None:
     }
     assert content(table) == latest_before
     assert content(table, 10) == latest_before
-    with pytest.raises(Exception, match="(?i)no files in log segment"):
+    with pytest.raises(Exception, match=r"(?i)no files in log segment"):
         DeltaTable(str(table), version=9)
     with pytest.raises(DeltaLogError, match="missing"):
         read_snapshot(str(table), version=9)
@@ -130,7 +131,7 @@ def test_hundreds_of_commits_written_by_the_engine(tmp_path: Path, sail_spark) -
     assert min(int(n[:20]) for n in log_names(table) if n[:20].isdigit()) == 80
     assert {v: content(table, v) for v in range(80, 121)} == before
     assert engine_content(sail_spark, table) == latest
-    with pytest.raises(Exception, match="(?i)no files in log segment"):
+    with pytest.raises(Exception, match=r"(?i)no files in log segment"):
         DeltaTable(str(table), version=79)
 
 
