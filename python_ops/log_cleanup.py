@@ -328,7 +328,8 @@ def _cleanup(
     deleted, deleted_bytes, failures = (0, 0, 0)
     if not dry_run:
         deleted, deleted_bytes, failures = _delete(storage, selected, on_progress)
-    remaining = [f for f in files if f not in expired]
+    gone = {f.name for f in expired}
+    remaining = [f for f in files if f.name not in gone]
     return result(
         last_checkpoint_version=last,
         checkpoint_first=first,
