@@ -47,6 +47,16 @@ def _parser() -> argparse.ArgumentParser:
     )
     logs.add_argument("--json", action="store_true", help="print the result as JSON")
 
+    opt = sub.add_parser("optimize", help="compact small files or Z-order")
+    opt.add_argument("table", help="table location (path or URI)")
+    opt.add_argument("--zorder-by", default=None, help="comma-separated Z-order columns")
+    opt.add_argument("--where", default=None, help="predicate on partition columns")
+    opt.add_argument("--full", action="store_true", help="not only partitions changed since")
+    opt.add_argument("--target-size", type=int, default=None, help="target file size, bytes")
+    opt.add_argument("--min-small-files", type=int, default=2)
+    opt.add_argument("--dry-run", action="store_true", help="print the plan only")
+    opt.add_argument("--json", action="store_true", help="print the result as JSON")
+
     health = sub.add_parser("health", help="table health from the Delta log")
     health.add_argument("table")
     health.add_argument("--json", action="store_true")
@@ -90,6 +100,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 0
         if args.op == "cleanup-logs":
             return _run_cleanup_logs(args)
+        if args.op == "optimize":
+            return _run_optimize(args)
         return _run_vacuum(args)
     except MaintenanceError as err:
         print(f"error: {err}", file=sys.stderr)
@@ -146,3 +158,30 @@ def _run_cleanup_logs(args: Any) -> int:
     for f in result.files:
         print(f"  {f.kind:<10} v{f.version if f.version is not None else '-'}  {f.path}")
     return 1 if result.delete_failures else 0
+
+
+def _run_optimize(args: Any) -> int:
+    from python_ops.optimize import optimize
+    from python_ops.optimize_plan import plan_optimize
+
+    columns = [c.strip() for c in args.zorder_by.split(",")] if args.zorder_by else None
+    options = {
+        "zorder_by": columns,
+        "where": args.where,
+        "full": args.full,
+        "target_size_bytes": args.target_size,
+        "min_small_files": args.min_small_files,
+    }
+    if args.dry_run and not args.json:
+        print(plan_optimize(args.table, **options).describe())
+        return 0
+    result = optimize(args.table, dry_run=args.dry_run, **options)
+    if args.json:
+        print(json.dumps(result.to_dict()))
+    else:
+        print(
+            f"optimize {result.location}: {result.num_files_removed} files into "
+            f"{result.num_files_added} in {len(result.commits)} commit(s)"
+            + (f"; {result.skipped_reason}" if result.skipped_reason else "")
+        )
+    return 0

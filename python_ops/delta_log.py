@@ -311,3 +311,26 @@ def read_history(location: str | Storage, *, limit: int | None = None) -> list[C
         actions = list(_json_lines(storage.read_bytes(f.path), f"{storage.root}/{f.path}"))
         out.append(_commit_info(f.version, actions, f.modification_time_ms))
     return out
+
+
+def commit_versions(storage: Storage) -> list[int]:
+    """Versions of the JSON commits still in the log, ascending."""
+    return sorted(
+        f.version
+        for f in _list_log(storage)
+        if f.kind is LogFileKind.COMMIT and f.version is not None
+    )
+
+
+def commit_actions(storage: Storage, version: int) -> list[dict[str, Any]]:
+    """The actions of one JSON commit.
+
+    Args:
+        storage: The table's storage.
+        version: The commit version.
+
+    Returns:
+        The commit's actions in file order.
+    """
+    path = f"{LOG_DIR}/{version:020d}.json"
+    return list(_json_lines(storage.read_bytes(path), f"{storage.root}/{path}"))

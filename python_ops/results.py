@@ -226,3 +226,46 @@ class LogCleanupResult:
         if not include_files:
             out.pop("files")
         return out
+
+
+@dataclass(frozen=True)
+class OptimizeResult:
+    """What OPTIMIZE planned and committed.
+
+    Attributes:
+        location: The table location.
+        dry_run: True when only the plan was made.
+        zorder_by: Z-order columns (empty for compaction).
+        plan: The plan as plain data (partitions with work, bins, files, bytes).
+        skipped_reason: Why nothing was committed, if so.
+        version_before: Table version planned on.
+        commits: Versions of the OPTIMIZE commits written (one per partition call).
+        num_files_added: Files written.
+        num_files_removed: Files compacted away (``dataChange=false`` removes).
+        bytes_added: Bytes written.
+        bytes_removed: Bytes of the removed files.
+        partitions_optimized: Partitions rewritten.
+        total_considered_files: Files the writer considered.
+        total_files_skipped: Files the writer left as they were.
+        duration_s: Seconds for planning and execution.
+    """
+
+    location: str
+    dry_run: bool
+    zorder_by: tuple[str, ...]
+    plan: dict[str, Any]
+    skipped_reason: str | None
+    version_before: int
+    commits: tuple[int, ...]
+    num_files_added: int
+    num_files_removed: int
+    bytes_added: int
+    bytes_removed: int
+    partitions_optimized: int
+    total_considered_files: int
+    total_files_skipped: int
+    duration_s: float
+
+    def to_dict(self) -> dict[str, Any]:
+        """The result as plain data."""
+        return to_dict(self)

@@ -18,6 +18,7 @@ from python_ops.delta_log import read_snapshot
 from python_ops.errors import MaintenanceError, TableNotFoundError
 from python_ops.health import DEFAULT_SMALL_FILE_THRESHOLD_BYTES, table_health
 from python_ops.log_cleanup import cleanup_logs, policy_properties
+from python_ops.optimize import optimize
 from python_ops.vacuum import vacuum
 
 _SIMPLE_TYPES = {"long": "bigint", "integer": "int", "short": "smallint", "byte": "tinyint"}
@@ -254,4 +255,48 @@ class SparkDeltaAdapter(SparkAdapter):
             )
         except MaintenanceError as err:
             raise DbtRuntimeError(f"cleanup_logs of {relation}: {err}") from err
+        return {"relation": str(relation), **result.to_dict()}
+
+    @available.parse_none
+    def optimize(
+        self,
+        relation: BaseRelation,
+        zorder_by: list[str] | None = None,
+        where: str | None = None,
+        full: bool = False,
+        target_size_bytes: int | None = None,
+        min_small_files: int = 2,
+        dry_run: bool = False,
+    ) -> dict[str, Any]:
+        """OPTIMIZE a model's Delta table (see ``python_ops.optimize``).
+
+        Args:
+            relation: The model's relation.
+            zorder_by: Z-order columns; None for compaction.
+            where: Predicate on partition columns.
+            full: Not only partitions changed since the last OPTIMIZE of the same kind.
+            target_size_bytes: Target file size.
+            min_small_files: Minimum small files in a partition for compaction.
+            dry_run: Only plan.
+
+        Returns:
+            ``OptimizeResult`` as a dict, plus ``relation``.
+
+        Raises:
+            DbtRuntimeError: With the op's message when it refuses or fails.
+        """
+        location = self._location_or_fail(relation, "optimize")
+        try:
+            result = optimize(
+                location,
+                zorder_by=zorder_by,
+                where=where,
+                full=full,
+                target_size_bytes=target_size_bytes,
+                min_small_files=min_small_files,
+                dry_run=dry_run,
+                model=relation.identifier,
+            )
+        except MaintenanceError as err:
+            raise DbtRuntimeError(f"optimize of {relation}: {err}") from err
         return {"relation": str(relation), **result.to_dict()}

@@ -1,0 +1,324 @@
+"""OPTIMIZE planning, as Delta's ``OptimizeExecutor`` plans: candidates, bins, worth-it rules.
+
+The plan is a value: which partitions, which files, how many output bins and bytes, and why
+partitions were left out. Nothing runs until the executor (``python_ops.optimize``) takes it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from dataclasses import dataclass
+from typing import Any
+
+from python_ops.actions import AddFile
+from python_ops.delta_log import Snapshot, commit_actions, commit_versions, read_snapshot
+from python_ops.errors import ConfigError
+from python_ops.partition_filters import Filter, matches, parse_partition_predicate
+from python_ops.storage import Storage, open_storage
+
+ENGINE_DEFAULT_TARGET_BYTES = 100 * 1024 * 1024  # delta-rs's default target file size
+TARGET_PROPERTY = "delta.targetFileSize"
+STATS_COLUMNS_PROPERTY = "delta.dataSkippingStatsColumns"
+INDEXED_COLS_PROPERTY = "delta.dataSkippingNumIndexedCols"
+
+
+@dataclass(frozen=True)
+class Bin:
+    """Files rewritten together into (about) one target-size file.
+
+    Attributes:
+        files: Paths (relative) of the files in the bin.
+        bytes: Their total size.
+    """
+
+    files: tuple[str, ...]
+    bytes: int
+
+
+@dataclass(frozen=True)
+class PartitionPlan:
+    """The plan for one partition.
+
+    Attributes:
+        partition_values: Partition column to value (empty for an unpartitioned table).
+        files: Files in the partition.
+        candidates: Files eligible for rewriting (small ones, or all for Z-order).
+        bins: Planned bins (empty when it is not worth it).
+        skipped_reason: Why nothing is rewritten here, if so.
+    """
+
+    partition_values: dict[str, str | None]
+    files: int
+    candidates: int
+    bins: tuple[Bin, ...]
+    skipped_reason: str | None
+
+    @property
+    def filters(self) -> list[Filter]:
+        """Partition filters selecting exactly this partition (for the Delta writer)."""
+        return [(c, "=", v) for c, v in self.partition_values.items() if v is not None]
+
+
+@dataclass(frozen=True)
+class OptimizePlan:
+    """What OPTIMIZE would do.
+
+    Attributes:
+        location: The table location.
+        version: The snapshot version planned on.
+        zorder_by: Z-order columns (empty for compaction).
+        target_size_bytes: Target file size.
+        target_source: ``requested``, ``table property`` or ``engine default``.
+        min_small_files: Minimum small files in a partition for compaction to be worth it.
+        scope: ``full``, ``incremental`` (partitions changed since the last OPTIMIZE of the same
+            kind) or ``everything`` (no earlier OPTIMIZE of this kind in the log).
+        since_version: Version of the last OPTIMIZE of the same kind, for incremental scope.
+        where: The partition predicate, if any.
+        partitions: Plans of the partitions in scope.
+    """
+
+    location: str
+    version: int
+    zorder_by: tuple[str, ...]
+    target_size_bytes: int
+    target_source: str
+    min_small_files: int
+    scope: str
+    since_version: int | None
+    where: str | None
+    partitions: tuple[PartitionPlan, ...]
+
+    @property
+    def work(self) -> tuple[PartitionPlan, ...]:
+        """Partitions with at least one bin to rewrite."""
+        return tuple(p for p in self.partitions if p.bins)
+
+    @property
+    def files_to_rewrite(self) -> int:
+        """Files the plan rewrites."""
+        return sum(len(b.files) for p in self.work for b in p.bins)
+
+    @property
+    def bytes_to_rewrite(self) -> int:
+        """Bytes the plan rewrites."""
+        return sum(b.bytes for p in self.work for b in p.bins)
+
+    def describe(self) -> str:
+        """A readable summary: one line per partition with work, then totals."""
+        kind = f"Z-order by {', '.join(self.zorder_by)}" if self.zorder_by else "compaction"
+        lines = [
+            f"OPTIMIZE plan for {self.location} at version {self.version}: {kind}, target "
+            f"{self.target_size_bytes} bytes ({self.target_source}), scope {self.scope}"
+            + (f" since version {self.since_version}" if self.since_version is not None else "")
+        ]
+        for p in self.work:
+            where = ", ".join(f"{k}={v}" for k, v in p.partition_values.items()) or "(table)"
+            lines.append(
+                f"  {where}: {sum(len(b.files) for b in p.bins)} of {p.files} files into "
+                f"{len(p.bins)} bin(s), {sum(b.bytes for b in p.bins)} bytes"
+            )
+        lines.append(
+            f"  total: {len(self.work)} partition(s), {sum(len(p.bins) for p in self.work)} "
+            f"bin(s), {self.files_to_rewrite} files, {self.bytes_to_rewrite} bytes"
+        )
+        return "\n".join(lines)
+
+
+def _bins(files: list[AddFile], target: int, *, single_bin: bool) -> list[Bin]:
+    """Greedy bins over files sorted by size: close a bin when the next file would overflow."""
+    if single_bin:
+        return (
+            [Bin(tuple(f.path for f in files), sum(f.size_bytes for f in files))] if files else []
+        )
+    bins: list[Bin] = []
+    current: list[AddFile] = []
+    size = 0
+    for f in sorted(files, key=lambda f: (f.size_bytes, f.path)):
+        if current and size + f.size_bytes > target:
+            bins.append(Bin(tuple(x.path for x in current), size))
+            current, size = [], 0
+        current.append(f)
+        size += f.size_bytes
+    if current:
+        bins.append(Bin(tuple(x.path for x in current), size))
+    return [b for b in bins if len(b.files) > 1]  # a single file gains nothing
+
+
+def _stats_columns(snapshot: Snapshot) -> list[str]:
+    """Columns Delta collects min/max statistics for (its data-skipping rule)."""
+    config = snapshot.metadata.configuration
+    names = [f["name"] for f in snapshot.metadata.schema_fields()]
+    if STATS_COLUMNS_PROPERTY in config:
+        return [c.strip().strip("`") for c in config[STATS_COLUMNS_PROPERTY].split(",")]
+    limit = int(config.get(INDEXED_COLS_PROPERTY, "32"))
+    return names if limit < 0 else names[:limit]
+
+
+def validate_zorder(snapshot: Snapshot, columns: list[str], *, model: str | None = None) -> None:
+    """Refuse Z-order columns Delta refuses: partition columns, unknown columns, no stats.
+
+    Raises:
+        ConfigError: Naming the model, the column and the valid choices.
+    """
+    names = [f["name"] for f in snapshot.metadata.schema_fields()]
+    partition = set(snapshot.metadata.partition_columns)
+    with_stats = set(_stats_columns(snapshot)) - partition
+    valid = ", ".join(n for n in names if n in with_stats)
+    for column in columns:
+        if column in partition:
+            problem = "is a partition column (Z-order clusters data inside partitions)"
+        elif column not in names:
+            problem = "is not a column of the table"
+        elif column not in with_stats:
+            problem = "has no statistics (see delta.dataSkippingNumIndexedCols)"
+        else:
+            continue
+        raise ConfigError(
+            setting="zorder_by",
+            value=column,
+            fix=f"'{column}' {problem}; choose from: {valid}.",
+            model=model,
+        )
+
+
+def _last_optimize(storage: Storage, *, zorder: bool) -> int | None:
+    for version in reversed(commit_versions(storage)):
+        for action in commit_actions(storage, version):
+            info = action.get("commitInfo")
+            if info is None or info.get("operation") != "OPTIMIZE":
+                continue
+            raw = (info.get("operationParameters") or {}).get("zOrderBy") or "[]"
+            columns = json.loads(raw) if isinstance(raw, str) else raw
+            if bool(columns) == zorder:
+                return version
+    return None
+
+
+def _changed_partitions(storage: Storage, since: int) -> set[tuple[tuple[str, str | None], ...]]:
+    changed = set()
+    for version in commit_versions(storage):
+        if version <= since:
+            continue
+        for action in commit_actions(storage, version):
+            if (add := action.get("add")) is not None and add.get("dataChange", True):
+                changed.add(tuple(sorted((add.get("partitionValues") or {}).items())))
+    return changed
+
+
+def plan_optimize(
+    table: str | Storage,
+    *,
+    zorder_by: list[str] | None = None,
+    where: str | None = None,
+    full: bool = False,
+    target_size_bytes: int | None = None,
+    min_small_files: int = 2,
+    model: str | None = None,
+) -> OptimizePlan:
+    """Plan OPTIMIZE (compaction, or Z-order when ``zorder_by`` is given).
+
+    Args:
+        table: Table location or an open ``Storage``.
+        zorder_by: Z-order columns; empty or None for compaction.
+        where: Predicate on partition columns (``col op literal`` terms joined by AND).
+        full: Consider every selected partition, not only those changed since the last
+            OPTIMIZE of the same kind.
+        target_size_bytes: Target file size; None uses ``delta.targetFileSize``, else the
+            engine default (100 MiB).
+        min_small_files: Compact a partition only when it has at least this many small files.
+        model: The dbt model, for error messages.
+
+    Returns:
+        The plan.
+
+    Raises:
+        ConfigError: For bad Z-order columns, predicates or sizes.
+    """
+    storage = table if isinstance(table, Storage) else open_storage(table)
+    snapshot = read_snapshot(storage)
+    meta = snapshot.metadata
+    columns = list(zorder_by or [])
+    if columns:
+        validate_zorder(snapshot, columns, model=model)
+    if target_size_bytes is not None:
+        target, source = target_size_bytes, "requested"
+    elif TARGET_PROPERTY in meta.configuration:
+        target, source = int(meta.configuration[TARGET_PROPERTY]), "table property"
+    else:
+        target, source = ENGINE_DEFAULT_TARGET_BYTES, "engine default"
+    if target <= 0:
+        raise ConfigError(
+            setting="target_size_bytes", value=target, fix="Use a positive size.", model=model
+        )
+    if min_small_files < 2:
+        raise ConfigError(
+            setting="min_small_files",
+            value=min_small_files,
+            fix="Use 2 or more (one file alone has nothing to be compacted with).",
+            model=model,
+        )
+    names = [f["name"] for f in meta.schema_fields()]
+    types = {f["name"]: f["type"] for f in meta.schema_fields()}
+    filters = (
+        parse_partition_predicate(
+            where, partition_columns=meta.partition_columns, columns=names, model=model
+        )
+        if where
+        else []
+    )
+    since = None if full else _last_optimize(storage, zorder=bool(columns))
+    changed = _changed_partitions(storage, since) if since is not None else None
+    by_partition: dict[tuple[tuple[str, str | None], ...], list[AddFile]] = defaultdict(list)
+    for f in snapshot.files:
+        if matches(filters, f.partition_values, types):
+            by_partition[tuple(sorted(f.partition_values.items()))].append(f)
+    plans = []
+    for key, files in sorted(by_partition.items(), key=lambda kv: str(kv[0])):
+        if changed is not None and key not in changed:
+            plans.append(
+                PartitionPlan(dict(key), len(files), 0, (), "unchanged since the last OPTIMIZE")
+            )
+            continue
+        candidates = files if columns else [f for f in files if f.size_bytes < target]
+        reason = None
+        if not columns and len(candidates) < min_small_files:
+            reason = (
+                f"{len(candidates)} small file(s), fewer than min_small_files={min_small_files}"
+            )
+        bins = () if reason else tuple(_bins(candidates, target, single_bin=bool(columns)))
+        plans.append(PartitionPlan(dict(key), len(files), len(candidates), bins, reason))
+    return OptimizePlan(
+        location=storage.root,
+        version=snapshot.version,
+        zorder_by=tuple(columns),
+        target_size_bytes=target,
+        target_source=source,
+        min_small_files=min_small_files,
+        scope="full" if full else ("incremental" if since is not None else "everything"),
+        since_version=since,
+        where=where,
+        partitions=tuple(plans),
+    )
+
+
+def plan_summary(plan: OptimizePlan) -> dict[str, Any]:
+    """The plan as plain data (partitions with work only)."""
+    return {
+        "version": plan.version,
+        "zorder_by": list(plan.zorder_by),
+        "target_size_bytes": plan.target_size_bytes,
+        "target_source": plan.target_source,
+        "scope": plan.scope,
+        "since_version": plan.since_version,
+        "where": plan.where,
+        "partitions": [
+            {
+                "partition_values": p.partition_values,
+                "bins": [{"files": list(b.files), "bytes": b.bytes} for b in p.bins],
+            }
+            for p in plan.work
+        ],
+        "files_to_rewrite": plan.files_to_rewrite,
+        "bytes_to_rewrite": plan.bytes_to_rewrite,
+    }
