@@ -20,6 +20,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from report import write_section
+
 ROOT = Path(__file__).resolve().parent.parent
 EVERY = 100
 
@@ -124,7 +126,6 @@ def main() -> None:
     theirs = statistics.median(r["seconds"] for r in results["delta-rs"])
     print(json.dumps(results))
     lines = [
-        "<!-- LOG-CLEANUP:BEGIN (written by bench/log_cleanup_bench.py) -->",
         "## Log cleanup: python_ops vs delta-rs `cleanup_metadata`",
         "",
         f"{args.commits:,} commits, a checkpoint every {EVERY} versions, all but the newest "
@@ -139,17 +140,8 @@ def main() -> None:
         "",
         "Both keep the newest expired checkpoint and everything after it; delta-rs wrote no "
         "checksum files here, so the counts are directly comparable.",
-        "<!-- LOG-CLEANUP:END -->",
     ]
-    report = ROOT / "docs" / "benchmarks.md"
-    text = report.read_text() if report.exists() else "# Benchmarks\n\nMachine: 2 cores, 24 GiB.\n"
-    if "<!-- LOG-CLEANUP:BEGIN" in text:
-        head = text[: text.index("<!-- LOG-CLEANUP:BEGIN")]
-        tail = text[text.index("<!-- LOG-CLEANUP:END -->") + len("<!-- LOG-CLEANUP:END -->") :]
-        text = head + "\n".join(lines) + tail
-    else:
-        text = text.rstrip() + "\n\n" + "\n".join(lines) + "\n"
-    report.write_text(text)
+    write_section("LOG-CLEANUP", lines, source="bench/log_cleanup_bench.py")
     print("\n".join(lines))
 
 

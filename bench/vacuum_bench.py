@@ -21,6 +21,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from report import write_section
+
 ROOT = Path(__file__).resolve().parent.parent
 PARTITIONS = 100
 PER_COMMIT = 10_000
@@ -172,7 +174,6 @@ def bench_size(n: int, repeats: int, work: Path) -> dict:
 
 def write_report(rows: list[dict], repeats: int) -> None:
     lines = [
-        "<!-- VACUUM:BEGIN (written by bench/vacuum_bench.py) -->",
         "## VACUUM: identify (dry run) and delete, python_ops on the embedded engine vs delta-rs",
         "",
         f"Partitioned table ({PARTITIONS} partitions), files 60 % live, 20 % expired tombstones, "
@@ -199,16 +200,7 @@ def write_report(rows: list[dict], repeats: int) -> None:
     for r in rows:
         ours, theirs = r["ours_identify_peak_mb"], r["delta-rs_identify_peak_mb"]
         lines.append(f"| {r['files']:,} | {ours:.0f} | {theirs:.0f} |")
-    lines.append("<!-- VACUUM:END -->")
-    report = ROOT / "docs" / "benchmarks.md"
-    text = report.read_text() if report.exists() else "# Benchmarks\n\nMachine: 2 cores, 24 GiB.\n"
-    if "<!-- VACUUM:BEGIN" in text:
-        head = text[: text.index("<!-- VACUUM:BEGIN")]
-        tail = text[text.index("<!-- VACUUM:END -->") + len("<!-- VACUUM:END -->") :]
-        text = head + "\n".join(lines) + tail
-    else:
-        text = text.rstrip() + "\n\n" + "\n".join(lines) + "\n"
-    report.write_text(text)
+    write_section("VACUUM", lines, source="bench/vacuum_bench.py")
 
 
 def main() -> None:

@@ -1,0 +1,20 @@
+"""Write one benchmark's section of docs/benchmarks.md, replacing its previous version."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+REPORT = Path(__file__).resolve().parent.parent / "docs" / "benchmarks.md"
+HEADER = "# Benchmarks\n\nMachine: 2 cores, 24 GiB. Ratios are ours / delta-rs (lower is better).\n"
+
+
+def write_section(marker: str, lines: list[str], *, source: str) -> None:
+    """Replace (or append) the section between ``<!-- MARKER:BEGIN`` and ``<!-- MARKER:END -->``."""
+    begin, end = f"<!-- {marker}:BEGIN", f"<!-- {marker}:END -->"
+    section = "\n".join([f"{begin} (written by {source}) -->", *lines, end])
+    text = REPORT.read_text() if REPORT.exists() else HEADER
+    if begin in text:
+        text = text[: text.index(begin)] + section + text[text.index(end) + len(end) :]
+    else:
+        text = text.rstrip() + "\n\n" + section + "\n"
+    REPORT.write_text(text)
