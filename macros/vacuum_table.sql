@@ -3,21 +3,10 @@
   Usage: dbt run-operation vacuum_table --args '{model: fct_orders, retention_hours: 168}'
 -#}
 {% macro vacuum_table(model, retention_hours=none, dry_run=true, partition_filter=none) %}
-  {%- if model is none -%}
-    {{ exceptions.raise_compiler_error("vacuum_table: pass the model name, e.g. --args '{model: fct_orders}'") }}
-  {%- endif -%}
   {%- if execute -%}
-    {%- set nodes = graph.nodes.values() | selectattr('name', 'equalto', model) | list -%}
-    {%- if nodes | length == 0 -%}
-      {{ exceptions.raise_compiler_error("vacuum_table: no model named '" ~ model ~ "'") }}
-    {%- endif -%}
-    {%- set node = nodes[0] -%}
-    {%- set relation = adapter.get_relation(node.database, node.schema, node.alias) -%}
-    {%- if relation is none -%}
-      {{ exceptions.raise_compiler_error("vacuum_table: '" ~ model ~ "' has not been built yet") }}
-    {%- endif -%}
-    {%- set result = adapter.vacuum(relation, retention_hours, dry_run, partition_filter,
-                                    node.config.get('maintenance_vacuum_allow_short_retention', false)) -%}
+    {%- set built = built_relation(model, 'vacuum_table') -%}
+    {%- set result = adapter.vacuum(built.relation, retention_hours, dry_run, partition_filter,
+          built.node.config.get('maintenance_vacuum_allow_short_retention', false)) -%}
     {{ print("%s %s: %d files, %d bytes, %d directories (retention %s h, version %d)" | format(
           'would delete from' if result.dry_run else 'deleted from', result.relation,
           result.files_found if result.dry_run else result.files_deleted,
