@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 from dbt.adapters.base.meta import available
@@ -144,13 +145,12 @@ class SparkDeltaAdapter(SparkAdapter):
         Raises:
             DbtRuntimeError: When the relation has no Delta table or its log cannot be read.
         """
-        location = self._location_or_fail(relation, "table_health")
-        threshold = small_file_threshold_bytes or DEFAULT_SMALL_FILE_THRESHOLD_BYTES
-        try:
-            health = table_health(location, small_file_threshold_bytes=int(threshold))
-        except MaintenanceError as err:
-            raise DbtRuntimeError(f"table_health of {relation}: {err}") from err
-        return {"relation": str(relation), **health.to_dict()}
+        threshold = int(small_file_threshold_bytes or DEFAULT_SMALL_FILE_THRESHOLD_BYTES)
+        return self._run_op(
+            relation,
+            "table_health",
+            lambda location: table_health(location, small_file_threshold_bytes=threshold),
+        )
 
     def _spark_session(self, op: str) -> Any:
         """The Spark session of this thread's connection (``method: session`` only)."""
@@ -163,14 +163,25 @@ class SparkDeltaAdapter(SparkAdapter):
             )
         return engine.spark
 
-    def _location_or_fail(self, relation: BaseRelation, op: str) -> str:
+    def _run_op(
+        self, relation: BaseRelation, op: str, call: Callable[[str], Any]
+    ) -> dict[str, Any]:
+        """Find the relation's Delta location, run one op on it, return its result as a dict.
+
+        Raises:
+            DbtRuntimeError: When the relation has no table, or with the op's own message.
+        """
         location: str | None = self.table_location(relation)
         if location is None:
             raise DbtRuntimeError(
                 f"{op}: {relation} has no table location; build the model first "
                 "(views have no Delta table)."
             )
-        return location
+        try:
+            result = call(location)
+        except MaintenanceError as err:
+            raise DbtRuntimeError(f"{op} of {relation}: {err}") from err
+        return {"relation": str(relation), **result.to_dict()}
 
     @available.parse_none
     def vacuum(
@@ -196,20 +207,20 @@ class SparkDeltaAdapter(SparkAdapter):
         Raises:
             DbtRuntimeError: With the op's message when it refuses or fails.
         """
-        location = self._location_or_fail(relation, "vacuum")
-        try:
-            result = vacuum(
+        spark = self._spark_session("vacuum")
+        return self._run_op(
+            relation,
+            "vacuum",
+            lambda location: vacuum(
                 location,
-                spark=self._spark_session("vacuum"),
+                spark=spark,
                 retention_hours=retention_hours,
                 dry_run=dry_run,
                 partition_filter=partition_filter,
                 allow_short_retention=allow_short_retention,
                 model=relation.identifier,
-            )
-        except MaintenanceError as err:
-            raise DbtRuntimeError(f"vacuum of {relation}: {err}") from err
-        return {"relation": str(relation), **result.to_dict()}
+            ),
+        )
 
     @available.parse_none
     def cleanup_logs(
@@ -239,23 +250,21 @@ class SparkDeltaAdapter(SparkAdapter):
         Raises:
             DbtRuntimeError: With the op's message when it refuses or fails.
         """
-        location = self._location_or_fail(relation, "cleanup_logs")
-        try:
-            policy = policy_properties(
-                log_retention_days=retention_days,
-                deleted_file_retention_hours=deleted_file_retention_hours,
-            )
-            result = cleanup_logs(
+        return self._run_op(
+            relation,
+            "cleanup_logs",
+            lambda location: cleanup_logs(
                 location,
                 retention_days=retention_days,
                 dry_run=dry_run,
                 force=force,
-                record_policy=policy,
+                record_policy=policy_properties(
+                    log_retention_days=retention_days,
+                    deleted_file_retention_hours=deleted_file_retention_hours,
+                ),
                 model=relation.identifier,
-            )
-        except MaintenanceError as err:
-            raise DbtRuntimeError(f"cleanup_logs of {relation}: {err}") from err
-        return {"relation": str(relation), **result.to_dict()}
+            ),
+        )
 
     @available.parse_none
     def optimize(
@@ -285,9 +294,10 @@ class SparkDeltaAdapter(SparkAdapter):
         Raises:
             DbtRuntimeError: With the op's message when it refuses or fails.
         """
-        location = self._location_or_fail(relation, "optimize")
-        try:
-            result = optimize(
+        return self._run_op(
+            relation,
+            "optimize",
+            lambda location: optimize(
                 location,
                 zorder_by=zorder_by,
                 where=where,
@@ -296,7 +306,5 @@ class SparkDeltaAdapter(SparkAdapter):
                 min_small_files=min_small_files,
                 dry_run=dry_run,
                 model=relation.identifier,
-            )
-        except MaintenanceError as err:
-            raise DbtRuntimeError(f"optimize of {relation}: {err}") from err
-        return {"relation": str(relation), **result.to_dict()}
+            ),
+        )
