@@ -114,10 +114,6 @@ def select_expired(
     return kept, [f for f in candidates if (f.version or 0) < kept]
 
 
-def _kind(f: LogFile) -> str:
-    return {"commit": "commit", "checksum": "checksum", "checkpoint": "checkpoint"}[f.kind.value]
-
-
 def _last_checkpoint_version(storage: Storage) -> int | None:
     try:
         data = json.loads(storage.read_bytes(f"{LOG_DIR}/{LAST_CHECKPOINT}"))
@@ -322,7 +318,7 @@ def _cleanup(
             oldest_version_kept=_oldest_readable(files),
         )
     kept, expired = select_expired(files, cutoff_ms=cutoff, last_checkpoint=last)
-    selected = [LogFileToDelete(f.path, f.version, _kind(f), f.size_bytes) for f in expired]
+    selected = [LogFileToDelete(f.path, f.version, f.kind.value, f.size_bytes) for f in expired]
     if kept is not None:
         selected += _orphan_sidecars(storage, files, expired, cutoff)
     deleted, deleted_bytes, failures = (0, 0, 0)
@@ -371,11 +367,11 @@ def _needs_checkpoint(files: list[LogFile], last_checkpoint: int | None, cutoff_
 
 
 def _oldest_readable(files: list[LogFile]) -> int | None:
-    versions = {f.version for f in files if f.kind is LogFileKind.COMMIT}
+    versions = {f.version for f in files if f.kind is LogFileKind.COMMIT and f.version is not None}
     if 0 in versions:
         return 0
     checkpoints = complete_checkpoints(files)
-    return min(checkpoints) if checkpoints else (min(versions) if versions else None)  # type: ignore[type-var]
+    return min(checkpoints) if checkpoints else min(versions, default=None)
 
 
 def _orphan_sidecars(

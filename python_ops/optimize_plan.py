@@ -182,28 +182,31 @@ def validate_zorder(snapshot: Snapshot, columns: list[str], *, model: str | None
         )
 
 
-def _last_optimize(storage: Storage, *, zorder: bool) -> int | None:
+def _changes_since_last_optimize(
+    storage: Storage, *, zorder: bool
+) -> tuple[int | None, set[tuple[tuple[str, str | None], ...]]]:
+    """The last OPTIMIZE of the same kind and the partitions data was added to since.
+
+    One pass over the commits, newest first, each read once.
+
+    Returns:
+        (version of that OPTIMIZE or None when the log has none, changed partitions).
+    """
+    changed: set[tuple[tuple[str, str | None], ...]] = set()
     for version in reversed(commit_versions(storage)):
-        for action in commit_actions(storage, version):
+        actions = commit_actions(storage, version)
+        for action in actions:
             info = action.get("commitInfo")
             if info is None or info.get("operation") != "OPTIMIZE":
                 continue
             raw = (info.get("operationParameters") or {}).get("zOrderBy") or "[]"
             columns = json.loads(raw) if isinstance(raw, str) else raw
             if bool(columns) == zorder:
-                return version
-    return None
-
-
-def _changed_partitions(storage: Storage, since: int) -> set[tuple[tuple[str, str | None], ...]]:
-    changed = set()
-    for version in commit_versions(storage):
-        if version <= since:
-            continue
-        for action in commit_actions(storage, version):
+                return version, changed
+        for action in actions:
             if (add := action.get("add")) is not None and add.get("dataChange", True):
                 changed.add(tuple(sorted((add.get("partitionValues") or {}).items())))
-    return changed
+    return None, changed
 
 
 def plan_optimize(
@@ -267,8 +270,10 @@ def plan_optimize(
         if where
         else []
     )
-    since = None if full else _last_optimize(storage, zorder=bool(columns))
-    changed = _changed_partitions(storage, since) if since is not None else None
+    since, changed_since = (
+        (None, set()) if full else _changes_since_last_optimize(storage, zorder=bool(columns))
+    )
+    changed = changed_since if since is not None else None
     by_partition: dict[tuple[tuple[str, str | None], ...], list[AddFile]] = defaultdict(list)
     for f in snapshot.files:
         if matches(filters, f.partition_values, types):
