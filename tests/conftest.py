@@ -18,6 +18,11 @@ ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = Path(
     os.environ.get("DELTA_FIXTURES", ROOT.parent / "shared" / "fixtures" / "delta-tables")
 )
+if not FIXTURES.is_dir():
+    raise pytest.UsageError(
+        f"Delta fixture tables not found at {FIXTURES}: check out shared/ beside the project "
+        "or set DELTA_FIXTURES to its fixtures/delta-tables directory."
+    )
 
 
 @pytest.fixture
