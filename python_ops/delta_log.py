@@ -94,7 +94,9 @@ def _json_lines(data: bytes, where: str) -> Iterator[dict[str, Any]]:
             yield action
 
 
-def _read_parquet_actions(data: bytes, where: str) -> Iterator[dict[str, Any]]:
+def _read_parquet_actions(
+    data: bytes, where: str, *, with_stats: bool = False
+) -> Iterator[dict[str, Any]]:
     """Yield single-key action dicts from a checkpoint or sidecar parquet file."""
     import pyarrow as pa
     import pyarrow.parquet as pq
@@ -105,7 +107,7 @@ def _read_parquet_actions(data: bytes, where: str) -> Iterator[dict[str, Any]]:
         raise DeltaLogError(f"{where}: not a readable parquet checkpoint ({err})") from err
     schema = pf.schema_arrow
     wanted: dict[str, tuple[str, ...] | None] = {
-        "add": _ADD_FIELDS,
+        "add": (*_ADD_FIELDS, "stats") if with_stats else _ADD_FIELDS,
         "remove": _REMOVE_FIELDS,
         "metaData": None,
         "protocol": None,
@@ -185,12 +187,16 @@ def _commit_info(version: int, actions: list[dict[str, Any]], mtime_ms: int) -> 
     return CommitInfo(version, mtime_ms, None, {}, {})
 
 
-def read_snapshot(location: str | Storage, *, version: int | None = None) -> Snapshot:
+def read_snapshot(
+    location: str | Storage, *, version: int | None = None, with_stats: bool = False
+) -> Snapshot:
     """Reconstruct a table's snapshot from its Delta log.
 
     Args:
         location: Table location (path or URI) or an open ``Storage`` rooted at it.
         version: The version to read; the latest when None.
+        with_stats: Also read file statistics from checkpoints (commits always carry them);
+            off by default because they dominate the size of big checkpoints.
 
     Returns:
         The snapshot.
@@ -222,11 +228,12 @@ def read_snapshot(location: str | Storage, *, version: int | None = None) -> Sna
     replay = _Replay(root)
     if start is not None:
         for part in checkpoints[start]:
-            for action in _checkpoint_actions(storage, part):
+            for action in _checkpoint_actions(storage, part, with_stats=with_stats):
                 replay.apply(action)
         for sidecar in replay.sidecars:
             data = storage.read_bytes(f"{SIDECAR_DIR}/{sidecar}")
-            for action in _read_parquet_actions(data, f"{root}/{SIDECAR_DIR}/{sidecar}"):
+            where = f"{root}/{SIDECAR_DIR}/{sidecar}"
+            for action in _read_parquet_actions(data, where, with_stats=with_stats):
                 replay.apply(action)
     first = 0 if start is None else start + 1
     missing = [v for v in range(first, target + 1) if v not in commits]
@@ -277,12 +284,14 @@ def checkpoint_sidecars(storage: Storage, part: LogFile) -> list[str]:
     ]
 
 
-def _checkpoint_actions(storage: Storage, part: LogFile) -> Iterator[dict[str, Any]]:
+def _checkpoint_actions(
+    storage: Storage, part: LogFile, *, with_stats: bool = False
+) -> Iterator[dict[str, Any]]:
     data = storage.read_bytes(part.path)
     where = f"{storage.root}/{part.path}"
     if part.name.endswith(".json"):
         return _json_lines(data, where)
-    return _read_parquet_actions(data, where)
+    return _read_parquet_actions(data, where, with_stats=with_stats)
 
 
 def read_history(location: str | Storage, *, limit: int | None = None) -> list[CommitInfo]:

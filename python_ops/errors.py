@@ -44,3 +44,17 @@ class ConfigError(MaintenanceError):
 
 class EngineError(MaintenanceError):
     """The Spark engine could not be started, reached or used as configured."""
+
+
+class OptimizeConflictError(MaintenanceError):
+    """A concurrent commit removed files being compacted; that partition was not committed.
+
+    Args:
+        message: What happened and what is left behind.
+        result: What OPTIMIZE committed before the conflict (an ``OptimizeResult``), with the
+            failed partitions and the untracked files the failed attempt wrote.
+    """
+
+    def __init__(self, message: str, *, result: object = None):
+        self.result = result
+        super().__init__(message)

@@ -1,28 +1,51 @@
-"""OPTIMIZE: our plan (``python_ops.optimize_plan``), executed and committed by delta-rs.
+"""OPTIMIZE: our plan (``python_ops.optimize_plan``) executed by a real Delta writer.
 
-Each partition with work goes to delta-rs's ``optimize.compact`` (or ``optimize.z_order``) with
-partition filters selecting exactly that partition and the planned target size. delta-rs writes
-the new files and commits ``remove``/``add`` actions with ``dataChange=false`` and operation
-``OPTIMIZE``; its conflict checker lets concurrent appends through and fails when a concurrent
-commit removed a file being compacted. Such a failure is reported cleanly: nothing of that
-partition is committed, and files the failed attempt wrote are untracked, left for VACUUM.
+- Compaction: each partition with work goes to delta-rs's ``optimize.compact`` with partition
+  filters selecting exactly that partition and the planned target size. delta-rs writes the
+  files and commits ``OPTIMIZE`` with ``dataChange=false``.
+- Z-order: our clustering (``python_ops.zorder_rewrite``: range ids per column, interleaved),
+  committed through delta-rs's transaction API on the planned snapshot version.
+- On a Spark session with Delta (delta-spark), both go to ``DeltaTable.optimize()`` instead.
+
+Conflicts (SPEC §3.7): delta-rs's conflict checker lets concurrent appends through and fails a
+commit when a concurrent commit removed one of its input files. We then retry the partition
+only when every planned input file is still live (``max_retries``); otherwise the op fails
+cleanly with ``OptimizeConflictError``, whose ``result`` lists the partitions committed, the
+one that failed and the untracked files the failed attempt wrote (left for VACUUM).
 """
 
 from __future__ import annotations
 
 import json
+import posixpath
 import time
+from dataclasses import dataclass
 from typing import Any
 
+from python_ops.actions import AddFile
 from python_ops.audit import audit_record
-from python_ops.errors import MaintenanceError
-from python_ops.optimize_plan import OptimizePlan, plan_optimize, plan_summary
+from python_ops.delta_log import read_snapshot
+from python_ops.errors import OptimizeConflictError
+from python_ops.optimize_plan import OptimizePlan, PartitionPlan, plan_optimize, plan_summary
+from python_ops.optimize_plan import stats_columns as indexed_columns
 from python_ops.results import OptimizeResult
-from python_ops.storage import open_storage
+from python_ops.storage import Storage, open_storage
+from python_ops.zorder_rewrite import WrittenFile, check_supported, commit_rewrite, write_clustered
+
+WRITER_COMPACT = "delta-rs optimize.compact"
+WRITER_ZORDER = "python_ops z-order + delta-rs commit"
+WRITER_SPARK = "delta-spark DeltaTable.optimize()"
 
 
-class OptimizeConflictError(MaintenanceError):
-    """A concurrent commit removed files being compacted; the partition was not committed."""
+@dataclass(frozen=True)
+class _Outcome:
+    version: int | None
+    files_added: int
+    files_removed: int
+    bytes_added: int
+    bytes_removed: int
+    considered: int
+    skipped: int
 
 
 def _metric(metrics: dict[str, Any], name: str, field: str) -> int:
@@ -31,43 +54,173 @@ def _metric(metrics: dict[str, Any], name: str, field: str) -> int:
     return int(value.get(field) or 0)
 
 
-def execute_plan(
-    plan: OptimizePlan, *, max_concurrent_tasks: int | None = None
-) -> list[dict[str, Any]]:
-    """Hand every partition with work to delta-rs; return each call's metrics and version.
-
-    Raises:
-        OptimizeConflictError: When delta-rs refuses a commit because of a concurrent change.
-    """
+def _compact(
+    plan: OptimizePlan, partition: PartitionPlan, workers: int | None, read_version: int
+) -> _Outcome:
     from deltalake import DeltaTable
 
-    table = DeltaTable(plan.location)
-    outcomes: list[dict[str, Any]] = []
+    # planned on read_version: delta-rs checks every later commit for conflicts
+    table = DeltaTable(plan.location, version=read_version)
+    metrics = table.optimize.compact(
+        partition_filters=partition.filters or None,
+        target_size=plan.target_size_bytes,
+        max_concurrent_tasks=workers,
+    )
+    added = int(metrics.get("numFilesAdded") or 0)
+    return _Outcome(
+        version=int(DeltaTable(plan.location).version()) if added else None,
+        files_added=added,
+        files_removed=int(metrics.get("numFilesRemoved") or 0),
+        bytes_added=_metric(metrics, "filesAdded", "totalSize"),
+        bytes_removed=_metric(metrics, "filesRemoved", "totalSize"),
+        considered=int(metrics.get("totalConsideredFiles") or 0),
+        skipped=int(metrics.get("totalFilesSkipped") or 0),
+    )
+
+
+def _zorder_commit(
+    plan: OptimizePlan,
+    partition: PartitionPlan,
+    inputs: list[AddFile],
+    written: list[WrittenFile],
+    read_version: int,
+) -> _Outcome:
+    version = commit_rewrite(
+        plan.location,
+        read_version=read_version,
+        partition_columns=list(partition.partition_values),
+        partition_values=partition.partition_values,
+        added=written,
+        removed=inputs,
+        parameters={
+            "zOrderBy": json.dumps(list(plan.zorder_by)),
+            "predicate": json.dumps([plan.where] if plan.where else []),
+            "targetSize": str(plan.target_size_bytes),
+        },
+    )
+    return _Outcome(
+        version=version,
+        files_added=len(written),
+        files_removed=len(inputs),
+        bytes_added=sum(f.size_bytes for f in written),
+        bytes_removed=sum(f.size_bytes for f in inputs),
+        considered=len(inputs),
+        skipped=0,
+    )
+
+
+def _untracked_since(storage: Storage, partition_files: list[str], since_ms: int) -> list[str]:
+    """Files in the partition's directory that the table does not reference, written since."""
+    directory = posixpath.dirname(partition_files[0]) if partition_files else ""
+    live = {f.relative_path for f in read_snapshot(storage).files}
+    return sorted(
+        e.path
+        for e in storage.list_dir(directory)
+        if not e.is_dir
+        and e.path.endswith(".parquet")
+        and e.path not in live
+        and e.modification_time_ms >= since_ms - 1000
+    )
+
+
+def _spark_has_delta(spark: Any) -> bool:
+    """True for a classic Spark session with delta-spark's classes on its classpath."""
+    jvm = getattr(getattr(spark, "_sc", None), "_jvm", None)
+    if jvm is None:
+        return False
+    try:
+        jvm.java.lang.Class.forName("io.delta.tables.DeltaTable")
+        return True
+    except Exception:  # py4j raises its own error type for a missing class
+        return False
+
+
+def _run_with_delta_spark(spark: Any, plan: OptimizePlan) -> list[int]:
+    """Hand the plan's scope to delta-spark's own OPTIMIZE (thin: its API, our scope)."""
+    from delta.tables import DeltaTable as SparkDeltaTable
+
+    versions = []
     for partition in plan.work:
-        filters = partition.filters or None
-        try:
-            if plan.zorder_by:
-                metrics = table.optimize.z_order(
-                    list(plan.zorder_by),
-                    partition_filters=filters,
-                    target_size=plan.target_size_bytes,
-                    max_concurrent_tasks=max_concurrent_tasks,
+        builder = SparkDeltaTable.forPath(spark, plan.location).optimize()
+        predicate = " AND ".join(
+            f"`{k}` = '{v}'" if v is not None else f"`{k}` IS NULL"
+            for k, v in partition.partition_values.items()
+        )
+        if predicate:
+            builder = builder.where(predicate)
+        if plan.zorder_by:
+            builder.executeZOrderBy(*plan.zorder_by)
+        else:
+            builder.executeCompaction()
+        versions.append(read_snapshot(plan.location).version)
+    return versions
+
+
+def _execute(
+    plan: OptimizePlan, *, max_retries: int, workers: int | None, failures: list[dict[str, Any]]
+) -> tuple[list[_Outcome], int, list[str]]:
+    """Run every partition of the plan; stop at the first conflict that cannot be retried."""
+    from deltalake.exceptions import CommitFailedError
+
+    storage = open_storage(plan.location)
+    snapshot = read_snapshot(storage, version=plan.version)
+    files_by_path = {f.relative_path: f for f in snapshot.files}
+    if plan.zorder_by:
+        check_supported(snapshot.metadata.configuration, list(snapshot.files))
+    columns = indexed_columns(snapshot)
+    outcomes: list[_Outcome] = []
+    retries = 0
+    untracked: list[str] = []
+    for partition in plan.work:
+        planned = [p for b in partition.bins for p in b.files]
+        inputs = [files_by_path[p] for p in planned]
+        written: list[WrittenFile] = []
+        read_version = plan.version
+        attempt = 0
+        while True:
+            started_ms = int(time.time() * 1000)
+            try:
+                if plan.zorder_by:
+                    if not written:
+                        written = write_clustered(
+                            storage,
+                            inputs,
+                            columns=list(plan.zorder_by),
+                            target_size_bytes=plan.target_size_bytes,
+                            stats_columns=columns,
+                        )
+                    outcomes.append(_zorder_commit(plan, partition, inputs, written, read_version))
+                else:
+                    outcomes.append(_compact(plan, partition, workers, read_version))
+                break
+            except CommitFailedError as err:  # delta-rs's conflict checker said no
+                latest = read_snapshot(storage)
+                live = {f.relative_path for f in latest.files}
+                still_live = all(p in live for p in planned)
+                if still_live and attempt < max_retries:
+                    # the conflict did not touch our inputs: the same rewrite is still right
+                    attempt += 1
+                    retries += 1
+                    read_version = latest.version
+                    if not plan.zorder_by:
+                        untracked += _untracked_since(storage, planned, started_ms)
+                    continue
+                lost = untracked + (
+                    [f.path for f in written]
+                    if plan.zorder_by
+                    else _untracked_since(storage, planned, started_ms)
                 )
-            else:
-                metrics = table.optimize.compact(
-                    partition_filters=filters,
-                    target_size=plan.target_size_bytes,
-                    max_concurrent_tasks=max_concurrent_tasks,
+                untracked = lost
+                failures.append(
+                    {
+                        "partition_values": partition.partition_values,
+                        "reason": str(err),
+                        "inputs_still_live": still_live,
+                        "attempts": attempt + 1,
+                    }
                 )
-        except Exception as err:  # delta-rs raises CommitFailedError and others
-            where = ", ".join(f"{k}={v}" for k, v in partition.partition_values.items()) or "table"
-            raise OptimizeConflictError(
-                f"OPTIMIZE of {plan.location} ({where}) was not committed: {err}. Committed "
-                f"partitions so far: {len(outcomes)}. Files the failed attempt wrote are not "
-                "referenced by the table; VACUUM removes them after the retention period."
-            ) from err
-        outcomes.append({"metrics": metrics, "version": table.version()})
-    return outcomes
+                return outcomes, retries, untracked
+    return outcomes, retries, untracked
 
 
 def optimize(
@@ -79,7 +232,9 @@ def optimize(
     target_size_bytes: int | None = None,
     min_small_files: int = 2,
     dry_run: bool = False,
+    max_retries: int = 1,
     max_concurrent_tasks: int | None = None,
+    spark: Any = None,
     model: str | None = None,
 ) -> OptimizeResult:
     """Plan and run OPTIMIZE (compaction, or Z-order when ``zorder_by`` is given).
@@ -92,7 +247,10 @@ def optimize(
         target_size_bytes: Target file size (None: table property, else engine default).
         min_small_files: Minimum small files in a partition for compaction to be worth it.
         dry_run: Only plan.
-        max_concurrent_tasks: Writer parallelism (None: number of CPUs).
+        max_retries: Retries of a partition whose commit conflicted while every input file
+            stayed live.
+        max_concurrent_tasks: delta-rs writer parallelism (None: number of CPUs).
+        spark: A Spark session; when it has delta-spark, delta-spark executes the plan.
         model: The dbt model, for messages.
 
     Returns:
@@ -100,7 +258,8 @@ def optimize(
 
     Raises:
         ConfigError: For bad columns, predicates or sizes.
-        OptimizeConflictError: When a concurrent change made a commit impossible.
+        OptimizeConflictError: When a concurrent change removed files being rewritten; its
+            ``result`` says what was committed and which untracked files were left.
     """
     started = time.perf_counter()
     location = open_storage(table).root
@@ -114,37 +273,110 @@ def optimize(
             min_small_files=min_small_files,
             model=model,
         )
-        reason = None if plan.work else "nothing worth rewriting in scope"
-        outcomes = (
-            []
-            if dry_run or not plan.work
-            else execute_plan(plan, max_concurrent_tasks=max_concurrent_tasks)
-        )
     except Exception as err:
         audit_record(
             "optimize",
             location,
             "failed",
-            {"model": model, "zorder_by": zorder_by, "where": where, "error": str(err)},
+            {"model": model, "zorder_by": zorder_by, "error": str(err)},
         )
         raise
-    metrics = [o["metrics"] for o in outcomes]
+    return execute(
+        plan,
+        dry_run=dry_run,
+        max_retries=max_retries,
+        max_concurrent_tasks=max_concurrent_tasks,
+        spark=spark,
+        model=model,
+        started=started,
+    )
+
+
+def execute(
+    plan: OptimizePlan,
+    *,
+    dry_run: bool = False,
+    max_retries: int = 1,
+    max_concurrent_tasks: int | None = None,
+    spark: Any = None,
+    model: str | None = None,
+    started: float | None = None,
+) -> OptimizeResult:
+    """Run a plan made by ``plan_optimize``; commits are conflict-checked from its version.
+
+    Args:
+        plan: The plan.
+        dry_run: Only report the plan.
+        max_retries: Retries of a partition whose commit conflicted while every input file
+            stayed live.
+        max_concurrent_tasks: delta-rs writer parallelism (None: number of CPUs).
+        spark: A Spark session; when it has delta-spark, delta-spark executes the plan.
+        model: The dbt model, for messages.
+        started: ``time.perf_counter()`` when the op started (for the duration).
+
+    Returns:
+        What was committed.
+
+    Raises:
+        OptimizeConflictError: When a concurrent change removed files being rewritten.
+    """
+    started = time.perf_counter() if started is None else started
+    location = plan.location
+    params = {"model": model, "zorder_by": list(plan.zorder_by), "where": plan.where}
+    failures: list[dict[str, Any]] = []
+    retries = 0
+    untracked: list[str] = []
+    use_spark = spark is not None and not dry_run and _spark_has_delta(spark)
+    writer = WRITER_SPARK if use_spark else WRITER_ZORDER if plan.zorder_by else WRITER_COMPACT
+    outcomes: list[_Outcome] = []
+    try:
+        if plan.work and not dry_run:
+            if use_spark:
+                outcomes = [
+                    _Outcome(v, 0, 0, 0, 0, 0, 0) for v in _run_with_delta_spark(spark, plan)
+                ]
+            else:
+                outcomes, retries, untracked = _execute(
+                    plan, max_retries=max_retries, workers=max_concurrent_tasks, failures=failures
+                )
+    except Exception as err:
+        audit_record("optimize", location, "failed", {**params, "error": str(err)})
+        raise
     result = OptimizeResult(
         location=location,
         dry_run=dry_run,
         zorder_by=plan.zorder_by,
         plan=plan_summary(plan),
-        skipped_reason=reason,
+        skipped_reason=None if plan.work else "nothing worth rewriting in scope",
         version_before=plan.version,
-        commits=tuple(o["version"] for o in outcomes if o["metrics"].get("numFilesAdded")),
-        num_files_added=sum(int(m.get("numFilesAdded") or 0) for m in metrics),
-        num_files_removed=sum(int(m.get("numFilesRemoved") or 0) for m in metrics),
-        bytes_added=sum(_metric(m, "filesAdded", "totalSize") for m in metrics),
-        bytes_removed=sum(_metric(m, "filesRemoved", "totalSize") for m in metrics),
-        partitions_optimized=sum(int(m.get("partitionsOptimized") or 0) for m in metrics),
-        total_considered_files=sum(int(m.get("totalConsideredFiles") or 0) for m in metrics),
-        total_files_skipped=sum(int(m.get("totalFilesSkipped") or 0) for m in metrics),
+        commits=tuple(o.version for o in outcomes if o.version is not None),
+        num_files_added=sum(o.files_added for o in outcomes),
+        num_files_removed=sum(o.files_removed for o in outcomes),
+        bytes_added=sum(o.bytes_added for o in outcomes),
+        bytes_removed=sum(o.bytes_removed for o in outcomes),
+        partitions_optimized=sum(1 for o in outcomes if o.version is not None),
+        total_considered_files=sum(o.considered for o in outcomes),
+        total_files_skipped=sum(o.skipped for o in outcomes),
         duration_s=time.perf_counter() - started,
+        writer=writer,
+        retries=retries,
+        failed_partitions=tuple(failures),
+        untracked_files=tuple(untracked),
     )
-    audit_record("optimize", location, "succeeded", {"model": model, **result.to_dict()})
+    if failures:
+        failed = failures[0]
+        audit_record("optimize", location, "failed", {**params, **result.to_dict()})
+        raise OptimizeConflictError(
+            f"OPTIMIZE of {location} ({_where_values(failed['partition_values'])}) was not "
+            f"committed: {failed['reason']}. Partitions committed before it: "
+            f"{result.partitions_optimized}. {len(result.untracked_files)} file(s) the failed "
+            "attempt wrote are not referenced by the table; VACUUM removes them after the "
+            "retention period.",
+            result=result,
+        )
+    audit_record("optimize", location, "succeeded", {**params, **result.to_dict()})
     return result
+
+
+def _where_values(values: dict[str, str | None]) -> str:
+    return ", ".join(f"{k}={v}" for k, v in values.items()) or "table"

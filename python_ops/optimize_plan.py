@@ -17,6 +17,7 @@ from python_ops.errors import ConfigError
 from python_ops.partition_filters import Filter, matches, parse_partition_predicate
 from python_ops.storage import Storage, open_storage
 
+OPERATION_MARKER = "python_ops.operation"  # our Z-order commits (python_ops.zorder_rewrite)
 ENGINE_DEFAULT_TARGET_BYTES = 100 * 1024 * 1024  # delta-rs's default target file size
 TARGET_PROPERTY = "delta.targetFileSize"
 STATS_COLUMNS_PROPERTY = "delta.dataSkippingStatsColumns"
@@ -28,7 +29,7 @@ class Bin:
     """Files rewritten together into (about) one target-size file.
 
     Attributes:
-        files: Paths (relative) of the files in the bin.
+        files: Paths of the files in the bin (decoded, relative to the table root).
         bytes: Their total size.
     """
 
@@ -56,8 +57,12 @@ class PartitionPlan:
 
     @property
     def filters(self) -> list[Filter]:
-        """Partition filters selecting exactly this partition (for the Delta writer)."""
-        return [(c, "=", v) for c, v in self.partition_values.items() if v is not None]
+        """Partition filters selecting exactly this partition (for the Delta writer).
+
+        delta-rs cannot encode a null filter value; ``''`` selects the null partition (Delta
+        stores empty-string partition values as null, so no other partition can match).
+        """
+        return [(c, "=", "" if v is None else v) for c, v in self.partition_values.items()]
 
 
 @dataclass(frozen=True)
@@ -125,27 +130,31 @@ class OptimizePlan:
         return "\n".join(lines)
 
 
+def _rel(f: AddFile) -> str:
+    return f.relative_path if f.relative_path is not None else f.path
+
+
 def _bins(files: list[AddFile], target: int, *, single_bin: bool) -> list[Bin]:
     """Greedy bins over files sorted by size: close a bin when the next file would overflow."""
     if single_bin:
         return (
-            [Bin(tuple(f.path for f in files), sum(f.size_bytes for f in files))] if files else []
+            [Bin(tuple(_rel(f) for f in files), sum(f.size_bytes for f in files))] if files else []
         )
     bins: list[Bin] = []
     current: list[AddFile] = []
     size = 0
     for f in sorted(files, key=lambda f: (f.size_bytes, f.path)):
         if current and size + f.size_bytes > target:
-            bins.append(Bin(tuple(x.path for x in current), size))
+            bins.append(Bin(tuple(_rel(x) for x in current), size))
             current, size = [], 0
         current.append(f)
         size += f.size_bytes
     if current:
-        bins.append(Bin(tuple(x.path for x in current), size))
+        bins.append(Bin(tuple(_rel(x) for x in current), size))
     return [b for b in bins if len(b.files) > 1]  # a single file gains nothing
 
 
-def _stats_columns(snapshot: Snapshot) -> list[str]:
+def stats_columns(snapshot: Snapshot) -> list[str]:
     """Columns Delta collects min/max statistics for (its data-skipping rule)."""
     config = snapshot.metadata.configuration
     names = [f["name"] for f in snapshot.metadata.schema_fields()]
@@ -163,7 +172,7 @@ def validate_zorder(snapshot: Snapshot, columns: list[str], *, model: str | None
     """
     names = [f["name"] for f in snapshot.metadata.schema_fields()]
     partition = set(snapshot.metadata.partition_columns)
-    with_stats = set(_stats_columns(snapshot)) - partition
+    with_stats = set(stats_columns(snapshot)) - partition
     valid = ", ".join(n for n in names if n in with_stats)
     for column in columns:
         if column in partition:
@@ -197,7 +206,10 @@ def _changes_since_last_optimize(
         actions = commit_actions(storage, version)
         for action in actions:
             info = action.get("commitInfo")
-            if info is None or info.get("operation") != "OPTIMIZE":
+            if info is None or "OPTIMIZE" not in (
+                info.get("operation"),
+                info.get(OPERATION_MARKER),
+            ):
                 continue
             raw = (info.get("operationParameters") or {}).get("zOrderBy") or "[]"
             columns = json.loads(raw) if isinstance(raw, str) else raw

@@ -248,6 +248,12 @@ class OptimizeResult:
         total_considered_files: Files the writer considered.
         total_files_skipped: Files the writer left as they were.
         duration_s: Seconds for planning and execution.
+        writer: What rewrote and committed (``delta-rs compact``, ``python_ops z-order +
+            delta-rs commit``, ``delta-spark``).
+        retries: Commits retried after a conflict that left every input file live.
+        failed_partitions: Partitions not committed because of a conflict, with the reason.
+        untracked_files: Files written by failed attempts; not part of the table, VACUUM
+            removes them after the retention period.
     """
 
     location: str
@@ -265,6 +271,10 @@ class OptimizeResult:
     total_considered_files: int
     total_files_skipped: int
     duration_s: float
+    writer: str = ""
+    retries: int = 0
+    failed_partitions: tuple[dict[str, Any], ...] = ()
+    untracked_files: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         """The result as plain data."""

@@ -13,6 +13,7 @@ import posixpath
 import stat
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
+from typing import Any
 from urllib.parse import unquote, urlparse
 
 from python_ops.errors import StorageError
@@ -178,6 +179,17 @@ class Storage(ABC):
         """Return the local filesystem path of ``rel``, or None on remote storage."""
         return None
 
+    @abstractmethod
+    def arrow_path(self, rel: str) -> tuple[Any, str]:
+        """The ``pyarrow.fs`` filesystem and its path for ``rel``, to read and write Parquet.
+
+        Args:
+            rel: File path relative to the root.
+
+        Returns:
+            (filesystem, path on it).
+        """
+
 
 class LocalStorage(Storage):
     """A local directory tree, listed with ``os.scandir`` without following symlinks."""
@@ -220,6 +232,11 @@ class LocalStorage(Storage):
             raise
         except OSError as err:
             raise StorageError(f"cannot read {path}: {err}") from err
+
+    def arrow_path(self, rel: str) -> tuple[Any, str]:  # noqa: D102
+        from pyarrow import fs as pafs
+
+        return pafs.LocalFileSystem(), self._abs(rel)
 
     def local_path(self, rel: str) -> str | None:  # noqa: D102
         return self._abs(rel)
@@ -301,6 +318,9 @@ class ArrowStorage(Storage):
             if "not found" in str(err).lower() or "does not exist" in str(err).lower():
                 raise FileNotFoundError(path) from err
             raise StorageError(f"cannot read {path}: {err}") from err
+
+    def arrow_path(self, rel: str) -> tuple[Any, str]:  # noqa: D102
+        return self._fs, self._abs(rel)
 
     def _remove_file(self, clean: str) -> bool:
         return self._delete(clean, directory=False)

@@ -1,0 +1,221 @@
+"""Z-order rewrite of one partition: read, cluster (``python_ops.zorder``), write, commit.
+
+The clustering is ours because delta-rs's Z-order interleaves raw bytes (no skipping on one of
+two typical columns, DESIGN.md). The commit still goes through delta-rs's transaction API
+(``create_write_transaction``) planned on the snapshot version the plan read, so delta-rs's
+conflict checker runs exactly as for its own OPTIMIZE: concurrent appends commit around us, a
+concurrent commit that removed one of our input files fails ours.
+
+What differs from a Delta ``OPTIMIZE`` commit, and why it is safe: delta-rs's transaction API
+records the operation as ``WRITE`` (mode ``Append``) and does not let a caller name it; every
+``add`` and ``remove`` still has ``dataChange=false`` (streaming readers and change feeds see no
+new data), ``isBlindAppend`` is false, the parameters ``zOrderBy`` and ``predicate`` are in
+``operationParameters``, and ``python_ops.operation = OPTIMIZE`` marks the commit so incremental
+scope and the maintenance history recognise it.
+"""
+
+from __future__ import annotations
+
+import math
+import posixpath
+import time
+import uuid
+from dataclasses import dataclass
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from python_ops.actions import AddFile
+from python_ops.delta_log import commit_actions, commit_versions
+from python_ops.errors import DeltaLogError, MaintenanceError
+from python_ops.file_stats import delta_stats
+from python_ops.optimize_plan import OPERATION_MARKER
+from python_ops.storage import Storage, open_storage
+from python_ops.zorder import zorder_sort
+
+RUN_MARKER = "python_ops.run"
+
+
+class ZOrderUnsupportedError(MaintenanceError):
+    """The table uses a feature our Z-order rewrite does not read or write faithfully."""
+
+
+@dataclass(frozen=True)
+class WrittenFile:
+    """A Parquet file the rewrite wrote (not yet committed).
+
+    Attributes:
+        path: Decoded path relative to the table root.
+        size_bytes: File size.
+        rows: Rows in the file.
+        stats: Delta statistics JSON.
+    """
+
+    path: str
+    size_bytes: int
+    rows: int
+    stats: str
+
+
+def check_supported(configuration: dict[str, str], files: list[AddFile]) -> None:
+    """Refuse tables whose files the rewrite cannot read or write faithfully.
+
+    Raises:
+        ZOrderUnsupportedError: For column mapping, deletion vectors or files outside the root.
+    """
+    mode = configuration.get("delta.columnMapping.mode", "none")
+    if mode != "none":
+        raise ZOrderUnsupportedError(
+            f"Z-order of a table with column mapping mode '{mode}' is not supported here; run "
+            "it with delta-spark (profile mode attach with Delta) or use compaction only."
+        )
+    if any(f.deletion_vector is not None for f in files):
+        raise ZOrderUnsupportedError(
+            "Z-order of files with deletion vectors is not supported here (rows marked deleted "
+            "would come back); purge them first (REORG TABLE ... APPLY (PURGE)) or use "
+            "delta-spark."
+        )
+    if any(f.relative_path is None for f in files):
+        raise ZOrderUnsupportedError(
+            "the table references files outside its root (a shallow clone); Z-order would "
+            "rewrite files it does not own"
+        )
+
+
+def _plain_type(kind: pa.DataType) -> pa.DataType:
+    """Arrow view types (delta-rs writes them) as the classic types every kernel supports."""
+    if pa.types.is_string_view(kind):
+        return pa.large_string()
+    if pa.types.is_binary_view(kind):
+        return pa.large_binary()
+    if pa.types.is_struct(kind):
+        return pa.struct([f.with_type(_plain_type(f.type)) for f in kind])
+    if pa.types.is_list(kind) or pa.types.is_large_list(kind) or pa.types.is_list_view(kind):
+        return pa.large_list(kind.value_field.with_type(_plain_type(kind.value_type)))
+    return kind
+
+
+def _read(storage: Storage, files: list[AddFile]) -> pa.Table:
+    tables = []
+    for f in files:
+        assert f.relative_path is not None  # check_supported refused the others
+        fs, path = storage.arrow_path(f.relative_path)
+        table = pq.read_table(path, filesystem=fs)
+        plain = pa.schema([f.with_type(_plain_type(f.type)) for f in table.schema])
+        tables.append(table.cast(plain) if plain != table.schema else table)
+    return pa.concat_tables(tables, promote_options="permissive")
+
+
+def write_clustered(
+    storage: Storage,
+    files: list[AddFile],
+    *,
+    columns: list[str],
+    target_size_bytes: int,
+    stats_columns: list[str],
+) -> list[WrittenFile]:
+    """Read ``files`` (one partition), cluster by ``columns`` and write about target-size files.
+
+    Args:
+        storage: The table's storage.
+        files: Every file of the partition.
+        columns: Z-order columns.
+        target_size_bytes: Target output file size; the output count is
+            ``ceil(input bytes / target)``.
+        stats_columns: Columns to write statistics for.
+
+    Returns:
+        The files written, in the partition's directory; nothing is committed.
+    """
+    table = zorder_sort(_read(storage, files), columns)
+    in_bytes = sum(f.size_bytes for f in files)
+    count = max(1, min(table.num_rows, math.ceil(in_bytes / target_size_bytes)))
+    assert files[0].relative_path is not None
+    directory = posixpath.dirname(files[0].relative_path)
+    run = uuid.uuid4()
+    written = []
+    per_file = math.ceil(table.num_rows / count) if table.num_rows else 0
+    for index in range(count):
+        piece = table.slice(index * per_file, per_file)
+        if index and not piece.num_rows:
+            break
+        name = f"part-{index:05d}-{run}-c000.zstd.parquet"
+        rel = posixpath.join(directory, name) if directory else name
+        fs, path = storage.arrow_path(rel)
+        # microsecond timestamps as Spark writes them; refuse to drop precision silently
+        pq.write_table(
+            piece,
+            path,
+            filesystem=fs,
+            compression="zstd",
+            coerce_timestamps="us",
+            allow_truncated_timestamps=False,
+        )
+        size = fs.get_file_info(path).size
+        written.append(
+            WrittenFile(rel, int(size), piece.num_rows, delta_stats(piece, stats_columns))
+        )
+    return written
+
+
+def commit_rewrite(
+    location: str,
+    *,
+    read_version: int,
+    partition_columns: list[str],
+    partition_values: dict[str, str | None],
+    added: list[WrittenFile],
+    removed: list[AddFile],
+    parameters: dict[str, str],
+) -> int:
+    """Commit the rewrite through delta-rs, planned on ``read_version``.
+
+    Args:
+        location: The table location.
+        read_version: The version the plan read; commits after it are conflict-checked.
+        partition_columns: The table's partition columns.
+        partition_values: The rewritten partition.
+        added: New files (``dataChange=false``).
+        removed: Replaced files (``dataChange=false``).
+        parameters: ``operationParameters`` to record (``zOrderBy``, ``predicate``).
+
+    Returns:
+        The committed version.
+
+    Raises:
+        Exception: Whatever delta-rs raises (``CommitFailedError`` on a conflict).
+    """
+    from deltalake import DeltaTable
+    from deltalake.transaction import AddAction, CommitProperties, RemoveAction
+
+    table = DeltaTable(location, version=read_version)
+    run = str(uuid.uuid4())
+    now = int(time.time() * 1000)
+    actions: list[AddAction | RemoveAction] = [
+        AddAction(f.path, f.size_bytes, partition_values, now, False, f.stats) for f in added
+    ]
+    actions += [
+        RemoveAction(str(f.relative_path), False, now, f.size_bytes, partition_values)
+        for f in removed
+    ]
+    table.create_write_transaction(
+        actions,
+        mode="append",
+        schema=table.schema(),
+        partition_by=partition_columns or None,
+        commit_properties=CommitProperties(
+            custom_metadata={
+                "operationParameters": parameters,
+                "isBlindAppend": False,
+                OPERATION_MARKER: "OPTIMIZE",
+                RUN_MARKER: run,
+            },
+        ),
+    )
+    storage = open_storage(location)
+    for version in commit_versions(storage):
+        if version > read_version:
+            for action in commit_actions(storage, version):
+                if (action.get("commitInfo") or {}).get(RUN_MARKER) == run:
+                    return version
+    raise DeltaLogError(f"the OPTIMIZE commit {run} is not in the log of {location}")
