@@ -28,6 +28,7 @@ from python_ops.delta_log import read_snapshot
 from python_ops.errors import OptimizeConflictError
 from python_ops.optimize_plan import OptimizePlan, PartitionPlan, plan_optimize, plan_summary
 from python_ops.optimize_plan import stats_columns as indexed_columns
+from python_ops.partition_filters import Filter
 from python_ops.results import OptimizeResult
 from python_ops.storage import Storage, open_storage
 from python_ops.zorder_rewrite import WrittenFile, check_supported, commit_rewrite, write_clustered
@@ -46,6 +47,7 @@ class _Outcome:
     bytes_removed: int
     considered: int
     skipped: int
+    partitions: int
 
 
 def _metric(metrics: dict[str, Any], name: str, field: str) -> int:
@@ -55,14 +57,14 @@ def _metric(metrics: dict[str, Any], name: str, field: str) -> int:
 
 
 def _compact(
-    plan: OptimizePlan, partition: PartitionPlan, workers: int | None, read_version: int
+    plan: OptimizePlan, filters: list[Filter] | None, workers: int | None, read_version: int
 ) -> _Outcome:
     from deltalake import DeltaTable
 
     # planned on read_version: delta-rs checks every later commit for conflicts
     table = DeltaTable(plan.location, version=read_version)
     metrics = table.optimize.compact(
-        partition_filters=partition.filters or None,
+        partition_filters=filters or None,
         target_size=plan.target_size_bytes,
         max_concurrent_tasks=workers,
     )
@@ -75,6 +77,7 @@ def _compact(
         bytes_removed=_metric(metrics, "filesRemoved", "totalSize"),
         considered=int(metrics.get("totalConsideredFiles") or 0),
         skipped=int(metrics.get("totalFilesSkipped") or 0),
+        partitions=int(metrics.get("partitionsOptimized") or 0),
     )
 
 
@@ -106,15 +109,18 @@ def _zorder_commit(
         bytes_removed=sum(f.size_bytes for f in inputs),
         considered=len(inputs),
         skipped=0,
+        partitions=1,
     )
 
 
-def _untracked_since(storage: Storage, partition_files: list[str], since_ms: int) -> list[str]:
-    """Files in the partition's directory that the table does not reference, written since."""
-    directory = posixpath.dirname(partition_files[0]) if partition_files else ""
-    live = {f.relative_path for f in read_snapshot(storage).files}
+def _untracked_since(
+    storage: Storage, inputs: list[str], since_ms: int, live: set[str | None]
+) -> list[str]:
+    """Files in the inputs' directories that the table does not reference, written since."""
+    directories = sorted({posixpath.dirname(p) for p in inputs})
     return sorted(
         e.path
+        for directory in directories
         for e in storage.list_dir(directory)
         if not e.is_dir
         and e.path.endswith(".parquet")
@@ -156,10 +162,38 @@ def _run_with_delta_spark(spark: Any, plan: OptimizePlan) -> list[int]:
     return versions
 
 
+_Unit = tuple[tuple[PartitionPlan, ...], list[Filter] | None]
+
+
+def _units(plan: OptimizePlan) -> list[_Unit]:
+    """Writer calls: Z-order one per partition; compaction in as few delta-rs calls as exact.
+
+    One delta-rs call over many partitions keeps its bin parallelism. It compacts exactly our
+    partitions when the table has one partition column (an ``in`` filter lists them) or when
+    it is unpartitioned; with several partition columns each partition is its own call.
+    """
+    work = plan.work
+    if plan.zorder_by or not work:
+        return [((p,), p.filters) for p in work]
+    columns = list(work[0].partition_values)
+    if not columns:
+        return [(work, None)]
+    if len(columns) == 1:
+        (column,) = columns
+        valued = tuple(p for p in work if p.partition_values[column] is not None)
+        # delta-rs matches the null partition with ('=', '') but not inside an 'in' list
+        units: list[_Unit] = [((p,), p.filters) for p in work if p.partition_values[column] is None]
+        if valued:
+            values = sorted({str(p.partition_values[column]) for p in valued})
+            units.insert(0, (valued, [(column, "in", values)]))
+        return units
+    return [((p,), p.filters) for p in work]
+
+
 def _execute(
     plan: OptimizePlan, *, max_retries: int, workers: int | None, failures: list[dict[str, Any]]
 ) -> tuple[list[_Outcome], int, list[str]]:
-    """Run every partition of the plan; stop at the first conflict that cannot be retried."""
+    """Run every writer call of the plan; stop at the first conflict that cannot be retried."""
     from deltalake.exceptions import CommitFailedError
 
     storage = open_storage(plan.location)
@@ -171,8 +205,8 @@ def _execute(
     outcomes: list[_Outcome] = []
     retries = 0
     untracked: list[str] = []
-    for partition in plan.work:
-        planned = [p for b in partition.bins for p in b.files]
+    for partitions, filters in _units(plan):
+        planned = [p for part in partitions for b in part.bins for p in b.files]
         inputs = [files_by_path[p] for p in planned]
         written: list[WrittenFile] = []
         read_version = plan.version
@@ -189,36 +223,35 @@ def _execute(
                             target_size_bytes=plan.target_size_bytes,
                             stats_columns=columns,
                         )
-                    outcomes.append(_zorder_commit(plan, partition, inputs, written, read_version))
+                    outcomes.append(
+                        _zorder_commit(plan, partitions[0], inputs, written, read_version)
+                    )
                 else:
-                    outcomes.append(_compact(plan, partition, workers, read_version))
+                    outcomes.append(_compact(plan, filters, workers, read_version))
                 break
             except CommitFailedError as err:  # delta-rs's conflict checker said no
-                latest = read_snapshot(storage)
-                live = {f.relative_path for f in latest.files}
-                still_live = all(p in live for p in planned)
-                if still_live and attempt < max_retries:
+                live = {f.relative_path for f in read_snapshot(storage).files}
+                lost_inputs = [p for p in planned if p not in live]
+                if not plan.zorder_by:
+                    untracked += _untracked_since(storage, planned, started_ms, live)
+                if not lost_inputs and attempt < max_retries:
                     # the conflict did not touch our inputs: the same rewrite is still right
                     attempt += 1
                     retries += 1
-                    read_version = latest.version
-                    if not plan.zorder_by:
-                        untracked += _untracked_since(storage, planned, started_ms)
+                    read_version = read_snapshot(storage).version
                     continue
-                lost = untracked + (
-                    [f.path for f in written]
-                    if plan.zorder_by
-                    else _untracked_since(storage, planned, started_ms)
-                )
-                untracked = lost
-                failures.append(
-                    {
-                        "partition_values": partition.partition_values,
-                        "reason": str(err),
-                        "inputs_still_live": still_live,
-                        "attempts": attempt + 1,
-                    }
-                )
+                untracked += [f.path for f in written]
+                for part in partitions:
+                    part_live = all(p in live for b in part.bins for p in b.files)
+                    failures.append(
+                        {
+                            "partition_values": part.partition_values,
+                            "reason": str(err),
+                            "inputs_still_live": part_live,
+                            "attempts": attempt + 1,
+                        }
+                    )
+                failures.sort(key=lambda f: bool(f["inputs_still_live"]))
                 return outcomes, retries, untracked
     return outcomes, retries, untracked
 
@@ -333,7 +366,7 @@ def execute(
         if plan.work and not dry_run:
             if use_spark:
                 outcomes = [
-                    _Outcome(v, 0, 0, 0, 0, 0, 0) for v in _run_with_delta_spark(spark, plan)
+                    _Outcome(v, 0, 0, 0, 0, 0, 0, 1) for v in _run_with_delta_spark(spark, plan)
                 ]
             else:
                 outcomes, retries, untracked = _execute(
@@ -354,7 +387,7 @@ def execute(
         num_files_removed=sum(o.files_removed for o in outcomes),
         bytes_added=sum(o.bytes_added for o in outcomes),
         bytes_removed=sum(o.bytes_removed for o in outcomes),
-        partitions_optimized=sum(1 for o in outcomes if o.version is not None),
+        partitions_optimized=sum(o.partitions for o in outcomes if o.version is not None),
         total_considered_files=sum(o.considered for o in outcomes),
         total_files_skipped=sum(o.skipped for o in outcomes),
         duration_s=time.perf_counter() - started,
