@@ -9,9 +9,9 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from python_ops.errors import MaintenanceError
+from python_ops.errors import MaintenanceError, OptimizeConflictError
 from python_ops.health import table_health
-from python_ops.results import VacuumResult, to_dict
+from python_ops.results import OptimizeResult, VacuumResult, to_dict
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -175,13 +175,20 @@ def _run_optimize(args: Any) -> int:
     if args.dry_run and not args.json:
         print(plan_optimize(args.table, **options).describe())
         return 0
-    result = optimize(args.table, dry_run=args.dry_run, **options)
+    try:
+        result = optimize(args.table, dry_run=args.dry_run, **options)
+    except OptimizeConflictError as err:
+        # a conflict is not bad input: report what was committed and left behind, exit 1
+        print(f"error: {err}", file=sys.stderr)
+        if args.json and isinstance(err.result, OptimizeResult):
+            print(json.dumps(err.result.to_dict()))
+        return 1
     if args.json:
         print(json.dumps(result.to_dict()))
     else:
         print(
-            f"optimize {result.location}: {result.num_files_removed} files into "
-            f"{result.num_files_added} in {len(result.commits)} commit(s)"
+            f"optimize {result.location} ({result.writer}): {result.num_files_removed} files "
+            f"into {result.num_files_added} in {len(result.commits)} commit(s)"
             + (f"; {result.skipped_reason}" if result.skipped_reason else "")
         )
     return 0

@@ -169,15 +169,16 @@ def _units(plan: OptimizePlan) -> list[_Unit]:
     """Writer calls: Z-order one per partition; compaction in as few delta-rs calls as exact.
 
     One delta-rs call over many partitions keeps its bin parallelism. It compacts exactly our
-    partitions when the table has one partition column (an ``in`` filter lists them) or when
-    it is unpartitioned; with several partition columns each partition is its own call.
+    partitions when every partition has work (no filter), the table is unpartitioned, or it
+    has one partition column (an ``in`` filter lists them); with several partition columns each
+    partition is its own call.
     """
     work = plan.work
     if plan.zorder_by or not work:
         return [((p,), p.filters) for p in work]
     columns = list(work[0].partition_values)
-    if not columns:
-        return [(work, None)]
+    if not columns or (plan.where is None and len(work) == len(plan.partitions)):
+        return [(work, None)]  # every partition has work: the writer needs no filter
     if len(columns) == 1:
         (column,) = columns
         valued = tuple(p for p in work if p.partition_values[column] is not None)
