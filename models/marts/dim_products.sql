@@ -1,3 +1,6 @@
+-- Small and rebuilt in full every run: no maintenance needed (the one model opting out).
+{{ config(maintenance_enabled=false) }}
+
 with
 
 products as (

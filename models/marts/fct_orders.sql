@@ -4,6 +4,9 @@
         incremental_strategy='merge',
         unique_key='order_id',
         partition_by=['order_date'],
+        maintenance_zorder_by=['customer_id', 'order_id'],
+        maintenance_vacuum_retention_hours=336,
+        maintenance_optimize_interval_hours=0,
     )
 }}
 

@@ -4,22 +4,29 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from dbt.adapters.base.meta import available
 from dbt.adapters.base.relation import BaseRelation
 from dbt.adapters.spark.column import SparkColumn
-from dbt.adapters.spark.impl import SparkAdapter
+from dbt.adapters.spark.impl import SparkAdapter, SparkConfig
 from dbt_common.exceptions import DbtRuntimeError
+from deltalake import DeltaTable
 
+from dbt.adapters.sparkdelta import maintenance as bridge
 from dbt.adapters.sparkdelta.connections import SparkDeltaConnectionManager
 from dbt.adapters.sparkdelta.engine import location_from_information
 from dbt.adapters.sparkdelta.python_models import SessionPythonJobHelper, model_location
+from python_ops.config import check_ops
 from python_ops.delta_log import read_snapshot
 from python_ops.errors import MaintenanceError, TableNotFoundError
 from python_ops.health import DEFAULT_SMALL_FILE_THRESHOLD_BYTES, table_health
 from python_ops.log_cleanup import cleanup_logs, policy_properties
+from python_ops.maintain import Maintainer
 from python_ops.optimize import optimize
+from python_ops.report import render_report, report_rows
+from python_ops.selection import select_targets
 from python_ops.vacuum import vacuum
 
 _SIMPLE_TYPES = {"long": "bigint", "integer": "int", "short": "smallint", "byte": "tinyint"}
@@ -44,10 +51,35 @@ def spark_type_name(delta_type: Any) -> str:
     return json.dumps(delta_type)
 
 
+@dataclass
+class SparkDeltaConfig(SparkConfig):
+    """dbt-spark's model configs plus the maintenance keys (``python_ops.config.KEYS``).
+
+    Declared so that dbt accepts them as adapter configs; values are validated by
+    ``python_ops.config.parse_config``, once per model.
+    """
+
+    maintenance_enabled: bool | None = None
+    maintenance_vacuum_enabled: bool | None = None
+    maintenance_optimize_enabled: bool | None = None
+    maintenance_cleanup_logs_enabled: bool | None = None
+    maintenance_vacuum_retention_hours: float | None = None
+    maintenance_vacuum_allow_short_retention: bool | None = None
+    maintenance_vacuum_interval_hours: float | None = None
+    maintenance_log_retention_days: float | None = None
+    maintenance_cleanup_logs_interval_hours: float | None = None
+    maintenance_zorder_by: Any = None
+    maintenance_target_file_size: Any = None
+    maintenance_min_small_files: int | None = None
+    maintenance_optimize_interval_hours: float | None = None
+    maintenance_on_error: str | None = None
+
+
 class SparkDeltaAdapter(SparkAdapter):
     """dbt-spark with an embedded engine, Python models on the session, and maintenance ops."""
 
     ConnectionManager = SparkDeltaConnectionManager
+    AdapterSpecificConfigs = SparkDeltaConfig
 
     @property
     def default_python_submission_method(self) -> str:  # noqa: D102
@@ -308,3 +340,130 @@ class SparkDeltaAdapter(SparkAdapter):
                 model=relation.identifier,
             ),
         )
+
+    # --- maintenance across models (post-hook and run-operations) -------------------------
+
+    def _history_location(self, history: dict[str, Any]) -> str:
+        location = history.get("location") or model_location(
+            self.config.credentials, history["schema"], history["name"]
+        )
+        if location is None:
+            raise DbtRuntimeError(
+                "maintenance history: set var 'maintenance_history_location' (the target has "
+                "no warehouse to put it in)."
+            )
+        return str(location)
+
+    def _maintainer(self, history: dict[str, Any], invocation_id: str, op: str) -> Maintainer:
+        location = self._history_location(history)
+        store = bridge.history_store(location)
+        return Maintainer(
+            spark=self._spark_session(op), history=store, invocation_id=str(invocation_id)
+        )
+
+    def _register_history(self, history: dict[str, Any]) -> None:
+        """Make the history table queryable (``source('maintenance', ...)``) once it exists."""
+        location = self._history_location(history)
+        if not DeltaTable.is_deltatable(location):
+            return
+        self.execute(f"create schema if not exists {history['schema']}")
+        self.execute(
+            f"create table if not exists {history['schema']}.{history['name']} using delta "
+            f"location '{location}'"
+        )
+
+    def _targets(self, nodes: list[Any]) -> tuple[list[Any], dict[str, str]]:
+        def locate(schema: str, alias: str) -> str | None:
+            return self.table_location(self.Relation.create(schema=schema, identifier=alias))
+
+        try:
+            return bridge.targets_from_nodes(nodes, locate)
+        except MaintenanceError as err:
+            raise DbtRuntimeError(str(err)) from err
+
+    @available
+    def maintain_after_build(self, model: Any, invocation_id: str, history: dict[str, Any]) -> str:
+        """Post-hook: run the maintenance that is due for the model just built.
+
+        Args:
+            model: The model node (``model`` in the hook's context).
+            invocation_id: dbt's invocation id.
+            history: ``{schema, name, location}`` of the maintenance history table.
+
+        Returns:
+            A one-line summary ('' when nothing ran).
+
+        Raises:
+            DbtRuntimeError: For a bad setting, or a failed op with ``on_error: fail``.
+        """
+        targets, _ = self._targets([model])
+        if not targets:
+            return ""
+        maintainer = self._maintainer(history, invocation_id, "maintenance post-hook")
+        outcomes = maintainer.maintain_model(targets[0])
+        ran = [o for o in outcomes if o.status in ("succeeded", "failed")]
+        if ran:
+            self._register_history(history)
+        failed = [o for o in ran if o.status == "failed"]
+        if failed and targets[0].config.on_error == "fail":
+            raise DbtRuntimeError(
+                "; ".join(f"maintenance {o.op} of {o.model} failed: {o.reason}" for o in failed)
+            )
+        return ", ".join(f"{o.op} {o.status}" for o in ran)
+
+    @available
+    def maintain_models(
+        self,
+        nodes: list[Any],
+        ops: Any = None,
+        only_due: bool = False,
+        select: Any = None,
+        exclude: Any = None,
+        dry_run: bool = False,
+        retention_hours: float | None = None,
+        threads: int = 1,
+        time_budget_s: float | None = None,
+        invocation_id: str = "",
+        history: dict[str, Any] | None = None,
+    ) -> dict[str, Any]:
+        """Run ops on every selected model (``vacuum_all`` and its siblings).
+
+        Returns:
+            The run as a dict, plus ``table`` (the printed per-model table).
+
+        Raises:
+            DbtRuntimeError: For bad arguments or settings.
+        """
+        try:
+            op_names = check_ops(ops)
+        except MaintenanceError as err:
+            raise DbtRuntimeError(str(err)) from err
+        targets, paths = self._targets(nodes)
+        chosen = select_targets(targets, select=select, exclude=exclude, paths=paths)
+        maintainer = self._maintainer(history or {}, invocation_id, "maintenance")
+        run = maintainer.maintain(
+            chosen,
+            ops=op_names,
+            only_due=only_due,
+            dry_run=dry_run,
+            retention_hours=retention_hours,
+            threads=int(threads),
+            time_budget_s=time_budget_s,
+        )
+        self._register_history(history or {})
+        return {**run.to_dict(), "table": run.table()}
+
+    @available
+    def maintenance_report(
+        self,
+        nodes: list[Any],
+        select: Any = None,
+        exclude: Any = None,
+        history: dict[str, Any] | None = None,
+    ) -> str:
+        """Per model: health, reclaimable bytes, last run of each op; as a printed table."""
+        targets, paths = self._targets(nodes)
+        chosen = select_targets(targets, select=select, exclude=exclude, paths=paths)
+        store = bridge.history_store(self._history_location(history or {}))
+        rows = report_rows(chosen, spark=self._spark_session("maintenance_report"), history=store)
+        return render_report(rows)

@@ -1,0 +1,160 @@
+"""The maintenance history: one row per op run (dry or not) in a Delta table.
+
+Appends go through delta-rs (blind appends: concurrent writers never conflict). The last run of
+each (model, op) is read once per store and then kept up to date in memory, so deciding what is
+due for a model costs no table read after the first.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import threading
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from python_ops.errors import StorageError
+
+SCHEMA_FIELDS: tuple[tuple[str, str], ...] = (
+    ("invocation_id", "string"),
+    ("model", "string"),
+    ("table_location", "string"),
+    ("op", "string"),
+    ("parameters", "string"),
+    ("dry_run", "bool"),
+    ("status", "string"),
+    ("error", "string"),
+    ("started_at", "timestamp"),
+    ("duration_s", "double"),
+    ("files_removed", "int64"),
+    ("bytes_removed", "int64"),
+    ("files_added", "int64"),
+    ("bytes_added", "int64"),
+    ("version_before", "int64"),
+    ("version_after", "int64"),
+)
+
+
+@dataclass(frozen=True)
+class HistoryRecord:
+    """One op run.
+
+    Attributes:
+        invocation_id: The dbt invocation (or CLI run) id.
+        model: The model name.
+        table_location: The table maintained.
+        op: ``vacuum``, ``optimize`` or ``cleanup_logs``.
+        parameters: The op's parameters as JSON.
+        dry_run: True for a report-only run.
+        status: ``succeeded`` or ``failed``.
+        error: The error message of a failed run.
+        started_at: When the op started (UTC).
+        duration_s: How long it took.
+        files_removed: Files deleted (VACUUM, log cleanup) or compacted away (OPTIMIZE);
+            for dry runs, what would be.
+        bytes_removed: Their bytes.
+        files_added: Files written (OPTIMIZE).
+        bytes_added: Their bytes.
+        version_before: Table version before the op.
+        version_after: Table version after it (None when unknown, e.g. after a failure).
+    """
+
+    invocation_id: str
+    model: str
+    table_location: str
+    op: str
+    parameters: str
+    dry_run: bool
+    status: str
+    error: str | None
+    started_at: dt.datetime
+    duration_s: float
+    files_removed: int = 0
+    bytes_removed: int = 0
+    files_added: int = 0
+    bytes_added: int = 0
+    version_before: int | None = None
+    version_after: int | None = None
+
+
+def _arrow_schema() -> Any:
+    import pyarrow as pa
+
+    types = {
+        "string": pa.string(),
+        "bool": pa.bool_(),
+        "timestamp": pa.timestamp("us", "UTC"),
+        "double": pa.float64(),
+        "int64": pa.int64(),
+    }
+    return pa.schema([(name, types[kind]) for name, kind in SCHEMA_FIELDS])
+
+
+@dataclass
+class HistoryStore:
+    """The history table at ``location``; thread-safe.
+
+    Args:
+        location: Where the Delta table lives (created on the first append).
+    """
+
+    location: str
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    _last: dict[tuple[str, str], HistoryRecord] | None = field(default=None, repr=False)
+
+    def append(self, records: list[HistoryRecord]) -> None:
+        """Append records (one commit).
+
+        Raises:
+            StorageError: When the history table cannot be written.
+        """
+        if not records:
+            return
+        import pyarrow as pa
+        from deltalake import write_deltalake
+
+        rows = [asdict(r) for r in records]
+        table = pa.Table.from_pylist(rows, schema=_arrow_schema())
+        with self._lock:
+            try:
+                write_deltalake(self.location, table, mode="append")
+            except Exception as err:  # delta-rs raises several types for I/O and schema errors
+                raise StorageError(
+                    f"cannot append to the maintenance history at {self.location}: {err}"
+                ) from err
+            if self._last is not None:
+                for r in records:
+                    self._remember(self._last, r)
+
+    @staticmethod
+    def _remember(last: dict[tuple[str, str], HistoryRecord], record: HistoryRecord) -> None:
+        if record.dry_run or record.status != "succeeded":
+            return
+        key = (record.model, record.op)
+        if key not in last or last[key].started_at <= record.started_at:
+            last[key] = record
+
+    def records(self) -> list[HistoryRecord]:
+        """Every record, oldest first (empty when the table does not exist yet)."""
+        from deltalake import DeltaTable
+
+        if not DeltaTable.is_deltatable(self.location):
+            return []
+        rows = DeltaTable(self.location).to_pyarrow_table().to_pylist()
+        rows.sort(key=lambda r: r["started_at"])
+        return [HistoryRecord(**r) for r in rows]
+
+    def last_success(self, model: str, op: str) -> HistoryRecord | None:
+        """The newest successful real (not dry) run of ``op`` on ``model``."""
+        with self._lock:
+            if self._last is None:
+                last: dict[tuple[str, str], HistoryRecord] = {}
+                for r in self.records():
+                    self._remember(last, r)
+                self._last = last
+            return self._last.get((model, op))
+
+
+def parameters_json(parameters: dict[str, Any]) -> str:
+    """Parameters as compact, stable JSON."""
+    return json.dumps(parameters, sort_keys=True, default=str)

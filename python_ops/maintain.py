@@ -1,0 +1,362 @@
+"""Maintain many models: run ops (all, or only what is due), record history, report.
+
+Used by the dbt post-hook (one model, what is due), the run-operations (``vacuum_all`` and its
+siblings) and ``python -m python_ops maintain``. Models run on a thread pool; after the time
+budget no new model is started. A failed op is recorded and, with ``on_error: warn``, only
+logged; with ``fail`` the run reports failure.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+from python_ops.config import OPS, MaintenanceConfig
+from python_ops.due import decide
+from python_ops.errors import MaintenanceError
+from python_ops.history import HistoryRecord, HistoryStore, parameters_json
+from python_ops.log_cleanup import cleanup_logs, policy_properties
+from python_ops.optimize import optimize
+from python_ops.vacuum import vacuum
+
+log = logging.getLogger("python_ops.maintain")
+
+
+@dataclass(frozen=True)
+class ModelTarget:
+    """A model whose Delta table is maintained.
+
+    Attributes:
+        name: The model name.
+        location: Its table location.
+        config: Its maintenance config.
+        tags: Its dbt tags.
+        fqn: Its dbt fully qualified name (project, folders..., name).
+    """
+
+    name: str
+    location: str
+    config: MaintenanceConfig
+    tags: tuple[str, ...] = ()
+    fqn: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class OpOutcome:
+    """One op on one model.
+
+    Attributes:
+        model: The model.
+        op: The op.
+        status: ``succeeded``, ``failed``, ``not_due`` or ``skipped`` (time budget).
+        reason: Why it ran or not; the error for failures.
+        dry_run: Report-only run.
+        files_removed: Files removed (or that would be).
+        bytes_removed: Their bytes.
+        files_added: Files written.
+        bytes_added: Their bytes.
+        duration_s: Seconds.
+        on_error: The model's ``on_error`` setting.
+    """
+
+    model: str
+    op: str
+    status: str
+    reason: str
+    dry_run: bool = False
+    files_removed: int = 0
+    bytes_removed: int = 0
+    files_added: int = 0
+    bytes_added: int = 0
+    duration_s: float = 0.0
+    on_error: str = "warn"
+
+
+@dataclass(frozen=True)
+class MaintenanceRun:
+    """What a maintenance run did.
+
+    Attributes:
+        outcomes: One per (model, op) considered.
+        models_started: Models started before the time budget ran out.
+        models_not_started: Models not started because of the time budget.
+        duration_s: Wall time.
+    """
+
+    outcomes: tuple[OpOutcome, ...]
+    models_started: int
+    models_not_started: tuple[str, ...]
+    duration_s: float
+
+    @property
+    def failed(self) -> tuple[OpOutcome, ...]:
+        """Failed ops whose model says ``on_error: fail``."""
+        return tuple(o for o in self.outcomes if o.status == "failed" and o.on_error == "fail")
+
+    def to_dict(self) -> dict[str, Any]:
+        """The run as plain data."""
+        return {
+            "outcomes": [o.__dict__ for o in self.outcomes],
+            "models_started": self.models_started,
+            "models_not_started": list(self.models_not_started),
+            "duration_s": self.duration_s,
+            "failed": len(self.failed),
+        }
+
+    def table(self) -> str:
+        """A per-model table with totals."""
+        head = f"{'model':<28} {'op':<13} {'status':<10} {'files -':>8} {'MB -':>8} "
+        head += f"{'files +':>8} {'MB +':>8} {'s':>6}  reason"
+        lines = [head]
+        for o in self.outcomes:
+            lines.append(
+                f"{o.model:<28} {o.op:<13} {o.status:<10} {o.files_removed:>8} "
+                f"{o.bytes_removed / 1e6:>8.2f} {o.files_added:>8} {o.bytes_added / 1e6:>8.2f} "
+                f"{o.duration_s:>6.2f}  {o.reason}"
+            )
+        ran = [o for o in self.outcomes if o.status in ("succeeded", "failed")]
+        lines.append(
+            f"{'total':<28} {len(ran):<13} "
+            f"{sum(1 for o in ran if o.status == 'failed'):<10} "
+            f"{sum(o.files_removed for o in ran):>8} "
+            f"{sum(o.bytes_removed for o in ran) / 1e6:>8.2f} "
+            f"{sum(o.files_added for o in ran):>8} "
+            f"{sum(o.bytes_added for o in ran) / 1e6:>8.2f} {self.duration_s:>6.2f}"
+            + (
+                f"  not started (time budget): {', '.join(self.models_not_started)}"
+                if self.models_not_started
+                else ""
+            )
+        )
+        return "\n".join(lines)
+
+
+@dataclass
+class Maintainer:
+    """Runs ops for models and records every run in the history.
+
+    Args:
+        spark: A Spark session (VACUUM selects files with the DataFrame API).
+        history: Where to record runs; None records nothing.
+        invocation_id: The dbt invocation (or CLI run) id recorded with each run.
+        on_progress: Called with (models done, models total, model name).
+    """
+
+    spark: Any
+    history: HistoryStore | None
+    invocation_id: str
+    on_progress: Callable[[int, int, str], None] | None = None
+    _done: int = field(default=0, repr=False)
+
+    def run_op(
+        self,
+        target: ModelTarget,
+        op: str,
+        *,
+        dry_run: bool = False,
+        retention_hours: float | None = None,
+        reason: str = "requested",
+        failure: str | None = None,
+    ) -> OpOutcome:
+        """Run one op on one model and record it.
+
+        Args:
+            target: The model.
+            op: ``vacuum``, ``optimize`` or ``cleanup_logs``.
+            dry_run: Report only.
+            retention_hours: VACUUM retention overriding the model's (still safety-checked).
+            reason: Why it runs (for the report).
+            failure: Record this error instead of running (the decision already failed).
+
+        Returns:
+            The outcome; failures are caught, logged and recorded.
+        """
+        c = target.config
+        params: dict[str, Any] = {}
+        started_at = dt.datetime.now(dt.UTC)
+        started = time.perf_counter()
+        removed = added = bytes_removed = bytes_added = 0
+        before = after = None
+        error = failure
+        try:
+            if failure is not None:
+                pass
+            elif op == "vacuum":
+                params = {
+                    "retention_hours": retention_hours or c.vacuum_retention_hours,
+                    "allow_short_retention": c.vacuum_allow_short_retention,
+                }
+                v = vacuum(
+                    target.location, spark=self.spark, dry_run=dry_run, model=c.model, **params
+                )
+                removed = v.files_found if dry_run else v.files_deleted
+                bytes_removed = v.bytes_found if dry_run else v.bytes_deleted
+                before = after = v.table_version
+            elif op == "cleanup_logs":
+                params = {"retention_days": c.log_retention_days}
+                cl = cleanup_logs(
+                    target.location,
+                    retention_days=c.log_retention_days,
+                    dry_run=dry_run,
+                    record_policy=policy_properties(
+                        log_retention_days=c.log_retention_days,
+                        deleted_file_retention_hours=c.vacuum_retention_hours,
+                    ),
+                    model=c.model,
+                )
+                removed = cl.files_found if dry_run else cl.files_deleted
+                bytes_removed = cl.bytes_found if dry_run else cl.bytes_deleted
+                params["oldest_version_kept"] = cl.oldest_version_kept
+            else:
+                params = {
+                    "zorder_by": list(c.zorder_by),
+                    "target_size_bytes": c.target_file_size_bytes,
+                    "min_small_files": c.min_small_files,
+                }
+                o = optimize(
+                    target.location,
+                    zorder_by=list(c.zorder_by),
+                    target_size_bytes=c.target_file_size_bytes,
+                    min_small_files=c.min_small_files,
+                    dry_run=dry_run,
+                    model=c.model,
+                )
+                if dry_run:
+                    removed, bytes_removed = o.plan["files_to_rewrite"], o.plan["bytes_to_rewrite"]
+                else:
+                    removed, bytes_removed = o.num_files_removed, o.bytes_removed
+                    added, bytes_added = o.num_files_added, o.bytes_added
+                before = o.version_before
+                after = max(o.commits) if o.commits else o.version_before
+        except MaintenanceError as err:
+            error = str(err)
+        except Exception as err:  # an engine or writer failure must not abort other models
+            error = f"{type(err).__name__}: {err}"
+        duration = time.perf_counter() - started
+        status = "failed" if error else "succeeded"
+        if error:
+            log.warning("maintenance %s of model %s failed: %s", op, c.model, error)
+        if self.history is not None:
+            record = HistoryRecord(
+                invocation_id=self.invocation_id,
+                model=c.model,
+                table_location=target.location,
+                op=op,
+                parameters=parameters_json(params),
+                dry_run=dry_run,
+                status=status,
+                error=error,
+                started_at=started_at,
+                duration_s=duration,
+                files_removed=removed,
+                bytes_removed=bytes_removed,
+                files_added=added,
+                bytes_added=bytes_added,
+                version_before=before,
+                version_after=after if not error else None,
+            )
+            try:
+                self.history.append([record])
+            except MaintenanceError as err:
+                log.warning("model %s: %s", c.model, err)
+        return OpOutcome(
+            model=c.model,
+            op=op,
+            status=status,
+            reason=error or reason,
+            dry_run=dry_run,
+            files_removed=removed,
+            bytes_removed=bytes_removed,
+            files_added=added,
+            bytes_added=bytes_added,
+            duration_s=duration,
+            on_error=c.on_error,
+        )
+
+    def maintain_model(
+        self,
+        target: ModelTarget,
+        *,
+        ops: tuple[str, ...] = OPS,
+        only_due: bool = True,
+        dry_run: bool = False,
+        retention_hours: float | None = None,
+    ) -> list[OpOutcome]:
+        """Run ``ops`` on one model: only those due, or all enabled ones.
+
+        Returns:
+            One outcome per op.
+        """
+        c = target.config
+        outcomes = []
+        try:
+            decisions = decide(c, target.location, ops=ops, history=self.history)
+        except MaintenanceError as err:
+            # e.g. a Z-order column the table does not have: recorded like a failed op
+            return [self.run_op(target, op, dry_run=dry_run, failure=str(err)) for op in ops]
+        for d in decisions:
+            disabled = d.reason.startswith("disabled")
+            if (only_due and not d.due) or disabled:
+                outcomes.append(OpOutcome(c.model, d.op, "not_due", d.reason, on_error=c.on_error))
+                continue
+            outcomes.append(
+                self.run_op(
+                    target, d.op, dry_run=dry_run, retention_hours=retention_hours, reason=d.reason
+                )
+            )
+        return outcomes
+
+    def maintain(
+        self,
+        targets: Sequence[ModelTarget],
+        *,
+        ops: tuple[str, ...] = OPS,
+        only_due: bool = True,
+        dry_run: bool = False,
+        retention_hours: float | None = None,
+        threads: int = 1,
+        time_budget_s: float | None = None,
+    ) -> MaintenanceRun:
+        """Maintain every target on ``threads`` workers within a time budget.
+
+        Args:
+            targets: The models.
+            ops: Ops to consider.
+            only_due: Run only what is due (``maintain_all``) or every enabled op.
+            dry_run: Report only.
+            retention_hours: VACUUM retention override (still safety-checked).
+            threads: Models maintained in parallel.
+            time_budget_s: After this many seconds no new model is started.
+
+        Returns:
+            The run.
+        """
+        started = time.perf_counter()
+        not_started: list[str] = []
+        total = len(targets)
+
+        def one(target: ModelTarget) -> list[OpOutcome]:
+            if time_budget_s is not None and time.perf_counter() - started > time_budget_s:
+                not_started.append(target.name)
+                return [OpOutcome(target.name, op, "skipped", "time budget used up") for op in ops]
+            result = self.maintain_model(
+                target, ops=ops, only_due=only_due, dry_run=dry_run, retention_hours=retention_hours
+            )
+            self._done += 1
+            if self.on_progress is not None:
+                self.on_progress(self._done, total, target.name)
+            return result
+
+        with ThreadPoolExecutor(max_workers=max(1, threads)) as pool:
+            per_model = list(pool.map(one, targets))
+        return MaintenanceRun(
+            outcomes=tuple(o for outcomes in per_model for o in outcomes),
+            models_started=total - len(not_started),
+            models_not_started=tuple(sorted(not_started)),
+            duration_s=time.perf_counter() - started,
+        )
