@@ -1,0 +1,87 @@
+"""Post-hook overhead: per-model time of `dbt run` with the maintenance post-hook on vs off.
+
+Builds the example project once (and runs maintain_all so nothing is due), then runs
+`dbt run --select landing marts` ``--repeats`` times with the hook on and off, alternating, each
+in a fresh process, and compares the median execution time per table model from
+run_results.json. Results go to docs/benchmarks.md between the POST-HOOK markers.
+
+    .venv/bin/python bench/posthook_bench.py --repeats 5
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import tempfile
+from pathlib import Path
+
+from report import write_section
+
+ROOT = Path(__file__).resolve().parent.parent
+DBT = str(ROOT / ".venv" / "bin" / "dbt")
+PARTS = ("dbt_project.yml", "models", "seeds", "macros", "profiles_example")
+
+
+def dbt(project: Path, *args: str, hook: bool = True) -> dict[str, float]:
+    variables = json.dumps({"maintenance_post_hook": hook, "orders_per_batch": 200})
+    command = [DBT, *args, "--project-dir", str(project), "--profiles-dir"]
+    command += [str(project / "profiles_example")]
+    if args[0] != "run-operation":
+        command += ["--vars", variables]
+    subprocess.run(command, check=True, capture_output=True, cwd=project)
+    if args[0] == "run-operation":
+        return {}
+    results = json.loads((project / "target" / "run_results.json").read_text())["results"]
+    return {r["unique_id"].split(".")[-1]: r["execution_time"] for r in results}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--repeats", type=int, default=5)
+    args = parser.parse_args()
+    work = Path(tempfile.mkdtemp(prefix="posthook-bench-"))
+    project = work / "project"
+    project.mkdir()
+    for part in PARTS:
+        src = ROOT / part
+        (shutil.copytree if src.is_dir() else shutil.copy)(src, project / part)
+    os.environ["SPARKDELTA_WAREHOUSE"] = str(work / "warehouse")
+    try:
+        dbt(project, "build")
+        dbt(project, "run-operation", "maintain_all")
+        on: dict[str, list[float]] = {}
+        off: dict[str, list[float]] = {}
+        for i in range(args.repeats):
+            for hook in (True, False) if i % 2 == 0 else (False, True):
+                times = dbt(project, "run", "--select", "landing", "marts", hook=hook)
+                for model, seconds in times.items():
+                    (on if hook else off).setdefault(model, []).append(seconds)
+        tables = ["landing_customers", "landing_orders", "dim_customers", "fct_orders"]
+        lines = [
+            "## Post-hook overhead when nothing is due (embedded engine)",
+            "",
+            f"`bench/posthook_bench.py --repeats {args.repeats}`: `dbt run --select landing "
+            "marts` on the example project with the maintenance post-hook on and off "
+            "(alternating, fresh processes); median model execution time from run_results.",
+            "",
+            "| model | hook off (s) | hook on (s) | overhead (ms) |",
+            "|---|---|---|---|",
+        ]
+        overheads = []
+        for model in tables:
+            a, b = statistics.median(off[model]), statistics.median(on[model])
+            overheads.append((b - a) * 1000)
+            lines.append(f"| {model} | {a:.3f} | {b:.3f} | {(b - a) * 1000:.0f} |")
+        lines += ["", f"Median overhead per model: {statistics.median(overheads):.0f} ms.", ""]
+        write_section("POST-HOOK", lines, source="bench/posthook_bench.py")
+        print("\n".join(lines))
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
