@@ -374,7 +374,9 @@ class SparkDeltaAdapter(SparkAdapter):
 
     def _targets(self, nodes: list[Any]) -> tuple[list[Any], dict[str, str]]:
         def locate(schema: str, alias: str) -> str | None:
-            return self.table_location(self.Relation.create(schema=schema, identifier=alias))
+            relation = self.Relation.create(schema=schema, identifier=alias)
+            location: str | None = self.table_location(relation)
+            return location
 
         try:
             return bridge.targets_from_nodes(nodes, locate)
