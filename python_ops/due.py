@@ -11,14 +11,11 @@ from dataclasses import dataclass
 
 from python_ops.config import OPS, MaintenanceConfig
 from python_ops.delta_log import Snapshot, read_snapshot
-from python_ops.durations import parse_interval
 from python_ops.history import HistoryStore
+from python_ops.log_cleanup import resolve_log_retention
 from python_ops.log_files import LogFileKind
 from python_ops.optimize_plan import plan_optimize
 from python_ops.vacuum import resolve_retention
-
-LOG_RETENTION_PROPERTY = "delta.logRetentionDuration"
-DEFAULT_LOG_RETENTION_DAYS = 30.0
 
 
 @dataclass(frozen=True)
@@ -66,14 +63,8 @@ def _vacuum_due(config: MaintenanceConfig, snapshot: Snapshot, now_s: float) -> 
 def _cleanup_logs_due(
     config: MaintenanceConfig, snapshot: Snapshot, now_s: float
 ) -> tuple[bool, str]:
-    days = config.log_retention_days
-    if days is None:
-        prop = snapshot.metadata.configuration.get(LOG_RETENTION_PROPERTY)
-        days = (
-            parse_interval(prop, setting=LOG_RETENTION_PROPERTY).total_seconds() / 86400
-            if prop is not None
-            else DEFAULT_LOG_RETENTION_DAYS
-        )
+    retention, _ = resolve_log_retention(snapshot.metadata.configuration, config.log_retention_days)
+    days = retention.total_seconds() / 86400
     if snapshot.checkpoint_version is None:
         return False, "no checkpoint yet (commits before one are never expired)"
     cutoff_ms = (now_s - days * 86400) * 1000
@@ -90,9 +81,10 @@ def _cleanup_logs_due(
     return False, f"no commit file older than {days:g} days before a checkpoint"
 
 
-def _optimize_due(config: MaintenanceConfig, location: str) -> tuple[bool, str]:
+def _optimize_due(config: MaintenanceConfig, location: str, snapshot: Snapshot) -> tuple[bool, str]:
     plan = plan_optimize(
         location,
+        snapshot=snapshot,
         zorder_by=list(config.zorder_by),
         target_size_bytes=config.target_file_size_bytes,
         min_small_files=config.min_small_files,
@@ -147,6 +139,6 @@ def decide(
         elif op == "cleanup_logs":
             due, why = _cleanup_logs_due(config, snapshot, now)
         else:
-            due, why = _optimize_due(config, location)
+            due, why = _optimize_due(config, location, snapshot)
         out.append(Decision(op, due, why))
     return out

@@ -129,9 +129,17 @@ def _list_log(storage: Storage) -> list[LogFile]:
     return [classify(e) for e in storage.list_dir(LOG_DIR) if not e.is_dir]
 
 
-def _resolve_retention(
+def resolve_log_retention(
     configuration: dict[str, str], retention_days: float | None
 ) -> tuple[timedelta, str]:
+    """The log retention: requested, else ``delta.logRetentionDuration``, else 30 days.
+
+    Returns:
+        (retention, source): source is ``requested``, ``table property`` or ``default``.
+
+    Raises:
+        ConfigError: For a negative retention or an unparsable table property.
+    """
     if retention_days is not None:
         if retention_days < 0:
             raise ConfigError(
@@ -264,7 +272,7 @@ def _cleanup(
         recorded = dict(record_policy)
     snapshot = read_snapshot(storage)
     configuration = snapshot.metadata.configuration
-    retention, source = _resolve_retention(configuration, retention_days)
+    retention, source = resolve_log_retention(configuration, retention_days)
     cutoff = expiry_cutoff_ms(now_ms, retention)
 
     def result(**kw: object) -> LogCleanupResult:

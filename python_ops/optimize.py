@@ -231,7 +231,8 @@ def _execute(
                     outcomes.append(_compact(plan, filters, workers, read_version))
                 break
             except CommitFailedError as err:  # delta-rs's conflict checker said no
-                live = {f.relative_path for f in read_snapshot(storage).files}
+                latest = read_snapshot(storage)
+                live = {f.relative_path for f in latest.files}
                 lost_inputs = [p for p in planned if p not in live]
                 if not plan.zorder_by:
                     untracked += _untracked_since(storage, planned, started_ms, live)
@@ -239,7 +240,7 @@ def _execute(
                     # the conflict did not touch our inputs: the same rewrite is still right
                     attempt += 1
                     retries += 1
-                    read_version = read_snapshot(storage).version
+                    read_version = latest.version
                     continue
                 untracked += [f.path for f in written]
                 for part in partitions:

@@ -230,6 +230,7 @@ def plan_optimize(
     target_size_bytes: int | None = None,
     min_small_files: int = 2,
     model: str | None = None,
+    snapshot: Snapshot | None = None,
 ) -> OptimizePlan:
     """Plan OPTIMIZE (compaction, or Z-order when ``zorder_by`` is given).
 
@@ -243,6 +244,7 @@ def plan_optimize(
             engine default (100 MiB).
         min_small_files: Compact a partition only when it has at least this many small files.
         model: The dbt model, for error messages.
+        snapshot: The table's latest snapshot when the caller has already read it.
 
     Returns:
         The plan.
@@ -251,7 +253,7 @@ def plan_optimize(
         ConfigError: For bad Z-order columns, predicates or sizes.
     """
     storage = table if isinstance(table, Storage) else open_storage(table)
-    snapshot = read_snapshot(storage)
+    snapshot = read_snapshot(storage) if snapshot is None else snapshot
     meta = snapshot.metadata
     columns = list(zorder_by or [])
     if columns:
