@@ -4,7 +4,7 @@
 -#}
 {% macro cleanup_logs_table(model, retention_days=none, dry_run=true) %}
   {%- if execute -%}
-    {%- set built = built_relation(model, 'cleanup_logs_table') -%}
+    {%- set built = shop_lakehouse.built_relation(model, 'cleanup_logs_table') -%}
     {%- set result = adapter.cleanup_logs(built.relation, retention_days, dry_run) -%}
     {{ print("%s %s: %d log files, %d bytes; oldest version kept %s%s" | format(
           'would delete from' if result.dry_run else 'deleted from', result.relation,

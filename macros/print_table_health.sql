@@ -15,7 +15,7 @@
         {%- do rows.append(adapter.table_health(relation, small_file_threshold_bytes)) -%}
       {%- endif -%}
     {%- endfor -%}
-    {{ print(format_table_health(rows)) }}
+    {{ print(shop_lakehouse.format_table_health(rows)) }}
     {{ return(rows) }}
   {%- endif -%}
 {% endmacro %}

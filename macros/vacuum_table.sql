@@ -4,7 +4,7 @@
 -#}
 {% macro vacuum_table(model, retention_hours=none, dry_run=true, partition_filter=none) %}
   {%- if execute -%}
-    {%- set built = built_relation(model, 'vacuum_table') -%}
+    {%- set built = shop_lakehouse.built_relation(model, 'vacuum_table') -%}
     {%- set result = adapter.vacuum(built.relation, retention_hours, dry_run, partition_filter,
           built.node.config.get('maintenance_vacuum_allow_short_retention', false)) -%}
     {{ print("%s %s: %d files, %d bytes, %d directories (retention %s h, version %d)" | format(

@@ -57,6 +57,29 @@ def _parser() -> argparse.ArgumentParser:
     opt.add_argument("--dry-run", action="store_true", help="print the plan only")
     opt.add_argument("--json", action="store_true", help="print the result as JSON")
 
+    maint = sub.add_parser(
+        "maintain", help="what dbt run-operation maintain_all does, from the dbt manifest"
+    )
+    maint.add_argument(
+        "--project-dir", default=".", help="dbt project (reads target/manifest.json)"
+    )
+    maint.add_argument(
+        "--warehouse",
+        default=None,
+        help="embedded warehouse directory (default: $SPARKDELTA_WAREHOUSE, else "
+        "<project-dir>/warehouse)",
+    )
+    maint.add_argument("--select", nargs="*", default=None, help="model names, tag:x, folders")
+    maint.add_argument("--exclude", nargs="*", default=None, help="the same kinds of selectors")
+    maint.add_argument("--ops", default=None, help="comma-separated: vacuum,optimize,cleanup_logs")
+    maint.add_argument("--all", action="store_true", help="run every enabled op, not only due ones")
+    maint.add_argument("--dry-run", action="store_true", help="report only, change nothing")
+    maint.add_argument("--retention-hours", type=float, default=None)
+    maint.add_argument("--threads", type=int, default=1, help="models maintained in parallel")
+    maint.add_argument("--time-budget-s", type=float, default=None)
+    maint.add_argument("--history-location", default=None, help="maintenance history table")
+    maint.add_argument("--json", action="store_true", help="print the run as JSON")
+
     health = sub.add_parser("health", help="table health from the Delta log")
     health.add_argument("table")
     health.add_argument("--json", action="store_true")
@@ -102,6 +125,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _run_cleanup_logs(args)
         if args.op == "optimize":
             return _run_optimize(args)
+        if args.op == "maintain":
+            from python_ops.maintain_cli import run_maintain
+
+            return run_maintain(args)
         return _run_vacuum(args)
     except MaintenanceError as err:
         print(f"error: {err}", file=sys.stderr)

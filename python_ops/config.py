@@ -251,6 +251,29 @@ def parse_config(model: str, config: Mapping[str, Any]) -> MaintenanceConfig:
     return MaintenanceConfig(model=model, **values)
 
 
+def reference_table() -> str:
+    """The README's table of keys, defaults, types and meaning, rendered from ``KEYS``.
+
+    Returns:
+        A Markdown table (``tests/test_maintenance_config.py`` checks the README holds it).
+    """
+
+    def cell(text: str) -> str:
+        return text.replace("|", "\\|")
+
+    def default(value: Any) -> str:
+        if value is None:
+            return "null"
+        if isinstance(value, bool):
+            return str(value).lower()
+        return str(value)
+
+    lines = ["| key | default | type | meaning |", "|---|---|---|---|"]
+    for key, (value, kind, meaning) in KEYS.items():
+        lines.append(f"| `{key}` | `{default(value)}` | {cell(kind)} | {cell(meaning)} |")
+    return "\n".join(lines)
+
+
 def check_ops(ops: Any) -> tuple[str, ...]:
     """Validate a list of op names (run-operation and CLI arguments).
 

@@ -1,10 +1,14 @@
-"""The main job: build the example shop project on the embedded engine and report table health.
+"""The main job: build the example shop project on the embedded engine, maintain it, report.
 
-1. ``dbt build`` of the whole project (seeds, models, tests) for the next load batch;
+1. ``dbt build`` of the whole project (seeds, models, tests) for the next load batch; the
+   project-wide post-hook runs the maintenance due for each table right after it is built;
 2. further load batches of the incremental order fact, each a ``dbt run`` of the order models
-   (what leaves small files, tombstones and a long Delta log behind);
+   with the post-hook off (``maintenance_post_hook: false``), as a frequent loader that leaves
+   maintenance to a scheduled run would: small files, tombstones and a longer Delta log pile up;
 3. ``dbt build`` of the marts and tests on the final state;
-4. ``dbt run-operation print_table_health``: each model's table health as a table.
+4. ``dbt run-operation print_table_health``: each model's table health as a table;
+5. ``dbt run-operation maintain_all``: what is due, for every model, with a before/after table
+   of files, bytes and log files per model.
 
 Running it again continues with the next batches (the fact is merged, not rebuilt).
 All dbt invocations run in this process through ``dbtRunner`` and share one engine.
@@ -21,7 +25,47 @@ from pathlib import Path
 
 from dbt.cli.main import dbtRunner
 
+from python_ops.dbt_manifest import (
+    load_manifest,
+    manifest_models,
+    targets_from_nodes,
+    warehouse_locator,
+)
+from python_ops.health import table_health
+
 ROOT = Path(__file__).resolve().parent.parent
+Snapshot = dict[str, tuple[int, int, int, int]]  # model: (files, live bytes, disk bytes, logs)
+
+
+def snapshot(warehouse: Path) -> Snapshot:
+    """Files, live bytes, bytes on disk (data files, referenced or not) and log files per model."""
+    models = manifest_models(load_manifest(str(ROOT)))
+    targets, _ = targets_from_nodes(models, warehouse_locator(str(warehouse)))
+    out = {}
+    for target in targets:
+        health = table_health(target.location)
+        disk = sum(
+            (Path(d) / f).stat().st_size
+            for d, dirs, files in os.walk(target.location)
+            if "_delta_log" not in Path(d).relative_to(target.location).parts
+            for f in files
+        )
+        out[target.name] = (health.num_files, health.total_bytes, disk, health.num_log_files)
+    return out
+
+
+def before_after(before: Snapshot, after: Snapshot) -> str:
+    """The per-model before/after table with totals."""
+    head = f"{'model':<24} {'files':>13} {'live MB':>15} {'MB on disk':>15} {'log files':>11}"
+    lines = [head]
+    rows = [(m, before[m], after.get(m, before[m])) for m in before]
+    totals = tuple(tuple(sum(r[i][k] for r in rows) for k in range(4)) for i in (1, 2))
+    for name, b, a in [*rows, ("total", *totals)]:
+        lines.append(
+            f"{name:<24} {b[0]:>5} -> {a[0]:<5} {b[1] / 1e6:>6.2f} -> {a[1] / 1e6:<6.2f} "
+            f"{b[2] / 1e6:>6.2f} -> {a[2] / 1e6:<6.2f} {b[3]:>4} -> {a[3]:<4}"
+        )
+    return "\n".join(lines)
 
 
 def next_batch(warehouse: Path) -> int:
@@ -85,7 +129,7 @@ def main() -> None:
             "stg_orders",
             "fct_orders",
             "--vars",
-            json.dumps({**size, "batch": batch}),
+            json.dumps({**size, "batch": batch, "maintenance_post_hook": False}),
         )
     batches_s = time.perf_counter() - batch_started
 
@@ -104,10 +148,18 @@ def main() -> None:
 
     print("== table health (from each table's Delta log)", flush=True)
     dbt(runner, "run-operation", "print_table_health", "--quiet")
+
+    print("== dbt run-operation maintain_all (what is due, every model)", flush=True)
+    before = snapshot(warehouse)
+    maintain_s = dbt(runner, "run-operation", "maintain_all", "--args", "{threads: 2}")
+    after = snapshot(warehouse)
+    print("\n== before / after maintain_all (files and bytes of the current version, bytes of")
+    print("   all data files on disk, Delta log files)")
+    print(before_after(before, after))
     total_s = time.perf_counter() - started
     print(
         f"\nfirst dbt build {build_s:.1f} s; {len(batches)} batch loads {batches_s:.1f} s; "
-        f"final build {final_s:.1f} s; total {total_s:.1f} s"
+        f"final build {final_s:.1f} s; maintain_all {maintain_s:.1f} s; total {total_s:.1f} s"
     )
 
 

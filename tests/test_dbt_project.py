@@ -38,8 +38,15 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fresh_engines) -> P
     return target
 
 
-def dbt(project: Path, *args: str, batch: int = 0, target: str | None = None) -> dbtRunnerResult:
+def dbt(
+    project: Path,
+    *args: str,
+    batch: int = 0,
+    target: str | None = None,
+    extra_vars: dict[str, object] | None = None,
+) -> dbtRunnerResult:
     variables = {"batch": batch, "orders_per_batch": PER_BATCH, "customers": CUSTOMERS}
+    variables.update(extra_vars or {})
     command = [
         *args,
         "--project-dir",

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from python_ops.config import check_ops, parse_config
+from python_ops.config import check_ops, parse_config, reference_table
 from python_ops.errors import ConfigError
+from tests.conftest import ROOT
 
 
 def test_defaults_and_values() -> None:
@@ -51,3 +52,8 @@ def test_unknown_op_names_the_valid_ones() -> None:
     assert check_ops(None) == ("vacuum", "optimize", "cleanup_logs")
     with pytest.raises(ConfigError, match=r"'vacum'.*vacuum, optimize, cleanup_logs.*'vacuum'"):
         check_ops(["vacum"])
+
+
+def test_readme_documents_every_key_with_its_default() -> None:
+    readme = (ROOT / "README.md").read_text()
+    assert reference_table() in readme  # regenerate with python_ops.config.reference_table()

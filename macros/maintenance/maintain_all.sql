@@ -3,5 +3,5 @@
   dbt run-operation maintain_all --args '{threads: 2, time_budget_s: 600}'
 -#}
 {% macro maintain_all(select=none, exclude=none, dry_run=false, retention_hours=none, threads=1, time_budget_s=none, ops=none) %}
-  {{ return(run_maintenance('maintain_all', ops, true, select, exclude, dry_run, retention_hours, threads, time_budget_s)) }}
+  {{ return(shop_lakehouse.run_maintenance('maintain_all', ops, true, select, exclude, dry_run, retention_hours, threads, time_budget_s)) }}
 {% endmacro %}

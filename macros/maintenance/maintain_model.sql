@@ -7,7 +7,7 @@
   {#- var maintenance_post_hook=false turns the hook off for a run (bench/posthook_bench.py) -#}
   {%- if execute and var('maintenance_post_hook', true)
         and model.config.get('materialized') in ('table', 'incremental') -%}
-    {%- set summary = adapter.maintain_after_build(model, invocation_id, maintenance_history()) -%}
+    {%- set summary = adapter.maintain_after_build(model, invocation_id, shop_lakehouse.maintenance_history()) -%}
     {%- if summary -%}
       {{ log("maintenance " ~ model.name ~ ": " ~ summary, info=true) }}
     {%- endif -%}

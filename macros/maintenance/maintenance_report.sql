@@ -4,7 +4,7 @@
 -#}
 {% macro maintenance_report(select=none, exclude=none) %}
   {%- if execute -%}
-    {%- set report = adapter.maintenance_report(maintenance_nodes(), select, exclude, maintenance_history()) -%}
+    {%- set report = adapter.maintenance_report(shop_lakehouse.maintenance_nodes(), select, exclude, shop_lakehouse.maintenance_history()) -%}
     {{ print(report) }}
     {{ return(report) }}
   {%- endif -%}

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,6 +19,7 @@ from dbt.adapters.sparkdelta.connections import SparkDeltaConnectionManager
 from dbt.adapters.sparkdelta.engine import location_from_information
 from dbt.adapters.sparkdelta.python_models import SessionPythonJobHelper, model_location
 from python_ops.config import check_ops
+from python_ops.dbt_manifest import targets_from_nodes
 from python_ops.delta_log import read_snapshot
 from python_ops.errors import MaintenanceError, TableNotFoundError
 from python_ops.health import DEFAULT_SMALL_FILE_THRESHOLD_BYTES, table_health
@@ -373,13 +374,13 @@ class SparkDeltaAdapter(SparkAdapter):
         )
 
     def _targets(self, nodes: list[Any]) -> tuple[list[Any], dict[str, str]]:
-        def locate(schema: str, alias: str) -> str | None:
+        def locate(schema: str, alias: str, config: Mapping[str, Any]) -> str | None:
             relation = self.Relation.create(schema=schema, identifier=alias)
             location: str | None = self.table_location(relation)
             return location
 
         try:
-            return bridge.targets_from_nodes(nodes, locate)
+            return targets_from_nodes(nodes, locate)
         except MaintenanceError as err:
             raise DbtRuntimeError(str(err)) from err
 
