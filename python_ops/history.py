@@ -14,6 +14,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from python_ops.errors import StorageError
+from python_ops.storage import delta_storage_options, is_s3
 
 SCHEMA_FIELDS: tuple[tuple[str, str], ...] = (
     ("invocation_id", "string"),
@@ -115,9 +116,18 @@ class HistoryStore:
 
         rows = [asdict(r) for r in records]
         table = pa.Table.from_pylist(rows, schema=_arrow_schema())
+        if is_s3(self.location):
+            from python_ops.s3_storage import require_safe_commits
+
+            require_safe_commits(self.location)
         with self._lock:
             try:
-                write_deltalake(self.location, table, mode="append")
+                write_deltalake(
+                    self.location,
+                    table,
+                    mode="append",
+                    storage_options=delta_storage_options(self.location),
+                )
             except Exception as err:  # delta-rs raises several types for I/O and schema errors
                 raise StorageError(
                     f"cannot append to the maintenance history at {self.location}: {err}"
@@ -138,9 +148,10 @@ class HistoryStore:
         """Every record, oldest first (empty when the table does not exist yet)."""
         from deltalake import DeltaTable
 
-        if not DeltaTable.is_deltatable(self.location):
+        options = delta_storage_options(self.location)
+        if not DeltaTable.is_deltatable(self.location, storage_options=options):
             return []
-        rows = DeltaTable(self.location).to_pyarrow_table().to_pylist()
+        rows = DeltaTable(self.location, storage_options=options).to_pyarrow_table().to_pylist()
         rows.sort(key=lambda r: r["started_at"])
         return [HistoryRecord(**r) for r in rows]
 

@@ -73,6 +73,8 @@ def list_visible(
         StorageError: When a directory cannot be listed.
     """
     columns = tuple(partition_columns)
+    if storage.flat_listing:
+        return _list_flat(storage, columns, list(dict.fromkeys(roots)), max_workers)
     entries: list[FileEntry] = []
     symlinks = 0
     listed = 0
@@ -93,3 +95,34 @@ def list_visible(
                         next_level.append(entry.path)
             level = next_level
     return Listing(tuple(entries), symlinks, listed)
+
+
+def _list_flat(
+    storage: Storage, columns: tuple[str, ...], roots: list[str], max_workers: int
+) -> Listing:
+    """Object stores: list each visible sub-prefix recursively and concurrently.
+
+    One delimited listing per root finds its files and sub-prefixes; each visible sub-prefix
+    is then listed recursively (paginated, 1,000 keys per request) on ``max_workers`` threads.
+
+    Prefixes are not directories: only marker objects (``dir/``) are reported as directories,
+    so the counting rule never selects a "directory" that exists only as a key prefix.
+    """
+
+    def visible(path: str) -> bool:
+        return not any(is_hidden(part, columns) for part in path.split("/"))
+
+    entries: list[FileEntry] = []
+    prefixes: list[str] = []
+    for root in roots:
+        for entry in storage.list_dir(root):
+            if not visible(entry.path):
+                continue  # e.g. _delta_log: never listed
+            if entry.is_dir:
+                prefixes.append(entry.path)
+            else:
+                entries.append(entry)
+    with ThreadPoolExecutor(max_workers=max(1, max_workers)) as pool:
+        for subtree in pool.map(storage.list_tree, prefixes):
+            entries += [e for e in subtree if visible(e.path)]
+    return Listing(tuple(entries), 0, len(roots) + len(prefixes))

@@ -31,6 +31,7 @@ from python_ops.optimize_plan import stats_columns as indexed_columns
 from python_ops.partition_filters import Filter
 from python_ops.results import OptimizeResult
 from python_ops.storage import Storage, open_storage
+from python_ops.table_writer import open_delta
 from python_ops.zorder_rewrite import WrittenFile, check_supported, commit_rewrite, write_clustered
 
 WRITER_COMPACT = "delta-rs optimize.compact"
@@ -59,10 +60,8 @@ def _metric(metrics: dict[str, Any], name: str, field: str) -> int:
 def _compact(
     plan: OptimizePlan, filters: list[Filter] | None, workers: int | None, read_version: int
 ) -> _Outcome:
-    from deltalake import DeltaTable
-
     # planned on read_version: delta-rs checks every later commit for conflicts
-    table = DeltaTable(plan.location, version=read_version)
+    table = open_delta(plan.location, version=read_version, for_commit=True)
     metrics = table.optimize.compact(
         partition_filters=filters or None,
         target_size=plan.target_size_bytes,
@@ -70,7 +69,7 @@ def _compact(
     )
     added = int(metrics.get("numFilesAdded") or 0)
     return _Outcome(
-        version=int(DeltaTable(plan.location).version()) if added else None,
+        version=int(open_delta(plan.location).version()) if added else None,
         files_added=added,
         files_removed=int(metrics.get("numFilesRemoved") or 0),
         bytes_added=_metric(metrics, "filesAdded", "totalSize"),

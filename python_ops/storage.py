@@ -76,6 +76,8 @@ class Storage(ABC):
     """
 
     listing_concurrency = 1
+    flat_listing = False  # True: one recursive listing per prefix beats a walk (object stores)
+    delete_batch_size = 256  # files per delete task (S3: keys per DeleteObjects request)
 
     def __init__(self, root: str) -> None:
         self.root = root
@@ -116,6 +118,37 @@ class Storage(ABC):
             FileNotFoundError: When the file does not exist.
             StorageError: When reading fails for another reason.
         """
+
+    def list_tree(self, rel: str = "") -> list[FileEntry]:
+        """Every file and directory below ``rel`` (a walk of ``list_dir``; S3 overrides it).
+
+        Args:
+            rel: Directory relative to the root.
+
+        Returns:
+            Entries with paths relative to the root (symbolic links reported, not followed).
+        """
+        out: list[FileEntry] = []
+        level = [self._check_relative(rel)]
+        while level:
+            children = [e for d in level for e in self.list_dir(d)]
+            out += children
+            level = [e.path for e in children if e.is_dir and not e.is_symlink]
+        return out
+
+    def delete_files(self, rels: list[str]) -> list[str]:
+        """Delete data files; object stores override this with batched requests.
+
+        Args:
+            rels: File paths relative to the root.
+
+        Returns:
+            The paths that could not be deleted.
+
+        Raises:
+            StorageError: When a path escapes the root or lies in the Delta log.
+        """
+        return [rel for rel in rels if not self.delete_file(rel)]
 
     def delete_file(self, rel: str) -> bool:
         """Delete one data file (never a directory, never through a symlink's target).
@@ -345,6 +378,11 @@ class ArrowStorage(Storage):
             return False
 
 
+def is_s3(location: str) -> bool:
+    """Tell whether a location is on S3 (``s3://`` or ``s3a://``)."""
+    return urlparse(location).scheme in ("s3", "s3a")
+
+
 def open_storage(location: str) -> Storage:
     """Open the storage rooted at a table location.
 
@@ -352,7 +390,33 @@ def open_storage(location: str) -> Storage:
         location: A local path, ``file:`` URI or remote URI.
 
     Returns:
-        A ``LocalStorage`` or ``ArrowStorage`` rooted at the normalised location.
+        ``S3Storage`` for ``s3://``/``s3a://``, ``ArrowStorage`` for other remote URIs
+        (``gs://``, ``abfss://``, ``hdfs://`` through ``pyarrow.fs``), else ``LocalStorage``.
+
+    Raises:
+        ConfigError: When S3 credentials are missing.
     """
     root = normalize_location(location)
+    if is_s3(root):
+        from python_ops.s3_storage import S3Storage
+
+        return S3Storage(root)
     return ArrowStorage(root) if is_remote(root) else LocalStorage(root)
+
+
+def delta_storage_options(location: str) -> dict[str, str] | None:
+    """delta-rs ``storage_options`` for a table location (None: delta-rs's defaults).
+
+    Args:
+        location: The table location.
+
+    Returns:
+        Options for S3 (credentials, endpoint, region); None elsewhere.
+    """
+    if not is_s3(location):
+        return None
+    from python_ops.s3_settings import S3Settings
+
+    settings = S3Settings.resolve()
+    settings.require_credentials(location)
+    return settings.delta_storage_options()

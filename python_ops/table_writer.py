@@ -9,10 +9,34 @@ from __future__ import annotations
 from typing import Any
 
 from python_ops.errors import MaintenanceError
+from python_ops.storage import delta_storage_options, is_s3
 
 
 class WriterError(MaintenanceError):
     """The Delta writer refused or failed (unsupported table feature, conflict, I/O)."""
+
+
+def open_delta(location: str, *, version: int | None = None, for_commit: bool = False) -> Any:
+    """A delta-rs ``DeltaTable`` with the storage options of its location.
+
+    Args:
+        location: The table location.
+        version: Load this version (default: the latest).
+        for_commit: The caller will commit: on S3, first check that commits are safe.
+
+    Returns:
+        The table.
+
+    Raises:
+        ConfigError: When credentials are missing or S3 commits would not be safe.
+    """
+    from deltalake import DeltaTable
+
+    if for_commit and is_s3(location):
+        from python_ops.s3_storage import require_safe_commits
+
+        require_safe_commits(location)
+    return DeltaTable(location, version=version, storage_options=delta_storage_options(location))
 
 
 # Writer features delta-rs writes checkpoints for faithfully. v2 checkpoints in particular are
@@ -60,10 +84,8 @@ def write_checkpoint(location: str) -> int:
         WriterError: When delta-rs cannot write it (for example a table feature it does not
             support).
     """
-    from deltalake import DeltaTable
-
+    table = open_delta(location, for_commit=True)
     try:
-        table = DeltaTable(location)
         table.create_checkpoint()
         return int(table.version())
     except Exception as err:  # delta-rs raises DeltaError, DeltaProtocolError, OSError ...
@@ -84,10 +106,8 @@ def set_table_properties(location: str, properties: dict[str, str]) -> bool:
     Raises:
         WriterError: When delta-rs cannot commit the change.
     """
-    from deltalake import DeltaTable
-
+    table = open_delta(location, for_commit=True)
     try:
-        table = DeltaTable(location)
         current = table.metadata().configuration
         changed = {k: v for k, v in properties.items() if current.get(k) != v}
         if not changed:

@@ -32,7 +32,6 @@ RETENTION_PROPERTY = "delta.deletedFileRetentionDuration"
 DEFAULT_RETENTION_HOURS = 168.0
 OVERRIDE_SETTING = "maintenance_vacuum_allow_short_retention"
 _HOUR_MS = 3_600_000
-_DELETE_CHUNK = 256
 
 
 class RetentionTooShortError(ConfigError):
@@ -225,12 +224,16 @@ def _delete(
     dirs = [f for f in selected if f.is_dir]
     total = len(files)
     deleted_files = deleted_bytes = deleted_dirs = failures = 0
-    # Chunks, not one task per file: the executor's per-task cost would dominate an unlink.
-    size = max(1, min(_DELETE_CHUNK, total // (4 * max(1, max_workers)) or 1))
+    # Chunks, not one task per file: the executor's per-task cost would dominate an unlink;
+    # on object stores a chunk is one batched delete request (up to 1,000 keys).
+    size = max(1, min(storage.delete_batch_size, total // (4 * max(1, max_workers)) or 1))
+    if storage.flat_listing:
+        size = storage.delete_batch_size
     chunks = [files[i : i + size] for i in range(0, total, size)]
 
     def delete_chunk(chunk: list[VacuumFile]) -> tuple[int, int, int]:
-        ok = [f for f in chunk if storage.delete_file(f.path)]
+        failed = set(storage.delete_files([f.path for f in chunk]))
+        ok = [f for f in chunk if f.path not in failed]
         return len(ok), sum(f.size_bytes for f in ok), len(chunk) - len(ok)
 
     done = 0

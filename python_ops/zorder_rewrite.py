@@ -31,6 +31,7 @@ from python_ops.errors import DeltaLogError, MaintenanceError
 from python_ops.file_stats import delta_stats
 from python_ops.optimize_plan import OPERATION_MARKER
 from python_ops.storage import Storage, open_storage
+from python_ops.table_writer import open_delta
 from python_ops.zorder import zorder_sort
 
 RUN_MARKER = "python_ops.run"
@@ -185,10 +186,9 @@ def commit_rewrite(
     Raises:
         Exception: Whatever delta-rs raises (``CommitFailedError`` on a conflict).
     """
-    from deltalake import DeltaTable
     from deltalake.transaction import AddAction, CommitProperties, RemoveAction
 
-    table = DeltaTable(location, version=read_version)
+    table = open_delta(location, version=read_version, for_commit=True)
     run = str(uuid.uuid4())
     now = int(time.time() * 1000)
     actions: list[AddAction | RemoveAction] = [

@@ -109,3 +109,25 @@ def classic_vacuum() -> Iterator[Callable[..., dict[str, Any]]]:
     yield call
     worker.stdin.close()
     worker.wait(timeout=60)
+
+
+@pytest.fixture(scope="session")
+def moto_endpoint() -> Iterator[str]:
+    """moto's S3 server on 127.0.0.1 for the whole test run."""
+    from tests.s3_helpers import start_moto
+
+    server, endpoint = start_moto()
+    yield endpoint
+    server.stop()
+
+
+@pytest.fixture
+def s3(moto_endpoint: str, monkeypatch: pytest.MonkeyPatch) -> Any:
+    """A fresh bucket, with the AWS_* environment pointing at the local S3 server."""
+    from tests.s3_helpers import new_bucket, s3_environment
+
+    for key in ("AWS_PROFILE", "AWS_SESSION_TOKEN", "AWS_S3_ALLOW_UNSAFE_RENAME"):
+        monkeypatch.delenv(key, raising=False)
+    for key, value in s3_environment(moto_endpoint).items():
+        monkeypatch.setenv(key, value)
+    return new_bucket(moto_endpoint)

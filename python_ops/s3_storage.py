@@ -1,0 +1,265 @@
+"""S3 (and S3-compatible stores) as a ``Storage``: paginated listing, batched deletes, retries.
+
+S3 has no directories. A "directory" is a key prefix, present while some key starts with it;
+some tools also write zero-byte ``dir/`` marker objects. Listing reports markers (and, for
+one-level listings, common prefixes) as directories; deleting a directory deletes only its
+marker, and only when nothing else lies under the prefix. Recursive listing is one paginated
+``ListObjectsV2`` (1,000 keys per request) per prefix, never a request per file; deletes go in
+``DeleteObjects`` batches of up to 1,000 keys, with keys that fail for a retryable reason
+(throttling, 5xx) retried with backoff. Every request is counted per operation in ``requests``.
+"""
+
+from __future__ import annotations
+
+import collections
+import random
+import threading
+import time
+import uuid
+from typing import Any
+
+from python_ops.errors import ConfigError, StorageError
+from python_ops.s3_settings import S3Settings
+from python_ops.storage import FileEntry, Storage
+
+DELETE_BATCH = 1000
+_RETRYABLE_KEY_ERRORS = ("SlowDown", "InternalError", "ServiceUnavailable", "RequestTimeout")
+_KEY_RETRIES = 5
+
+
+def split_s3_uri(uri: str) -> tuple[str, str]:
+    """``s3://bucket/a/b`` (or ``s3a://``) to (bucket, ``a/b``)."""
+    rest = uri.split("://", 1)[1]
+    bucket, _, prefix = rest.partition("/")
+    if not bucket:
+        raise StorageError(f"'{uri}' names no bucket; use s3://<bucket>/<path>")
+    return bucket, prefix.strip("/")
+
+
+class S3Storage(Storage):
+    """A table root on S3, reached with boto3.
+
+    Args:
+        root: ``s3://bucket/path`` of the table.
+        settings: Connection settings (default: resolved from the environment).
+
+    Raises:
+        ConfigError: When credentials are missing (the message names which).
+    """
+
+    listing_concurrency = 8
+    flat_listing = True
+    delete_batch_size = DELETE_BATCH
+
+    def __init__(self, root: str, *, settings: S3Settings | None = None) -> None:
+        super().__init__(root)
+        self.settings = settings or S3Settings.resolve()
+        self.settings.require_credentials(root)
+        self.bucket, self.prefix = split_s3_uri(root)
+        self.requests: collections.Counter[str] = collections.Counter()
+        self._lock = threading.Lock()
+        self._client = self.settings.boto3_client()
+        self._client.meta.events.register("before-call.s3", self._count)
+        self._arrow: Any = None
+
+    def _count(self, event_name: str, **_: Any) -> None:
+        with self._lock:
+            self.requests[event_name.rsplit(".", 1)[-1]] += 1
+
+    def _key(self, clean: str) -> str:
+        return f"{self.prefix}/{clean}" if self.prefix and clean else (self.prefix or clean)
+
+    def _dir_key(self, clean: str) -> str:
+        key = self._key(clean)
+        return f"{key}/" if key else ""
+
+    def _rel(self, key: str) -> str:
+        return key[len(self.prefix) + 1 :] if self.prefix else key
+
+    def _pages(self, **params: Any) -> Any:
+        paginator = self._client.get_paginator("list_objects_v2")
+        try:
+            yield from paginator.paginate(Bucket=self.bucket, **params)
+        except Exception as err:  # botocore raises ClientError and connection errors
+            raise StorageError(
+                f"cannot list s3://{self.bucket}/{params.get('Prefix', '')}: {_reason(err)}"
+            ) from err
+
+    def _entry(self, obj: dict[str, Any]) -> FileEntry:
+        key = str(obj["Key"])
+        mtime = int(obj["LastModified"].timestamp() * 1000)
+        if key.endswith("/"):  # a directory marker
+            return FileEntry(self._rel(key.rstrip("/")), 0, mtime, True)
+        return FileEntry(self._rel(key), int(obj["Size"]), mtime, False)
+
+    def list_dir(self, rel: str = "") -> list[FileEntry]:  # noqa: D102
+        base = self._dir_key(self._check_relative(rel))
+        out: list[FileEntry] = []
+        for page in self._pages(Prefix=base, Delimiter="/"):
+            for common in page.get("CommonPrefixes", []):
+                out.append(FileEntry(self._rel(common["Prefix"].rstrip("/")), 0, 0, True))
+            for obj in page.get("Contents", []):
+                if obj["Key"] != base:  # the directory's own marker
+                    out.append(self._entry(obj))
+        return out
+
+    def list_tree(self, rel: str = "") -> list[FileEntry]:
+        """Every object below ``rel`` (one paginated request per 1,000 keys).
+
+        Args:
+            rel: Directory relative to the root.
+
+        Returns:
+            Files, and directory markers (``rel``'s own included) as directories; paths
+            relative to the root.
+        """
+        base = self._dir_key(self._check_relative(rel))
+        out: list[FileEntry] = []
+        for page in self._pages(Prefix=base):
+            for obj in page.get("Contents", []):
+                if obj["Key"] == base and not rel:
+                    continue  # the table root's own marker
+                out.append(self._entry(obj))
+        return out
+
+    def read_bytes(self, rel: str) -> bytes:  # noqa: D102
+        key = self._key(self._check_relative(rel))
+        try:
+            body: bytes = self._client.get_object(Bucket=self.bucket, Key=key)["Body"].read()
+            return body
+        except Exception as err:
+            if _code(err) in ("NoSuchKey", "404"):
+                raise FileNotFoundError(f"s3://{self.bucket}/{key}") from err
+            raise StorageError(f"cannot read s3://{self.bucket}/{key}: {_reason(err)}") from err
+
+    def arrow_path(self, rel: str) -> tuple[Any, str]:  # noqa: D102
+        if self._arrow is None:
+            self._arrow = self.settings.arrow_filesystem()
+        return self._arrow, f"{self.bucket}/{self._key(self._check_relative(rel))}"
+
+    def _remove_file(self, clean: str) -> bool:
+        return not self._delete_keys([self._key(clean)])
+
+    def delete_files(self, rels: list[str]) -> list[str]:
+        """Delete data files in ``DeleteObjects`` batches of up to 1,000 keys.
+
+        Args:
+            rels: File paths relative to the root.
+
+        Returns:
+            The paths that could not be deleted.
+
+        Raises:
+            StorageError: When a path escapes the root or lies in the Delta log.
+        """
+        keys = {self._key(self._check_deletable(rel)): rel for rel in rels}
+        failed = []
+        names = list(keys)
+        for i in range(0, len(names), DELETE_BATCH):
+            failed += [keys[k] for k in self._delete_keys(names[i : i + DELETE_BATCH])]
+        return failed
+
+    def _delete_keys(self, keys: list[str]) -> list[str]:
+        """Delete up to 1,000 keys; retry keys that failed for a retryable reason."""
+        pending = keys
+        for attempt in range(_KEY_RETRIES + 1):
+            try:
+                response = self._client.delete_objects(
+                    Bucket=self.bucket,
+                    Delete={"Objects": [{"Key": k} for k in pending], "Quiet": True},
+                )
+            except Exception:  # the whole request failed after botocore's own retries
+                return pending
+            errors = response.get("Errors", [])
+            retry = [e["Key"] for e in errors if e.get("Code") in _RETRYABLE_KEY_ERRORS]
+            final = [e["Key"] for e in errors if e.get("Code") not in _RETRYABLE_KEY_ERRORS]
+            if not retry or attempt == _KEY_RETRIES:
+                return final + retry
+            pending = retry
+            time.sleep(min(5.0, 0.1 * 2**attempt) * (0.5 + random.random()))
+        return pending
+
+    def delete_dir(self, rel: str) -> bool:
+        """Delete a directory marker when nothing else lies under its prefix.
+
+        Returns:
+            True when no marker and no other key remains; False when the prefix is not empty.
+        """
+        prefix = self._dir_key(self._check_deletable(rel))
+        page: dict[str, Any] = next(iter(self._pages(Prefix=prefix, MaxKeys=2)), {})
+        others = [o for o in page.get("Contents", []) if o["Key"] != prefix]
+        if others:
+            return False  # not empty: never delete recursively
+        return not self._delete_keys([prefix])
+
+
+_safe_buckets: set[tuple[str | None, str]] = set()
+_safe_lock = threading.Lock()
+
+
+def require_safe_commits(location: str, *, settings: S3Settings | None = None) -> None:
+    """Refuse to commit to a Delta table on S3 unless commits are atomic.
+
+    delta-rs commits on S3 with conditional writes (``PutObject`` with ``If-None-Match: *``):
+    the commit file of a version is created only if no other writer created it first. Stores
+    that ignore the header would let two writers overwrite each other's commits, and setting
+    ``AWS_S3_ALLOW_UNSAFE_RENAME`` asks for exactly that. The store is probed once per endpoint
+    and bucket (two conditional writes of one probe key; the second must be refused).
+
+    Args:
+        location: The table location (``s3://bucket/path``).
+        settings: Connection settings (default: resolved from the environment).
+
+    Raises:
+        ConfigError: When unsafe commits were asked for or the store has no conditional writes.
+    """
+    settings = settings or S3Settings.resolve()
+    if settings.allow_unsafe_rename:
+        raise ConfigError(
+            setting="AWS_S3_ALLOW_UNSAFE_RENAME",
+            value="true",
+            fix=f"Refusing to commit to {location}: unsafe renames let concurrent writers "
+            "overwrite each other's commits. Unset it; commits use S3 conditional writes.",
+        )
+    bucket, prefix = split_s3_uri(location)
+    if (settings.endpoint_url, bucket) in _safe_buckets:
+        return
+    storage = S3Storage(location, settings=settings)
+    key = f"{prefix}/.python_ops-commit-probe-{uuid.uuid4().hex}".lstrip("/")
+    client = storage._client
+    try:
+        client.put_object(Bucket=bucket, Key=key, Body=b"", IfNoneMatch="*")
+        try:
+            client.put_object(Bucket=bucket, Key=key, Body=b"", IfNoneMatch="*")
+            honoured = False
+        except Exception as err:
+            if _code(err) not in ("PreconditionFailed", "412", "ConditionalRequestConflict"):
+                raise
+            honoured = True
+    except Exception as err:
+        raise StorageError(
+            f"cannot check conditional writes on s3://{bucket}: {_reason(err)}"
+        ) from err
+    finally:
+        storage._delete_keys([key])
+    if not honoured:
+        raise ConfigError(
+            setting="endpoint_url",
+            value=settings.endpoint_url or "AWS S3",
+            fix=f"Refusing to commit to {location}: the store ignores conditional writes "
+            "(If-None-Match), so concurrent commits could overwrite each other. Use a store "
+            "with conditional writes (AWS S3, MinIO, Cloudflare R2, moto).",
+        )
+    with _safe_lock:
+        _safe_buckets.add((settings.endpoint_url, bucket))
+
+
+def _code(err: Exception) -> str:
+    response = getattr(err, "response", None) or {}
+    return str(response.get("Error", {}).get("Code", ""))
+
+
+def _reason(err: Exception) -> str:
+    """An error's code and message without request details (no credentials in them)."""
+    code = _code(err)
+    return f"{code}: {err}" if code else f"{type(err).__name__}: {err}"
