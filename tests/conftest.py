@@ -116,9 +116,10 @@ def moto_endpoint() -> Iterator[str]:
     """moto's S3 server on 127.0.0.1 for the whole test run."""
     from tests.s3_helpers import start_moto
 
-    server, endpoint = start_moto()
+    process, endpoint = start_moto()
     yield endpoint
-    server.stop()
+    process.terminate()
+    process.wait(timeout=10)
 
 
 @pytest.fixture

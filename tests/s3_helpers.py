@@ -1,5 +1,8 @@
 """A local S3 API for tests: moto in server mode on 127.0.0.1, and a proxy that injects faults.
 
+Both run as their own processes (``python -m tests.s3_helpers <upstream> <port> <every>
+<delay_ms>`` is the proxy).
+
 moto implements the S3 REST API (ListObjectsV2 pagination, DeleteObjects, conditional writes);
 every client the ops use (boto3, pyarrow, delta-rs, Sail) talks HTTP to it as to AWS. The proxy
 forwards to moto and answers some requests with ``503 SlowDown`` instead, as S3 does under load.
@@ -8,10 +11,16 @@ forwards to moto and answers some requests with ``503 SlowDown`` instead, as S3 
 from __future__ import annotations
 
 import http.client
-import logging
+import json
+import socket
+import subprocess
+import sys
 import threading
+import time
+import urllib.error
+import urllib.request
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -22,89 +31,130 @@ SLOW_DOWN = (
 )
 
 
-def start_moto() -> tuple[Any, str]:
-    """Start moto's S3 server on a free port; (server, endpoint URL)."""
-    from moto.server import ThreadedMotoServer
-
-    logging.getLogger("werkzeug").setLevel(logging.ERROR)  # one line per request otherwise
-    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
-    server.start()
-    host, port = server.get_host_and_port()
-    return server, f"http://{host}:{port}"
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
 
 
-@dataclass
+def wait_until_up(endpoint: str, process: subprocess.Popen[bytes], path: str = "/") -> None:
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"{endpoint} exited with {process.returncode}")
+        try:
+            urllib.request.urlopen(endpoint + path, timeout=1).read()
+            return
+        except urllib.error.HTTPError:
+            return  # answering
+        except OSError:
+            time.sleep(0.1)
+    raise RuntimeError(f"{endpoint} did not come up in 30 s")
+
+
+def start_moto() -> tuple[subprocess.Popen[bytes], str]:
+    """moto's S3 server in its own process on a free port; (process, endpoint URL).
+
+    Its own process, not a thread: a Rust client (Sail, delta-rs) that blocks while holding
+    the GIL would otherwise starve an in-process server.
+    """
+    port = free_port()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    endpoint = f"http://127.0.0.1:{port}"
+    wait_until_up(endpoint, process, "/moto-api/")
+    return process, endpoint
+
+
 class FaultyProxy:
-    """Forwards to ``upstream``; every ``every``-th request gets 503 SlowDown (0 = none).
+    """A proxy process in front of ``upstream``; every ``every``-th request gets 503 SlowDown.
 
-    Attributes:
+    Args:
         upstream: moto's endpoint.
-        every: Fail one request in this many.
-        seen: Requests received.
-        failed: Requests answered with 503.
+        every: Fail one request in this many (0 = none).
+        delay_ms: Added latency per request (as a far-away S3 region would have).
     """
 
-    upstream: str
-    every: int = 0
-    seen: int = 0
-    failed: int = 0
-    _lock: threading.Lock = field(default_factory=threading.Lock)
-    _server: ThreadingHTTPServer | None = None
-
-    @property
-    def endpoint(self) -> str:
-        assert self._server is not None
-        return f"http://127.0.0.1:{self._server.server_address[1]}"
+    def __init__(self, upstream: str, *, every: int = 0, delay_ms: float = 0) -> None:
+        self.upstream, self.every, self.delay_ms = upstream, every, delay_ms
+        self.port = free_port()
+        self.endpoint = f"http://127.0.0.1:{self.port}"
+        self._process: subprocess.Popen[bytes] | None = None
 
     def start(self) -> FaultyProxy:
-        proxy = self
-        host, port = self.upstream.removeprefix("http://").split(":")
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, *args: Any) -> None:
-                pass
-
-            def _forward(self) -> None:
-                length = int(self.headers.get("Content-Length") or 0)
-                body = self.rfile.read(length) if length else None
-                with proxy._lock:
-                    proxy.seen += 1
-                    fail = proxy.every > 0 and proxy.seen % proxy.every == 0
-                    proxy.failed += fail
-                if fail:
-                    self.send_response(503)
-                    self.send_header("Content-Type", "application/xml")
-                    self.send_header("Content-Length", str(len(SLOW_DOWN)))
-                    self.end_headers()
-                    self.wfile.write(SLOW_DOWN)
-                    return
-                upstream = http.client.HTTPConnection(host, int(port), timeout=60)
-                headers = {k: v for k, v in self.headers.items() if k.lower() != "connection"}
-                upstream.request(self.command, self.path, body=body, headers=headers)
-                response = upstream.getresponse()
-                data = response.read()
-                self.send_response(response.status)
-                for key, value in response.getheaders():
-                    if key.lower() not in ("transfer-encoding", "connection", "content-length"):
-                        self.send_header(key, value)
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                if self.command != "HEAD":
-                    self.wfile.write(data)
-                upstream.close()
-
-            do_GET = do_PUT = do_POST = do_DELETE = do_HEAD = _forward
-
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+        command = [sys.executable, "-m", "tests.s3_helpers", self.upstream, str(self.port)]
+        command += [str(self.every), str(self.delay_ms)]
+        self._process = subprocess.Popen(command, cwd=Path(__file__).resolve().parent.parent)
+        wait_until_up(self.endpoint, self._process, "/__proxy_stats")
         return self
 
+    def stats(self) -> dict[str, Any]:
+        """Requests seen and failed, by HTTP method."""
+        with urllib.request.urlopen(self.endpoint + "/__proxy_stats", timeout=5) as response:
+            stats: dict[str, Any] = json.loads(response.read())
+            return stats
+
     def stop(self) -> None:
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
+        if self._process is not None:
+            self._process.terminate()
+            self._process.wait(timeout=10)
+
+
+def serve_proxy(upstream: str, port: int, every: int, delay_ms: float) -> None:
+    """Run the fault-injecting proxy (the body of the ``FaultyProxy`` process)."""
+    host, upstream_port = upstream.removeprefix("http://").split(":")
+    lock = threading.Lock()
+    stats: dict[str, Any] = {"seen": 0, "failed": 0, "by_method": {}}
+
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+        def _reply(self, status: int, body: bytes, headers: list[tuple[str, str]]) -> None:
+            self.send_response(status)
+            for key, value in headers:
+                if key.lower() not in ("transfer-encoding", "connection", "content-length"):
+                    self.send_header(key, value)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            if self.command != "HEAD":
+                self.wfile.write(body)
+
+        def _forward(self) -> None:
+            if self.path == "/__proxy_stats":
+                with lock:
+                    body = json.dumps(stats).encode()
+                self._reply(200, body, [("Content-Type", "application/json")])
+                return
+            length = int(self.headers.get("Content-Length") or 0)
+            body = self.rfile.read(length) if length else None
+            with lock:
+                stats["seen"] += 1
+                methods = stats["by_method"]
+                methods[self.command] = methods.get(self.command, 0) + 1
+                fail = every > 0 and stats["seen"] % every == 0
+                stats["failed"] += fail
+            if delay_ms:
+                time.sleep(delay_ms / 1000)
+            if fail:
+                self._reply(503, SLOW_DOWN, [("Content-Type", "application/xml")])
+                return
+            connection = http.client.HTTPConnection(host, int(upstream_port), timeout=120)
+            headers = {k: v for k, v in self.headers.items() if k.lower() != "connection"}
+            connection.request(self.command, self.path, body=body, headers=headers)
+            response = connection.getresponse()
+            self._reply(response.status, response.read(), response.getheaders())
+            connection.close()
+
+        do_GET = do_PUT = do_POST = do_DELETE = do_HEAD = _forward
+
+    ThreadingHTTPServer(("127.0.0.1", port), Handler).serve_forever()
 
 
 @dataclass(frozen=True)
@@ -171,3 +221,7 @@ def delta_options(endpoint: str) -> dict[str, str]:
     env = s3_environment(endpoint)
     env.pop("AWS_EC2_METADATA_DISABLED")
     return env
+
+
+if __name__ == "__main__":
+    serve_proxy(sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4]))

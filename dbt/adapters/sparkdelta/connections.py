@@ -37,6 +37,7 @@ class SparkDeltaCredentials(SparkCredentials):
     warehouse: str | None = None
     connect_url: str | None = None
     engine_port: int = 0
+    location_root: str | None = None  # tables at <location_root>/<schema>/<alias>, e.g. s3://
 
     @classmethod
     def __pre_deserialize__(cls, data: Any) -> Any:
@@ -60,7 +61,16 @@ class SparkDeltaCredentials(SparkCredentials):
         return ADAPTER_TYPE
 
     def _connection_keys(self) -> tuple[str, ...]:
-        return ("method", "mode", "warehouse", "connect_url", "host", "port", "schema")
+        return (
+            "method",
+            "mode",
+            "warehouse",
+            "location_root",
+            "connect_url",
+            "host",
+            "port",
+            "schema",
+        )
 
     def resolved_warehouse(self) -> str | None:
         """The warehouse directory as an absolute path (relative paths: to the project dir)."""

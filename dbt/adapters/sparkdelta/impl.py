@@ -28,6 +28,7 @@ from python_ops.maintain import Maintainer
 from python_ops.optimize import optimize
 from python_ops.report import render_report, report_rows
 from python_ops.selection import select_targets
+from python_ops.storage import delta_storage_options
 from python_ops.vacuum import vacuum
 
 _SIMPLE_TYPES = {"long": "bigint", "integer": "int", "short": "smallint", "byte": "tinyint"}
@@ -365,7 +366,7 @@ class SparkDeltaAdapter(SparkAdapter):
     def _register_history(self, history: dict[str, Any]) -> None:
         """Make the history table queryable (``source('maintenance', ...)``) once it exists."""
         location = self._history_location(history)
-        if not DeltaTable.is_deltatable(location):
+        if not DeltaTable.is_deltatable(location, storage_options=delta_storage_options(location)):
             return
         self.execute(f"create schema if not exists {history['schema']}")
         self.execute(

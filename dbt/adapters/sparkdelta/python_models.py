@@ -49,7 +49,11 @@ def model_location(
     *,
     location_root: str | None = None,
 ) -> str | None:
-    """Where a model's table lives: ``<location_root>/<alias>``, else the managed location.
+    """Where a model's table lives.
+
+    ``<location_root>/<alias>`` for a model's own ``location_root``; else
+    ``<profile location_root>/<schema>/<alias>`` when the target sets one (tables on object
+    storage, catalog journal in the local warehouse); else the managed location.
 
     Args:
         credentials: The target's credentials (for the warehouse).
@@ -62,5 +66,7 @@ def model_location(
     """
     if location_root:
         return f"{str(location_root).rstrip('/')}/{identifier}"
+    if credentials.location_root:
+        return f"{credentials.location_root.rstrip('/')}/{schema.lower()}/{identifier.lower()}"
     warehouse = credentials.resolved_warehouse()
     return managed_location(warehouse, schema, identifier) if warehouse else None
