@@ -35,6 +35,11 @@ def _parser() -> argparse.ArgumentParser:
         help="allow a retention below the table's minimum (unsafe with concurrent writers)",
     )
     vac.add_argument("--workers", type=int, default=8, help="parallel list/delete calls")
+    vac.add_argument(
+        "--cluster-listing",
+        action="store_true",
+        help="object stores: list prefixes in Spark tasks on the cluster, not local threads",
+    )
     vac.add_argument("--json", action="store_true", help="print the result as JSON")
 
     logs = sub.add_parser("cleanup-logs", help="delete expired _delta_log files")
@@ -150,6 +155,7 @@ def _run_vacuum(args: Any) -> int:
             partition_filter=args.partition_filter,
             allow_short_retention=args.allow_short_retention,
             max_workers=args.workers,
+            cluster_listing=args.cluster_listing,
         )
     finally:
         if sail:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from typing import Any
 
 from python_ops.storage import FileEntry, Storage
 
@@ -56,6 +57,7 @@ def list_visible(
     partition_columns: Iterable[str],
     roots: Iterable[str] = ("",),
     max_workers: int = 8,
+    cluster: Any = None,
 ) -> Listing:
     """List every visible file and directory below ``roots``, breadth-first in parallel.
 
@@ -65,6 +67,8 @@ def list_visible(
         roots: Directories to start from, relative to the table root ("" = the root). The
             roots themselves are not returned.
         max_workers: Directories listed concurrently.
+        cluster: A Spark session: on object stores, list the prefixes in its executors'
+            tasks (``cluster_listing``) instead of on local threads.
 
     Returns:
         The listing.
@@ -74,7 +78,7 @@ def list_visible(
     """
     columns = tuple(partition_columns)
     if storage.flat_listing:
-        return _list_flat(storage, columns, list(dict.fromkeys(roots)), max_workers)
+        return _list_flat(storage, columns, list(dict.fromkeys(roots)), max_workers, cluster)
     entries: list[FileEntry] = []
     symlinks = 0
     listed = 0
@@ -98,7 +102,11 @@ def list_visible(
 
 
 def _list_flat(
-    storage: Storage, columns: tuple[str, ...], roots: list[str], max_workers: int
+    storage: Storage,
+    columns: tuple[str, ...],
+    roots: list[str],
+    max_workers: int,
+    cluster: Any = None,
 ) -> Listing:
     """Object stores: list each visible sub-prefix recursively and concurrently.
 
@@ -122,6 +130,14 @@ def _list_flat(
                 prefixes.append(entry.path)
             else:
                 entries.append(entry)
+    if cluster is not None and prefixes:
+        from python_ops.cluster_listing import list_on_cluster
+        from python_ops.s3_storage import S3Storage
+
+        if isinstance(storage, S3Storage):
+            listed = list_on_cluster(cluster, storage, prefixes)
+            entries += [e for e in listed if visible(e.path)]
+            return Listing(tuple(entries), 0, len(roots) + len(prefixes))
     with ThreadPoolExecutor(max_workers=max(1, max_workers)) as pool:
         for subtree in pool.map(storage.list_tree, prefixes):
             entries += [e for e in subtree if visible(e.path)]

@@ -383,11 +383,13 @@ def is_s3(location: str) -> bool:
     return urlparse(location).scheme in ("s3", "s3a")
 
 
-def open_storage(location: str) -> Storage:
+def open_storage(location: str, *, spark: Any = None) -> Storage:
     """Open the storage rooted at a table location.
 
     Args:
         location: A local path, ``file:`` URI or remote URI.
+        spark: The Spark session the op runs in: its ``spark.hadoop.fs.s3a.*`` settings fill
+            S3 settings the environment does not give.
 
     Returns:
         ``S3Storage`` for ``s3://``/``s3a://``, ``ArrowStorage`` for other remote URIs
@@ -398,9 +400,10 @@ def open_storage(location: str) -> Storage:
     """
     root = normalize_location(location)
     if is_s3(root):
+        from python_ops.s3_settings import S3Settings
         from python_ops.s3_storage import S3Storage
 
-        return S3Storage(root)
+        return S3Storage(root, settings=S3Settings.resolve(spark=spark))
     return ArrowStorage(root) if is_remote(root) else LocalStorage(root)
 
 

@@ -275,6 +275,7 @@ def vacuum(
     on_progress: Callable[[int, int], None] | None = None,
     progress_interval_s: float = 5.0,
     model: str | None = None,
+    cluster_listing: bool = False,
 ) -> VacuumResult:
     """Delete (or, by default, only report) files the table no longer references.
 
@@ -293,6 +294,8 @@ def vacuum(
         on_progress: Called with (files done, files total) during deletion.
         progress_interval_s: Seconds between progress reports.
         model: The dbt model, for error messages.
+        cluster_listing: On object stores, list the table's prefixes in Spark tasks on the
+            session's executors instead of on local threads (for very large tables).
 
     Returns:
         What was found and deleted, with every selected path.
@@ -303,7 +306,7 @@ def vacuum(
         TableNotFoundError: When there is no Delta table at the location.
         DeltaLogError: When the log cannot be read.
     """
-    storage = table if isinstance(table, Storage) else open_storage(table)
+    storage = table if isinstance(table, Storage) else open_storage(table, spark=spark)
     started = time.perf_counter()
     params = {
         "retention_hours": retention_hours,
@@ -326,6 +329,7 @@ def vacuum(
                 partition_columns=snapshot.metadata.partition_columns,
                 roots=roots,
                 max_workers=storage.listing_concurrency,
+                cluster=spark if cluster_listing else None,
             )
             if roots
             else None

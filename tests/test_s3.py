@@ -14,6 +14,7 @@ from deltalake import DeltaTable, write_deltalake
 from python_ops.errors import ConfigError
 from python_ops.log_cleanup import cleanup_logs
 from python_ops.optimize import optimize
+from python_ops.s3_settings import S3Settings
 from python_ops.s3_storage import S3Storage
 from python_ops.vacuum import vacuum
 from tests.s3_helpers import FaultyProxy, S3Bucket, delta_options
@@ -207,3 +208,45 @@ def test_unsafe_commits_are_refused(s3: S3Bucket, monkeypatch: pytest.MonkeyPatc
     with pytest.raises(ConfigError, match=r"AWS_S3_ALLOW_UNSAFE_RENAME.*conditional writes"):
         optimize(uri, min_small_files=2)
     assert DeltaTable(uri, storage_options=delta_options(s3.endpoint)).version() == 2
+
+
+def test_cluster_listing_in_spark_tasks_selects_the_same(
+    fixture_table: Any, sail_spark: Any, s3: S3Bucket
+) -> None:
+    local = fixture_table("delta-0.8.0-partitioned")
+    strays(local)
+    uri = s3.upload_tree(local, "tables/nested")
+    now = int(time.time() * 1000) + LATER
+    on_threads, in_tasks = S3Storage(uri), S3Storage(uri)
+    threads = vacuum(on_threads, spark=sail_spark, dry_run=True, now_ms=now)
+    tasks = vacuum(in_tasks, spark=sail_spark, dry_run=True, now_ms=now, cluster_listing=True)
+    assert tasks.files_listed == threads.files_listed > 0
+    assert selected_files(tasks) == selected_files(threads)
+    assert any(p.endswith("/part-stray.parquet") for p in selected_files(tasks))
+    # the driver listed only the root; the partition prefixes were listed in Spark tasks
+    assert on_threads.requests["ListObjectsV2"] > in_tasks.requests["ListObjectsV2"]
+
+
+def test_credentials_from_the_spark_session(
+    sail_spark: Any, s3: S3Bucket, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    uri = small_file_table(s3, "tables/sparkcreds", appends=1)
+    monkeypatch.delenv("AWS_ACCESS_KEY_ID")
+    monkeypatch.delenv("AWS_SECRET_ACCESS_KEY")
+    monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", "/nonexistent")
+    monkeypatch.setenv("AWS_CONFIG_FILE", "/nonexistent")
+    keys = {
+        "spark.hadoop.fs.s3a.access.key": "testing",
+        "spark.hadoop.fs.s3a.secret.key": "testing",
+    }
+    for key, value in keys.items():
+        sail_spark.conf.set(key, value)
+    try:
+        result = vacuum(uri, spark=sail_spark, dry_run=True)
+        settings = S3Settings.resolve(spark=sail_spark)
+    finally:
+        for key in keys:
+            sail_spark.conf.unset(key)
+    assert result.files_listed == 2
+    assert settings.access_key_id == "testing"
+    assert "testing" not in repr(settings)  # secrets never shown
