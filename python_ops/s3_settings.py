@@ -45,7 +45,6 @@ class S3Settings:
         region: Region name.
         endpoint_url: Endpoint of an S3-compatible store; None for AWS.
         allow_http: Allow a plain-http endpoint.
-        allow_unsafe_rename: The user asked delta-rs for unsafe commits; the ops refuse to commit.
         max_attempts: Attempts per request (throttling and 5xx are retried with backoff).
     """
 
@@ -55,7 +54,6 @@ class S3Settings:
     region: str | None = None
     endpoint_url: str | None = None
     allow_http: bool = False
-    allow_unsafe_rename: bool = False
     max_attempts: int = DEFAULT_MAX_ATTEMPTS
 
     @classmethod
@@ -92,7 +90,6 @@ class S3Settings:
             **values,
             allow_http=_truthy(env.get("AWS_ALLOW_HTTP"))
             or bool(endpoint and endpoint.startswith("http://")),
-            allow_unsafe_rename=_truthy(env.get("AWS_S3_ALLOW_UNSAFE_RENAME")),
         )
 
     def require_credentials(self, location: str) -> None:

@@ -200,27 +200,20 @@ _safe_lock = threading.Lock()
 def require_safe_commits(location: str, *, settings: S3Settings | None = None) -> None:
     """Refuse to commit to a Delta table on S3 unless commits are atomic.
 
-    delta-rs commits on S3 with conditional writes (``PutObject`` with ``If-None-Match: *``):
-    the commit file of a version is created only if no other writer created it first. Stores
-    that ignore the header would let two writers overwrite each other's commits, and setting
-    ``AWS_S3_ALLOW_UNSAFE_RENAME`` asks for exactly that. The store is probed once per endpoint
-    and bucket (two conditional writes of one probe key; the second must be refused).
+    delta-rs (1.x) commits on S3 with conditional writes (``PutObject`` with ``If-None-Match:
+    *``; checked on the wire, with or without ``AWS_S3_ALLOW_UNSAFE_RENAME``): the commit file
+    of a version is created only if no other writer created it first. A store that ignores the
+    header would let two writers overwrite each other's commits. The store is probed once per
+    endpoint and bucket (two conditional writes of one probe key; the second must be refused).
 
     Args:
         location: The table location (``s3://bucket/path``).
         settings: Connection settings (default: resolved from the environment).
 
     Raises:
-        ConfigError: When unsafe commits were asked for or the store has no conditional writes.
+        ConfigError: When the store ignores conditional writes.
     """
     settings = settings or S3Settings.resolve()
-    if settings.allow_unsafe_rename:
-        raise ConfigError(
-            setting="AWS_S3_ALLOW_UNSAFE_RENAME",
-            value="true",
-            fix=f"Refusing to commit to {location}: unsafe renames let concurrent writers "
-            "overwrite each other's commits. Unset it; commits use S3 conditional writes.",
-        )
     bucket, prefix = split_s3_uri(location)
     if (settings.endpoint_url, bucket) in _safe_buckets:
         return

@@ -127,7 +127,7 @@ def s3(moto_endpoint: str, monkeypatch: pytest.MonkeyPatch) -> Any:
     """A fresh bucket, with the AWS_* environment pointing at the local S3 server."""
     from tests.s3_helpers import new_bucket, s3_environment
 
-    for key in ("AWS_PROFILE", "AWS_SESSION_TOKEN", "AWS_S3_ALLOW_UNSAFE_RENAME"):
+    for key in ("AWS_PROFILE", "AWS_SESSION_TOKEN"):
         monkeypatch.delenv(key, raising=False)
     for key, value in s3_environment(moto_endpoint).items():
         monkeypatch.setenv(key, value)

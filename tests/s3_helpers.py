@@ -1,7 +1,7 @@
 """A local S3 API for tests: moto in server mode on 127.0.0.1, and a proxy that injects faults.
 
 Both run as their own processes (``python -m tests.s3_helpers <upstream> <port> <every>
-<delay_ms>`` is the proxy).
+<delay_ms> <strip_conditional>`` is the proxy).
 
 moto implements the S3 REST API (ListObjectsV2 pagination, DeleteObjects, conditional writes);
 every client the ops use (boto3, pyarrow, delta-rs, Sail) talks HTTP to it as to AWS. The proxy
@@ -77,17 +77,22 @@ class FaultyProxy:
         upstream: moto's endpoint.
         every: Fail one request in this many (0 = none).
         delay_ms: Added latency per request (as a far-away S3 region would have).
+        strip_conditional: Drop ``If-None-Match`` headers, as stores without conditional
+            writes ignore them.
     """
 
-    def __init__(self, upstream: str, *, every: int = 0, delay_ms: float = 0) -> None:
+    def __init__(
+        self, upstream: str, *, every: int = 0, delay_ms: float = 0, strip_conditional: bool = False
+    ) -> None:
         self.upstream, self.every, self.delay_ms = upstream, every, delay_ms
+        self.strip_conditional = strip_conditional
         self.port = free_port()
         self.endpoint = f"http://127.0.0.1:{self.port}"
         self._process: subprocess.Popen[bytes] | None = None
 
     def start(self) -> FaultyProxy:
         command = [sys.executable, "-m", "tests.s3_helpers", self.upstream, str(self.port)]
-        command += [str(self.every), str(self.delay_ms)]
+        command += [str(self.every), str(self.delay_ms), str(int(self.strip_conditional))]
         self._process = subprocess.Popen(command, cwd=Path(__file__).resolve().parent.parent)
         wait_until_up(self.endpoint, self._process, "/__proxy_stats")
         return self
@@ -104,7 +109,9 @@ class FaultyProxy:
             self._process.wait(timeout=10)
 
 
-def serve_proxy(upstream: str, port: int, every: int, delay_ms: float) -> None:
+def serve_proxy(
+    upstream: str, port: int, every: int, delay_ms: float, strip_conditional: bool = False
+) -> None:
     """Run the fault-injecting proxy (the body of the ``FaultyProxy`` process)."""
     host, upstream_port = upstream.removeprefix("http://").split(":")
     lock = threading.Lock()
@@ -146,7 +153,8 @@ def serve_proxy(upstream: str, port: int, every: int, delay_ms: float) -> None:
                 self._reply(503, SLOW_DOWN, [("Content-Type", "application/xml")])
                 return
             connection = http.client.HTTPConnection(host, int(upstream_port), timeout=120)
-            headers = {k: v for k, v in self.headers.items() if k.lower() != "connection"}
+            dropped = ("connection", "if-none-match") if strip_conditional else ("connection",)
+            headers = {k: v for k, v in self.headers.items() if k.lower() not in dropped}
             connection.request(self.command, self.path, body=body, headers=headers)
             response = connection.getresponse()
             self._reply(response.status, response.read(), response.getheaders())
@@ -224,4 +232,6 @@ def delta_options(endpoint: str) -> dict[str, str]:
 
 
 if __name__ == "__main__":
-    serve_proxy(sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4]))
+    serve_proxy(
+        sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4]), sys.argv[5] == "1"
+    )

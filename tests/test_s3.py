@@ -202,11 +202,17 @@ def test_missing_credentials_name_what_is_missing(
         cleanup_logs(uri)
 
 
-def test_unsafe_commits_are_refused(s3: S3Bucket, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_commits_are_refused_where_the_store_ignores_conditional_writes(
+    s3: S3Bucket, monkeypatch: pytest.MonkeyPatch
+) -> None:
     uri = small_file_table(s3, "tables/unsafe", appends=3)
-    monkeypatch.setenv("AWS_S3_ALLOW_UNSAFE_RENAME", "true")
-    with pytest.raises(ConfigError, match=r"AWS_S3_ALLOW_UNSAFE_RENAME.*conditional writes"):
-        optimize(uri, min_small_files=2)
+    proxy = FaultyProxy(s3.endpoint, strip_conditional=True).start()
+    try:
+        monkeypatch.setenv("AWS_ENDPOINT_URL", proxy.endpoint)
+        with pytest.raises(ConfigError, match=r"ignores conditional writes \(If-None-Match\)"):
+            optimize(uri, min_small_files=2)
+    finally:
+        proxy.stop()
     assert DeltaTable(uri, storage_options=delta_options(s3.endpoint)).version() == 2
 
 
