@@ -11,12 +11,13 @@ VACUUM dry run (ours, parallel listing) vs delta-rs's dry run; a real VACUUM wit
 ``DeleteObjects`` vs one ``DeleteObject`` per key; delta-rs's real vacuum. Results go to
 docs/benchmarks.md (S3) and feed docs/scaling.md.
 
-    .venv/bin/python bench/s3_bench.py --objects 100000 --latency-ms 0 20
+    .venv/bin/python bench/s3_bench.py --objects 100000 --latency-ms 0 50
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import statistics
 import subprocess
@@ -194,16 +195,26 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--objects", type=int, default=100_000)
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--latency-ms", type=float, nargs="+", default=[0.0, 20.0])
+    parser.add_argument("--latency-ms", type=float, nargs="+", default=[0.0, 50.0])
+    parser.add_argument(
+        "--results",
+        default="/tmp/s3_bench_results.json",
+        help="scenario results kept here as they finish; delete it to start over",
+    )
     args = parser.parse_args()
+    # each scenario's result is kept as it finishes (a later failure loses nothing)
+    partial = Path(args.results)
+    done: list[dict[str, Any]] = json.loads(partial.read_text()) if partial.exists() else []
     engine = SailEngine()
     try:
-        results = [
-            scenario(lat, args.objects, args.repeats, engine.spark, one_by_one=i == 0)
-            for i, lat in enumerate(args.latency_ms)
-        ]
+        for i, lat in enumerate(args.latency_ms):
+            if any(r["latency_ms"] == lat for r in done):
+                continue
+            done.append(scenario(lat, args.objects, args.repeats, engine.spark, one_by_one=i == 0))
+            partial.write_text(json.dumps(done))
     finally:
         engine.stop()
+    results = [r for lat in args.latency_ms for r in done if r["latency_ms"] == lat]
     n = args.objects
     lines = [
         "## VACUUM on S3 (moto, local S3 API)",
@@ -224,7 +235,7 @@ def main() -> None:
         def row(
             what: str, seconds: float, requests: dict[str, int], per: str, lat: str = lat
         ) -> None:
-            shown = ", ".join(f"{k} {v:,}" for k, v in sorted(requests.items()))
+            shown = ", ".join(f"{k} {v:,}" for k, v in sorted(requests.items()) if v)
             lines.append(f"| {lat} | {what} | {seconds:.2f} | {shown} | {per} |")
 
         row(
