@@ -141,17 +141,7 @@ class S3Storage(Storage):
         return not self._delete_keys([self._key(clean)])
 
     def delete_files(self, rels: list[str]) -> list[str]:
-        """Delete data files in ``DeleteObjects`` batches of up to 1,000 keys.
-
-        Args:
-            rels: File paths relative to the root.
-
-        Returns:
-            The paths that could not be deleted.
-
-        Raises:
-            StorageError: When a path escapes the root or lies in the Delta log.
-        """
+        """As ``Storage.delete_files``, in ``DeleteObjects`` batches of up to 1,000 keys."""
         keys = {self._key(self._check_deletable(rel)): rel for rel in rels}
         failed = []
         names = list(keys)

@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import logging
 import time
-from collections import defaultdict
+from collections import defaultdict, deque
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
+from itertools import islice
 from typing import Any
 
 from python_ops.audit import audit_record
@@ -238,10 +239,15 @@ def _delete(
 
     done = 0
     last_report = time.monotonic()
-    with ThreadPoolExecutor(max_workers=max(1, max_workers)) as pool:
-        for chunk, (n_ok, n_bytes, n_failed) in zip(
-            chunks, pool.map(delete_chunk, chunks), strict=True
-        ):
+    workers = max(1, max_workers)
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        # At most `workers` chunks in flight: a run stopped (or killed) after a progress report
+        # has not silently deleted far beyond it, and memory stays bounded.
+        pending = iter(chunks)
+        in_flight = deque((c, pool.submit(delete_chunk, c)) for c in islice(pending, workers))
+        while in_flight:
+            chunk, future = in_flight.popleft()
+            n_ok, n_bytes, n_failed = future.result()
             deleted_files += n_ok
             deleted_bytes += n_bytes
             failures += n_failed
@@ -252,6 +258,9 @@ def _delete(
                 log.info("vacuum %s: deleted %d/%d files", storage.root, done, total)
                 if on_progress is not None:
                     on_progress(done, total)
+            following = next(pending, None)
+            if following is not None:
+                in_flight.append((following, pool.submit(delete_chunk, following)))
         by_depth: dict[int, list[str]] = defaultdict(list)
         for d in dirs:
             by_depth[d.path.count("/")].append(d.path)

@@ -243,7 +243,8 @@ def test_killed_mid_delete_leaves_a_readable_table_and_rerun_finishes(
     )
     assert killed.returncode == -9, killed.stderr[-2000:]
     remaining = sum(p.exists() for p in strays)
-    assert 0 < remaining < len(strays)
+    # one worker, one chunk in flight: killed right after the half-way report, nothing beyond
+    assert remaining == len(strays) // 2
     assert {v: content(table, v) for v in range(versions + 1)} == before
     rerun = vacuum(str(table), spark=sail_spark, dry_run=False)
     assert rerun.files_deleted == remaining
