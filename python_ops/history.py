@@ -14,7 +14,8 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from python_ops.errors import StorageError
-from python_ops.storage import delta_storage_options, is_s3
+from python_ops.storage import delta_storage_options
+from python_ops.table_writer import commit_storage_options
 
 SCHEMA_FIELDS: tuple[tuple[str, str], ...] = (
     ("invocation_id", "string"),
@@ -116,17 +117,14 @@ class HistoryStore:
 
         rows = [asdict(r) for r in records]
         table = pa.Table.from_pylist(rows, schema=_arrow_schema())
-        if is_s3(self.location):
-            from python_ops.s3_storage import require_safe_commits
-
-            require_safe_commits(self.location)
+        options = commit_storage_options(self.location)
         with self._lock:
             try:
                 write_deltalake(
                     self.location,
                     table,
                     mode="append",
-                    storage_options=delta_storage_options(self.location),
+                    storage_options=options,
                 )
             except Exception as err:  # delta-rs raises several types for I/O and schema errors
                 raise StorageError(

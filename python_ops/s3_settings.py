@@ -13,6 +13,7 @@ error messages.
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -28,6 +29,10 @@ _SPARK_KEYS = {
     "spark.hadoop.fs.s3a.endpoint.region": "region",
 }
 DEFAULT_MAX_ATTEMPTS = 8
+# One boto3 session per process: a new session reloads the S3 service model (about 100 ms per
+# client); from a shared one a client costs a few ms, which matters on the post-hook path.
+_session: Any = None
+_session_lock = threading.Lock()
 
 
 def _truthy(value: str | None) -> bool:
@@ -125,15 +130,19 @@ class S3Settings:
             max_pool_connections=64,
             s3={"addressing_style": "path"} if self.endpoint_url else None,
         )
-        return boto3.session.Session().client(
-            "s3",
-            aws_access_key_id=self.access_key_id,
-            aws_secret_access_key=self.secret_access_key,
-            aws_session_token=self.session_token,
-            region_name=self.region or "us-east-1",
-            endpoint_url=self.endpoint_url,
-            config=config,
-        )
+        with _session_lock:  # boto3 sessions are not thread-safe; clients are
+            global _session
+            if _session is None:
+                _session = boto3.session.Session()
+            return _session.client(
+                "s3",
+                aws_access_key_id=self.access_key_id,
+                aws_secret_access_key=self.secret_access_key,
+                aws_session_token=self.session_token,
+                region_name=self.region or "us-east-1",
+                endpoint_url=self.endpoint_url,
+                config=config,
+            )
 
     def arrow_filesystem(self) -> Any:
         """A ``pyarrow.fs.S3FileSystem`` for Parquet reads and writes."""

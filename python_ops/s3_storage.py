@@ -12,6 +12,7 @@ marker, and only when nothing else lies under the prefix. Recursive listing is o
 from __future__ import annotations
 
 import collections
+import logging
 import random
 import threading
 import time
@@ -21,6 +22,8 @@ from typing import Any
 from python_ops.errors import ConfigError, StorageError
 from python_ops.s3_settings import S3Settings
 from python_ops.storage import FileEntry, Storage
+
+log = logging.getLogger(__name__)
 
 DELETE_BATCH = 1000
 _RETRYABLE_KEY_ERRORS = ("SlowDown", "InternalError", "ServiceUnavailable", "RequestTimeout")
@@ -49,6 +52,7 @@ class S3Storage(Storage):
 
     listing_concurrency = 8
     flat_listing = True
+    batched_deletes = True
     delete_batch_size = DELETE_BATCH
 
     def __init__(self, root: str, *, settings: S3Settings | None = None) -> None:
@@ -158,7 +162,10 @@ class S3Storage(Storage):
                     Bucket=self.bucket,
                     Delete={"Objects": [{"Key": k} for k in pending], "Quiet": True},
                 )
-            except Exception:  # the whole request failed after botocore's own retries
+            except Exception as err:  # the whole request failed after botocore's own retries
+                log.warning(
+                    "cannot delete %d keys in s3://%s: %s", len(pending), self.bucket, _reason(err)
+                )
                 return pending
             errors = response.get("Errors", [])
             retry = [e["Key"] for e in errors if e.get("Code") in _RETRYABLE_KEY_ERRORS]

@@ -77,7 +77,8 @@ class Storage(ABC):
 
     listing_concurrency = 1
     flat_listing = False  # True: one recursive listing per prefix beats a walk (object stores)
-    delete_batch_size = 256  # files per delete task (S3: keys per DeleteObjects request)
+    batched_deletes = False  # True: ``delete_files`` sends one request per delete_batch_size
+    delete_batch_size = 256  # at most this many files per delete task
 
     def __init__(self, root: str) -> None:
         self.root = root

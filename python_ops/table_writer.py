@@ -32,11 +32,27 @@ def open_delta(location: str, *, version: int | None = None, for_commit: bool = 
     """
     from deltalake import DeltaTable
 
-    if for_commit and is_s3(location):
+    options = commit_storage_options(location) if for_commit else delta_storage_options(location)
+    return DeltaTable(location, version=version, storage_options=options)
+
+
+def commit_storage_options(location: str) -> dict[str, str] | None:
+    """delta-rs storage options for a commit; on S3, first check that commits are safe.
+
+    Args:
+        location: The table location.
+
+    Returns:
+        The options (None off S3).
+
+    Raises:
+        ConfigError: When credentials are missing or the store ignores conditional writes.
+    """
+    if is_s3(location):
         from python_ops.s3_storage import require_safe_commits
 
         require_safe_commits(location)
-    return DeltaTable(location, version=version, storage_options=delta_storage_options(location))
+    return delta_storage_options(location)
 
 
 # Writer features delta-rs writes checkpoints for faithfully. v2 checkpoints in particular are

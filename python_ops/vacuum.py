@@ -228,8 +228,8 @@ def _delete(
     # Chunks, not one task per file: the executor's per-task cost would dominate an unlink;
     # on object stores a chunk is one batched delete request (up to 1,000 keys).
     size = max(1, min(storage.delete_batch_size, total // (4 * max(1, max_workers)) or 1))
-    if storage.flat_listing:
-        size = storage.delete_batch_size
+    if storage.batched_deletes:
+        size = storage.delete_batch_size  # full batches: fewest requests
     chunks = [files[i : i + size] for i in range(0, total, size)]
 
     def delete_chunk(chunk: list[VacuumFile]) -> tuple[int, int, int]:

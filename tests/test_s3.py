@@ -188,14 +188,19 @@ def test_batched_deletes_and_paginated_listing(sail_spark: Any, s3: S3Bucket) ->
     assert storage.requests["ListObjectsV2"] <= 6
 
 
-def test_missing_credentials_name_what_is_missing(
-    s3: S3Bucket, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    uri = small_file_table(s3, "tables/nocreds", appends=1)
+def no_credentials_anywhere(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No keys in the environment, no profile files for boto3's chain to find."""
     monkeypatch.delenv("AWS_ACCESS_KEY_ID")
     monkeypatch.delenv("AWS_SECRET_ACCESS_KEY")
     monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", "/nonexistent")
     monkeypatch.setenv("AWS_CONFIG_FILE", "/nonexistent")
+
+
+def test_missing_credentials_name_what_is_missing(
+    s3: S3Bucket, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    uri = small_file_table(s3, "tables/nocreds", appends=1)
+    no_credentials_anywhere(monkeypatch)
     with pytest.raises(ConfigError, match=r"AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY"):
         optimize(uri)
     with pytest.raises(ConfigError, match=r"No S3 credentials for s3://.*tables/nocreds"):
@@ -237,10 +242,7 @@ def test_credentials_from_the_spark_session(
     sail_spark: Any, s3: S3Bucket, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     uri = small_file_table(s3, "tables/sparkcreds", appends=1)
-    monkeypatch.delenv("AWS_ACCESS_KEY_ID")
-    monkeypatch.delenv("AWS_SECRET_ACCESS_KEY")
-    monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", "/nonexistent")
-    monkeypatch.setenv("AWS_CONFIG_FILE", "/nonexistent")
+    no_credentials_anywhere(monkeypatch)
     keys = {
         "spark.hadoop.fs.s3a.access.key": "testing",
         "spark.hadoop.fs.s3a.secret.key": "testing",
