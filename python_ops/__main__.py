@@ -2,6 +2,6 @@
 
 import sys
 
-from python_ops.cli import main
+from python_ops.cli import run
 
-sys.exit(main())
+sys.exit(run())

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import unquote, urlparse
 
+from python_ops.errors import DeltaLogError
 from python_ops.storage import is_remote, normalize_location
 
 _Z85 = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.-:+=^!/*?&<>()[]{}@%$#"
@@ -77,6 +78,46 @@ def relativize(path: str, table_root: str) -> str | None:
     return None
 
 
+def _bad(kind: str, problem: str) -> DeltaLogError:
+    return DeltaLogError(f"malformed '{kind}' action: {problem}")
+
+
+def require_str(raw: Mapping[str, Any], name: str, kind: str) -> str:
+    """A required non-empty string field of an action.
+
+    Raises:
+        DeltaLogError: When the field is missing, not a string or empty.
+    """
+    value = raw.get(name)
+    if not isinstance(value, str) or not value:
+        raise _bad(kind, f"field '{name}' must be a non-empty string, found {value!r}")
+    return value
+
+
+def optional_int(
+    raw: Mapping[str, Any], name: str, kind: str, *, required: bool = False
+) -> int | None:
+    """An integer field of an action (JSON numbers without a fraction; never booleans).
+
+    Raises:
+        DeltaLogError: When the field has another type, is negative, or is missing but required.
+    """
+    value = raw.get(name)
+    if value is None:
+        if required:
+            raise _bad(kind, f"required field '{name}' is missing")
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise _bad(kind, f"field '{name}' must be a whole number >= 0, found {value!r}")
+    return int(value)
+
+
+def _optional_bool(raw: Mapping[str, Any], name: str, kind: str) -> None:
+    value = raw.get(name)
+    if value is not None and not isinstance(value, bool):
+        raise _bad(kind, f"field '{name}' must be true or false, found {value!r}")
+
+
 @dataclass(frozen=True)
 class DeletionVector:
     """A deletion-vector descriptor of an ``add`` or ``remove`` action.
@@ -121,23 +162,54 @@ class DeletionVector:
         return None
 
     @classmethod
-    def parse(cls, raw: Mapping[str, Any] | None) -> DeletionVector | None:
-        """Build from a JSON/checkpoint struct; None when absent."""
-        if not raw or not raw.get("storageType"):
+    def parse(cls, raw: Any) -> DeletionVector | None:
+        """Build from a JSON/checkpoint struct; None when absent.
+
+        Raises:
+            DeltaLogError: When the descriptor is malformed (unknown storage type, a missing or
+                mistyped field, a ``u`` path that does not decode to a UUID).
+        """
+        if raw is None:
             return None
-        return cls(
-            storage_type=str(raw["storageType"]),
-            path_or_inline_dv=str(raw["pathOrInlineDv"]),
-            offset=None if raw.get("offset") is None else int(raw["offset"]),
-            size_in_bytes=int(raw.get("sizeInBytes") or 0),
-            cardinality=int(raw.get("cardinality") or 0),
+        kind = "deletionVector"
+        if not isinstance(raw, Mapping):
+            raise _bad(kind, f"expected an object, found {raw!r}")
+        if raw.get("storageType") is None and raw.get("pathOrInlineDv") is None:
+            return None  # a checkpoint row's all-null struct: no deletion vector
+        storage_type = require_str(raw, "storageType", kind)
+        if storage_type not in ("u", "p", "i"):
+            raise _bad(kind, f"unknown storageType {storage_type!r} (expected u, p or i)")
+        dv = cls(
+            storage_type=storage_type,
+            path_or_inline_dv=require_str(raw, "pathOrInlineDv", kind),
+            offset=optional_int(raw, "offset", kind),
+            size_in_bytes=optional_int(raw, "sizeInBytes", kind, required=True) or 0,
+            cardinality=optional_int(raw, "cardinality", kind, required=True) or 0,
         )
+        if storage_type == "u":
+            encoded = dv.path_or_inline_dv
+            try:
+                if len(encoded) < 20:
+                    raise ValueError(f"{len(encoded)} characters, at least 20 needed")
+                z85_decode(encoded[-20:])
+            except (ValueError, KeyError) as err:
+                raise _bad(kind, f"pathOrInlineDv {encoded!r} is not a Z85 UUID ({err})") from err
+        return dv
 
 
-def _partition_values(raw: Any) -> dict[str, str | None]:
+def _partition_values(raw: Any, kind: str) -> dict[str, str | None]:
     # The protocol stores partition values as strings (or null): JSON objects, or lists of
-    # (key, value) pairs for parquet map columns. dict() takes both as they are.
-    return dict(raw) if raw else {}
+    # (key, value) pairs for parquet map columns.
+    if raw is None:
+        raise _bad(kind, "required field 'partitionValues' is missing")
+    try:
+        values = dict(raw)
+    except (TypeError, ValueError) as err:
+        raise _bad(kind, f"'partitionValues' must be an object, found {raw!r}") from err
+    for key, value in values.items():
+        if not isinstance(key, str) or not (value is None or isinstance(value, str)):
+            raise _bad(kind, f"partition value {key!r}: {value!r} is not a string or null")
+    return values
 
 
 def file_key(
@@ -176,16 +248,24 @@ class AddFile:
 
     @classmethod
     def parse(cls, raw: Mapping[str, Any], table_root: str) -> AddFile:
-        """Build from a JSON/checkpoint ``add`` struct."""
-        path = str(raw["path"])
+        """Build from a JSON/checkpoint ``add`` struct.
+
+        Raises:
+            DeltaLogError: When a required field is missing or has the wrong type.
+        """
+        path = require_str(raw, "path", "add")
+        _optional_bool(raw, "dataChange", "add")
+        stats = raw.get("stats")
+        if stats is not None and not isinstance(stats, str):
+            raise _bad("add", f"field 'stats' must be a JSON string, found {stats!r}")
         return cls(
             path=path,
             relative_path=relativize(path, table_root),
-            size_bytes=int(raw.get("size") or 0),
-            modification_time_ms=int(raw.get("modificationTime") or 0),
-            partition_values=_partition_values(raw.get("partitionValues")),
-            deletion_vector=DeletionVector.parse(dv) if (dv := raw.get("deletionVector")) else None,
-            stats=raw.get("stats"),
+            size_bytes=optional_int(raw, "size", "add", required=True) or 0,
+            modification_time_ms=optional_int(raw, "modificationTime", "add", required=True) or 0,
+            partition_values=_partition_values(raw.get("partitionValues"), "add"),
+            deletion_vector=DeletionVector.parse(raw.get("deletionVector")),
+            stats=stats,
         )
 
 
@@ -214,14 +294,18 @@ class RemoveFile:
 
     @classmethod
     def parse(cls, raw: Mapping[str, Any], table_root: str) -> RemoveFile:
-        """Build from a JSON/checkpoint ``remove`` struct."""
-        path = str(raw["path"])
-        size = raw.get("size")
+        """Build from a JSON/checkpoint ``remove`` struct.
+
+        Raises:
+            DeltaLogError: When a field is missing or has the wrong type.
+        """
+        path = require_str(raw, "path", "remove")
+        _optional_bool(raw, "dataChange", "remove")
         return cls(
             path=path,
             relative_path=relativize(path, table_root),
-            deletion_timestamp_ms=int(raw.get("deletionTimestamp") or 0),
-            size_bytes=None if size is None else int(size),
+            deletion_timestamp_ms=optional_int(raw, "deletionTimestamp", "remove") or 0,
+            size_bytes=optional_int(raw, "size", "remove"),
             deletion_vector=DeletionVector.parse(raw.get("deletionVector")),
         )
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -108,11 +109,12 @@ def _print_vacuum(result: VacuumResult) -> None:
         print(f"  {result.delete_failures} paths could not be deleted")
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(argv: Sequence[str] | None = None, *, spark: Any = None) -> int:
     """Run the command line.
 
     Args:
         argv: Arguments (default: ``sys.argv[1:]``).
+        spark: A Spark session to run on instead of starting ``--engine`` (tests share one).
 
     Returns:
         The process exit code: 0 on success, 2 for bad input, 1 for other failures.
@@ -134,18 +136,44 @@ def main(argv: Sequence[str] | None = None) -> int:
             from python_ops.maintain_cli import run_maintain
 
             return run_maintain(args)
-        return _run_vacuum(args)
+        return _run_vacuum(args, spark)
     except MaintenanceError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
 
 
-def _run_vacuum(args: Any) -> int:
+def run(argv: Sequence[str] | None = None) -> int:
+    """``main`` for a process: an unexpected error is one line on stderr, not a traceback.
+
+    Named errors (exit 2) and op failures (exit 1) are ``main``'s; anything else is a bug,
+    reported as such with exit 1 (set ``PYTHON_OPS_DEBUG=1`` for the traceback).
+
+    Args:
+        argv: Arguments (default: ``sys.argv[1:]``).
+
+    Returns:
+        The process exit code.
+    """
+    try:
+        return main(argv)
+    except Exception as err:
+        if os.environ.get("PYTHON_OPS_DEBUG"):
+            raise
+        print(
+            f"error: internal error, nothing further was done ({type(err).__name__}: {err}). "
+            "Please report it; PYTHON_OPS_DEBUG=1 shows the traceback.",
+            file=sys.stderr,
+        )
+        return 1
+
+
+def _run_vacuum(args: Any, spark: Any) -> int:
     from python_ops.sessions import SailEngine, classic_session
     from python_ops.vacuum import vacuum
 
-    sail = SailEngine() if args.engine == "embedded" else None
-    spark = sail.spark if sail else classic_session()
+    sail = SailEngine() if spark is None and args.engine == "embedded" else None
+    if spark is None:
+        spark = sail.spark if sail else classic_session()
     try:
         result = vacuum(
             args.table,

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from python_ops.errors import ConfigError
+from python_ops.values import MAX_DAYS, MAX_HOURS, checked_number
 
 PREFIX = "maintenance_"
 OPS = ("vacuum", "optimize", "cleanup_logs")
@@ -134,16 +135,8 @@ def _bool(model: str, key: str, value: Any) -> bool:
 
 
 def _number(model: str, key: str, value: Any, *, positive: bool) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
-        raise ConfigError(setting=key, value=value, fix="Use a number.", model=model)
-    try:
-        number = float(value)
-    except ValueError as err:
-        raise ConfigError(setting=key, value=value, fix="Use a number.", model=model) from err
-    if number < 0 or (positive and number == 0):
-        bound = "greater than 0" if positive else "0 or more"
-        raise ConfigError(setting=key, value=value, fix=f"Use a number {bound}.", model=model)
-    return number
+    maximum = MAX_DAYS if key.endswith("_days") else MAX_HOURS
+    return checked_number(value, setting=key, model=model, above_minimum=positive, maximum=maximum)
 
 
 def parse_size(model: str, key: str, value: Any) -> int:

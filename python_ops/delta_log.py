@@ -9,13 +9,15 @@ never listed or opened.
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from python_ops.actions import AddFile, CommitInfo, RemoveFile
+from python_ops.actions import AddFile, CommitInfo, RemoveFile, optional_int, require_str
 from python_ops.errors import DeltaLogError, TableNotFoundError
 from python_ops.log_files import (
+    LAST_CHECKPOINT,
     LOG_DIR,
     SIDECAR_DIR,
     LogFile,
@@ -24,6 +26,8 @@ from python_ops.log_files import (
     complete_checkpoints,
 )
 from python_ops.storage import Storage, open_storage
+
+log = logging.getLogger(__name__)
 
 _ADD_FIELDS = ("path", "size", "modificationTime", "partitionValues", "deletionVector")
 _REMOVE_FIELDS = ("path", "deletionTimestamp", "size", "deletionVector")
@@ -82,22 +86,55 @@ def _list_log(storage: Storage) -> list[LogFile]:
     return [classify(e) for e in storage.list_dir(LOG_DIR) if not e.is_dir]
 
 
-def _json_lines(data: bytes, where: str) -> Iterator[dict[str, Any]]:
+# Every action type of the Delta protocol (4.x). Anything else is a log this reader does not
+# understand: refused, never skipped.
+ACTION_TYPES = frozenset(
+    {
+        "add",
+        "remove",
+        "metaData",
+        "protocol",
+        "commitInfo",
+        "txn",
+        "cdc",
+        "domainMetadata",
+        "checkpointMetadata",
+        "sidecar",
+    }
+)
+
+
+def _json_lines(data: bytes, where: str) -> Iterator[tuple[str, dict[str, Any]]]:
+    """Yield (location, action) for each line: one JSON object holding exactly one action.
+
+    Raises:
+        DeltaLogError: For a line that is not JSON, not an object, holds several actions or an
+            unknown action type.
+    """
     for number, line in enumerate(data.splitlines(), start=1):
         if not line.strip():
             continue
+        at = f"{where}, line {number}"
         try:
             action = json.loads(line)
-        except json.JSONDecodeError as err:
-            raise DeltaLogError(f"{where}: line {number} is not valid JSON ({err})") from err
-        if isinstance(action, dict):
-            yield action
+        except (json.JSONDecodeError, UnicodeDecodeError) as err:
+            raise DeltaLogError(f"{at}: not valid JSON ({err})") from err
+        if not isinstance(action, dict) or len(action) != 1:
+            raise DeltaLogError(
+                f"{at}: expected a JSON object holding one action, found {line[:80]!r}"
+            )
+        (kind,) = action
+        if kind not in ACTION_TYPES:
+            raise DeltaLogError(f"{at}: unknown action type {kind!r}")
+        if not isinstance(action[kind], dict):
+            raise DeltaLogError(f"{at}: the '{kind}' action is not an object")
+        yield at, action
 
 
 def _read_parquet_actions(
     data: bytes, where: str, *, with_stats: bool = False
-) -> Iterator[dict[str, Any]]:
-    """Yield single-key action dicts from a checkpoint or sidecar parquet file."""
+) -> Iterator[tuple[str, dict[str, Any]]]:
+    """Yield (location, single-key action dict) from a checkpoint or sidecar parquet file."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -116,15 +153,17 @@ def _read_parquet_actions(
     for kind, subfields in wanted.items():
         if kind not in schema.names:
             continue
+        if not hasattr(schema.field(kind).type, "num_fields"):
+            raise DeltaLogError(f"{where}: column '{kind}' is not a struct")
         struct_type = schema.field(kind).type
         present = [struct_type.field(i).name for i in range(struct_type.num_fields)]
         names = [f for f in (subfields or present) if f in present]
         # Read the chosen leaves only: skipping add.stats keeps big checkpoints cheap.
         table = pf.read(columns=[f"{kind}.{n}" for n in names])
-        for values in table.column(kind).to_pylist():
+        for row, values in enumerate(table.column(kind).to_pylist()):
             if values is None or ("path" in values and values["path"] is None):
                 continue
-            yield {kind: values}
+            yield f"{where}, row {row}", {kind: values}
 
 
 class _Replay:
@@ -135,26 +174,48 @@ class _Replay:
         self.files: dict[tuple[str, str | None], AddFile] = {}
         self.tombstones: dict[tuple[str, str | None], RemoveFile] = {}
         self.metadata: Mapping[str, Any] | None = None
+        self.metadata_at = ""
         self.protocol: Mapping[str, Any] | None = None
         self.sidecars: list[str] = []
 
-    def apply(self, action: Mapping[str, Any]) -> None:
-        if (raw := action.get("add")) is not None:
-            add = AddFile.parse(raw, self.root)
-            key = add.key
-            self.files[key] = add
-            self.tombstones.pop(key, None)
-        elif (raw := action.get("remove")) is not None:
-            remove = RemoveFile.parse(raw, self.root)
-            key = remove.key
-            self.files.pop(key, None)
-            self.tombstones[key] = remove
-        elif (raw := action.get("metaData")) is not None:
-            self.metadata = raw
-        elif (raw := action.get("protocol")) is not None:
-            self.protocol = raw
-        elif (raw := action.get("sidecar")) is not None:
-            self.sidecars.append(str(raw["path"]))
+    def apply(self, at: str, action: Mapping[str, Any]) -> None:
+        """Apply one action read at ``at`` (file and line, for errors)."""
+        try:
+            if (raw := action.get("add")) is not None:
+                add = AddFile.parse(raw, self.root)
+                key = add.key
+                self.files[key] = add
+                self.tombstones.pop(key, None)
+            elif (raw := action.get("remove")) is not None:
+                remove = RemoveFile.parse(raw, self.root)
+                key = remove.key
+                self.files.pop(key, None)
+                self.tombstones[key] = remove
+            elif (raw := action.get("metaData")) is not None:
+                self.metadata = raw
+                self.metadata_at = at
+            elif (raw := action.get("protocol")) is not None:
+                self.protocol = _protocol(raw)
+            elif (raw := action.get("sidecar")) is not None:
+                self.sidecars.append(require_str(raw, "path", "sidecar"))
+        except DeltaLogError as err:
+            raise DeltaLogError(f"{at}: {err}") from err
+
+
+def _string_list(raw: Mapping[str, Any], name: str) -> None:
+    value = raw.get(name)
+    if value is not None and (
+        not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value)
+    ):
+        raise DeltaLogError(f"malformed 'protocol' action: '{name}' must be a list of names")
+
+
+def _protocol(raw: Mapping[str, Any]) -> dict[str, Any]:
+    optional_int(raw, "minReaderVersion", "protocol", required=True)
+    optional_int(raw, "minWriterVersion", "protocol", required=True)
+    _string_list(raw, "readerFeatures")
+    _string_list(raw, "writerFeatures")
+    return {k: list(v) if isinstance(v, tuple) else v for k, v in raw.items()}
 
 
 def _metadata(raw: Mapping[str, Any], where: str) -> TableMetadata:
@@ -162,24 +223,38 @@ def _metadata(raw: Mapping[str, Any], where: str) -> TableMetadata:
         config = raw.get("configuration") or {}
         if not isinstance(config, Mapping):  # parquet map -> list of pairs
             config = dict(config)
+        schema_string = require_str(raw, "schemaString", "metaData")
+        schema = json.loads(schema_string)
+        if not isinstance(schema, dict) or not isinstance(schema.get("fields"), list):
+            raise DeltaLogError("malformed 'metaData' action: schemaString is not a struct schema")
+        partition_columns = raw.get("partitionColumns")
+        if not isinstance(partition_columns, (list, tuple)) or not all(
+            isinstance(c, str) for c in partition_columns
+        ):
+            raise DeltaLogError(
+                "malformed 'metaData' action: 'partitionColumns' must be a list of names"
+            )
+        if not all(isinstance(v, str) for v in config.values()):
+            raise DeltaLogError("malformed 'metaData' action: configuration values must be strings")
         return TableMetadata(
             table_id=str(raw.get("id") or ""),
-            schema_string=str(raw["schemaString"]),
-            partition_columns=tuple(raw.get("partitionColumns") or ()),
+            schema_string=schema_string,
+            partition_columns=tuple(partition_columns),
             configuration={str(k): str(v) for k, v in config.items()},
         )
-    except (KeyError, TypeError, ValueError) as err:
-        raise DeltaLogError(f"{where}: malformed metaData action ({err})") from err
+    except (TypeError, ValueError, DeltaLogError) as err:  # JSONDecodeError is a ValueError
+        raise DeltaLogError(f"{where}: {err}") from err
 
 
 def _commit_info(version: int, actions: list[dict[str, Any]], mtime_ms: int) -> CommitInfo:
     for action in actions:
         if (info := action.get("commitInfo")) is not None:
+            stamp = info.get("inCommitTimestamp") or info.get("timestamp")
             return CommitInfo(
                 version=version,
-                timestamp_ms=int(
-                    info.get("inCommitTimestamp") or info.get("timestamp") or mtime_ms
-                ),
+                timestamp_ms=stamp
+                if isinstance(stamp, int) and not isinstance(stamp, bool)
+                else mtime_ms,
                 operation=info.get("operation"),
                 operation_parameters=dict(info.get("operationParameters") or {}),
                 operation_metrics=dict(info.get("operationMetrics") or {}),
@@ -228,41 +303,79 @@ def read_snapshot(
     replay = _Replay(root)
     if start is not None:
         for part in checkpoints[start]:
-            for action in _checkpoint_actions(storage, part, with_stats=with_stats):
-                replay.apply(action)
+            for at, action in _checkpoint_actions(storage, part, with_stats=with_stats):
+                replay.apply(at, action)
         for sidecar in replay.sidecars:
             data = storage.read_bytes(f"{SIDECAR_DIR}/{sidecar}")
             where = f"{root}/{SIDECAR_DIR}/{sidecar}"
-            for action in _read_parquet_actions(data, where, with_stats=with_stats):
-                replay.apply(action)
+            for at, action in _read_parquet_actions(data, where, with_stats=with_stats):
+                replay.apply(at, action)
     first = 0 if start is None else start + 1
     missing = [v for v in range(first, target + 1) if v not in commits]
     if missing:
+        named = last_checkpoint_version(storage)
+        hint = (
+            f"_last_checkpoint names version {named}, whose checkpoint is missing or incomplete"
+            if named is not None and named not in checkpoints
+            else "the log was cleaned past the last checkpoint, or a commit was lost"
+        )
         raise DeltaLogError(
             f"{root}: cannot reconstruct version {target}: commit(s) {missing[:5]} are missing "
-            f"and no checkpoint covers them (the log was cleaned past the last checkpoint)."
+            f"and no checkpoint covers them ({hint}). Restore the missing log files; no op "
+            "runs on a log it cannot read completely."
         )
     timestamp = 0
     for v in range(first, target + 1):
-        actions = list(
-            _json_lines(storage.read_bytes(commits[v].path), f"{root}/{commits[v].path}")
-        )
-        for action in actions:
-            replay.apply(action)
+        lines = list(_json_lines(storage.read_bytes(commits[v].path), f"{root}/{commits[v].path}"))
+        for at, action in lines:
+            replay.apply(at, action)
+        actions = [action for _, action in lines]
         timestamp = _commit_info(v, actions, commits[v].modification_time_ms).timestamp_ms
     if replay.metadata is None or replay.protocol is None:
-        raise DeltaLogError(f"{root}: no metaData/protocol action up to version {target}")
+        missing_action = "metaData" if replay.metadata is None else "protocol"
+        raise DeltaLogError(
+            f"{root}: no {missing_action} action up to version {target}; the log is incomplete, "
+            "so no op can tell what the table holds"
+        )
     return Snapshot(
         location=root,
         version=target,
         checkpoint_version=start,
-        metadata=_metadata(replay.metadata, root),
+        metadata=_metadata(replay.metadata, replay.metadata_at),
         protocol=dict(replay.protocol),
         files=tuple(replay.files.values()),
         tombstones=tuple(replay.tombstones.values()),
         log_files=tuple(log_files),
         commit_timestamp_ms=timestamp,
     )
+
+
+def last_checkpoint_version(storage: Storage) -> int | None:
+    """The version ``_last_checkpoint`` names, or None when it is absent or unreadable.
+
+    An unreadable ``_last_checkpoint`` is only a hint lost: readers list the log instead, and
+    log cleanup deletes nothing without a readable one.
+
+    Args:
+        storage: The table's storage.
+
+    Returns:
+        The version, or None.
+    """
+    try:
+        data = json.loads(storage.read_bytes(f"{LOG_DIR}/{LAST_CHECKPOINT}"))
+    except FileNotFoundError:
+        return None
+    except (ValueError, UnicodeDecodeError):  # JSONDecodeError is a ValueError
+        log.warning("%s: unreadable %s; treating it as absent", storage.root, LAST_CHECKPOINT)
+        return None
+    version = data.get("version") if isinstance(data, dict) else None
+    if isinstance(version, bool) or not isinstance(version, int) or version < 0:
+        log.warning(
+            "%s: %s has no valid version; treating it as absent", storage.root, LAST_CHECKPOINT
+        )
+        return None
+    return version
 
 
 def checkpoint_sidecars(storage: Storage, part: LogFile) -> list[str]:
@@ -278,15 +391,15 @@ def checkpoint_sidecars(storage: Storage, part: LogFile) -> list[str]:
     if part.checkpoint_format != "v2":
         return []
     return [
-        str(action["sidecar"]["path"])
-        for action in _checkpoint_actions(storage, part)
+        require_str(action["sidecar"], "path", "sidecar")
+        for _, action in _checkpoint_actions(storage, part)
         if action.get("sidecar") is not None
     ]
 
 
 def _checkpoint_actions(
     storage: Storage, part: LogFile, *, with_stats: bool = False
-) -> Iterator[dict[str, Any]]:
+) -> Iterator[tuple[str, dict[str, Any]]]:
     data = storage.read_bytes(part.path)
     where = f"{storage.root}/{part.path}"
     if part.name.endswith(".json"):
@@ -317,7 +430,9 @@ def read_history(location: str | Storage, *, limit: int | None = None) -> list[C
     out = []
     for f in commits[:limit] if limit else commits:
         assert f.version is not None
-        actions = list(_json_lines(storage.read_bytes(f.path), f"{storage.root}/{f.path}"))
+        actions = [
+            a for _, a in _json_lines(storage.read_bytes(f.path), f"{storage.root}/{f.path}")
+        ]
         out.append(_commit_info(f.version, actions, f.modification_time_ms))
     return out
 
@@ -342,4 +457,4 @@ def commit_actions(storage: Storage, version: int) -> list[dict[str, Any]]:
         The commit's actions in file order.
     """
     path = f"{LOG_DIR}/{version:020d}.json"
-    return list(_json_lines(storage.read_bytes(path), f"{storage.root}/{path}"))
+    return [action for _, action in _json_lines(storage.read_bytes(path), f"{storage.root}/{path}")]

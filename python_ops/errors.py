@@ -19,6 +19,29 @@ class DeltaLogError(MaintenanceError):
     """The Delta log exists but cannot be read consistently (gap, corrupt file, bad action)."""
 
 
+class UnsupportedFeatureError(MaintenanceError):
+    """The table's protocol names a feature (or version) an op does not support; it refused.
+
+    Args:
+        table: The table location.
+        feature: The feature name (or ``protocol r/w`` for a version problem).
+        op: The op that refused, or None when no op can run.
+        reason: Why, and what to do instead.
+    """
+
+    def __init__(self, *, table: str, feature: str, op: str | None, reason: str):
+        self.table = table
+        self.feature = feature
+        self.op = op
+        self.reason = reason
+        who = f"{op} refused" if op else "refused"
+        super().__init__(
+            f"table {table}: {who}: table feature '{feature}': {reason}. Nothing was listed, "
+            "written or deleted. Run this op with Delta itself (Spark with delta-spark) or "
+            "leave this table out of maintenance (maintenance_enabled: false)."
+        )
+
+
 class StorageError(MaintenanceError):
     """A storage call (list, read, delete) failed for a reason other than a missing file."""
 

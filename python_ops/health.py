@@ -6,9 +6,10 @@ import time
 
 from python_ops.delta_log import read_snapshot
 from python_ops.durations import parse_interval
-from python_ops.errors import ConfigError
+from python_ops.protocol import Op, check_protocol
 from python_ops.results import TableHealth
 from python_ops.storage import Storage
+from python_ops.values import checked_number
 
 DEFAULT_SMALL_FILE_THRESHOLD_BYTES = 32 * 1024 * 1024
 DEFAULT_DELETED_FILE_RETENTION = "interval 1 week"
@@ -36,15 +37,19 @@ def table_health(
             cannot be parsed.
         TableNotFoundError: When there is no Delta table at the location.
         DeltaLogError: When the log cannot be read.
+        UnsupportedFeatureError: When the table uses a feature health cannot report on.
     """
-    if small_file_threshold_bytes <= 0:
-        raise ConfigError(
+    small_file_threshold_bytes = int(
+        checked_number(
+            small_file_threshold_bytes,
             setting="small_file_threshold_bytes",
-            value=small_file_threshold_bytes,
-            fix="Use a positive number of bytes, e.g. 33554432 (32 MiB).",
+            minimum=1,
+            whole=True,
         )
+    )
     started = time.perf_counter()
     snap = read_snapshot(table)
+    check_protocol(snap.protocol, Op.HEALTH, location=snap.location)
     retention_text = snap.metadata.configuration.get(
         _RETENTION_PROPERTY, DEFAULT_DELETED_FILE_RETENTION
     )

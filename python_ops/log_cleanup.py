@@ -16,16 +16,22 @@ killed mid-way leaves every kept version readable and a rerun finishes the job.
 
 from __future__ import annotations
 
-import json
 import logging
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import timedelta
+from typing import Any
 
 from python_ops.audit import audit_record
-from python_ops.delta_log import checkpoint_sidecars, read_snapshot
+from python_ops.delta_log import (
+    checkpoint_sidecars,
+    commit_actions,
+    last_checkpoint_version,
+    read_snapshot,
+)
 from python_ops.durations import parse_interval
-from python_ops.errors import ConfigError
+from python_ops.errors import ConfigError, DeltaLogError, UnsupportedFeatureError
 from python_ops.log_files import (
     LAST_CHECKPOINT,
     LOG_DIR,
@@ -34,20 +40,25 @@ from python_ops.log_files import (
     LogFileKind,
     classify,
     complete_checkpoints,
+    stale_staged_files,
 )
+from python_ops.protocol import Op, check_protocol
 from python_ops.results import LogCleanupResult, LogFileToDelete
 from python_ops.storage import Storage, open_storage
 from python_ops.table_writer import (
-    checkpoint_unsupported_reason,
     set_table_properties,
     write_checkpoint,
 )
+from python_ops.values import MAX_DAYS, MAX_HOURS, checked_number
 
 log = logging.getLogger(__name__)
 
 LOG_RETENTION_PROPERTY = "delta.logRetentionDuration"
 DELETED_FILE_RETENTION_PROPERTY = "delta.deletedFileRetentionDuration"
 ENABLE_CLEANUP_PROPERTY = "delta.enableExpiredLogCleanup"
+PROTECTION_PROPERTY = "delta.requireCheckpointProtectionBeforeVersion"
+ICT_PROPERTY = "delta.enableInCommitTimestamps"
+ICT_VERSION_PROPERTY = "delta.inCommitTimestampEnablementVersion"
 DEFAULT_LOG_RETENTION_DAYS = 30.0
 _DAY_MS = 86_400_000
 _CANDIDATE_KINDS = (LogFileKind.COMMIT, LogFileKind.CHECKSUM, LogFileKind.CHECKPOINT)
@@ -114,17 +125,6 @@ def select_expired(
     return kept, [f for f in candidates if (f.version or 0) < kept]
 
 
-def _last_checkpoint_version(storage: Storage) -> int | None:
-    try:
-        data = json.loads(storage.read_bytes(f"{LOG_DIR}/{LAST_CHECKPOINT}"))
-    except FileNotFoundError:
-        return None
-    except json.JSONDecodeError:
-        log.warning("%s: unreadable %s; treating it as absent", storage.root, LAST_CHECKPOINT)
-        return None
-    return int(data["version"])
-
-
 def _list_log(storage: Storage) -> list[LogFile]:
     return [classify(e) for e in storage.list_dir(LOG_DIR) if not e.is_dir]
 
@@ -141,11 +141,8 @@ def resolve_log_retention(
         ConfigError: For a negative retention or an unparsable table property.
     """
     if retention_days is not None:
-        if retention_days < 0:
-            raise ConfigError(
-                setting="retention_days", value=retention_days, fix="Use zero or more days."
-            )
-        return timedelta(days=retention_days), "requested"
+        days = checked_number(retention_days, setting="retention_days", maximum=MAX_DAYS)
+        return timedelta(days=days), "requested"
     prop = configuration.get(LOG_RETENTION_PROPERTY)
     if prop is not None:
         return parse_interval(prop, setting=LOG_RETENTION_PROPERTY), "table property"
@@ -179,8 +176,8 @@ def policy_properties(
     ):
         if value is None:
             continue
-        if value < 0:
-            raise ConfigError(setting=setting, value=value, fix="Use zero or more.")
+        maximum = MAX_DAYS if unit == "days" else MAX_HOURS
+        value = checked_number(value, setting=setting, maximum=maximum)
         props[prop] = f"interval {value:g} {unit}"
     return props
 
@@ -268,9 +265,17 @@ def _cleanup(
     started: float,
 ) -> LogCleanupResult:
     recorded: dict[str, str] = {}
-    if record_policy and not dry_run and set_table_properties(storage.root, record_policy):
-        recorded = dict(record_policy)
     snapshot = read_snapshot(storage)
+    ruled = check_protocol(snapshot.protocol, Op.CLEANUP_LOGS, location=storage.root)
+    if record_policy and not dry_run:
+        try:
+            check_protocol(snapshot.protocol, Op.PROPERTIES, location=storage.root)
+        except UnsupportedFeatureError as err:
+            log.warning("cleanup_logs %s: retention policy not recorded: %s", storage.root, err)
+        else:
+            if set_table_properties(storage.root, record_policy):
+                recorded = dict(record_policy)
+                snapshot = read_snapshot(storage)
     configuration = snapshot.metadata.configuration
     retention, source = resolve_log_retention(configuration, retention_days)
     cutoff = expiry_cutoff_ms(now_ms, retention)
@@ -306,11 +311,13 @@ def _cleanup(
             "it anyway"
         )
     files = _list_log(storage)
-    last = _last_checkpoint_version(storage)
+    if "inCommitTimestamp" in ruled:
+        files = commit_timestamps(storage, files, configuration)
+    last = last_checkpoint_version(storage)
     first: int | None = None
     note: str | None = None
     if checkpoint_if_needed and _needs_checkpoint(files, last, cutoff):
-        note = checkpoint_unsupported_reason(snapshot.protocol)
+        note = _checkpoint_refusal(snapshot.protocol, storage.root)
         if note is None and dry_run:
             # Plan as if the checkpoint the real run writes at the head version existed.
             first = last = snapshot.version
@@ -326,12 +333,23 @@ def _cleanup(
             oldest_version_kept=_oldest_readable(files),
         )
     kept, expired = select_expired(files, cutoff_ms=cutoff, last_checkpoint=last)
+    protected_below = (
+        _checkpoint_protection(configuration) if "checkpointProtection" in ruled else 0
+    )
+    if any((f.version or 0) < protected_below for f in expired):
+        return result(
+            skipped_reason=f"checkpointProtection: {PROTECTION_PROPERTY}={protected_below} "
+            "protects the commits and checkpoints below it; Delta truncates that history itself",
+            last_checkpoint_version=last,
+            oldest_version_kept=_oldest_readable(files),
+        )
     selected = [LogFileToDelete(f.path, f.version, f.kind.value, f.size_bytes) for f in expired]
     if kept is not None:
         selected += _orphan_sidecars(storage, files, expired, cutoff)
     deleted, deleted_bytes, failures = (0, 0, 0)
     if not dry_run:
         deleted, deleted_bytes, failures = _delete(storage, selected, on_progress)
+        remove_stale_staged(storage, latest_version=snapshot.version, now_ms=now_ms)
     gone = {f.name for f in expired}
     remaining = [f for f in files if f.name not in gone]
     return result(
@@ -347,6 +365,96 @@ def _cleanup(
         delete_failures=failures,
         files=tuple(selected),
     )
+
+
+def remove_stale_staged(storage: Storage, *, latest_version: int, now_ms: int) -> list[str]:
+    """Delete staged uploads that killed writers left in ``_delta_log`` (see ``log_files``).
+
+    Args:
+        storage: The table's storage.
+        latest_version: The newest committed version.
+        now_ms: The current time in ms.
+
+    Returns:
+        The paths deleted.
+    """
+    stale = stale_staged_files(_list_log(storage), latest_version=latest_version, now_ms=now_ms)
+    removed = [f.path for f in stale if storage.delete_log_file(f.path)]
+    if removed:
+        log.info("%s: removed %d staged file(s) of killed writers", storage.root, len(removed))
+    return removed
+
+
+def _checkpoint_protection(configuration: dict[str, str]) -> int:
+    raw = configuration.get(PROTECTION_PROPERTY, "0")
+    try:
+        return int(raw)
+    except ValueError as err:
+        raise ConfigError(
+            setting=PROTECTION_PROPERTY,
+            value=raw,
+            fix="The table property must be a version number; fix it with Delta.",
+        ) from err
+
+
+def commit_timestamps(
+    storage: Storage, files: list[LogFile], configuration: dict[str, str]
+) -> list[LogFile]:
+    """Log files timed by their commit's ``inCommitTimestamp`` where the table has them.
+
+    With in-commit timestamps enabled, the protocol makes a commit's own timestamp its time
+    (file times may be changed by copies and restores); every file of a version from the
+    enablement version on takes that version's timestamp.
+
+    Args:
+        storage: The table's storage.
+        files: Classified ``_delta_log`` files.
+        configuration: The table properties.
+
+    Returns:
+        The files, with modification times replaced where the table has in-commit timestamps.
+
+    Raises:
+        DeltaLogError: When a commit that must carry an ``inCommitTimestamp`` does not.
+    """
+    if configuration.get(ICT_PROPERTY, "false").lower() != "true":
+        return files
+    try:
+        since = int(configuration.get(ICT_VERSION_PROPERTY, "0"))
+    except ValueError as err:
+        raise DeltaLogError(
+            f"{storage.root}: {ICT_VERSION_PROPERTY} is not a version number"
+        ) from err
+    commits = {f.version for f in files if f.kind is LogFileKind.COMMIT}
+    stamps: dict[int, int] = {}
+    out = []
+    for f in files:
+        v = f.version
+        if v is None or v < since or f.kind not in _CANDIDATE_KINDS or v not in commits:
+            out.append(f)
+            continue
+        if v not in stamps:
+            info: dict[str, Any] = next(
+                (a["commitInfo"] for a in commit_actions(storage, v) if "commitInfo" in a), {}
+            )
+            stamp = info.get("inCommitTimestamp")
+            if isinstance(stamp, bool) or not isinstance(stamp, int):
+                raise DeltaLogError(
+                    f"{storage.root}/{LOG_DIR}/{v:020d}.json: the table has in-commit timestamps "
+                    f"from version {since}, but this commit carries none"
+                )
+            stamps[v] = stamp
+        out.append(replace(f, modification_time_ms=stamps[v]))
+    return out
+
+
+def _checkpoint_refusal(protocol: dict[str, Any], location: str) -> str | None:
+    """Why no checkpoint may be written for this table here, or None when one may."""
+    try:
+        check_protocol(protocol, Op.CHECKPOINT, location=location)
+    except UnsupportedFeatureError as err:
+        return f"no checkpoint written: table feature '{err.feature}': {err.reason}"
+    return None
 
 
 def _planned_checkpoint(version: int, now_ms: int) -> LogFile:

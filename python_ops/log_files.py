@@ -18,6 +18,10 @@ _CLASSIC_CHECKPOINT = re.compile(r"^(\d{20})\.checkpoint\.parquet$")
 _MULTIPART_CHECKPOINT = re.compile(r"^(\d{20})\.checkpoint\.(\d{10})\.(\d{10})\.parquet$")
 _V2_CHECKPOINT = re.compile(r"^(\d{20})\.checkpoint\.([0-9a-fA-F-]{36})\.(json|parquet)$")
 _COMPACTED = re.compile(r"^(\d{20})\.(\d{20})\.compacted\.json$")
+# A writer's staged upload (object_store's local put writes "<name>#<n>", then links it into
+# place); a process killed in between leaves it behind.
+_STAGED = re.compile(r"^((\d{20})\..+|_last_checkpoint)#\d+$")
+STAGED_MAX_AGE_MS = 3_600_000
 
 
 class LogFileKind(StrEnum):
@@ -27,6 +31,7 @@ class LogFileKind(StrEnum):
     CHECKSUM = "checksum"
     CHECKPOINT = "checkpoint"
     COMPACTED = "compacted"
+    STAGED = "staged"
     LAST_CHECKPOINT = "last_checkpoint"
     OTHER = "other"
 
@@ -86,6 +91,8 @@ def classify(entry: FileEntry) -> LogFile:
         return LogFile(name, LogFileKind.CHECKPOINT, int(m[1]), size, mtime, 1, 1, "v2")
     if m := _COMPACTED.match(name):
         return LogFile(name, LogFileKind.COMPACTED, int(m[1]), size, mtime)
+    if m := _STAGED.match(name):
+        return LogFile(name, LogFileKind.STAGED, int(m[2]) if m[2] else None, size, mtime)
     if name == LAST_CHECKPOINT:
         return LogFile(name, LogFileKind.LAST_CHECKPOINT, None, size, mtime)
     return LogFile(name, LogFileKind.OTHER, None, size, mtime)
@@ -127,3 +134,29 @@ def complete_checkpoints(files: list[LogFile]) -> dict[int, list[LogFile]]:
                 out[version] = [parts[i] for i in range(1, n + 1)]
                 break
     return out
+
+
+def stale_staged_files(files: list[LogFile], *, latest_version: int, now_ms: int) -> list[LogFile]:
+    """Staged uploads of killed writers that can never become part of the log.
+
+    A staged file of a version the log already has lost its race (or its rename happened);
+    any staged file older than an hour belongs to no live writer. A young staged file of the
+    next version may be a commit in flight and is left alone.
+
+    Args:
+        files: Classified files of ``_delta_log``.
+        latest_version: The newest committed version.
+        now_ms: The current time in ms.
+
+    Returns:
+        The staged files that are safe to delete.
+    """
+    return [
+        f
+        for f in files
+        if f.kind is LogFileKind.STAGED
+        and (
+            (f.version is not None and f.version <= latest_version)
+            or now_ms - f.modification_time_ms > STAGED_MAX_AGE_MS
+        )
+    ]

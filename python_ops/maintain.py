@@ -23,6 +23,7 @@ from python_ops.history import HistoryRecord, HistoryStore, parameters_json
 from python_ops.log_cleanup import cleanup_logs, policy_properties
 from python_ops.optimize import optimize
 from python_ops.vacuum import vacuum
+from python_ops.values import MAX_HOURS, checked_number, optional_number
 
 log = logging.getLogger("python_ops.maintain")
 
@@ -335,7 +336,13 @@ class Maintainer:
 
         Returns:
             The run.
+
+        Raises:
+            ConfigError: For a bad thread count, time budget or retention (before any model).
         """
+        threads = int(checked_number(threads, setting="threads", minimum=1, whole=True))
+        time_budget_s = optional_number(time_budget_s, setting="time_budget_s")
+        optional_number(retention_hours, setting="retention_hours", maximum=MAX_HOURS)
         started = time.perf_counter()
         not_started: list[str] = []
         total = len(targets)

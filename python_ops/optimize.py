@@ -26,12 +26,18 @@ from python_ops.actions import AddFile
 from python_ops.audit import audit_record
 from python_ops.delta_log import read_snapshot
 from python_ops.errors import OptimizeConflictError
-from python_ops.optimize_plan import OptimizePlan, PartitionPlan, plan_optimize, plan_summary
+from python_ops.log_cleanup import remove_stale_staged
+from python_ops.optimize_plan import (
+    Filter,
+    OptimizePlan,
+    PartitionPlan,
+    plan_optimize,
+    plan_summary,
+)
 from python_ops.optimize_plan import stats_columns as indexed_columns
-from python_ops.partition_filters import Filter
 from python_ops.results import OptimizeResult
 from python_ops.storage import Storage, open_storage
-from python_ops.table_writer import open_delta
+from python_ops.table_writer import WriterError, open_delta
 from python_ops.zorder_rewrite import WrittenFile, check_supported, commit_rewrite, write_clustered
 
 WRITER_COMPACT = "delta-rs optimize.compact"
@@ -194,7 +200,7 @@ def _execute(
     plan: OptimizePlan, *, max_retries: int, workers: int | None, failures: list[dict[str, Any]]
 ) -> tuple[list[_Outcome], int, list[str]]:
     """Run every writer call of the plan; stop at the first conflict that cannot be retried."""
-    from deltalake.exceptions import CommitFailedError
+    from deltalake.exceptions import CommitFailedError, DeltaError
 
     storage = open_storage(plan.location)
     snapshot = read_snapshot(storage, version=plan.version)
@@ -254,6 +260,10 @@ def _execute(
                     )
                 failures.sort(key=lambda f: bool(f["inputs_still_live"]))
                 return outcomes, retries, untracked
+            except DeltaError as err:
+                # delta-rs refused or failed before committing (unreadable file, feature it
+                # does not support): nothing was committed for this unit
+                raise WriterError(f"delta-rs could not rewrite {plan.location}: {err}") from err
     return outcomes, retries, untracked
 
 
@@ -364,6 +374,11 @@ def execute(
     writer = WRITER_SPARK if use_spark else WRITER_ZORDER if plan.zorder_by else WRITER_COMPACT
     outcomes: list[_Outcome] = []
     try:
+        if not dry_run:
+            # a killed earlier run may have left a staged commit file; it can never commit now
+            remove_stale_staged(
+                open_storage(location), latest_version=plan.version, now_ms=int(time.time() * 1000)
+            )
         if plan.work and not dry_run:
             if use_spark:
                 outcomes = [

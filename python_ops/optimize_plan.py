@@ -14,9 +14,12 @@ from typing import Any
 from python_ops.actions import AddFile
 from python_ops.delta_log import Snapshot, commit_actions, commit_versions, read_snapshot
 from python_ops.errors import ConfigError
-from python_ops.partition_filters import Filter, matches, parse_partition_predicate
+from python_ops.partition_scope import parse_scope
+from python_ops.protocol import Op, check_protocol
 from python_ops.storage import Storage, open_storage
+from python_ops.values import checked_number
 
+Filter = tuple[str, str, Any]  # a delta-rs partition filter: (column, operator, value)
 OPERATION_MARKER = "python_ops.operation"  # our Z-order commits (python_ops.zorder_rewrite)
 ENGINE_DEFAULT_TARGET_BYTES = 100 * 1024 * 1024  # delta-rs's default target file size
 TARGET_PROPERTY = "delta.targetFileSize"
@@ -191,34 +194,55 @@ def validate_zorder(snapshot: Snapshot, columns: list[str], *, model: str | None
         )
 
 
-def _changes_since_last_optimize(
-    storage: Storage, *, zorder: bool
-) -> tuple[int | None, set[tuple[tuple[str, str | None], ...]]]:
-    """The last OPTIMIZE of the same kind and the partitions data was added to since.
+PartitionKey = tuple[tuple[str, str | None], ...]
 
-    One pass over the commits, newest first, each read once.
+
+def _partition_key(action: dict[str, Any]) -> PartitionKey:
+    return tuple(sorted((action.get("partitionValues") or {}).items()))
+
+
+def _is_optimize(info: dict[str, Any] | None, *, zorder: bool) -> bool:
+    if info is None or "OPTIMIZE" not in (info.get("operation"), info.get(OPERATION_MARKER)):
+        return False
+    raw = (info.get("operationParameters") or {}).get("zOrderBy") or "[]"
+    columns = json.loads(raw) if isinstance(raw, str) else raw
+    return bool(columns) == zorder
+
+
+def _partitions_in_scope(
+    storage: Storage, *, zorder: bool
+) -> tuple[int | None, set[PartitionKey] | None]:
+    """Partitions data was added to since *their own* last OPTIMIZE of the same kind.
+
+    One pass over the commits, newest first, each read once. A partition an OPTIMIZE commit
+    rewrote is settled at that commit; data added to it later puts it back in scope. So a run
+    killed between partition commits leaves the unfinished partitions in scope for the next
+    run, and a partition the last run skipped (not worth it) is judged again.
 
     Returns:
-        (version of that OPTIMIZE or None when the log has none, changed partitions).
+        (version of the newest OPTIMIZE of this kind, partitions in scope); (None, None) when
+        the log holds no OPTIMIZE of this kind, meaning every partition is in scope.
     """
-    changed: set[tuple[tuple[str, str | None], ...]] = set()
+    settled: set[PartitionKey] = set()
+    changed: set[PartitionKey] = set()
+    newest: int | None = None
     for version in reversed(commit_versions(storage)):
         actions = commit_actions(storage, version)
+        info = next((a["commitInfo"] for a in actions if "commitInfo" in a), None)
+        if _is_optimize(info, zorder=zorder):
+            newest = version if newest is None else newest
+            for action in actions:
+                raw = action.get("add") or action.get("remove")
+                if raw is not None:
+                    settled.add(_partition_key(raw))
+            continue
         for action in actions:
-            info = action.get("commitInfo")
-            if info is None or "OPTIMIZE" not in (
-                info.get("operation"),
-                info.get(OPERATION_MARKER),
-            ):
-                continue
-            raw = (info.get("operationParameters") or {}).get("zOrderBy") or "[]"
-            columns = json.loads(raw) if isinstance(raw, str) else raw
-            if bool(columns) == zorder:
-                return version, changed
-        for action in actions:
-            if (add := action.get("add")) is not None and add.get("dataChange", True):
-                changed.add(tuple(sorted((add.get("partitionValues") or {}).items())))
-    return None, changed
+            add = action.get("add")
+            if add is not None and add.get("dataChange", True):
+                key = _partition_key(add)
+                if key not in settled:
+                    changed.add(key)
+    return (newest, changed) if newest is not None else (None, None)
 
 
 def plan_optimize(
@@ -251,52 +275,52 @@ def plan_optimize(
 
     Raises:
         ConfigError: For bad Z-order columns, predicates or sizes.
+        UnsupportedFeatureError: When the table uses a feature the rewrite does not support.
     """
     storage = table if isinstance(table, Storage) else open_storage(table)
     snapshot = read_snapshot(storage) if snapshot is None else snapshot
     meta = snapshot.metadata
     columns = list(zorder_by or [])
+    check_protocol(
+        snapshot.protocol, Op.ZORDER if columns else Op.COMPACTION, location=storage.root
+    )
     if columns:
         validate_zorder(snapshot, columns, model=model)
+    target: Any
     if target_size_bytes is not None:
         target, source = target_size_bytes, "requested"
     elif TARGET_PROPERTY in meta.configuration:
-        target, source = int(meta.configuration[TARGET_PROPERTY]), "table property"
+        target, source = meta.configuration[TARGET_PROPERTY], "table property"
     else:
         target, source = ENGINE_DEFAULT_TARGET_BYTES, "engine default"
-    if target <= 0:
-        raise ConfigError(
-            setting="target_size_bytes", value=target, fix="Use a positive size.", model=model
+    setting = "delta.targetFileSize" if source == "table property" else "target_size_bytes"
+    target = int(checked_number(target, setting=setting, model=model, minimum=1, whole=True))
+    min_small_files = int(
+        checked_number(
+            min_small_files, setting="min_small_files", model=model, minimum=2, whole=True
         )
-    if min_small_files < 2:
-        raise ConfigError(
-            setting="min_small_files",
-            value=min_small_files,
-            fix="Use 2 or more (one file alone has nothing to be compacted with).",
+    )
+    scope = (
+        parse_scope(
+            where,
+            partition_columns=meta.partition_columns,
+            schema_fields=meta.schema_fields(),
+            setting="where",
             model=model,
         )
-    names = [f["name"] for f in meta.schema_fields()]
-    types = {f["name"]: f["type"] for f in meta.schema_fields()}
-    filters = (
-        parse_partition_predicate(
-            where, partition_columns=meta.partition_columns, columns=names, model=model
-        )
-        if where
-        else []
+        if where is not None
+        else None
     )
-    since, changed_since = (
-        (None, set()) if full else _changes_since_last_optimize(storage, zorder=bool(columns))
-    )
-    changed = changed_since if since is not None else None
-    by_partition: dict[tuple[tuple[str, str | None], ...], list[AddFile]] = defaultdict(list)
+    since, changed = (None, None) if full else _partitions_in_scope(storage, zorder=bool(columns))
+    by_partition: dict[PartitionKey, list[AddFile]] = defaultdict(list)
     for f in snapshot.files:
-        if matches(filters, f.partition_values, types):
+        if scope is None or scope.matches(f.partition_values):
             by_partition[tuple(sorted(f.partition_values.items()))].append(f)
     plans = []
     for key, files in sorted(by_partition.items(), key=lambda kv: str(kv[0])):
         if changed is not None and key not in changed:
             plans.append(
-                PartitionPlan(dict(key), len(files), 0, (), "unchanged since the last OPTIMIZE")
+                PartitionPlan(dict(key), len(files), 0, (), "unchanged since its last OPTIMIZE")
             )
             continue
         candidates = files if columns else [f for f in files if f.size_bytes < target]

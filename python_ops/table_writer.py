@@ -55,38 +55,6 @@ def commit_storage_options(location: str) -> dict[str, str] | None:
     return delta_storage_options(location)
 
 
-# Writer features delta-rs writes checkpoints for faithfully. v2 checkpoints in particular are
-# not among them: delta-rs would write a classic checkpoint without the v2 metadata.
-_CHECKPOINT_SAFE_FEATURES = frozenset(
-    {
-        "appendOnly",
-        "invariants",
-        "checkConstraints",
-        "changeDataFeed",
-        "generatedColumns",
-        "timestampNtz",
-        "columnMapping",
-        "deletionVectors",
-    }
-)
-
-
-def checkpoint_unsupported_reason(protocol: dict[str, Any]) -> str | None:
-    """Why delta-rs must not write a checkpoint for a table with this protocol, if it must not.
-
-    Args:
-        protocol: The table's ``protocol`` action.
-
-    Returns:
-        A reason naming the unsupported writer features, or None when a checkpoint is safe.
-    """
-    features = set(protocol.get("writerFeatures") or ())
-    unsupported = sorted(features - _CHECKPOINT_SAFE_FEATURES)
-    if unsupported:
-        return f"delta-rs cannot write checkpoints for writer feature(s) {', '.join(unsupported)}"
-    return None
-
-
 def write_checkpoint(location: str) -> int:
     """Write a checkpoint at the table's current version with delta-rs.
 

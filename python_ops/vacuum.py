@@ -24,8 +24,10 @@ from python_ops.durations import parse_interval
 from python_ops.errors import ConfigError
 from python_ops.listing import list_visible
 from python_ops.partitions import matching_partition_dirs
+from python_ops.protocol import Op, check_protocol
 from python_ops.results import VacuumFile, VacuumGroup, VacuumResult
 from python_ops.storage import FileEntry, Storage, open_storage
+from python_ops.values import MAX_HOURS, checked_number
 
 log = logging.getLogger(__name__)
 
@@ -75,14 +77,8 @@ def resolve_retention(
     )
     if retention_hours is None:
         return minimum, ("table property" if prop is not None else "default"), False
-    if retention_hours < 0:
-        raise ConfigError(
-            setting="retention_hours",
-            value=retention_hours,
-            fix="Use zero or more hours.",
-            model=model,
-        )
-    hours = float(round(retention_hours))  # Delta rounds to whole hours
+    checked_number(retention_hours, setting="retention_hours", model=model, maximum=MAX_HOURS)
+    hours = float(round(float(retention_hours)))  # Delta rounds to whole hours
     overridden = hours < minimum
     if overridden:
         if not allow_short_retention:
@@ -314,7 +310,10 @@ def vacuum(
         RetentionTooShortError: For a retention below the table's minimum without override.
         TableNotFoundError: When there is no Delta table at the location.
         DeltaLogError: When the log cannot be read.
+        UnsupportedFeatureError: When the table uses a feature VACUUM does not support
+            (checked before anything is listed).
     """
+    checked_number(max_workers, setting="max_workers", minimum=1, whole=True, model=model)
     storage = table if isinstance(table, Storage) else open_storage(table, spark=spark)
     started = time.perf_counter()
     params = {
@@ -324,6 +323,7 @@ def vacuum(
     }
     try:
         snapshot = read_snapshot(storage)
+        check_protocol(snapshot.protocol, Op.VACUUM, location=storage.root)
         hours, source, overridden = resolve_retention(
             snapshot, retention_hours, allow_short_retention=allow_short_retention, model=model
         )
@@ -331,7 +331,7 @@ def vacuum(
         cutoff = now - int(hours * _HOUR_MS)
         roots: list[str] = [""]
         if partition_filter is not None:
-            roots = matching_partition_dirs(storage, snapshot, partition_filter, spark=spark)
+            roots = matching_partition_dirs(storage, snapshot, partition_filter, model=model)
         listing = (
             list_visible(
                 storage,

@@ -27,7 +27,7 @@ import pyarrow.parquet as pq
 
 from python_ops.actions import AddFile
 from python_ops.delta_log import commit_actions, commit_versions
-from python_ops.errors import DeltaLogError, MaintenanceError
+from python_ops.errors import DeltaLogError, MaintenanceError, StorageError
 from python_ops.file_stats import delta_stats
 from python_ops.optimize_plan import OPERATION_MARKER
 from python_ops.storage import Storage, open_storage
@@ -101,7 +101,18 @@ def _read(storage: Storage, files: list[AddFile]) -> pa.Table:
     for f in files:
         assert f.relative_path is not None  # check_supported refused the others
         fs, path = storage.arrow_path(f.relative_path)
-        table = pq.read_table(path, filesystem=fs)
+        try:
+            table = pq.read_table(path, filesystem=fs)
+        except FileNotFoundError as err:
+            raise StorageError(
+                f"{storage.root}: live data file '{f.relative_path}' is missing from storage; "
+                "the table cannot be rewritten until it is restored (nothing was committed)"
+            ) from err
+        except (OSError, pa.ArrowInvalid) as err:
+            raise StorageError(
+                f"{storage.root}: live data file '{f.relative_path}' cannot be read as Parquet "
+                f"({err}); nothing was committed"
+            ) from err
         plain = pa.schema([f.with_type(_plain_type(f.type)) for f in table.schema])
         tables.append(table.cast(plain) if plain != table.schema else table)
     return pa.concat_tables(tables, promote_options="permissive")
@@ -127,6 +138,9 @@ def write_clustered(
 
     Returns:
         The files written, in the partition's directory; nothing is committed.
+
+    Raises:
+        StorageError: When an input file is missing or unreadable.
     """
     table = zorder_sort(_read(storage, files), columns)
     in_bytes = sum(f.size_bytes for f in files)

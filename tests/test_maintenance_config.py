@@ -30,6 +30,10 @@ def test_defaults_and_values() -> None:
     ("key", "value", "message"),
     [
         ("maintenance_vacuum_retention_hours", -1, r"Use a number greater than 0"),
+        ("maintenance_vacuum_retention_hours", "nan", r"Use a number greater than 0"),
+        ("maintenance_vacuum_retention_hours", float("inf"), r"at most 876000"),
+        ("maintenance_log_retention_days", "a week", r"Use a number greater than 0"),
+        ("maintenance_vacuum_interval_hours", -0.5, r"Use a number of 0 or more"),
         ("maintenance_on_error", "ignore", r"Choose one of: warn, fail"),
         ("maintenance_min_small_files", 1, r"2 or more"),
         ("maintenance_target_file_size", "big", r"'128MB'"),

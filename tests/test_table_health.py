@@ -116,7 +116,7 @@ def test_table_written_by_the_embedded_engine(tmp_path: Path, fresh_engines) -> 
 
 def test_bad_threshold_is_refused(fixture_table) -> None:
     table = fixture_table("cdf-table")
-    with pytest.raises(ConfigError, match=r"small_file_threshold_bytes.*positive"):
+    with pytest.raises(ConfigError, match=r"small_file_threshold_bytes.*whole number of 1 or more"):
         table_health(str(table), small_file_threshold_bytes=0)
 
 

@@ -1,0 +1,449 @@
+"""The protocol gate: which Delta table features each op understands, and refusal of the rest.
+
+Every op asks ``check_protocol`` before it lists, writes or deletes anything. A table whose
+protocol names a feature this project has not decided on, a protocol version above the known
+ones, or a feature whose rule for the op is "refused" stops the op with
+``UnsupportedFeatureError`` (exit 2 on the command line): a maintenance tool that deletes data
+must never guess what an unknown feature means.
+
+``FEATURES`` is the one table of decisions (rendered into the README by ``support_table``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+from python_ops.errors import UnsupportedFeatureError
+
+MAX_READER_VERSION = 3
+MAX_WRITER_VERSION = 7
+# Features implied by legacy (pre-table-features) protocol versions.
+_LEGACY_READER = {2: ("columnMapping",)}
+_LEGACY_WRITER = {
+    2: ("appendOnly", "invariants"),
+    3: ("checkConstraints",),
+    4: ("changeDataFeed", "generatedColumns"),
+    5: ("columnMapping",),
+    6: ("identityColumns",),
+}
+
+
+class Op(StrEnum):
+    """What an op does to a table, as far as the protocol is concerned."""
+
+    VACUUM = "vacuum"
+    CLEANUP_LOGS = "cleanup_logs"
+    CHECKPOINT = "checkpoint"
+    COMPACTION = "compaction"
+    ZORDER = "zorder"
+    PROPERTIES = "properties"
+    HEALTH = "health"
+
+
+# Ops whose commit goes through delta-rs (checkpoints, OPTIMIZE, table properties).
+WRITER_OPS = (Op.CHECKPOINT, Op.COMPACTION, Op.ZORDER, Op.PROPERTIES)
+REWRITE_OPS = (Op.COMPACTION, Op.ZORDER)
+
+
+class Verdict(StrEnum):
+    """A feature's decision for one op."""
+
+    SUPPORTED = "supported"
+    RULE = "supported with a rule"
+    REFUSED = "refused"
+
+
+@dataclass(frozen=True)
+class Decision:
+    """A verdict and the reason (empty for plain support)."""
+
+    verdict: Verdict
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class Feature:
+    """One table feature of the Delta protocol and what each op does about it.
+
+    Attributes:
+        name: The name as it appears in ``readerFeatures`` / ``writerFeatures``.
+        reader: True for reader-writer features, False for writer-only features.
+        decisions: Op to decision; an op not listed supports the feature plainly.
+    """
+
+    name: str
+    reader: bool
+    decisions: Mapping[Op, Decision] = field(default_factory=dict)
+
+    def decision(self, op: Op) -> Decision:
+        """The decision for ``op`` (plain support when none is recorded)."""
+        return self.decisions.get(op, Decision(Verdict.SUPPORTED))
+
+
+def _rule(reason: str, *ops: Op) -> dict[Op, Decision]:
+    return {op: Decision(Verdict.RULE, reason) for op in ops}
+
+
+def _refuse(reason: str, *ops: Op) -> dict[Op, Decision]:
+    return {op: Decision(Verdict.REFUSED, reason) for op in ops}
+
+
+_NOT_IN_DELTA_RS = "delta-rs, which commits for these ops here, does not support this feature"
+_REWRITE_KEEPS = "rewritten rows already satisfy it; files are replaced with dataChange=false"
+
+
+def _feature(name: str, *, reader: bool, **groups: dict[Op, Decision]) -> Feature:
+    decisions: dict[Op, Decision] = {}
+    for group in groups.values():
+        decisions.update(group)
+    return Feature(name, reader, decisions)
+
+
+def _writer_unsupported(reason: str = _NOT_IN_DELTA_RS) -> dict[Op, Decision]:
+    return _refuse(reason, *WRITER_OPS)
+
+
+FEATURES: dict[str, Feature] = {
+    f.name: f
+    for f in (
+        _feature("appendOnly", reader=False, rw=_rule(_REWRITE_KEEPS, *REWRITE_OPS)),
+        _feature("invariants", reader=False, rw=_rule(_REWRITE_KEEPS, *REWRITE_OPS)),
+        _feature("checkConstraints", reader=False, rw=_rule(_REWRITE_KEEPS, *REWRITE_OPS)),
+        _feature(
+            "changeDataFeed",
+            reader=False,
+            vacuum=_rule("_change_data files are deleted by age only, as Delta does", Op.VACUUM),
+            rw=_rule(
+                "dataChange=false rewrites produce no change data, as Delta's OPTIMIZE",
+                *REWRITE_OPS,
+            ),
+        ),
+        _feature("generatedColumns", reader=False, rw=_rule(_REWRITE_KEEPS, *REWRITE_OPS)),
+        _feature(
+            "columnMapping",
+            reader=True,
+            vacuum=_rule(
+                "data files live under random-prefix directories, which are walked; "
+                "partition filters are refused",
+                Op.VACUUM,
+            ),
+            rw=_refuse(
+                "rewrites must map logical to physical column names; run OPTIMIZE with Delta",
+                *REWRITE_OPS,
+            ),
+        ),
+        _feature(
+            "identityColumns",
+            reader=False,
+            rw=_writer_unsupported(),
+        ),
+        _feature(
+            "deletionVectors",
+            reader=True,
+            vacuum=_rule(
+                "the deletion-vector file of every live file and unexpired tombstone is kept",
+                Op.VACUUM,
+            ),
+            rw=_writer_unsupported(
+                "delta-rs cannot read deletion vectors here: rewritten files would bring "
+                "deleted rows back; purge them with Delta (REORG TABLE ... APPLY (PURGE))"
+            ),
+        ),
+        _feature("timestampNtz", reader=True),
+        _feature(
+            "domainMetadata",
+            reader=False,
+            rw=_writer_unsupported(
+                "writers must carry the table's domain metadata forward; delta-rs does not here"
+            ),
+        ),
+        _feature(
+            "v2Checkpoint",
+            reader=True,
+            cleanup=_rule(
+                "a sidecar is deleted only when no kept checkpoint references it and it is "
+                "older than the cutoff",
+                Op.CLEANUP_LOGS,
+            ),
+            rw=_writer_unsupported(
+                "delta-rs writes classic checkpoints only (also after its own commits), which "
+                "a v2-checkpoint table must not get"
+            ),
+        ),
+        _feature(
+            "rowTracking",
+            reader=False,
+            rw=_writer_unsupported(
+                "rewrites must keep each row's id and commit version (baseRowId, "
+                "defaultRowCommitVersion); delta-rs does not"
+            ),
+        ),
+        _feature(
+            "clustering",
+            reader=False,
+            rw=_writer_unsupported(
+                "a liquid-clustered table is optimized by clustering on its clustering "
+                "columns; run OPTIMIZE with Delta"
+            ),
+        ),
+        _feature(
+            "vacuumProtocolCheck",
+            reader=True,
+            vacuum=_rule(
+                "VACUUM runs only when every reader and writer feature of the table is "
+                "supported by VACUUM here (this gate)",
+                Op.VACUUM,
+            ),
+            rw=_writer_unsupported(),
+        ),
+        _feature(
+            "inCommitTimestamp",
+            reader=False,
+            cleanup=_rule(
+                "expiry uses each commit's inCommitTimestamp from the enablement version on, "
+                "not file times",
+                Op.CLEANUP_LOGS,
+            ),
+            health=_rule("commit times are the commits' inCommitTimestamp", Op.HEALTH),
+            rw=_writer_unsupported(
+                "every commit must carry a monotonic inCommitTimestamp; delta-rs does not "
+                "write one here"
+            ),
+        ),
+        _feature(
+            "checkpointProtection",
+            reader=False,
+            cleanup=_rule(
+                "no commit or checkpoint below delta.requireCheckpointProtectionBeforeVersion "
+                "is deleted",
+                Op.CLEANUP_LOGS,
+            ),
+            rw=_writer_unsupported(),
+        ),
+        _feature(
+            "catalogManaged",
+            reader=True,
+            all=_refuse(
+                "the catalog owns the log: commits it has ratified may not be published in "
+                "_delta_log yet; maintain the table through its catalog",
+                Op.VACUUM,
+                Op.CLEANUP_LOGS,
+                *WRITER_OPS,
+            ),
+            health=_rule("reports the published log, which may lag the catalog", Op.HEALTH),
+        ),
+        _feature(
+            "catalogOwned-preview",
+            reader=True,
+            all=_refuse(
+                "the catalog owns the log: commits it has ratified may not be published in "
+                "_delta_log yet; maintain the table through its catalog",
+                Op.VACUUM,
+                Op.CLEANUP_LOGS,
+                *WRITER_OPS,
+            ),
+            health=_rule("reports the published log, which may lag the catalog", Op.HEALTH),
+        ),
+        *(
+            _feature(
+                name,
+                reader=True,
+                rw=_writer_unsupported(
+                    "data files may hold older, narrower types that a rewrite must widen; "
+                    "delta-rs does not here"
+                ),
+            )
+            for name in ("typeWidening", "typeWidening-preview")
+        ),
+        *(
+            _feature(name, reader=True, rw=_writer_unsupported())
+            for name in ("variantType", "variantType-preview", "variantShredding-preview")
+        ),
+        *(
+            _feature(
+                name,
+                reader=False,
+                rw=_writer_unsupported(
+                    "statistics of collated strings must follow each column's collation"
+                ),
+            )
+            for name in ("collations", "collations-preview")
+        ),
+        *(
+            _feature(
+                name,
+                reader=False,
+                vacuum=_refuse(
+                    "UniForm keeps Iceberg metadata beside the data that the Delta log does "
+                    "not reference; VACUUM it with Delta",
+                    Op.VACUUM,
+                ),
+                rw=_writer_unsupported(
+                    "every commit must also update the Iceberg metadata; delta-rs does not"
+                ),
+            )
+            for name in (
+                "icebergCompatV1",
+                "icebergCompatV2",
+                "icebergCompatV3",
+                "icebergWriterCompatV1",
+                "icebergWriterCompatV3",
+            )
+        ),
+        _feature(
+            "allowColumnDefaults",
+            reader=False,
+            rw=_writer_unsupported(),
+        ),
+    )
+}
+
+
+@dataclass(frozen=True)
+class TableFeatures:
+    """The features a protocol action enables (explicit lists, or implied by legacy versions).
+
+    Attributes:
+        min_reader_version: The protocol's reader version.
+        min_writer_version: The protocol's writer version.
+        reader: Reader-writer features.
+        writer: Every writer feature (reader-writer ones included).
+    """
+
+    min_reader_version: int
+    min_writer_version: int
+    reader: frozenset[str]
+    writer: frozenset[str]
+
+    @property
+    def all(self) -> frozenset[str]:
+        """Every feature of the table."""
+        return self.reader | self.writer
+
+
+def table_features(protocol: Mapping[str, Any], *, location: str) -> TableFeatures:
+    """The features a ``protocol`` action enables.
+
+    Args:
+        protocol: The table's ``protocol`` action.
+        location: The table, for errors.
+
+    Returns:
+        The table's features.
+
+    Raises:
+        UnsupportedFeatureError: For a protocol version above the known ones, or feature lists
+            that contradict the versions.
+    """
+    reader_version = int(protocol.get("minReaderVersion") or 0)
+    writer_version = int(protocol.get("minWriterVersion") or 0)
+    reader_list = protocol.get("readerFeatures")
+    writer_list = protocol.get("writerFeatures")
+    problem = None
+    if reader_version > MAX_READER_VERSION or writer_version > MAX_WRITER_VERSION:
+        problem = (
+            f"protocol version reader {reader_version} / writer {writer_version} is above the "
+            f"newest this project knows (reader {MAX_READER_VERSION} / writer "
+            f"{MAX_WRITER_VERSION})"
+        )
+    elif reader_version < 1 or writer_version < 1:
+        problem = f"protocol version reader {reader_version} / writer {writer_version} is invalid"
+    elif reader_version != 3 and reader_list:
+        problem = "readerFeatures are listed although minReaderVersion is not 3"
+    elif writer_version != 7 and writer_list:
+        problem = "writerFeatures are listed although minWriterVersion is not 7"
+    elif reader_version == 3 and (writer_version != 7 or reader_list is None):
+        problem = "minReaderVersion 3 requires minWriterVersion 7 and a readerFeatures list"
+    elif writer_version == 7 and writer_list is None:
+        problem = "minWriterVersion 7 requires a writerFeatures list"
+    if problem:
+        raise UnsupportedFeatureError(
+            table=location,
+            feature=f"protocol {reader_version}/{writer_version}",
+            op=None,
+            reason=problem,
+        )
+    if reader_version == 3:
+        reader = frozenset(reader_list or ())
+    else:
+        reader = frozenset(f for v, fs in _LEGACY_READER.items() if reader_version >= v for f in fs)
+    if writer_version == 7:
+        writer = frozenset(writer_list or ())
+    else:
+        writer = frozenset(f for v, fs in _LEGACY_WRITER.items() if writer_version >= v for f in fs)
+    undeclared = sorted(reader - writer) if writer_version == 7 else []
+    if undeclared:
+        raise UnsupportedFeatureError(
+            table=location,
+            feature=undeclared[0],
+            op=None,
+            reason="a reader feature must also be listed in writerFeatures; the protocol action "
+            "is inconsistent",
+        )
+    return TableFeatures(reader_version, writer_version, reader, writer | reader)
+
+
+def check_protocol(protocol: Mapping[str, Any], op: Op, *, location: str) -> tuple[str, ...]:
+    """Refuse ``op`` unless every feature of the table is supported for it.
+
+    Args:
+        protocol: The table's ``protocol`` action.
+        op: The op about to run.
+        location: The table, for errors.
+
+    Returns:
+        The features whose rule applies to this op (sorted), for results and logs.
+
+    Raises:
+        UnsupportedFeatureError: For an unknown feature or protocol version, or a feature the
+            op refuses; raised before anything is listed, written or deleted.
+    """
+    features = table_features(protocol, location=location)
+    ruled = []
+    for name in sorted(features.all):
+        feature = FEATURES.get(name)
+        if feature is None:
+            raise UnsupportedFeatureError(
+                table=location,
+                feature=name,
+                op=op.value,
+                reason="the feature is unknown to this project, so no op can know what it requires",
+            )
+        decision = feature.decision(op)
+        if decision.verdict is Verdict.REFUSED:
+            raise UnsupportedFeatureError(
+                table=location, feature=name, op=op.value, reason=decision.reason
+            )
+        if decision.verdict is Verdict.RULE:
+            ruled.append(name)
+    return tuple(ruled)
+
+
+def support_table() -> str:
+    """The README's table: every known feature x op, rendered from ``FEATURES``.
+
+    Returns:
+        A Markdown table; a footnote list gives each rule and refusal reason.
+    """
+    ops = list(Op)
+    header = "| feature | kind | " + " | ".join(op.value for op in ops) + " |"
+    lines = [header, "|---|---|" + "---|" * len(ops)]
+    notes: dict[str, int] = {}
+    marks = {Verdict.SUPPORTED: "yes", Verdict.RULE: "rule", Verdict.REFUSED: "refused"}
+    for feature in sorted(FEATURES.values(), key=lambda f: f.name.lower()):
+        cells = []
+        for op in ops:
+            decision = feature.decision(op)
+            cell = marks[decision.verdict]
+            if decision.reason:
+                number = notes.setdefault(decision.reason, len(notes) + 1)
+                cell += f" [{number}]"
+            cells.append(cell)
+        kind = "reader+writer" if feature.reader else "writer"
+        lines.append(f"| `{feature.name}` | {kind} | " + " | ".join(cells) + " |")
+    lines.append("")
+    lines.extend(f"{n}. {reason}" for reason, n in notes.items())
+    return "\n".join(lines)
