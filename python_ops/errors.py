@@ -65,6 +65,10 @@ class ConfigError(MaintenanceError):
         super().__init__(f"{where}setting '{setting}' has bad value {value!r}. {fix}")
 
 
+class WriterError(MaintenanceError):
+    """The Delta writer refused or failed (unsupported table feature, conflict, I/O)."""
+
+
 class EngineError(MaintenanceError):
     """The Spark engine could not be started, reached or used as configured."""
 

@@ -25,7 +25,7 @@ from typing import Any
 from python_ops.actions import AddFile
 from python_ops.audit import audit_record
 from python_ops.delta_log import read_snapshot
-from python_ops.errors import OptimizeConflictError
+from python_ops.errors import OptimizeConflictError, WriterError
 from python_ops.log_cleanup import remove_stale_staged
 from python_ops.optimize_plan import (
     Filter,
@@ -37,7 +37,7 @@ from python_ops.optimize_plan import (
 from python_ops.optimize_plan import stats_columns as indexed_columns
 from python_ops.results import OptimizeResult
 from python_ops.storage import Storage, open_storage
-from python_ops.table_writer import WriterError, open_delta
+from python_ops.table_writer import open_delta
 from python_ops.zorder_rewrite import WrittenFile, check_supported, commit_rewrite, write_clustered
 
 WRITER_COMPACT = "delta-rs optimize.compact"

@@ -8,12 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from python_ops.errors import MaintenanceError
+from python_ops.errors import WriterError
 from python_ops.storage import delta_storage_options, is_s3
-
-
-class WriterError(MaintenanceError):
-    """The Delta writer refused or failed (unsupported table feature, conflict, I/O)."""
 
 
 def open_delta(location: str, *, version: int | None = None, for_commit: bool = False) -> Any:
@@ -29,11 +25,16 @@ def open_delta(location: str, *, version: int | None = None, for_commit: bool = 
 
     Raises:
         ConfigError: When credentials are missing or S3 commits would not be safe.
+        WriterError: When delta-rs cannot load the table (a log it cannot read).
     """
     from deltalake import DeltaTable
+    from deltalake.exceptions import DeltaError
 
     options = commit_storage_options(location) if for_commit else delta_storage_options(location)
-    return DeltaTable(location, version=version, storage_options=options)
+    try:
+        return DeltaTable(location, version=version, storage_options=options)
+    except DeltaError as err:  # TableNotFoundError and DeltaProtocolError are DeltaErrors
+        raise WriterError(f"delta-rs cannot open {location}: {err}") from err
 
 
 def commit_storage_options(location: str) -> dict[str, str] | None:
