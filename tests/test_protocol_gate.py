@@ -153,7 +153,7 @@ def test_decisions(feature: str, op: Op, refused: bool) -> None:
 
 def test_writer_ops_refuse_unsupported_features_before_planning(fixture_table) -> None:
     table = fixture_table("table-with-dv-small")
-    with pytest.raises(UnsupportedFeatureError, match="compaction refused.*deletionVectors"):
+    with pytest.raises(UnsupportedFeatureError, match=r"compaction refused.*deletionVectors"):
         plan_optimize(str(table))
 
 

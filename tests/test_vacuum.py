@@ -372,7 +372,8 @@ def test_partition_filter_limits_listing_and_deletion(tmp_path: Path, sail_spark
     assert not strays["2024-01-03"].exists()
     assert strays["2024-01-01"].exists()
     with pytest.raises(
-        ConfigError, match=r"'id' is a non-partition column; only partition columns may be used: day"
+        ConfigError,
+        match=r"'id' is a non-partition column; only partition columns may be used: day",
     ):
         run(table, sail_spark, partition_filter="id > 3")
 
