@@ -253,18 +253,44 @@ class AddFile:
         Raises:
             DeltaLogError: When a required field is missing or has the wrong type.
         """
-        path = require_str(raw, "path", "add")
-        _optional_bool(raw, "dataChange", "add")
+        path = raw.get("path")
+        size = raw.get("size")
+        mtime = raw.get("modificationTime")
+        values = raw.get("partitionValues")
         stats = raw.get("stats")
-        if stats is not None and not isinstance(stats, str):
-            raise _bad("add", f"field 'stats' must be a JSON string, found {stats!r}")
+        dv = raw.get("deletionVector")
+        if type(values) is list:  # a checkpoint's map column: (key, value) pairs
+            try:
+                values = dict(values)
+            except (TypeError, ValueError):
+                pass  # reported below
+        # The common, well-formed case in one cheap test (this runs once per action).
+        if not (
+            type(path) is str
+            and path
+            and type(size) is int
+            and size >= 0
+            and type(mtime) is int
+            and mtime >= 0
+            and type(values) is dict
+            and all(type(v) is str or v is None for v in values.values())
+            and (stats is None or type(stats) is str)
+            and type(raw.get("dataChange", False)) is bool
+        ):
+            path = require_str(raw, "path", "add")
+            _optional_bool(raw, "dataChange", "add")
+            if stats is not None and not isinstance(stats, str):
+                raise _bad("add", f"field 'stats' must be a JSON string, found {stats!r}")
+            size = optional_int(raw, "size", "add", required=True)
+            mtime = optional_int(raw, "modificationTime", "add", required=True)
+            values = _partition_values(values, "add")
         return cls(
             path=path,
             relative_path=relativize(path, table_root),
-            size_bytes=optional_int(raw, "size", "add", required=True) or 0,
-            modification_time_ms=optional_int(raw, "modificationTime", "add", required=True) or 0,
-            partition_values=_partition_values(raw.get("partitionValues"), "add"),
-            deletion_vector=DeletionVector.parse(raw.get("deletionVector")),
+            size_bytes=size or 0,
+            modification_time_ms=mtime or 0,
+            partition_values=values if type(values) is dict else dict(values),
+            deletion_vector=None if dv is None else DeletionVector.parse(dv),
             stats=stats,
         )
 

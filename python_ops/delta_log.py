@@ -29,6 +29,16 @@ from python_ops.storage import Storage, open_storage
 
 log = logging.getLogger(__name__)
 
+# Where an action was read: (file, "line" or "row", number). Formatted only for errors, so the
+# reader does not build a string per action.
+At = tuple[str, str, int]
+
+
+def location_of(at: At) -> str:
+    """``file, line N`` (or ``row N`` in a checkpoint) for an error message."""
+    return f"{at[0]}, {at[1]} {at[2]}"
+
+
 _ADD_FIELDS = ("path", "size", "modificationTime", "partitionValues", "deletionVector")
 _REMOVE_FIELDS = ("path", "deletionTimestamp", "size", "deletionVector")
 
@@ -104,7 +114,7 @@ ACTION_TYPES = frozenset(
 )
 
 
-def _json_lines(data: bytes, where: str) -> Iterator[tuple[str, dict[str, Any]]]:
+def _json_lines(data: bytes, where: str) -> Iterator[tuple[At, dict[str, Any]]]:
     """Yield (location, action) for each line: one JSON object holding exactly one action.
 
     Raises:
@@ -114,26 +124,26 @@ def _json_lines(data: bytes, where: str) -> Iterator[tuple[str, dict[str, Any]]]
     for number, line in enumerate(data.splitlines(), start=1):
         if not line.strip():
             continue
-        at = f"{where}, line {number}"
         try:
             action = json.loads(line)
         except (json.JSONDecodeError, UnicodeDecodeError) as err:
-            raise DeltaLogError(f"{at}: not valid JSON ({err})") from err
+            raise DeltaLogError(f"{where}, line {number}: not valid JSON ({err})") from err
         if not isinstance(action, dict) or len(action) != 1:
             raise DeltaLogError(
-                f"{at}: expected a JSON object holding one action, found {line[:80]!r}"
+                f"{where}, line {number}: expected a JSON object holding one action, found "
+                f"{line[:80]!r}"
             )
         (kind,) = action
         if kind not in ACTION_TYPES:
-            raise DeltaLogError(f"{at}: unknown action type {kind!r}")
+            raise DeltaLogError(f"{where}, line {number}: unknown action type {kind!r}")
         if not isinstance(action[kind], dict):
-            raise DeltaLogError(f"{at}: the '{kind}' action is not an object")
-        yield at, action
+            raise DeltaLogError(f"{where}, line {number}: the '{kind}' action is not an object")
+        yield (where, "line", number), action
 
 
 def _read_parquet_actions(
     data: bytes, where: str, *, with_stats: bool = False
-) -> Iterator[tuple[str, dict[str, Any]]]:
+) -> Iterator[tuple[At, dict[str, Any]]]:
     """Yield (location, single-key action dict) from a checkpoint or sidecar parquet file."""
     import pyarrow as pa
     import pyarrow.parquet as pq
@@ -163,7 +173,7 @@ def _read_parquet_actions(
         for row, values in enumerate(table.column(kind).to_pylist()):
             if values is None or ("path" in values and values["path"] is None):
                 continue
-            yield f"{where}, row {row}", {kind: values}
+            yield (where, "row", row), {kind: values}
 
 
 class _Replay:
@@ -174,11 +184,11 @@ class _Replay:
         self.files: dict[tuple[str, str | None], AddFile] = {}
         self.tombstones: dict[tuple[str, str | None], RemoveFile] = {}
         self.metadata: Mapping[str, Any] | None = None
-        self.metadata_at = ""
+        self.metadata_at: At = ("", "line", 0)
         self.protocol: Mapping[str, Any] | None = None
         self.sidecars: list[str] = []
 
-    def apply(self, at: str, action: Mapping[str, Any]) -> None:
+    def apply(self, at: At, action: Mapping[str, Any]) -> None:
         """Apply one action read at ``at`` (file and line, for errors)."""
         try:
             if (raw := action.get("add")) is not None:
@@ -199,7 +209,7 @@ class _Replay:
             elif (raw := action.get("sidecar")) is not None:
                 self.sidecars.append(require_str(raw, "path", "sidecar"))
         except DeltaLogError as err:
-            raise DeltaLogError(f"{at}: {err}") from err
+            raise DeltaLogError(f"{location_of(at)}: {err}") from err
 
 
 def _string_list(raw: Mapping[str, Any], name: str) -> None:
@@ -341,7 +351,7 @@ def read_snapshot(
         location=root,
         version=target,
         checkpoint_version=start,
-        metadata=_metadata(replay.metadata, replay.metadata_at),
+        metadata=_metadata(replay.metadata, location_of(replay.metadata_at)),
         protocol=dict(replay.protocol),
         files=tuple(replay.files.values()),
         tombstones=tuple(replay.tombstones.values()),
@@ -399,7 +409,7 @@ def checkpoint_sidecars(storage: Storage, part: LogFile) -> list[str]:
 
 def _checkpoint_actions(
     storage: Storage, part: LogFile, *, with_stats: bool = False
-) -> Iterator[tuple[str, dict[str, Any]]]:
+) -> Iterator[tuple[At, dict[str, Any]]]:
     data = storage.read_bytes(part.path)
     where = f"{storage.root}/{part.path}"
     if part.name.endswith(".json"):
