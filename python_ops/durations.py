@@ -17,6 +17,7 @@ _UNITS_MS = {
     "day": 86_400_000.0,
     "week": 7 * 86_400_000.0,
 }
+_MAX_MS = 100 * 365 * 86_400_000.0  # keeps every later time computation finite
 _PART = re.compile(r"(-?\d+(?:\.\d+)?)\s*([a-z]+?)s?\b")
 
 
@@ -34,8 +35,8 @@ def parse_interval(text: str, *, setting: str = "interval") -> timedelta:
         The interval as a ``timedelta``.
 
     Raises:
-        ConfigError: When the text is empty, has an unknown or variable-length unit, or is
-            negative.
+        ConfigError: When the text is empty, has an unknown or variable-length unit, is
+            negative or longer than 100 years.
     """
     body = text.strip().lower()
     if body.startswith("interval"):
@@ -65,4 +66,6 @@ def parse_interval(text: str, *, setting: str = "interval") -> timedelta:
         total_ms += float(amount) * _UNITS_MS[unit]
     if total_ms < 0:
         raise ConfigError(setting=setting, value=text, fix="Use a duration of zero or more.")
+    if total_ms > _MAX_MS:
+        raise ConfigError(setting=setting, value=text, fix="Use a duration of at most 100 years.")
     return timedelta(milliseconds=total_ms)

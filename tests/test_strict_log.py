@@ -204,3 +204,20 @@ def test_the_process_prints_no_traceback_for_an_unexpected_error(tmp_path: Path)
     assert done.returncode in (1, 2)
     assert "Traceback" not in done.stderr
     assert done.stderr.startswith("error:")
+
+
+def test_absurd_retention_property_is_a_named_error(fixture_table, sail_spark) -> None:
+    table = fixture_table("simple_table_with_checkpoint")
+    snap = read_snapshot(str(table))
+    meta = {
+        "id": snap.metadata.table_id,
+        "format": {"provider": "parquet", "options": {}},
+        "schemaString": snap.metadata.schema_string,
+        "partitionColumns": [],
+        "configuration": {"delta.deletedFileRetentionDuration": "interval 99999999999999 weeks"},
+    }
+    append_commit(table, {"metaData": meta})
+    code, out, err = cli(["vacuum", str(table), "--dry-run"], sail_spark)
+    assert code == 2
+    assert "setting 'delta.deletedFileRetentionDuration' has bad value" in err
+    assert "at most 100 years" in err
