@@ -7,6 +7,7 @@ outside the root (such actions are never protected and never deleted).
 
 from __future__ import annotations
 
+import contextlib
 import posixpath
 import uuid
 from collections.abc import Mapping
@@ -260,10 +261,8 @@ class AddFile:
         stats = raw.get("stats")
         dv = raw.get("deletionVector")
         if type(values) is list:  # a checkpoint's map column: (key, value) pairs
-            try:
+            with contextlib.suppress(TypeError, ValueError):  # malformed: reported below
                 values = dict(values)
-            except (TypeError, ValueError):
-                pass  # reported below
         # The common, well-formed case in one cheap test (this runs once per action).
         if not (
             type(path) is str

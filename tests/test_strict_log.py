@@ -217,7 +217,7 @@ def test_absurd_retention_property_is_a_named_error(fixture_table, sail_spark) -
         "configuration": {"delta.deletedFileRetentionDuration": "interval 99999999999999 weeks"},
     }
     append_commit(table, {"metaData": meta})
-    code, out, err = cli(["vacuum", str(table), "--dry-run"], sail_spark)
+    code, _, err = cli(["vacuum", str(table), "--dry-run"], sail_spark)
     assert code == 2
     assert "setting 'delta.deletedFileRetentionDuration' has bad value" in err
     assert "at most 100 years" in err
