@@ -169,7 +169,11 @@ def _read_parquet_actions(
         present = [struct_type.field(i).name for i in range(struct_type.num_fields)]
         names = [f for f in (subfields or present) if f in present]
         # Read the chosen leaves only: skipping add.stats keeps big checkpoints cheap.
-        table = pf.read(columns=[f"{kind}.{n}" for n in names])
+        # use_threads=False: decode on this thread. A threaded read leaves Arrow pool workers
+        # dropping the last reference to the buffer over ``data`` (a Python bytes object, so its
+        # release needs the GIL) after read() returns; when that lands during interpreter exit
+        # the worker dies inside a C++ destructor: std::terminate, SIGABRT, exit 134.
+        table = pf.read(columns=[f"{kind}.{n}" for n in names], use_threads=False)
         for row, values in enumerate(table.column(kind).to_pylist()):
             if values is None or ("path" in values and values["path"] is None):
                 continue
