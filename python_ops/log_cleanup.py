@@ -42,7 +42,7 @@ from python_ops.log_files import (
     complete_checkpoints,
     stale_staged_files,
 )
-from python_ops.protocol import Op, check_protocol
+from python_ops.protocol import IN_COMMIT_TIMESTAMP_FEATURES, Op, check_protocol
 from python_ops.results import LogCleanupResult, LogFileToDelete
 from python_ops.storage import Storage, open_storage
 from python_ops.table_writer import (
@@ -311,7 +311,7 @@ def _cleanup(
             "it anyway"
         )
     files = _list_log(storage)
-    if "inCommitTimestamp" in ruled:
+    if any(name in ruled for name in IN_COMMIT_TIMESTAMP_FEATURES):
         files = commit_timestamps(storage, files, configuration)
     last = last_checkpoint_version(storage)
     first: int | None = None
@@ -417,14 +417,22 @@ def commit_timestamps(
     Raises:
         DeltaLogError: When a commit that must carry an ``inCommitTimestamp`` does not.
     """
-    if configuration.get(ICT_PROPERTY, "false").lower() != "true":
+    # Delta 3.1-3.2 named the properties with a "-preview" suffix.
+    suffix = next(
+        (
+            sfx
+            for sfx in ("", "-preview")
+            if configuration.get(ICT_PROPERTY + sfx, "false").lower() == "true"
+        ),
+        None,
+    )
+    if suffix is None:
         return files
+    version_property = ICT_VERSION_PROPERTY + suffix
     try:
-        since = int(configuration.get(ICT_VERSION_PROPERTY, "0"))
+        since = int(configuration.get(version_property, "0"))
     except ValueError as err:
-        raise DeltaLogError(
-            f"{storage.root}: {ICT_VERSION_PROPERTY} is not a version number"
-        ) from err
+        raise DeltaLogError(f"{storage.root}: {version_property} is not a version number") from err
     commits = {f.version for f in files if f.kind is LogFileKind.COMMIT}
     stamps: dict[int, int] = {}
     out = []

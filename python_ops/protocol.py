@@ -46,6 +46,8 @@ class Op(StrEnum):
 # Ops whose commit goes through delta-rs (checkpoints, OPTIMIZE, table properties).
 WRITER_OPS = (Op.CHECKPOINT, Op.COMPACTION, Op.ZORDER, Op.PROPERTIES)
 REWRITE_OPS = (Op.COMPACTION, Op.ZORDER)
+# The in-commit-timestamp feature under its released and its Delta 3.x preview name.
+IN_COMMIT_TIMESTAMP_FEATURES = ("inCommitTimestamp", "inCommitTimestamp-preview")
 
 
 class Verdict(StrEnum):
@@ -199,19 +201,22 @@ FEATURES: dict[str, Feature] = {
             ),
             rw=_writer_unsupported(),
         ),
-        _feature(
-            "inCommitTimestamp",
-            reader=False,
-            cleanup=_rule(
-                "expiry uses each commit's inCommitTimestamp from the enablement version on, "
-                "not file times",
-                Op.CLEANUP_LOGS,
-            ),
-            health=_rule("commit times are the commits' inCommitTimestamp", Op.HEALTH),
-            rw=_writer_unsupported(
-                "every commit must carry a monotonic inCommitTimestamp; delta-rs does not "
-                "write one here"
-            ),
+        *(
+            _feature(
+                name,
+                reader=False,
+                cleanup=_rule(
+                    "expiry uses each commit's inCommitTimestamp from the enablement version "
+                    "on, not file times",
+                    Op.CLEANUP_LOGS,
+                ),
+                health=_rule("commit times are the commits' inCommitTimestamp", Op.HEALTH),
+                rw=_writer_unsupported(
+                    "every commit must carry a monotonic inCommitTimestamp; delta-rs does not "
+                    "write one here"
+                ),
+            )
+            for name in IN_COMMIT_TIMESTAMP_FEATURES
         ),
         _feature(
             "checkpointProtection",
@@ -223,29 +228,50 @@ FEATURES: dict[str, Feature] = {
             ),
             rw=_writer_unsupported(),
         ),
-        _feature(
-            "catalogManaged",
-            reader=True,
-            all=_refuse(
-                "the catalog owns the log: commits it has ratified may not be published in "
-                "_delta_log yet; maintain the table through its catalog",
-                Op.VACUUM,
-                Op.CLEANUP_LOGS,
-                *WRITER_OPS,
-            ),
-            health=_rule("reports the published log, which may lag the catalog", Op.HEALTH),
+        *(
+            _feature(
+                name,
+                reader=True,
+                all=_refuse(
+                    "the catalog owns the log: commits it has ratified may not be published "
+                    "in _delta_log yet; maintain the table through its catalog",
+                    Op.VACUUM,
+                    Op.CLEANUP_LOGS,
+                    *WRITER_OPS,
+                ),
+                health=_rule("reports the published log, which may lag the catalog", Op.HEALTH),
+            )
+            for name in ("catalogManaged", "catalogOwned-preview")
+        ),
+        *(
+            _feature(
+                name,
+                reader=reader,
+                all=_refuse(
+                    "the table is redirected: its current log and data live at another "
+                    "location; maintain the table there",
+                    *Op,
+                ),
+            )
+            for name, reader in (
+                ("redirectReaderWriter-preview", True),
+                ("redirectWriterOnly-preview", False),
+            )
         ),
         _feature(
-            "catalogOwned-preview",
+            "timestampNanos",
             reader=True,
-            all=_refuse(
-                "the catalog owns the log: commits it has ratified may not be published in "
-                "_delta_log yet; maintain the table through its catalog",
-                Op.VACUUM,
-                Op.CLEANUP_LOGS,
-                *WRITER_OPS,
+            rw=_refuse(
+                "rewriting nanosecond timestamps through delta-rs has not been verified here",
+                *REWRITE_OPS,
             ),
-            health=_rule("reports the published log, which may lag the catalog", Op.HEALTH),
+        ),
+        _feature(
+            "materializePartitionColumns",
+            reader=False,
+            rw=_writer_unsupported(
+                "rewritten files must also hold the partition columns; delta-rs writes them without"
+            ),
         ),
         *(
             _feature(

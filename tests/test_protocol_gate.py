@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
-from python_ops.errors import UnsupportedFeatureError
-from python_ops.log_cleanup import cleanup_logs
+from python_ops.errors import DeltaLogError, UnsupportedFeatureError
+from python_ops.log_cleanup import cleanup_logs, commit_timestamps
+from python_ops.log_files import LogFileKind, classify
 from python_ops.optimize_plan import plan_optimize
 from python_ops.protocol import FEATURES, Op, check_protocol, support_table, table_features
+from python_ops.storage import open_storage
 from tests.trust_helpers import append_commit, cli, files_on_disk
 from tests.vacuum_helpers import age_everything, untracked
 
@@ -87,6 +90,7 @@ def test_every_feature_of_the_golden_tables_is_decided() -> None:
         "clustering",
         "vacuumProtocolCheck",
         "inCommitTimestamp",
+        "inCommitTimestamp-preview",
         "typeWidening",
         "typeWidening-preview",
         "variantType",
@@ -96,6 +100,9 @@ def test_every_feature_of_the_golden_tables_is_decided() -> None:
         "checkpointProtection",
         "catalogManaged",
         "allowColumnDefaults",
+        "materializePartitionColumns",
+        "redirectReaderWriter-preview",
+        "timestampNanos",
     ):
         assert name in FEATURES, name
 
@@ -135,6 +142,11 @@ def test_legacy_versions_imply_their_features() -> None:
         ("inCommitTimestamp", Op.CLEANUP_LOGS, False),
         ("icebergCompatV2", Op.VACUUM, True),
         ("timestampNtz", Op.ZORDER, False),
+        ("inCommitTimestamp-preview", Op.CLEANUP_LOGS, False),
+        ("inCommitTimestamp-preview", Op.PROPERTIES, True),
+        ("redirectWriterOnly-preview", Op.HEALTH, True),
+        ("materializePartitionColumns", Op.VACUUM, False),
+        ("materializePartitionColumns", Op.COMPACTION, True),
     ],
 )
 def test_decisions(feature: str, op: Op, refused: bool) -> None:
@@ -168,3 +180,45 @@ def test_checkpoint_not_written_for_a_feature_delta_rs_cannot_carry(fixture_tabl
 def test_readme_holds_the_support_table() -> None:
     readme = (ROOT / "README.md").read_text()
     assert support_table() in readme
+
+
+@pytest.mark.parametrize("suffix", ["", "-preview"])
+def test_in_commit_timestamps_time_the_log_from_the_enablement_version(
+    fixture_table, suffix: str
+) -> None:
+    table = fixture_table("simple_table_with_checkpoint")
+    age_everything(table, days=60)
+    stamp = 1_900_000_000_000
+    enabled = append_commit(
+        table,
+        {
+            "protocol": {
+                "minReaderVersion": 1,
+                "minWriterVersion": 7,
+                "writerFeatures": ["appendOnly", "invariants", "inCommitTimestamp" + suffix],
+            }
+        },
+    )
+    version = int(enabled.name[:20])
+    lines = enabled.read_text().splitlines()
+    lines[0] = json.dumps({"commitInfo": {"timestamp": 1, "inCommitTimestamp": stamp}})
+    enabled.write_text("\n".join(lines) + "\n")
+    storage = open_storage(str(table))
+    files = [classify(e) for e in storage.list_dir("_delta_log") if not e.is_dir]
+    configuration = {
+        f"delta.enableInCommitTimestamps{suffix}": "true",
+        f"delta.inCommitTimestampEnablementVersion{suffix}": str(version),
+    }
+    timed = {
+        f.name: f.modification_time_ms for f in commit_timestamps(storage, files, configuration)
+    }
+    assert timed[enabled.name] == stamp
+    # Commits before the enablement version keep their file times.
+    before = next(f for f in files if f.version == version - 1 and f.kind is LogFileKind.COMMIT)
+    assert timed[before.name] == before.modification_time_ms < stamp
+    # A commit from the enablement version on without its timestamp is a malformed log.
+    missing = append_commit(table, {"commitInfo": {"timestamp": 2}})
+    missing.write_text(json.dumps({"commitInfo": {"timestamp": 2}}) + "\n")
+    files = [classify(e) for e in storage.list_dir("_delta_log") if not e.is_dir]
+    with pytest.raises(DeltaLogError, match=f"{missing.name}: the table has in-commit timestamps"):
+        commit_timestamps(storage, files, configuration)
