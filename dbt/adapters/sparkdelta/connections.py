@@ -134,14 +134,23 @@ class EngineHandle:
 
 
 class EngineConnectionWrapper(SessionConnectionWrapper):
-    """dbt-spark's session wrapper with SQL-literal booleans for seed bindings."""
+    """dbt-spark's session wrapper with SQL literals that mean what the Python value means.
+
+    dbt-spark interpolates seed values as ``'<str(value)>'``: an empty CSV cell (``None``)
+    became the string ``'None'`` (failing casts to numbers, dates and booleans, and storing
+    ``'None'`` in text columns), and a quote or backslash in a value broke the statement.
+    """
 
     @classmethod
     def _fix_binding(cls, value: Any) -> str | float:
+        if value is None:
+            return "NULL"
         # bool is an int: dbt-spark would bind True as 1.0, and CAST(1.0 AS BOOLEAN) is not
         # something every engine accepts (Sail refuses it).
         if isinstance(value, bool):
             return "true" if value else "false"
+        if isinstance(value, str):
+            return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
         fixed: str | float = super()._fix_binding(value)
         return fixed
 

@@ -12,12 +12,18 @@ from __future__ import annotations
 import atexit
 import logging
 import os
+import re
 import shutil
 import threading
 from abc import ABC, abstractmethod
 from typing import Any
 
-from dbt.adapters.sparkdelta.catalog_journal import CatalogJournal, DdlEvent, parse_ddl
+from dbt.adapters.sparkdelta.catalog_journal import (
+    CatalogJournal,
+    DdlEvent,
+    parse_ddl,
+    strip_leading_comments,
+)
 from python_ops.errors import ConfigError, EngineError
 from python_ops.sessions import SailEngine
 from python_ops.storage import is_remote, normalize_location
@@ -33,6 +39,31 @@ def location_from_information(information: str | None) -> str | None:
         if line.startswith("Location:"):
             return normalize_location(line.split(":", 1)[1].strip())
     return None
+
+
+# A typed timestamp literal whose zone offset is a single-digit hour, e.g. TIMESTAMP
+# '2020-01-01 00:00:00-0' (valid Spark SQL, used by dbt's own tests). Sail 0.7 refuses it
+# ('Invalid timezone "-0"') but accepts the same offset written with two digits.
+_SHORT_OFFSET_LITERAL = re.compile(
+    r"(?P<head>\btimestamp(?:_ltz|_ntz)?\s*'\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?"
+    r"\s*[+-])(?P<hour>\d)'",
+    re.IGNORECASE,
+)
+
+
+_PARTITION_OVERWRITE_MODE = re.compile(
+    r"^set\s+spark\.sql\.sources\.partitionOverwriteMode\s*=\s*'?dynamic'?\s*;?\s*$",
+    re.IGNORECASE,
+)
+
+
+def normalize_for_sail(statement: str) -> str:
+    """Rewrite the few valid Spark SQL spellings Sail 0.7 does not parse into ones it does.
+
+    Only typed timestamp literals with a one-digit zone offset hour are touched (``-0`` becomes
+    ``-00``, the same offset); nothing else in the statement changes.
+    """
+    return _SHORT_OFFSET_LITERAL.sub(r"\g<head>0\g<hour>'", statement)
 
 
 def managed_location(warehouse: str, schema: str, identifier: str) -> str:
@@ -117,6 +148,13 @@ class EmbeddedEngine(Engine):
 
     def sql(self, statement: str) -> Any:
         """Run a statement; record catalog changes of successful DDL in the journal."""
+        statement = normalize_for_sail(statement)
+        if _PARTITION_OVERWRITE_MODE.match(strip_leading_comments(statement)):
+            # dbt-spark sets this before insert_overwrite; Sail has no such setting (it refuses
+            # 'spark.*' keys) and the sparkdelta insert_overwrite does not depend on it.
+            return self._spark.sql(
+                "select 'spark.sql.sources.partitionOverwriteMode' as key, 'DYNAMIC' as value"
+            )
         event = parse_ddl(statement)
         if event is not None and event.action == "drop":
             dropped = self.journal.entry(event.schema, event.name)
@@ -131,6 +169,41 @@ class EmbeddedEngine(Engine):
     def register_table(self, schema: str, name: str, location: str) -> None:  # noqa: D102
         super().register_table(schema, name, location)
         self.journal.record_table(schema.lower(), name.lower(), location)
+
+    def refresh_table(
+        self,
+        schema: str,
+        name: str,
+        location: str,
+        *,
+        columns: str | None = None,
+        comment: str | None = None,
+    ) -> None:
+        """Re-register a Delta table so the catalog shows what its log now says.
+
+        Sail keeps the column list a table was created with; after a change written to the
+        Delta log (added columns, comments) the table is registered again at the same location,
+        with ``columns`` (a column list matching the log exactly, comments included) or without
+        a column list (its schema is then read from the log). The journal entry (same location)
+        stays as it is: a new process registers the table from the log.
+
+        Args:
+            schema: The table's schema.
+            name: The table's name.
+            location: Its Delta location.
+            columns: Column definitions (``a int not null comment '...'``), or None.
+            comment: The table comment, or None.
+        """
+        column_list = f" ({columns})" if columns else ""
+        comment_clause = ""
+        if comment:
+            escaped = comment.replace("\\", "\\\\").replace("'", "\\'")
+            comment_clause = f" comment '{escaped}'"
+        self._spark.sql(f"drop table if exists `{schema}`.`{name}`")
+        self._spark.sql(
+            f"create table if not exists `{schema}`.`{name}`{column_list} using delta"
+            f"{comment_clause} location '{location}'"
+        )
 
     def _observe(self, event: DdlEvent) -> None:
         if event.action == "create_view":
