@@ -28,7 +28,7 @@ EVERY = 100
 OURS = """
 import json, os, sys, time
 import pyarrow.parquet  # loaded before timing, as delta-rs's native library is
-from python_ops.log_cleanup import cleanup_logs
+from python_ops.ops.log_cleanup import cleanup_logs
 started = time.perf_counter()
 r = cleanup_logs(sys.argv[1], dry_run=False, checkpoint_if_needed=False)
 print(json.dumps({"seconds": time.perf_counter() - started, "deleted": r.files_deleted}))

@@ -116,7 +116,7 @@ def main() -> None:
             selected = ["landing_orders", "stg_orders", "fct_orders"]
             dbt(project, prepared, "run", "--select", *selected, "--vars", variables)
         sys.path.insert(0, str(ROOT))
-        from python_ops.dbt_manifest import (
+        from python_ops.maintenance.targets import (
             load_manifest,
             manifest_models,
             targets_from_nodes,

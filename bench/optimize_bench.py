@@ -4,8 +4,8 @@ Two generated tables of ``--rows`` rows (customer_id, event_ts, amount, country)
 ``--files`` small files, rows in random order: one unpartitioned, one partitioned by ``date``
 (``--days`` days). For each:
 
-- compaction: ``python_ops.optimize.optimize`` vs ``DeltaTable.optimize.compact()`` on identical
-  fresh copies, each in a fresh process, ``--repeats`` times; medians and the ratio;
+- compaction: ``python_ops.ops.optimize.optimize`` vs ``DeltaTable.optimize.compact()`` on
+  identical fresh copies, each in a fresh process, ``--repeats`` times; medians and the ratio;
 - Z-order on (customer_id, event_ts) with a target size giving ~``--zorder-files`` files: the
   average number of files whose min/max statistics admit a value, for 50 random point lookups on
   each column, before, after ours and after delta-rs's ``z_order``;
@@ -42,7 +42,7 @@ CUSTOMERS = 1_000_000
 OURS = """
 import json, sys, time
 import pyarrow.parquet, deltalake  # loaded before timing in both runners
-from python_ops.optimize import optimize
+from python_ops.ops.optimize.execute import optimize
 started = time.perf_counter()
 r = optimize(sys.argv[1], zorder_by=json.loads(sys.argv[2]) or None,
              target_size_bytes=int(sys.argv[3]) or None, full=True)
@@ -113,7 +113,7 @@ def _micros(value: Any) -> int:
 
 def admitted(table: Path, lookups: dict[str, list[int]]) -> dict[str, float]:
     """Average number of files whose min/max admit each lookup value, per column."""
-    from python_ops.delta_log import read_snapshot
+    from python_ops.delta.snapshot import read_snapshot
 
     files = read_snapshot(str(table), with_stats=True).files
     out = {}
@@ -136,7 +136,7 @@ def read_times(
     tables: dict[str, Path], lookups: dict[str, list[int]]
 ) -> dict[str, dict[str, float]]:
     """Median seconds of a one-customer and a one-minute query on the embedded engine."""
-    from python_ops.sessions import SailEngine
+    from python_ops.spark_sessions import SailEngine
 
     engine = SailEngine()
     spark = engine.spark
@@ -177,7 +177,7 @@ def bench_variant(
     work = work / ("partitioned" if partitioned else "unpartitioned")
     base = work / "base"
     generate(base, rows=args.rows, files=args.files, days=args.days, partitioned=partitioned)
-    from python_ops.delta_log import read_snapshot
+    from python_ops.delta.snapshot import read_snapshot
 
     snap = read_snapshot(str(base))
     size = sum(f.size_bytes for f in snap.files)

@@ -29,8 +29,8 @@ PER_COMMIT = 10_000
 
 OURS = """
 import json, sys, time
-from python_ops.sessions import SailEngine
-from python_ops.vacuum import vacuum
+from python_ops.spark_sessions import SailEngine
+from python_ops.ops.vacuum import vacuum
 engine = SailEngine()
 started = time.perf_counter()
 r = vacuum(sys.argv[1], spark=engine.spark, retention_hours=0, allow_short_retention=True,

@@ -2,6 +2,6 @@
 
 import sys
 
-from python_ops.cli import run
+from python_ops.cli.main import run
 
 sys.exit(run())

@@ -86,7 +86,7 @@ def _age(path: Path) -> None:
 
 def _state(table: Path) -> dict[str, Any] | None:
     """What the table references now (None when our reader refuses the log)."""
-    from python_ops.delta_log import read_snapshot
+    from python_ops.delta.snapshot import read_snapshot
     from python_ops.errors import MaintenanceError
 
     try:
@@ -159,7 +159,7 @@ def run_op(table: Path, op: str, *, spark: Any) -> Outcome:
     Returns:
         The outcome.
     """
-    from python_ops.cli import main
+    from python_ops.cli.main import main
 
     before = _state(table)
     rows_before = _rows(table) if op.startswith("optimize") else None
@@ -265,7 +265,7 @@ def main() -> int:
     parser.add_argument("--golden", type=Path, default=GOLDEN)
     args = parser.parse_args()
     sys.path.insert(0, str(ROOT))
-    from python_ops.sessions import SailEngine
+    from python_ops.spark_sessions import SailEngine
 
     engine = SailEngine()
     try:

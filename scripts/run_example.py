@@ -25,13 +25,13 @@ from pathlib import Path
 
 from dbt.cli.main import dbtRunner
 
-from python_ops.dbt_manifest import (
+from python_ops.maintenance.targets import (
     load_manifest,
     manifest_models,
     targets_from_nodes,
     warehouse_locator,
 )
-from python_ops.health import table_health
+from python_ops.ops.health import table_health
 
 ROOT = Path(__file__).resolve().parent.parent
 Snapshot = dict[str, tuple[int, int, int, int]]  # model: (files, live bytes, disk bytes, logs)

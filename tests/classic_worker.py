@@ -11,8 +11,8 @@ import json
 import sys
 
 from python_ops.errors import MaintenanceError
-from python_ops.sessions import classic_session
-from python_ops.vacuum import vacuum
+from python_ops.ops.vacuum import vacuum
+from python_ops.spark_sessions import classic_session
 
 
 def main() -> None:

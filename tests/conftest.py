@@ -66,7 +66,7 @@ def sail_server() -> Iterator[str]:
 @pytest.fixture(scope="session")
 def sail_spark() -> Iterator[object]:
     """One embedded Sail session for the whole test run."""
-    from python_ops.sessions import SailEngine
+    from python_ops.spark_sessions import SailEngine
 
     engine = SailEngine()
     yield engine.spark

@@ -65,7 +65,7 @@ def test_attach_to_a_delta_enabled_classic_session(tmp_path: Path) -> None:
         from delta import configure_spark_with_delta_pip
         from pyspark.sql import SparkSession
         from dbt.adapters.sparkdelta.engine import get_engine
-        from python_ops.health import table_health
+        from python_ops.ops.health import table_health
 
         builder = (
             SparkSession.builder.master("local[1]")

@@ -9,7 +9,7 @@ import pytest
 from dbt.cli.main import dbtRunner, dbtRunnerResult
 from deltalake import DeltaTable
 
-from python_ops.history import HistoryStore
+from python_ops.maintenance.history import HistoryStore
 from tests.conftest import ROOT
 from tests.vacuum_helpers import content
 

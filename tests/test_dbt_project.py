@@ -12,7 +12,7 @@ from dbt.cli.main import dbtRunner, dbtRunnerResult
 from deltalake import DeltaTable
 
 from dbt.adapters.sparkdelta.engine import shutdown_engines
-from python_ops.delta_log import read_history
+from python_ops.delta.snapshot import read_history
 from tests.conftest import ROOT
 from tests.vacuum_helpers import content, untracked
 

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from deltalake import DeltaTable
 
-from python_ops.actions import z85_decode
-from python_ops.delta_log import read_history, read_snapshot
+from python_ops.delta.actions import z85_decode
+from python_ops.delta.snapshot import read_history, read_snapshot
 from python_ops.errors import DeltaLogError, TableNotFoundError
 from tests.conftest import FIXTURES
 

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from python_ops.delta_log import read_snapshot
+from python_ops.delta.snapshot import read_snapshot
 from tests.trust_helpers import cli
 from tests.vacuum_helpers import age_everything
 

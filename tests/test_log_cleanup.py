@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 from deltalake import DeltaTable
 
-from python_ops.delta_log import read_snapshot
+from python_ops.delta.snapshot import read_snapshot
+from python_ops.delta.writer import set_table_properties
 from python_ops.errors import ConfigError, DeltaLogError
-from python_ops.log_cleanup import cleanup_logs, policy_properties
-from python_ops.table_writer import set_table_properties
+from python_ops.ops.log_cleanup import cleanup_logs, policy_properties
 from tests.vacuum_helpers import DAY_S, age_everything, content, engine_content
 
 OLD_DAYS = 60
@@ -161,7 +161,7 @@ def test_modification_times_going_backwards(tmp_path: Path, sail_spark) -> None:
 
 
 def test_killed_mid_way_and_rerun(tmp_path: Path) -> None:
-    from python_ops.sessions import SailEngine
+    from python_ops.spark_sessions import SailEngine
 
     table = tmp_path / "t"
     engine = SailEngine()
@@ -175,7 +175,7 @@ def test_killed_mid_way_and_rerun(tmp_path: Path) -> None:
     script = textwrap.dedent(
         f"""
         import os, signal
-        from python_ops.log_cleanup import cleanup_logs
+        from python_ops.ops.log_cleanup import cleanup_logs
 
         def die_halfway(done, total):
             if done >= total // 2:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from python_ops.config import check_ops, parse_config, reference_table
 from python_ops.errors import ConfigError
+from python_ops.maintenance.config import check_ops, parse_config, reference_table
 from tests.conftest import ROOT
 
 
@@ -60,4 +60,6 @@ def test_unknown_op_names_the_valid_ones() -> None:
 
 def test_readme_documents_every_key_with_its_default() -> None:
     readme = (ROOT / "README.md").read_text()
-    assert reference_table() in readme  # regenerate with python_ops.config.reference_table()
+    assert (
+        reference_table() in readme
+    )  # regenerate with python_ops.maintenance.config.reference_table()

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from python_ops.history import HistoryRecord, HistoryStore
+from python_ops.maintenance.history import HistoryRecord, HistoryStore
 from tests.test_dbt_project import dbt, project  # noqa: F401  (the project fixture)
 
 pytestmark = pytest.mark.slow

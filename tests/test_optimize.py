@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 from deltalake import DeltaTable
 
-from python_ops.delta_log import read_snapshot
+from python_ops.delta.snapshot import read_snapshot
 from python_ops.errors import ConfigError
-from python_ops.optimize import optimize
-from python_ops.optimize_plan import plan_optimize
+from python_ops.ops.optimize.execute import optimize
+from python_ops.ops.optimize.plan import plan_optimize
 from tests.vacuum_helpers import content, engine_content
 
 

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from python_ops.delta_log import read_snapshot
+from python_ops.delta.snapshot import read_snapshot
 from python_ops.errors import OptimizeConflictError
-from python_ops.optimize import execute, optimize
-from python_ops.optimize_plan import plan_optimize
+from python_ops.ops.optimize.execute import execute, optimize
+from python_ops.ops.optimize.plan import plan_optimize
 from tests.optimize_helpers import events_table, run_writer
 from tests.test_optimize import small_files_table
 from tests.vacuum_helpers import content

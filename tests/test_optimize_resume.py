@@ -9,9 +9,9 @@ import textwrap
 import time
 from pathlib import Path
 
-from python_ops.delta_log import commit_actions, read_snapshot
-from python_ops.optimize import optimize
-from python_ops.optimize_plan import OPERATION_MARKER, plan_optimize
+from python_ops.delta.snapshot import commit_actions, read_snapshot
+from python_ops.ops.optimize.execute import optimize
+from python_ops.ops.optimize.plan import OPERATION_MARKER, plan_optimize
 from python_ops.storage import open_storage
 from tests.test_optimize import small_files_table
 from tests.vacuum_helpers import content
@@ -24,7 +24,7 @@ def zorder_killed_after_first_commit(table: Path) -> subprocess.CompletedProcess
     script = textwrap.dedent(
         f"""
         import os, signal
-        import python_ops.optimize as op
+        import python_ops.ops.optimize.execute as op
 
         commit = op._zorder_commit
 

@@ -8,9 +8,9 @@ from pathlib import Path
 
 from deltalake import DeltaTable
 
-from python_ops.delta_log import read_snapshot
-from python_ops.optimize import WRITER_ZORDER, optimize
-from python_ops.optimize_plan import plan_optimize
+from python_ops.delta.snapshot import read_snapshot
+from python_ops.ops.optimize.execute import WRITER_ZORDER, optimize
+from python_ops.ops.optimize.plan import plan_optimize
 from tests.optimize_helpers import admitted_files, events_table
 from tests.vacuum_helpers import content, engine_content
 
@@ -96,7 +96,7 @@ def test_written_statistics_bound_every_value() -> None:
 
     import pyarrow as pa
 
-    from python_ops.file_stats import delta_stats
+    from python_ops.delta.stats import delta_stats
 
     ts = [dt.datetime(2024, 1, 1, 0, 0, 0, 1500), dt.datetime(2024, 1, 1, 0, 0, 1, 999)]
     table = pa.table(

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
+from python_ops.delta.log_files import LogFileKind, classify
+from python_ops.delta.protocol import FEATURES, Op, check_protocol, support_table, table_features
 from python_ops.errors import DeltaLogError, UnsupportedFeatureError
-from python_ops.log_cleanup import cleanup_logs, commit_timestamps
-from python_ops.log_files import LogFileKind, classify
-from python_ops.optimize_plan import plan_optimize
-from python_ops.protocol import FEATURES, Op, check_protocol, support_table, table_features
+from python_ops.ops.log_cleanup import cleanup_logs, commit_timestamps
+from python_ops.ops.optimize.plan import plan_optimize
 from python_ops.storage import open_storage
 from tests.trust_helpers import append_commit, cli, files_on_disk
 from tests.vacuum_helpers import age_everything, untracked

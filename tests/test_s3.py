@@ -12,11 +12,11 @@ import pytest
 from deltalake import DeltaTable, write_deltalake
 
 from python_ops.errors import ConfigError
-from python_ops.log_cleanup import cleanup_logs
-from python_ops.optimize import optimize
-from python_ops.s3_settings import S3Settings
-from python_ops.s3_storage import S3Storage
-from python_ops.vacuum import vacuum
+from python_ops.ops.log_cleanup import cleanup_logs
+from python_ops.ops.optimize.execute import optimize
+from python_ops.ops.vacuum import vacuum
+from python_ops.storage.s3 import S3Storage
+from python_ops.storage.settings import S3Settings
 from tests.s3_helpers import FaultyProxy, S3Bucket, delta_options
 from tests.vacuum_helpers import _digest, age_everything, selected_files, untracked
 

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from deltalake import DeltaTable
 
-from python_ops.history import HistoryStore
+from python_ops.maintenance.history import HistoryStore
 from tests.s3_helpers import S3Bucket, delta_options
 from tests.test_dbt_project import dbt, project  # noqa: F401  (the project fixture)
 

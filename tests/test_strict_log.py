@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from python_ops.delta_log import read_snapshot
+from python_ops.delta.snapshot import read_snapshot
 from python_ops.errors import ConfigError, DeltaLogError
 from tests.trust_helpers import append_commit, cli, files_on_disk
 from tests.vacuum_helpers import age_everything, untracked
@@ -183,7 +183,7 @@ def test_bad_numbers_are_named_errors(
 
 
 def test_bad_numbers_from_python_callers(fixture_table) -> None:
-    from python_ops.log_cleanup import policy_properties
+    from python_ops.ops.log_cleanup import policy_properties
 
     with pytest.raises(ConfigError, match="deleted_file_retention_hours"):
         policy_properties(log_retention_days=None, deleted_file_retention_hours=float("nan"))

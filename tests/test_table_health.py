@@ -9,7 +9,7 @@ import pytest
 from deltalake import DeltaTable
 
 from python_ops.errors import ConfigError, TableNotFoundError
-from python_ops.health import table_health
+from python_ops.ops.health import table_health
 
 WEEK_MS = 7 * 24 * 3600 * 1000
 

@@ -15,7 +15,7 @@ import pytest
 from deltalake import DeltaTable
 
 from python_ops.errors import ConfigError
-from python_ops.vacuum import RetentionTooShortError, vacuum
+from python_ops.ops.vacuum import RetentionTooShortError, vacuum
 from tests.vacuum_helpers import (
     age_everything,
     content,
@@ -226,8 +226,8 @@ def test_killed_mid_delete_leaves_a_readable_table_and_rerun_finishes(
     script = textwrap.dedent(
         f"""
         import os, signal
-        from python_ops.sessions import SailEngine
-        from python_ops.vacuum import vacuum
+        from python_ops.spark_sessions import SailEngine
+        from python_ops.ops.vacuum import vacuum
 
         def die_halfway(done, total):
             if done >= total // 2:
@@ -325,7 +325,7 @@ def test_short_retention_is_refused_even_for_dry_runs(fixture_table, sail_spark)
 
 def test_override_warns_every_time(fixture_table, sail_spark, caplog) -> None:
     table = fixture_table("cdf-table")
-    with caplog.at_level(logging.WARNING, logger="python_ops.vacuum"):
+    with caplog.at_level(logging.WARNING, logger="python_ops.ops.vacuum"):
         for _ in range(2):
             result = run(table, sail_spark, retention_hours=1)
             assert result.retention_check_overridden
@@ -407,7 +407,7 @@ def test_dry_run_report_is_complete(tmp_path: Path, sail_spark) -> None:
 
 def test_command_line_json(tmp_path: Path) -> None:
     table = tmp_path / "t"
-    from python_ops.sessions import SailEngine
+    from python_ops.spark_sessions import SailEngine
 
     engine = SailEngine()
     try:

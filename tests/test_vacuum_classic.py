@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from python_ops.vacuum import vacuum
+from python_ops.ops.vacuum import vacuum
 from tests.vacuum_helpers import age_everything, content, untracked
 
 pytestmark = pytest.mark.classic_spark

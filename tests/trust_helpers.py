@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from python_ops.cli import main
+from python_ops.cli.main import main
 
 
 def cli(argv: list[str], spark: Any) -> tuple[int, str, str]:

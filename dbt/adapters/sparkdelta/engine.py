@@ -25,7 +25,7 @@ from dbt.adapters.sparkdelta.catalog_journal import (
     strip_leading_comments,
 )
 from python_ops.errors import ConfigError, EngineError
-from python_ops.sessions import SailEngine
+from python_ops.spark_sessions import SailEngine
 from python_ops.storage import is_remote, normalize_location
 
 log = logging.getLogger(__name__)

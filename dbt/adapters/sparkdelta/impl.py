@@ -21,18 +21,18 @@ from dbt.adapters.sparkdelta.connections import SparkDeltaConnectionManager
 from dbt.adapters.sparkdelta.engine import EmbeddedEngine, location_from_information
 from dbt.adapters.sparkdelta.incremental import string_literal
 from dbt.adapters.sparkdelta.python_models import SessionPythonJobHelper, model_location
-from python_ops.config import check_ops
-from python_ops.dbt_manifest import targets_from_nodes
-from python_ops.delta_log import read_snapshot
+from python_ops.delta.snapshot import read_snapshot
 from python_ops.errors import MaintenanceError, TableNotFoundError
-from python_ops.health import DEFAULT_SMALL_FILE_THRESHOLD_BYTES, table_health
-from python_ops.log_cleanup import cleanup_logs, policy_properties
-from python_ops.maintain import Maintainer
-from python_ops.optimize import optimize
-from python_ops.report import render_report, report_rows
-from python_ops.selection import select_targets
+from python_ops.maintenance.config import check_ops
+from python_ops.maintenance.report import render_report, report_rows
+from python_ops.maintenance.runner import Maintainer
+from python_ops.maintenance.selection import select_targets
+from python_ops.maintenance.targets import targets_from_nodes
+from python_ops.ops.health import DEFAULT_SMALL_FILE_THRESHOLD_BYTES, table_health
+from python_ops.ops.log_cleanup import cleanup_logs, policy_properties
+from python_ops.ops.optimize.execute import optimize
+from python_ops.ops.vacuum import vacuum
 from python_ops.storage import delta_storage_options, open_storage
-from python_ops.vacuum import vacuum
 
 _SIMPLE_TYPES = {"long": "bigint", "integer": "int", "short": "smallint", "byte": "tinyint"}
 
@@ -80,10 +80,10 @@ def registration_ddl(table: DeltaTable) -> dict[str, str | None]:
 
 @dataclass
 class SparkDeltaConfig(SparkConfig):
-    """dbt-spark's model configs plus the maintenance keys (``python_ops.config.KEYS``).
+    """dbt-spark's model configs plus the maintenance keys (``python_ops.maintenance.config.KEYS``).
 
     Declared so that dbt accepts them as adapter configs; values are validated by
-    ``python_ops.config.parse_config``, once per model.
+    ``python_ops.maintenance.config.parse_config``, once per model.
     """
 
     maintenance_enabled: bool | None = None
@@ -342,7 +342,7 @@ class SparkDeltaAdapter(SparkAdapter):
     def table_health(
         self, relation: BaseRelation, small_file_threshold_bytes: int | None = None
     ) -> dict[str, Any]:
-        """Health of a model's Delta table, read from its log (see ``python_ops.health``).
+        """Health of a model's Delta table, read from its log (see ``python_ops.ops.health``).
 
         Args:
             relation: The model's relation.
@@ -401,7 +401,7 @@ class SparkDeltaAdapter(SparkAdapter):
         partition_filter: str | None = None,
         allow_short_retention: bool = False,
     ) -> dict[str, Any]:
-        """VACUUM a model's Delta table (see ``python_ops.vacuum``); a dry run by default.
+        """VACUUM a model's Delta table (see ``python_ops.ops.vacuum``); a dry run by default.
 
         Args:
             relation: The model's relation.
@@ -440,7 +440,7 @@ class SparkDeltaAdapter(SparkAdapter):
         deleted_file_retention_hours: float | None = None,
         force: bool = False,
     ) -> dict[str, Any]:
-        """Delete a model's expired Delta log files (see ``python_ops.log_cleanup``).
+        """Delete a model's expired Delta log files (see ``python_ops.ops.log_cleanup``).
 
         The model's retention settings are recorded as the table's
         ``delta.logRetentionDuration`` / ``delta.deletedFileRetentionDuration`` first (real
@@ -486,7 +486,7 @@ class SparkDeltaAdapter(SparkAdapter):
         min_small_files: int = 2,
         dry_run: bool = False,
     ) -> dict[str, Any]:
-        """OPTIMIZE a model's Delta table (see ``python_ops.optimize``).
+        """OPTIMIZE a model's Delta table (see ``python_ops.ops.optimize.execute``).
 
         Args:
             relation: The model's relation.

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 
-from python_ops.history import HistoryStore
+from python_ops.maintenance.history import HistoryStore
 
 _stores: dict[str, HistoryStore] = {}
 _stores_lock = threading.Lock()

@@ -13,9 +13,9 @@ import threading
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from python_ops.delta.writer import commit_storage_options
 from python_ops.errors import StorageError
 from python_ops.storage import delta_storage_options
-from python_ops.table_writer import commit_storage_options
 
 SCHEMA_FIELDS: tuple[tuple[str, str], ...] = (
     ("invocation_id", "string"),

@@ -14,9 +14,8 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from python_ops.actions import AddFile, CommitInfo, RemoveFile, optional_int, require_str
-from python_ops.errors import DeltaLogError, TableNotFoundError
-from python_ops.log_files import (
+from python_ops.delta.actions import AddFile, CommitInfo, RemoveFile, optional_int, require_str
+from python_ops.delta.log_files import (
     LAST_CHECKPOINT,
     LOG_DIR,
     SIDECAR_DIR,
@@ -25,6 +24,7 @@ from python_ops.log_files import (
     classify,
     complete_checkpoints,
 )
+from python_ops.errors import DeltaLogError, TableNotFoundError
 from python_ops.storage import Storage, open_storage
 
 log = logging.getLogger(__name__)

@@ -16,16 +16,16 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from python_ops.config import OPS, MaintenanceConfig
-from python_ops.due import decide
 from python_ops.errors import MaintenanceError
-from python_ops.history import HistoryRecord, HistoryStore, parameters_json
-from python_ops.log_cleanup import cleanup_logs, policy_properties
-from python_ops.optimize import optimize
-from python_ops.vacuum import vacuum
+from python_ops.maintenance.config import OPS, MaintenanceConfig
+from python_ops.maintenance.due import decide
+from python_ops.maintenance.history import HistoryRecord, HistoryStore, parameters_json
+from python_ops.ops.log_cleanup import cleanup_logs, policy_properties
+from python_ops.ops.optimize.execute import optimize
+from python_ops.ops.vacuum import vacuum
 from python_ops.values import MAX_HOURS, checked_number, optional_number
 
-log = logging.getLogger("python_ops.maintain")
+log = logging.getLogger("python_ops.maintenance.runner")
 
 
 @dataclass(frozen=True)

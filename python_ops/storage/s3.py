@@ -12,16 +12,17 @@ marker, and only when nothing else lies under the prefix. Recursive listing is o
 from __future__ import annotations
 
 import collections
+import functools
 import logging
 import random
 import threading
 import time
-import uuid
+from collections.abc import Callable
 from typing import Any
 
-from python_ops.errors import ConfigError, StorageError
-from python_ops.s3_settings import S3Settings
-from python_ops.storage import FileEntry, Storage
+from python_ops.errors import StorageError
+from python_ops.storage.base import FileEntry, Storage
+from python_ops.storage.settings import S3Settings
 
 log = logging.getLogger(__name__)
 
@@ -54,6 +55,7 @@ class S3Storage(Storage):
     flat_listing = True
     batched_deletes = True
     delete_batch_size = DELETE_BATCH
+    lists_on_executors = True
 
     def __init__(self, root: str, *, settings: S3Settings | None = None) -> None:
         super().__init__(root)
@@ -86,7 +88,7 @@ class S3Storage(Storage):
             yield from paginator.paginate(Bucket=self.bucket, **params)
         except Exception as err:  # botocore raises ClientError and connection errors
             raise StorageError(
-                f"cannot list s3://{self.bucket}/{params.get('Prefix', '')}: {_reason(err)}"
+                f"cannot list s3://{self.bucket}/{params.get('Prefix', '')}: {error_reason(err)}"
             ) from err
 
     def _entry(self, obj: dict[str, Any]) -> FileEntry:
@@ -132,14 +134,43 @@ class S3Storage(Storage):
             body: bytes = self._client.get_object(Bucket=self.bucket, Key=key)["Body"].read()
             return body
         except Exception as err:
-            if _code(err) in ("NoSuchKey", "404"):
+            if error_code(err) in ("NoSuchKey", "404"):
                 raise FileNotFoundError(f"s3://{self.bucket}/{key}") from err
-            raise StorageError(f"cannot read s3://{self.bucket}/{key}: {_reason(err)}") from err
+            raise StorageError(
+                f"cannot read s3://{self.bucket}/{key}: {error_reason(err)}"
+            ) from err
 
     def arrow_path(self, rel: str) -> tuple[Any, str]:  # noqa: D102
         if self._arrow is None:
             self._arrow = self.settings.arrow_filesystem()
         return self._arrow, f"{self.bucket}/{self._key(self._check_relative(rel))}"
+
+    def executor_factory(self) -> Callable[[], Storage]:  # noqa: D102
+        return functools.partial(S3Storage, self.root, settings=self.settings)
+
+    def create_if_absent(self, rel: str, data: bytes) -> bool:
+        """Create an object only if its key does not exist (``PutObject`` ``If-None-Match: *``).
+
+        Args:
+            rel: Path relative to the root.
+            data: The object's bytes.
+
+        Returns:
+            True when created; False when the store refused because the key exists.
+
+        Raises:
+            StorageError: For any other failure.
+        """
+        key = self._key(self._check_relative(rel))
+        try:
+            self._client.put_object(Bucket=self.bucket, Key=key, Body=data, IfNoneMatch="*")
+        except Exception as err:
+            if error_code(err) in ("PreconditionFailed", "412", "ConditionalRequestConflict"):
+                return False
+            raise StorageError(
+                f"cannot write s3://{self.bucket}/{key}: {error_reason(err)}"
+            ) from err
+        return True
 
     def _remove_file(self, clean: str) -> bool:
         return not self._delete_keys([self._key(clean)])
@@ -164,7 +195,10 @@ class S3Storage(Storage):
                 )
             except Exception as err:  # the whole request failed after botocore's own retries
                 log.warning(
-                    "cannot delete %d keys in s3://%s: %s", len(pending), self.bucket, _reason(err)
+                    "cannot delete %d keys in s3://%s: %s",
+                    len(pending),
+                    self.bucket,
+                    error_reason(err),
                 )
                 return pending
             errors = response.get("Errors", [])
@@ -190,66 +224,13 @@ class S3Storage(Storage):
         return not self._delete_keys([prefix])
 
 
-_safe_buckets: set[tuple[str | None, str]] = set()
-_safe_lock = threading.Lock()
-
-
-def require_safe_commits(location: str, *, settings: S3Settings | None = None) -> None:
-    """Refuse to commit to a Delta table on S3 unless commits are atomic.
-
-    delta-rs (1.x) commits on S3 with conditional writes (``PutObject`` with ``If-None-Match:
-    *``; checked on the wire, with or without ``AWS_S3_ALLOW_UNSAFE_RENAME``): the commit file
-    of a version is created only if no other writer created it first. A store that ignores the
-    header would let two writers overwrite each other's commits. The store is probed once per
-    endpoint and bucket (two conditional writes of one probe key; the second must be refused).
-
-    Args:
-        location: The table location (``s3://bucket/path``).
-        settings: Connection settings (default: resolved from the environment).
-
-    Raises:
-        ConfigError: When the store ignores conditional writes.
-    """
-    settings = settings or S3Settings.resolve()
-    bucket, prefix = split_s3_uri(location)
-    if (settings.endpoint_url, bucket) in _safe_buckets:
-        return
-    storage = S3Storage(location, settings=settings)
-    key = f"{prefix}/.python_ops-commit-probe-{uuid.uuid4().hex}".lstrip("/")
-    client = storage._client
-    try:
-        client.put_object(Bucket=bucket, Key=key, Body=b"", IfNoneMatch="*")
-        try:
-            client.put_object(Bucket=bucket, Key=key, Body=b"", IfNoneMatch="*")
-            honoured = False
-        except Exception as err:
-            if _code(err) not in ("PreconditionFailed", "412", "ConditionalRequestConflict"):
-                raise
-            honoured = True
-    except Exception as err:
-        raise StorageError(
-            f"cannot check conditional writes on s3://{bucket}: {_reason(err)}"
-        ) from err
-    finally:
-        storage._delete_keys([key])
-    if not honoured:
-        raise ConfigError(
-            setting="endpoint_url",
-            value=settings.endpoint_url or "AWS S3",
-            fix=f"Refusing to commit to {location}: the store ignores conditional writes "
-            "(If-None-Match), so concurrent commits could overwrite each other. Use a store "
-            "with conditional writes (AWS S3, MinIO, Cloudflare R2, moto).",
-        )
-    with _safe_lock:
-        _safe_buckets.add((settings.endpoint_url, bucket))
-
-
-def _code(err: Exception) -> str:
+def error_code(err: Exception) -> str:
+    """The S3 error code of a botocore error ("" for other errors)."""
     response = getattr(err, "response", None) or {}
     return str(response.get("Error", {}).get("Code", ""))
 
 
-def _reason(err: Exception) -> str:
+def error_reason(err: Exception) -> str:
     """An error's code and message without request details (no credentials in them)."""
-    code = _code(err)
+    code = error_code(err)
     return f"{code}: {err}" if code else f"{type(err).__name__}: {err}"

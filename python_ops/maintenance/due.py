@@ -9,13 +9,13 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from python_ops.config import OPS, MaintenanceConfig
-from python_ops.delta_log import Snapshot, read_snapshot
-from python_ops.history import HistoryStore
-from python_ops.log_cleanup import resolve_log_retention
-from python_ops.log_files import LogFileKind
-from python_ops.optimize_plan import plan_optimize
-from python_ops.vacuum import resolve_retention
+from python_ops.delta.log_files import LogFileKind
+from python_ops.delta.snapshot import Snapshot, read_snapshot
+from python_ops.maintenance.config import OPS, MaintenanceConfig
+from python_ops.maintenance.history import HistoryStore
+from python_ops.ops.log_cleanup import resolve_log_retention
+from python_ops.ops.optimize.plan import plan_optimize
+from python_ops.ops.vacuum import resolve_retention
 
 
 @dataclass(frozen=True)

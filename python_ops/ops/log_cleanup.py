@@ -23,16 +23,7 @@ from dataclasses import replace
 from datetime import timedelta
 from typing import Any
 
-from python_ops.audit import audit_record
-from python_ops.delta_log import (
-    checkpoint_sidecars,
-    commit_actions,
-    last_checkpoint_version,
-    read_snapshot,
-)
-from python_ops.durations import parse_interval
-from python_ops.errors import ConfigError, DeltaLogError, UnsupportedFeatureError
-from python_ops.log_files import (
+from python_ops.delta.log_files import (
     LAST_CHECKPOINT,
     LOG_DIR,
     SIDECAR_DIR,
@@ -42,13 +33,22 @@ from python_ops.log_files import (
     complete_checkpoints,
     stale_staged_files,
 )
-from python_ops.protocol import IN_COMMIT_TIMESTAMP_FEATURES, Op, check_protocol
-from python_ops.results import LogCleanupResult, LogFileToDelete
-from python_ops.storage import Storage, open_storage
-from python_ops.table_writer import (
+from python_ops.delta.properties import parse_interval
+from python_ops.delta.protocol import IN_COMMIT_TIMESTAMP_FEATURES, Op, check_protocol
+from python_ops.delta.snapshot import (
+    checkpoint_sidecars,
+    commit_actions,
+    last_checkpoint_version,
+    read_snapshot,
+)
+from python_ops.delta.writer import (
     set_table_properties,
     write_checkpoint,
 )
+from python_ops.errors import ConfigError, DeltaLogError, UnsupportedFeatureError
+from python_ops.ops.audit import audit_record
+from python_ops.ops.results import LogCleanupResult, LogFileToDelete
+from python_ops.storage import Storage, open_storage
 from python_ops.values import MAX_DAYS, MAX_HOURS, checked_number
 
 log = logging.getLogger(__name__)

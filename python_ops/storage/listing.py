@@ -130,14 +130,12 @@ def _list_flat(
                 prefixes.append(entry.path)
             else:
                 entries.append(entry)
-    if cluster is not None and prefixes:
-        from python_ops.cluster_listing import list_on_cluster
-        from python_ops.s3_storage import S3Storage
+    if cluster is not None and prefixes and storage.lists_on_executors:
+        from python_ops.storage.executor_listing import list_on_executors
 
-        if isinstance(storage, S3Storage):
-            listed = list_on_cluster(cluster, storage, prefixes)
-            entries += [e for e in listed if visible(e.path)]
-            return Listing(tuple(entries), 0, len(roots) + len(prefixes))
+        listed = list_on_executors(cluster, storage, prefixes)
+        entries += [e for e in listed if visible(e.path)]
+        return Listing(tuple(entries), 0, len(roots) + len(prefixes))
     with ThreadPoolExecutor(max_workers=max(1, max_workers)) as pool:
         for subtree in pool.map(storage.list_tree, prefixes):
             entries += [e for e in subtree if visible(e.path)]

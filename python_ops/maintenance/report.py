@@ -5,12 +5,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from python_ops.config import OPS
 from python_ops.errors import MaintenanceError
-from python_ops.health import table_health
-from python_ops.history import HistoryRecord, HistoryStore
-from python_ops.maintain import ModelTarget
-from python_ops.vacuum import vacuum
+from python_ops.maintenance.config import OPS
+from python_ops.maintenance.history import HistoryRecord, HistoryStore
+from python_ops.maintenance.runner import ModelTarget
+from python_ops.ops.health import table_health
+from python_ops.ops.vacuum import vacuum
 
 
 def report_rows(

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import time
 
-from python_ops.delta_log import read_snapshot
-from python_ops.durations import parse_interval
-from python_ops.protocol import Op, check_protocol
-from python_ops.results import TableHealth
+from python_ops.delta.properties import parse_interval
+from python_ops.delta.protocol import Op, check_protocol
+from python_ops.delta.snapshot import read_snapshot
+from python_ops.ops.results import TableHealth
 from python_ops.storage import Storage
 from python_ops.values import checked_number
 

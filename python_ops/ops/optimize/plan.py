@@ -1,7 +1,8 @@
 """OPTIMIZE planning, as Delta's ``OptimizeExecutor`` plans: candidates, bins, worth-it rules.
 
 The plan is a value: which partitions, which files, how many output bins and bytes, and why
-partitions were left out. Nothing runs until the executor (``python_ops.optimize``) takes it.
+partitions were left out. Nothing runs until the executor (``python_ops.ops.optimize.execute``)
+takes it.
 """
 
 from __future__ import annotations
@@ -11,16 +12,16 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any
 
-from python_ops.actions import AddFile
-from python_ops.delta_log import Snapshot, commit_actions, commit_versions, read_snapshot
+from python_ops.delta.actions import AddFile
+from python_ops.delta.partition_scope import parse_scope
+from python_ops.delta.protocol import Op, check_protocol
+from python_ops.delta.snapshot import Snapshot, commit_actions, commit_versions, read_snapshot
 from python_ops.errors import ConfigError
-from python_ops.partition_scope import parse_scope
-from python_ops.protocol import Op, check_protocol
 from python_ops.storage import Storage, open_storage
 from python_ops.values import checked_number
 
 Filter = tuple[str, str, Any]  # a delta-rs partition filter: (column, operator, value)
-OPERATION_MARKER = "python_ops.operation"  # our Z-order commits (python_ops.zorder_rewrite)
+OPERATION_MARKER = "python_ops.operation"  # our Z-order commits (python_ops.ops.optimize.zorder)
 ENGINE_DEFAULT_TARGET_BYTES = 100 * 1024 * 1024  # delta-rs's default target file size
 TARGET_PROPERTY = "delta.targetFileSize"
 STATS_COLUMNS_PROPERTY = "delta.dataSkippingStatsColumns"

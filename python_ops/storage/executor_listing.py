@@ -1,9 +1,10 @@
-"""List an object-store table's prefixes on the Spark cluster's executors (DataFrame API).
+"""List a table's prefixes on the Spark cluster's executors (DataFrame API).
 
 On one machine ``listing.list_visible`` lists prefixes on threads. On a cluster the listing can
 be spread over executors instead: a DataFrame with one row per prefix, repartitioned so each
-task gets a few prefixes, and ``mapInArrow`` running the same ``S3Storage.list_tree`` (one
-paginated ``ListObjectsV2`` per 1,000 keys) inside each task. No RDDs and no JVM calls, so it
+task gets a few prefixes, and ``mapInArrow`` running the storage's own ``list_tree`` (on S3 one
+paginated ``ListObjectsV2`` per 1,000 keys) inside each task, on a storage reopened there by its
+``executor_factory`` (storages with ``lists_on_executors``). No RDDs and no JVM calls, so it
 runs on classic Spark, Spark Connect clusters and the embedded engine alike.
 
 Executors need ``python_ops`` (and boto3) installed. The task closure carries the connection
@@ -16,16 +17,15 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from python_ops.s3_storage import S3Storage
-from python_ops.storage import FileEntry
+from python_ops.storage.base import FileEntry, Storage
 
 _SCHEMA = "path string, size long, mtime long, is_dir boolean"
 
 
-def list_on_cluster(
-    spark: Any, storage: S3Storage, prefixes: Iterable[str], *, tasks: int | None = None
+def list_on_executors(
+    spark: Any, storage: Storage, prefixes: Iterable[str], *, tasks: int | None = None
 ) -> list[FileEntry]:
-    """Recursively list ``prefixes`` of an S3 table in Spark tasks.
+    """Recursively list ``prefixes`` of a table in Spark tasks.
 
     Args:
         spark: The Spark session (its executors do the listing).
@@ -41,14 +41,12 @@ def list_on_cluster(
     chosen = list(dict.fromkeys(prefixes))
     if not chosen:
         return []
-    root, settings = storage.root, storage.settings
+    reopen = storage.executor_factory()
 
     def list_partition(batches: Iterator[Any]) -> Iterator[Any]:
         import pyarrow as pa
 
-        from python_ops.s3_storage import S3Storage
-
-        executor_storage = S3Storage(root, settings=settings)
+        executor_storage = reopen()
         for batch in batches:
             for prefix in batch.column(0).to_pylist():
                 entries = executor_storage.list_tree(prefix)

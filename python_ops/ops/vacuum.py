@@ -18,15 +18,15 @@ from concurrent.futures import ThreadPoolExecutor
 from itertools import islice
 from typing import Any
 
-from python_ops.audit import audit_record
-from python_ops.delta_log import Snapshot, read_snapshot
-from python_ops.durations import parse_interval
+from python_ops.delta.partitions import matching_partition_dirs
+from python_ops.delta.properties import parse_interval
+from python_ops.delta.protocol import Op, check_protocol
+from python_ops.delta.snapshot import Snapshot, read_snapshot
 from python_ops.errors import ConfigError
-from python_ops.listing import list_visible
-from python_ops.partitions import matching_partition_dirs
-from python_ops.protocol import Op, check_protocol
-from python_ops.results import VacuumFile, VacuumGroup, VacuumResult
+from python_ops.ops.audit import audit_record
+from python_ops.ops.results import VacuumFile, VacuumGroup, VacuumResult
 from python_ops.storage import FileEntry, Storage, open_storage
+from python_ops.storage.listing import list_visible
 from python_ops.values import MAX_HOURS, checked_number
 
 log = logging.getLogger(__name__)

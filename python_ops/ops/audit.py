@@ -1,7 +1,7 @@
 """Audit records: one structured record per op run, dry or not.
 
 Until the dbt surface writes them to the ``maintenance_history`` table, records go to the
-``python_ops.audit`` logger as one JSON line each.
+``python_ops.ops.audit`` logger as one JSON line each.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import logging
 import time
 from typing import Any
 
-log = logging.getLogger("python_ops.audit")
+log = logging.getLogger("python_ops.ops.audit")
 
 
 def audit_record(op: str, location: str, status: str, details: dict[str, Any]) -> dict[str, Any]:

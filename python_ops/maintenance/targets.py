@@ -16,9 +16,9 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from python_ops.config import parse_config
 from python_ops.errors import ConfigError
-from python_ops.maintain import ModelTarget
+from python_ops.maintenance.config import parse_config
+from python_ops.maintenance.runner import ModelTarget
 
 MAINTAINED = ("table", "incremental")
 JOURNAL_NAME = "_sparkdelta_catalog.json"  # written by dbt/adapters/sparkdelta/catalog_journal.py

@@ -1,9 +1,10 @@
-"""OPTIMIZE: our plan (``python_ops.optimize_plan``) executed by a real Delta writer.
+"""OPTIMIZE: our plan (``python_ops.ops.optimize.plan``) executed by a real Delta writer.
 
 - Compaction: each partition with work goes to delta-rs's ``optimize.compact`` with partition
   filters selecting exactly that partition and the planned target size. delta-rs writes the
   files and commits ``OPTIMIZE`` with ``dataChange=false``.
-- Z-order: our clustering (``python_ops.zorder_rewrite``: range ids per column, interleaved),
+- Z-order: our clustering (``python_ops.ops.optimize.zorder``: range ids per column,
+  interleaved),
   committed through delta-rs's transaction API on the planned snapshot version.
 - On a Spark session with Delta (delta-spark), both go to ``DeltaTable.optimize()`` instead.
 
@@ -22,23 +23,28 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from python_ops.actions import AddFile
-from python_ops.audit import audit_record
-from python_ops.delta_log import read_snapshot
+from python_ops.delta.actions import AddFile
+from python_ops.delta.snapshot import read_snapshot
+from python_ops.delta.writer import open_delta
 from python_ops.errors import OptimizeConflictError, WriterError
-from python_ops.log_cleanup import remove_stale_staged
-from python_ops.optimize_plan import (
+from python_ops.ops.audit import audit_record
+from python_ops.ops.log_cleanup import remove_stale_staged
+from python_ops.ops.optimize.plan import (
     Filter,
     OptimizePlan,
     PartitionPlan,
     plan_optimize,
     plan_summary,
 )
-from python_ops.optimize_plan import stats_columns as indexed_columns
-from python_ops.results import OptimizeResult
+from python_ops.ops.optimize.plan import stats_columns as indexed_columns
+from python_ops.ops.optimize.zorder import (
+    WrittenFile,
+    check_supported,
+    commit_rewrite,
+    write_clustered,
+)
+from python_ops.ops.results import OptimizeResult
 from python_ops.storage import Storage, open_storage
-from python_ops.table_writer import open_delta
-from python_ops.zorder_rewrite import WrittenFile, check_supported, commit_rewrite, write_clustered
 
 WRITER_COMPACT = "delta-rs optimize.compact"
 WRITER_ZORDER = "python_ops z-order + delta-rs commit"

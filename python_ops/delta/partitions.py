@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import unquote
 
-from python_ops.delta_log import Snapshot
+from python_ops.delta.partition_scope import parse_scope
+from python_ops.delta.snapshot import Snapshot
 from python_ops.errors import ConfigError
-from python_ops.partition_scope import parse_scope
 from python_ops.storage import Storage
 
 NULL_PARTITION = "__HIVE_DEFAULT_PARTITION__"
@@ -38,7 +38,7 @@ def matching_partition_dirs(
     Args:
         storage: The table's storage.
         snapshot: The table's snapshot (schema and partition columns).
-        predicate: SQL condition over partition columns (``python_ops.partition_scope``).
+        predicate: SQL condition over partition columns (``python_ops.delta.partition_scope``).
         model: The dbt model, for errors.
 
     Returns:

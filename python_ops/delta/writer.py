@@ -50,7 +50,7 @@ def commit_storage_options(location: str) -> dict[str, str] | None:
         ConfigError: When credentials are missing or the store ignores conditional writes.
     """
     if is_s3(location):
-        from python_ops.s3_storage import require_safe_commits
+        from python_ops.storage.safe_commit import require_safe_commits
 
         require_safe_commits(location)
     return delta_storage_options(location)

@@ -1,7 +1,7 @@
 """``python -m python_ops maintain``: ``maintain_all`` for schedulers that do not run dbt.
 
 Reads the models and their resolved maintenance config from ``target/manifest.json``, locates
-their tables (``python_ops.dbt_manifest``), runs what is due on the embedded engine with a
+their tables (``python_ops.maintenance.targets``), runs what is due on the embedded engine with a
 progress bar on stderr, records every op in the same history table the dbt side uses and prints
 the same per-model table as ``dbt run-operation maintain_all``.
 """
@@ -14,18 +14,18 @@ import sys
 import uuid
 from typing import Any, TextIO
 
-from python_ops.config import check_ops
-from python_ops.dbt_manifest import (
+from python_ops.errors import ConfigError
+from python_ops.maintenance.config import check_ops
+from python_ops.maintenance.history import HistoryStore
+from python_ops.maintenance.runner import Maintainer
+from python_ops.maintenance.selection import select_targets
+from python_ops.maintenance.targets import (
     default_history_location,
     load_manifest,
     manifest_models,
     targets_from_nodes,
     warehouse_locator,
 )
-from python_ops.errors import ConfigError
-from python_ops.history import HistoryStore
-from python_ops.maintain import Maintainer
-from python_ops.selection import select_targets
 
 BAR_WIDTH = 30
 
@@ -58,7 +58,7 @@ def run_maintain(args: Any) -> int:
     """Run ``maintain`` for the parsed command line.
 
     Args:
-        args: The ``maintain`` sub-command's arguments (see ``python_ops.cli``).
+        args: The ``maintain`` sub-command's arguments (see ``python_ops.cli.main``).
 
     Returns:
         0 when every op succeeded or only warned, 1 when an op failed on a model with
@@ -91,7 +91,7 @@ def run_maintain(args: Any) -> int:
         file=sys.stderr,
     )
 
-    from python_ops.sessions import SailEngine
+    from python_ops.spark_sessions import SailEngine
 
     engine = SailEngine()  # VACUUM selects files with the DataFrame API
     try:

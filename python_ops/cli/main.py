@@ -11,8 +11,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from python_ops.errors import MaintenanceError, OptimizeConflictError
-from python_ops.health import table_health
-from python_ops.results import OptimizeResult, VacuumResult, to_dict
+from python_ops.ops.health import table_health
+from python_ops.ops.results import OptimizeResult, VacuumResult, to_dict
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -133,7 +133,7 @@ def main(argv: Sequence[str] | None = None, *, spark: Any = None) -> int:
         if args.op == "optimize":
             return _run_optimize(args)
         if args.op == "maintain":
-            from python_ops.maintain_cli import run_maintain
+            from python_ops.cli.maintain import run_maintain
 
             return run_maintain(args)
         return _run_vacuum(args, spark)
@@ -168,8 +168,8 @@ def run(argv: Sequence[str] | None = None) -> int:
 
 
 def _run_vacuum(args: Any, spark: Any) -> int:
-    from python_ops.sessions import SailEngine, classic_session
-    from python_ops.vacuum import vacuum
+    from python_ops.ops.vacuum import vacuum
+    from python_ops.spark_sessions import SailEngine, classic_session
 
     sail = SailEngine() if spark is None and args.engine == "embedded" else None
     if spark is None:
@@ -196,7 +196,7 @@ def _run_vacuum(args: Any, spark: Any) -> int:
 
 
 def _run_cleanup_logs(args: Any) -> int:
-    from python_ops.log_cleanup import cleanup_logs
+    from python_ops.ops.log_cleanup import cleanup_logs
 
     result = cleanup_logs(
         args.table,
@@ -222,8 +222,8 @@ def _run_cleanup_logs(args: Any) -> int:
 
 
 def _run_optimize(args: Any) -> int:
-    from python_ops.optimize import optimize
-    from python_ops.optimize_plan import plan_optimize
+    from python_ops.ops.optimize.execute import optimize
+    from python_ops.ops.optimize.plan import plan_optimize
 
     columns = [c.strip() for c in args.zorder_by.split(",")] if args.zorder_by else None
     options = {

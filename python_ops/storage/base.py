@@ -1,0 +1,239 @@
+"""The ``Storage`` contract every implementation fulfils, and location helpers.
+
+Paths passed to a ``Storage`` are relative to its root and use ``/``. Nothing deletes outside
+the root: relative paths that would escape it are refused here, for every implementation.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import unquote, urlparse
+
+from python_ops.errors import StorageError
+
+_REMOTE_SCHEMES = ("s3", "s3a", "gs", "gcs", "abfs", "abfss", "hdfs", "viewfs")
+
+
+@dataclass(frozen=True)
+class FileEntry:
+    """One entry of a directory listing.
+
+    Attributes:
+        path: Path relative to the storage root, ``/``-separated.
+        size_bytes: Size in bytes (0 for directories).
+        modification_time_ms: Last modification, milliseconds since the epoch (UTC).
+        is_dir: True for directories.
+        is_symlink: True for symbolic links (never followed).
+    """
+
+    path: str
+    size_bytes: int
+    modification_time_ms: int
+    is_dir: bool
+    is_symlink: bool = False
+
+    @property
+    def name(self) -> str:
+        """The last path component."""
+        return posixpath.basename(self.path)
+
+
+def normalize_location(location: str) -> str:
+    """Return a canonical form of a table location: an absolute local path or a remote URI.
+
+    Args:
+        location: A local path, a ``file:`` URI or a remote URI (``s3://bucket/key`` ...).
+
+    Returns:
+        An absolute local path without trailing slash, or the remote URI without trailing slash.
+    """
+    parsed = urlparse(location)
+    if parsed.scheme in _REMOTE_SCHEMES:
+        return location.rstrip("/")
+    if parsed.scheme == "file":
+        return os.path.abspath(unquote(parsed.path))
+    return os.path.abspath(os.path.expanduser(location))
+
+
+def is_remote(location: str) -> bool:
+    """Tell whether a location is on a remote filesystem (object store or HDFS)."""
+    return urlparse(location).scheme in _REMOTE_SCHEMES
+
+
+class Storage(ABC):
+    """Files under one root directory (a table location).
+
+    Capabilities (class attributes an implementation overrides; callers test these, never the
+    implementation's type):
+
+    Attributes:
+        listing_concurrency: Directories worth listing at once (local disks gain nothing from
+            Python threads; object stores gain from many requests in flight).
+        flat_listing: One recursive listing per prefix beats a directory walk (object stores).
+        batched_deletes: ``delete_files`` sends one request per ``delete_batch_size`` files.
+        delete_batch_size: At most this many files per delete task.
+        lists_on_executors: ``executor_factory`` can recreate the storage inside Spark tasks.
+    """
+
+    listing_concurrency = 1
+    flat_listing = False
+    batched_deletes = False
+    delete_batch_size = 256
+    lists_on_executors = False
+
+    def __init__(self, root: str) -> None:
+        self.root = root
+
+    def _check_relative(self, rel: str) -> str:
+        clean = posixpath.normpath(rel) if rel else ""
+        if clean in (".", ""):
+            return ""
+        if clean.startswith("../") or clean == ".." or clean.startswith("/"):
+            raise StorageError(f"path '{rel}' escapes the table root {self.root}; refusing it")
+        return clean
+
+    @abstractmethod
+    def list_dir(self, rel: str = "") -> list[FileEntry]:
+        """List one directory (not recursive).
+
+        Args:
+            rel: Directory relative to the root ("" for the root itself).
+
+        Returns:
+            Entries with paths relative to the root; an empty list if the directory is missing.
+
+        Raises:
+            StorageError: When the listing fails for another reason.
+        """
+
+    @abstractmethod
+    def read_bytes(self, rel: str) -> bytes:
+        """Read a whole (small) file.
+
+        Args:
+            rel: File path relative to the root.
+
+        Returns:
+            The file content.
+
+        Raises:
+            FileNotFoundError: When the file does not exist.
+            StorageError: When reading fails for another reason.
+        """
+
+    def list_tree(self, rel: str = "") -> list[FileEntry]:
+        """Every file and directory below ``rel`` (a walk of ``list_dir``; S3 overrides it).
+
+        Args:
+            rel: Directory relative to the root.
+
+        Returns:
+            Entries with paths relative to the root (symbolic links reported, not followed).
+        """
+        out: list[FileEntry] = []
+        level = [self._check_relative(rel)]
+        while level:
+            children = [e for d in level for e in self.list_dir(d)]
+            out += children
+            level = [e.path for e in children if e.is_dir and not e.is_symlink]
+        return out
+
+    def delete_files(self, rels: list[str]) -> list[str]:
+        """Delete data files; object stores override this with batched requests.
+
+        Args:
+            rels: File paths relative to the root.
+
+        Returns:
+            The paths that could not be deleted.
+
+        Raises:
+            StorageError: When a path escapes the root or lies in the Delta log.
+        """
+        return [rel for rel in rels if not self.delete_file(rel)]
+
+    def delete_file(self, rel: str) -> bool:
+        """Delete one data file (never a directory, never through a symlink's target).
+
+        Args:
+            rel: File path relative to the root.
+
+        Returns:
+            True when the file is gone (a missing file counts as deleted).
+
+        Raises:
+            StorageError: When the path escapes the root or lies in the Delta log.
+        """
+        return self._remove_file(self._check_deletable(rel))
+
+    def delete_log_file(self, rel: str) -> bool:
+        """Delete one file of ``_delta_log`` or ``_delta_log/_sidecars`` (log cleanup only).
+
+        Args:
+            rel: Path relative to the root, e.g. ``_delta_log/00000000000000000003.json``.
+
+        Returns:
+            True when the file is gone.
+
+        Raises:
+            StorageError: For anything else, and always for ``_last_checkpoint``.
+        """
+        clean = self._check_relative(rel)
+        parent, _, name = clean.rpartition("/")
+        if parent not in ("_delta_log", "_delta_log/_sidecars") or name in ("", "_last_checkpoint"):
+            raise StorageError(f"refusing to delete '{rel}' in {self.root}: not a log file")
+        return self._remove_file(clean)
+
+    @abstractmethod
+    def _remove_file(self, clean: str) -> bool:
+        """Remove a file at a checked relative path; True when it is gone."""
+
+    @abstractmethod
+    def delete_dir(self, rel: str) -> bool:
+        """Delete one empty directory (non-recursive).
+
+        Args:
+            rel: Directory path relative to the root.
+
+        Returns:
+            True when it is gone; False when it is not empty or cannot be removed.
+
+        Raises:
+            StorageError: When the path escapes the root or names the log directory.
+        """
+
+    def _check_deletable(self, rel: str) -> str:
+        clean = self._check_relative(rel)
+        if not clean or clean == "_delta_log" or clean.startswith("_delta_log/"):
+            raise StorageError(
+                f"refusing to delete '{rel}' in {self.root}: it is the table root or its log"
+            )
+        return clean
+
+    @abstractmethod
+    def arrow_path(self, rel: str) -> tuple[Any, str]:
+        """The ``pyarrow.fs`` filesystem and its path for ``rel``, to read and write Parquet.
+
+        Args:
+            rel: File path relative to the root.
+
+        Returns:
+            (filesystem, path on it).
+        """
+
+    def executor_factory(self) -> Callable[[], Storage]:
+        """A picklable function that opens this storage again inside a Spark task.
+
+        Returns:
+            The factory (it carries the root and connection settings, never a live client).
+
+        Raises:
+            StorageError: When this storage cannot be opened on executors
+                (``lists_on_executors`` is False).
+        """
+        raise StorageError(f"{type(self).__name__} at {self.root} cannot be listed on executors")

@@ -1,0 +1,82 @@
+"""Local disks as a ``Storage``: ``os.scandir`` listing; symbolic links reported, never followed."""
+
+from __future__ import annotations
+
+import os
+import stat
+from typing import Any
+
+from python_ops.errors import StorageError
+from python_ops.storage.base import FileEntry, Storage
+
+
+class LocalStorage(Storage):
+    """A local directory tree, listed with ``os.scandir`` without following symlinks."""
+
+    def _abs(self, rel: str) -> str:
+        clean = self._check_relative(rel)
+        return os.path.join(self.root, clean) if clean else self.root
+
+    def list_dir(self, rel: str = "") -> list[FileEntry]:  # noqa: D102
+        base = self._check_relative(rel)
+        prefix = f"{base}/" if base else ""
+        entries = []
+        try:
+            with os.scandir(self._abs(base)) as it:
+                for de in it:
+                    st = de.stat(follow_symlinks=False)  # lstat: a link is reported, not followed
+                    mode = st.st_mode
+                    is_dir = stat.S_ISDIR(mode)
+                    entries.append(
+                        FileEntry(
+                            prefix + de.name,
+                            0 if is_dir else st.st_size,
+                            st.st_mtime_ns // 1_000_000,
+                            is_dir,
+                            stat.S_ISLNK(mode),
+                        )
+                    )
+        except FileNotFoundError:
+            return []
+        except OSError as err:
+            raise StorageError(f"cannot list {self._abs(base)}: {err}") from err
+        return entries
+
+    def read_bytes(self, rel: str) -> bytes:  # noqa: D102
+        path = self._abs(rel)
+        try:
+            with open(path, "rb") as fh:
+                return fh.read()
+        except FileNotFoundError:
+            raise
+        except OSError as err:
+            raise StorageError(f"cannot read {path}: {err}") from err
+
+    def arrow_path(self, rel: str) -> tuple[Any, str]:  # noqa: D102
+        from pyarrow import fs as pafs
+
+        return pafs.LocalFileSystem(), self._abs(rel)
+
+    def _remove_file(self, clean: str) -> bool:
+        path = self._abs(clean)
+        try:
+            if stat.S_ISDIR(os.lstat(path).st_mode):
+                return False
+            os.unlink(path)  # unlink removes a symlink itself, never its target
+            return True
+        except FileNotFoundError:
+            return True
+        except OSError:
+            return False
+
+    def delete_dir(self, rel: str) -> bool:  # noqa: D102
+        path = self._abs(self._check_deletable(rel))
+        try:
+            if stat.S_ISLNK(os.lstat(path).st_mode):
+                return False
+            os.rmdir(path)
+            return True
+        except FileNotFoundError:
+            return True
+        except OSError:
+            return False
