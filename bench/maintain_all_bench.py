@@ -35,7 +35,7 @@ from report import write_section
 
 ROOT = Path(__file__).resolve().parent.parent
 DBT = str(ROOT / ".venv" / "bin" / "dbt")
-PARTS = ("dbt_project.yml", "models", "seeds", "macros", "profiles_example")
+PARTS = ("dbt_project.yml", "models", "seeds", "profiles_example")
 
 DELTA_RS = """
 import json, sys, time

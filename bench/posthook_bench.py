@@ -23,7 +23,7 @@ from report import write_section
 
 ROOT = Path(__file__).resolve().parent.parent
 DBT = str(ROOT / ".venv" / "bin" / "dbt")
-PARTS = ("dbt_project.yml", "models", "seeds", "macros", "profiles_example")
+PARTS = ("dbt_project.yml", "models", "seeds", "profiles_example")
 
 
 def dbt(project: Path, *args: str, hook: bool = True) -> dict[str, float]:

@@ -1,7 +1,14 @@
-"""This project used as a dbt package: another project installs it with ``dbt deps`` (local)."""
+"""Any dbt project on ``type: sparkdelta`` has the maintenance macros: they ship with the adapter.
+
+The host project below is a separate project in a temporary directory, with its own
+``dbt_project.yml`` and profile; it installs no package (no ``packages.yml``, no ``dbt deps``)
+and defines no macro of its own, yet its post-hook and run-operations maintain its tables.
+"""
 
 from __future__ import annotations
 
+import json
+import re
 import textwrap
 from pathlib import Path
 
@@ -9,9 +16,9 @@ import pytest
 from dbt.cli.main import dbtRunner, dbtRunnerResult
 from deltalake import DeltaTable
 
-from python_ops.maintenance.history import HistoryStore
+from python_ops.maintenance.history import HistoryRecord, HistoryStore
 from tests.conftest import ROOT
-from tests.vacuum_helpers import content
+from tests.vacuum_helpers import content, untracked
 
 pytestmark = pytest.mark.slow
 
@@ -24,14 +31,9 @@ models:
   host_project:
     +file_format: delta
     +materialized: table
-    # the package's macro, qualified by the package name
-    +post-hook: "{{ shop_lakehouse.maintain_model() }}"
+    # the adapter's macro, unqualified: nothing installed
+    +post-hook: "{{ maintain_model() }}"
     +maintenance_min_small_files: 2
-  shop_lakehouse:
-    +enabled: false   # take the macros, not the example models
-seeds:
-  shop_lakehouse:
-    +enabled: false
 """
 
 PROFILES = """
@@ -56,49 +58,130 @@ from range({{ var('batch', 0) }} * 100, {{ var('batch', 0) }} * 100 + 100)
 """
 
 
+def readme_history_source() -> str:
+    """The ``sources:`` snippet the README tells users to copy for the history as a source."""
+    readme = (ROOT / "README.md").read_text()
+    section = readme.split("#### The maintenance history as a dbt source", 1)[1]
+    match = re.search(r"```yaml\n(.*?)```", section, re.DOTALL)
+    assert match, "README: no yaml block under 'The maintenance history as a dbt source'"
+    return match.group(1)
+
+
 @pytest.fixture
 def host(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fresh_engines: None) -> Path:
-    """A second dbt project that lists this repository as a local package."""
+    """A second dbt project, unrelated to the example project, on the sparkdelta adapter."""
     project = tmp_path / "host"
     (project / "models").mkdir(parents=True)
     (project / "dbt_project.yml").write_text(textwrap.dedent(HOST_PROJECT))
     (project / "profiles.yml").write_text(textwrap.dedent(PROFILES))
-    (project / "packages.yml").write_text(f"packages:\n  - local: {ROOT}\n")
     (project / "models" / "events.sql").write_text(textwrap.dedent(EVENTS))
     monkeypatch.setenv("SPARKDELTA_WAREHOUSE", str(tmp_path / "warehouse"))
     return project
 
 
-def dbt(project: Path, *args: str) -> dbtRunnerResult:
-    return dbtRunner().invoke(
-        [*args, "--project-dir", str(project), "--profiles-dir", str(project)]
-    )
+def dbt(project: Path, *args: str, variables: dict[str, object] | None = None) -> dbtRunnerResult:
+    command = [*args, "--project-dir", str(project), "--profiles-dir", str(project)]
+    if variables:
+        command += ["--vars", json.dumps(variables)]
+    return dbtRunner().invoke(command)
 
 
-def test_another_project_gets_the_macros_through_dbt_deps(host: Path) -> None:
+def history(warehouse: Path) -> list[HistoryRecord]:
+    return HistoryStore(str(warehouse / "analytics" / "maintenance_history")).records()
+
+
+def test_a_second_project_gets_the_macros_from_the_adapter(
+    host: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
     warehouse = host.parent / "warehouse"
-    assert dbt(host, "deps").success
-    assert (host / "dbt_packages" / "shop_lakehouse" / "macros" / "maintenance").is_dir()
+    events = warehouse / "analytics" / "events"
+    (host / "models" / "_history.yml").write_text(readme_history_source())
     for batch in range(3):
-        result = dbt(host, "run", "--vars", f"{{batch: {batch}}}")
+        result = dbt(host, "run", variables={"batch": batch})
         assert result.success, result.exception
-    # the example project's models stayed out of the host's build
+    # nothing was installed: the macros come from the adapter's include package
+    assert not (host / "dbt_packages").exists()
+    assert not (host / "packages.yml").exists()
+    macros = json.loads((host / "target" / "manifest.json").read_text())["macros"]
+    for name in ("maintain_model", "sparkdelta__maintain_model", "vacuum_all", "maintain_all"):
+        assert f"macro.dbt_sparkdelta.{name}" in macros
+    assert not any(m["package_name"] == "host_project" for m in macros.values())
     assert sorted(p.name for p in (warehouse / "analytics").iterdir()) == [
         "events",
         "maintenance_history",
     ]
-    events = warehouse / "analytics" / "events"
-    records = HistoryStore(str(warehouse / "analytics" / "maintenance_history")).records()
-    # each build left two or more small files: the package's post-hook Z-ordered them into one
-    assert [(r.model, r.op, r.status) for r in records] == [("events", "optimize", "succeeded")] * 3
+    # each build left two or more small files: the post-hook Z-ordered them into one
+    assert [(r.model, r.op, r.status) for r in history(warehouse)] == [
+        ("events", "optimize", "succeeded")
+    ] * 3
     assert len(DeltaTable(str(events)).file_uris()) == 1
     rows_before, checksum_before = content(events)
-
-    # the package's run-operations, by qualified and plain name
-    dry = dbt(host, "run-operation", "shop_lakehouse.vacuum_all", "--args", "{dry_run: true}")
-    assert dry.success, dry.exception
-    assert dbt(host, "run-operation", "maintain_all").success
-    records = HistoryStore(str(warehouse / "analytics" / "maintenance_history")).records()
-    assert [(r.op, r.dry_run) for r in records[3:]] == [("vacuum", True)]
-    assert content(events) == (rows_before, checksum_before)
     assert rows_before == 300
+
+    # vacuum_all: a dry run reports a failed job's leftover and keeps it, a real run deletes it
+    leftover = untracked(events, "part-failed-job.parquet", days=30)
+    dry = dbt(host, "run-operation", "vacuum_all", "--args", "{dry_run: true}")
+    assert dry.success, dry.exception
+    new = history(warehouse)[3:]
+    assert [(r.op, r.dry_run, r.status, r.files_removed) for r in new] == [
+        ("vacuum", True, "succeeded", 1)
+    ]
+    assert leftover.exists()
+    done = dbt(host, "run-operation", "vacuum_all")
+    assert done.success, done.exception
+    new = history(warehouse)[4:]
+    assert [(r.op, r.dry_run, r.status, r.files_removed) for r in new] == [
+        ("vacuum", False, "succeeded", 1)
+    ]
+    assert not leftover.exists()
+    assert content(events) == (rows_before, checksum_before)
+    refused = dbt(host, "run-operation", "vacuum_all", "--args", "{dry_run: 'false'}")
+    assert not refused.success
+    assert len(history(warehouse)) == 5
+
+    # maintain_all does what is due: small files from builds with the post-hook off
+    for batch in (3, 4):
+        result = dbt(host, "run", variables={"batch": batch, "maintenance_post_hook": False})
+        assert result.success, result.exception
+    assert len(history(warehouse)) == 5
+    assert len(DeltaTable(str(events)).file_uris()) > 1
+    rows_before, checksum_before = content(events)
+    assert rows_before == 500
+    assert dbt(host, "run-operation", "maintain_all").success
+    new = history(warehouse)[5:]
+    # VACUUM ran within its 24 h interval and no log has expired: only the Z-order is due
+    assert [(r.model, r.op, r.dry_run, r.status) for r in new] == [
+        ("events", "optimize", False, "succeeded")
+    ]
+    assert len(DeltaTable(str(events)).file_uris()) == 1
+    assert content(events) == (rows_before, checksum_before)
+
+    capfd.readouterr()
+    assert dbt(host, "run-operation", "maintenance_report").success
+    assert "events" in capfd.readouterr().out
+
+    # the README's snippet makes the history a dbt source of this project too
+    shown = dbt(
+        host,
+        "show",
+        "--inline",
+        "select op, count(*) as runs from {{ source('maintenance', 'maintenance_history') }} "
+        "group by op order by op",
+    )
+    assert shown.success, shown.exception
+    runs = {row[0]: row[1] for row in shown.result.results[0].agate_table.rows}
+    assert runs == {"optimize": 4, "vacuum": 2}
+
+
+def test_a_project_overrides_a_dispatched_macro(
+    host: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    (host / "macros").mkdir()
+    (host / "macros" / "report.sql").write_text(
+        "{% macro sparkdelta__maintenance_report(select, exclude) %}"
+        "{% do print('host report for ' ~ select) %}{% endmacro %}\n"
+    )
+    capfd.readouterr()
+    result = dbt(host, "run-operation", "maintenance_report", "--args", "{select: [events]}")
+    assert result.success, result.exception
+    assert "host report for ['events']" in capfd.readouterr().out

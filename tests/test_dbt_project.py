@@ -20,7 +20,7 @@ pytestmark = pytest.mark.slow
 
 PER_BATCH = 50
 CUSTOMERS = 100
-PROJECT_PARTS = ("dbt_project.yml", "models", "seeds", "macros", "profiles_example")
+PROJECT_PARTS = ("dbt_project.yml", "models", "seeds", "profiles_example")
 
 
 @pytest.fixture

@@ -1,10 +1,17 @@
 {#-
   Delete one model's expired Delta log files and print what went (a dry run unless dry_run=false).
-  Usage: dbt run-operation cleanup_logs_table --args '{model: fct_orders, retention_days: 30}'
+      dbt run-operation cleanup_logs_table --args '{model: fct_orders, retention_days: 30}'
 -#}
 {% macro cleanup_logs_table(model, retention_days=none, dry_run=true) %}
+  {%- if model is none -%}
+    {{ exceptions.raise_compiler_error("cleanup_logs_table: pass the model name, e.g. --args '{model: fct_orders}'") }}
+  {%- endif -%}
+  {#- a string such as 'false' would be truthy: refuse it rather than guess which run was meant -#}
+  {%- if dry_run is not boolean -%}
+    {{ exceptions.raise_compiler_error("cleanup_logs_table: dry_run must be true or false, got " ~ dry_run) }}
+  {%- endif -%}
   {%- if execute -%}
-    {%- set built = shop_lakehouse.built_relation(model, 'cleanup_logs_table') -%}
+    {%- set built = built_relation(model, 'cleanup_logs_table') -%}
     {%- set result = adapter.cleanup_logs(built.relation, retention_days, dry_run) -%}
     {{ print("%s %s: %d log files, %d bytes; oldest version kept %s%s" | format(
           'would delete from' if result.dry_run else 'deleted from', result.relation,

@@ -1,10 +1,18 @@
 {#-
   VACUUM one model's Delta table and print what it found (a dry run unless dry_run=false).
-  Usage: dbt run-operation vacuum_table --args '{model: fct_orders, retention_hours: 168}'
+      dbt run-operation vacuum_table --args '{model: fct_orders, retention_hours: 168}'
+  The model's maintenance_vacuum_allow_short_retention applies here too.
 -#}
 {% macro vacuum_table(model, retention_hours=none, dry_run=true, partition_filter=none) %}
+  {%- if model is none -%}
+    {{ exceptions.raise_compiler_error("vacuum_table: pass the model name, e.g. --args '{model: fct_orders}'") }}
+  {%- endif -%}
+  {#- a string such as 'false' would be truthy: refuse it rather than guess which run was meant -#}
+  {%- if dry_run is not boolean -%}
+    {{ exceptions.raise_compiler_error("vacuum_table: dry_run must be true or false, got " ~ dry_run) }}
+  {%- endif -%}
   {%- if execute -%}
-    {%- set built = shop_lakehouse.built_relation(model, 'vacuum_table') -%}
+    {%- set built = built_relation(model, 'vacuum_table') -%}
     {%- set result = adapter.vacuum(built.relation, retention_hours, dry_run, partition_filter,
           built.node.config.get('maintenance_vacuum_allow_short_retention', false)) -%}
     {{ print("%s %s: %d files, %d bytes, %d directories (retention %s h, version %d)" | format(

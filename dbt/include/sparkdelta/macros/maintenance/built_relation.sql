@@ -1,5 +1,8 @@
-{#- The relation of a built model, by name; a compile error naming the caller otherwise.
-    Shared by the single-table run-operations (vacuum_table, cleanup_logs_table). -#}
+{#-
+  The relation of a built model, by name, and its node; a compile error naming the caller
+  otherwise. Shared by the single-table run-operations (vacuum_table, cleanup_logs_table);
+  call it under {% if execute %} (it reads the graph and the catalog).
+-#}
 {% macro built_relation(model, caller_name) %}
   {%- if model is none -%}
     {{ exceptions.raise_compiler_error(caller_name ~ ": pass the model name, e.g. --args '{model: fct_orders}'") }}

@@ -1,9 +1,15 @@
-{#- Calls between this package's macros are qualified (shop_lakehouse.x) so they resolve when
-    another project installs it as a package (tests/test_dbt_package.py). -#}
-{#- Shared by vacuum_all, optimize_all, cleanup_logs_all and maintain_all: check the
-    arguments, run the ops on every selected model, print the per-model table, and fail the
-    run-operation when an op failed for a model whose on_error is 'fail'. -#}
+{#-
+  Shared by sparkdelta__vacuum_all, __optimize_all, __cleanup_logs_all and __maintain_all:
+  check the arguments, run the ops on every selected model (only those due when only_due),
+  print the per-model table, and fail the run-operation when an op failed on a model whose
+  on_error is 'fail'. Select/exclude syntax, ops and config are checked by the adapter, which
+  names the bad value.
+-#}
 {% macro run_maintenance(caller_name, ops, only_due, select, exclude, dry_run, retention_hours, threads, time_budget_s) %}
+  {#- a string such as 'false' would be truthy: refuse it rather than guess which run was meant -#}
+  {%- if dry_run is not boolean -%}
+    {{ exceptions.raise_compiler_error(caller_name ~ ": dry_run must be true or false, got " ~ dry_run) }}
+  {%- endif -%}
   {%- if threads is not none and (threads | int) < 1 -%}
     {{ exceptions.raise_compiler_error(caller_name ~ ": threads must be 1 or more, got " ~ threads) }}
   {%- endif -%}
@@ -11,9 +17,9 @@
     {{ exceptions.raise_compiler_error(caller_name ~ ": time_budget_s must be above 0, got " ~ time_budget_s) }}
   {%- endif -%}
   {%- if execute -%}
-    {%- set run = adapter.maintain_models(shop_lakehouse.maintenance_nodes(), ops, only_due, select, exclude,
+    {%- set run = adapter.maintain_models(maintenance_nodes(), ops, only_due, select, exclude,
           dry_run, retention_hours, threads or 1, time_budget_s, invocation_id,
-          shop_lakehouse.maintenance_history()) -%}
+          maintenance_history()) -%}
     {{ print(run.table) }}
     {%- if run.failed > 0 -%}
       {{ exceptions.raise_compiler_error(caller_name ~ ": " ~ run.failed ~ " op(s) failed on models with on_error: fail (see the table above)") }}

@@ -1,0 +1,17 @@
+{#-
+  Run OPTIMIZE on every selected model, due or not (within each model's config and safety
+  checks), print a per-model table, fail when an op failed on a model with on_error: fail.
+      dbt run-operation optimize_all --args '{select: [marts], exclude: [tag:landing], dry_run: true}'
+  Dispatched: see maintain_model.
+-#}
+{% macro optimize_all(select=none, exclude=none, dry_run=false, retention_hours=none, threads=1, time_budget_s=none) %}
+  {{ return(adapter.dispatch('optimize_all')(select, exclude, dry_run, retention_hours, threads, time_budget_s)) }}
+{% endmacro %}
+
+{% macro default__optimize_all(select, exclude, dry_run, retention_hours, threads, time_budget_s) %}
+  {{ exceptions.raise_compiler_error("optimize_all: the '" ~ adapter.type() ~ "' adapter has no Delta maintenance; use type: sparkdelta") }}
+{% endmacro %}
+
+{% macro sparkdelta__optimize_all(select, exclude, dry_run, retention_hours, threads, time_budget_s) %}
+  {{ return(run_maintenance('optimize_all', ['optimize'], false, select, exclude, dry_run, retention_hours, threads, time_budget_s)) }}
+{% endmacro %}
