@@ -45,9 +45,9 @@ import pyarrow.parquet, deltalake  # loaded before timing in both runners
 from python_ops.ops.optimize.execute import optimize
 started = time.perf_counter()
 r = optimize(sys.argv[1], zorder_by=json.loads(sys.argv[2]) or None,
-             target_size_bytes=int(sys.argv[3]) or None, full=True)
-print(json.dumps({"seconds": time.perf_counter() - started, "added": r.num_files_added,
-                  "removed": r.num_files_removed}))
+             target_size_bytes=int(sys.argv[3]) or None, full=True, min_small_files=2)
+print(json.dumps({"seconds": time.perf_counter() - started, "added": r.files_added,
+                  "removed": r.files_removed}))
 """
 
 DELTA_RS = """

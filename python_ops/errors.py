@@ -65,8 +65,16 @@ class ConfigError(MaintenanceError):
         super().__init__(f"{where}setting '{setting}' has bad value {value!r}. {fix}")
 
 
+class RetentionTooShortError(ConfigError):
+    """A requested VACUUM retention is below the table's minimum and not overridden."""
+
+
 class WriterError(MaintenanceError):
     """The Delta writer refused or failed (unsupported table feature, conflict, I/O)."""
+
+
+class ZOrderUnsupportedError(MaintenanceError):
+    """The table uses a feature our Z-order rewrite does not read or write faithfully."""
 
 
 class EngineError(MaintenanceError):

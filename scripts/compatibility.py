@@ -47,7 +47,7 @@ OPS: dict[str, list[str]] = {
     ],
     "vacuum": ["vacuum", "{table}", "--retention-hours", "0", "--allow-short-retention", "--json"],
     "cleanup-logs": ["cleanup-logs", "{table}", "--json"],
-    "optimize": ["optimize", "{table}", "--json"],
+    "optimize": ["optimize", "{table}", "--min-small-files", "2", "--json"],
     "optimize z-order": ["optimize", "{table}", "--zorder-by", ZORDER, "--json"],
 }
 DESTRUCTIVE = {"vacuum", "cleanup-logs", "optimize", "optimize z-order"}
@@ -145,7 +145,7 @@ def _summary(op: str, code: int, out: str, err: str) -> str:
         return f"deleted {data['files_deleted']} log files, kept from v{data['checkpoint_kept']}"
     if data.get("skipped_reason"):
         return data["skipped_reason"]
-    return f"{data['num_files_removed']} files into {data['num_files_added']}"
+    return f"{data['files_removed']} files into {data['files_added']}"
 
 
 def run_op(table: Path, op: str, *, spark: Any) -> Outcome:

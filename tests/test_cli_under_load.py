@@ -19,7 +19,7 @@ RUNS = int(os.environ.get("CLI_LOAD_RUNS", "12"))
 OPS = {
     "cleanup-logs": ["cleanup-logs", "{t}", "--dry-run", "--json"],
     "health": ["health", "{t}", "--json"],
-    "optimize": ["optimize", "{t}", "--dry-run", "--json"],
+    "optimize": ["optimize", "{t}", "--dry-run", "--min-small-files", "2", "--json"],
     "vacuum": ["vacuum", "{t}", "--dry-run", "--json"],
 }
 

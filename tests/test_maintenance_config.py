@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from python_ops.errors import ConfigError
-from python_ops.maintenance.config import check_ops, parse_config, reference_table
+from python_ops.maintenance.config import parse_config, reference_table
+from python_ops.maintenance.registry import check_ops
 from tests.conftest import ROOT
 
 

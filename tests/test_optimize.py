@@ -16,6 +16,9 @@ from python_ops.ops.optimize.execute import optimize
 from python_ops.ops.optimize.plan import plan_optimize
 from tests.vacuum_helpers import content, engine_content
 
+# Compact any partition with two small files, as Delta's OPTIMIZE does (the default is 10).
+FEW = 2
+
 
 def small_files_table(spark, path: Path, *, batches: int = 6, partitioned: bool = True) -> str:
     """One file per insert: ``batches`` small files in each of 3 partitions (or in the table)."""
@@ -38,12 +41,12 @@ def test_compaction_follows_the_plan_and_keeps_content(tmp_path: Path, sail_spar
     table = tmp_path / "t"
     small_files_table(sail_spark, table)
     before = content(table)
-    plan = plan_optimize(str(table))
+    plan = plan_optimize(str(table), min_small_files=FEW)
     assert [len(p.bins) for p in plan.work] == [1, 1, 1]
     assert plan.files_to_rewrite == 18
-    result = optimize(str(table))
-    assert result.num_files_removed == 18
-    assert result.num_files_added == 3  # one bin per partition, as planned
+    result = optimize(str(table), min_small_files=FEW)
+    assert result.files_removed == 18
+    assert result.files_added == 3  # one bin per partition, as planned
     assert len(DeltaTable(str(table)).file_uris()) == 3
     assert content(table) == before
     assert engine_content(sail_spark, table)[0] == before[0]
@@ -63,9 +66,9 @@ def test_compaction_follows_the_plan_and_keeps_content(tmp_path: Path, sail_spar
 def test_second_run_is_a_no_op(tmp_path: Path, sail_spark) -> None:
     table = tmp_path / "t"
     small_files_table(sail_spark, table, batches=3)
-    optimize(str(table))
+    optimize(str(table), min_small_files=FEW)
     version = DeltaTable(str(table)).version()
-    again = optimize(str(table))
+    again = optimize(str(table), min_small_files=FEW)
     assert again.commits == ()
     assert again.skipped_reason == "nothing worth rewriting in scope"
     assert DeltaTable(str(table)).version() == version
@@ -74,13 +77,13 @@ def test_second_run_is_a_no_op(tmp_path: Path, sail_spark) -> None:
 def test_incremental_scope_only_changed_partitions(tmp_path: Path, sail_spark) -> None:
     table = tmp_path / "t"
     name = small_files_table(sail_spark, table, batches=3)
-    optimize(str(table))
+    optimize(str(table), min_small_files=FEW)
     for i in range(3):
         sail_spark.sql(f"insert into {name} values ({10_000 + i}, 1.0, '2024-01-02')")
-    plan = plan_optimize(str(table))
+    plan = plan_optimize(str(table), min_small_files=FEW)
     assert plan.scope == "incremental"
     assert [p.partition_values for p in plan.work] == [{"day": "2024-01-02"}]
-    full = plan_optimize(str(table), full=True)
+    full = plan_optimize(str(table), full=True, min_small_files=FEW)
     assert full.scope == "full"
     assert [p.partition_values for p in full.work] == [{"day": "2024-01-02"}]  # others: 1 file
 
@@ -92,14 +95,16 @@ def test_thresholds_mean_no_commit(tmp_path: Path, sail_spark) -> None:
     result = optimize(str(table), min_small_files=4)  # 3 small files per partition
     assert result.commits == ()
     assert DeltaTable(str(table)).version() == version
-    tiny_target = optimize(str(table), target_size_bytes=1)  # no file is "small"
+    tiny_target = optimize(
+        str(table), target_size_bytes=1, min_small_files=FEW
+    )  # no file is "small"
     assert tiny_target.commits == ()
 
 
 def test_where_limits_partitions_and_refuses_other_columns(tmp_path: Path, sail_spark) -> None:
     table = tmp_path / "t"
     small_files_table(sail_spark, table, batches=2)
-    result = optimize(str(table), where="day >= '2024-01-02'")
+    result = optimize(str(table), where="day >= '2024-01-02'", min_small_files=FEW)
     assert result.partitions_optimized == 2
     files = read_snapshot(str(table)).files
     days = ("2024-01-01", "2024-01-02", "2024-01-03")
@@ -109,7 +114,7 @@ def test_where_limits_partitions_and_refuses_other_columns(tmp_path: Path, sail_
         ConfigError,
         match=r"'amount' is a non-partition column; only partition columns may be used: day",
     ):
-        optimize(str(table), where="amount > 3")
+        optimize(str(table), where="amount > 3", min_small_files=FEW)
 
 
 def test_zorder_validation(tmp_path: Path, sail_spark) -> None:
@@ -118,24 +123,24 @@ def test_zorder_validation(tmp_path: Path, sail_spark) -> None:
     with pytest.raises(
         ConfigError, match=r"model 'fct': .*'day' is a partition column.*choose from: id, amount"
     ):
-        optimize(str(table), zorder_by=["day"], model="fct")
+        optimize(str(table), zorder_by=["day"], model="fct", min_small_files=FEW)
     with pytest.raises(ConfigError, match=r"'nope' is not a column of the table"):
-        optimize(str(table), zorder_by=["nope"])
+        optimize(str(table), zorder_by=["nope"], min_small_files=FEW)
     DeltaTable(str(table)).alter.set_table_properties({"delta.dataSkippingNumIndexedCols": "1"})
     with pytest.raises(ConfigError, match=r"'amount' has no statistics"):
-        optimize(str(table), zorder_by=["amount"])
+        optimize(str(table), zorder_by=["amount"], min_small_files=FEW)
 
 
 def test_unpartitioned_table_and_cli_plan(tmp_path: Path, sail_spark) -> None:
     table = tmp_path / "t"
     small_files_table(sail_spark, table, batches=2, partitioned=False)
     before = content(table)
-    cli = [sys.executable, "-m", "python_ops", "optimize", str(table)]
+    cli = [sys.executable, "-m", "python_ops", "optimize", str(table), "--min-small-files", "2"]
     plan = subprocess.run(
         [*cli, "--dry-run"], capture_output=True, text=True, timeout=120, check=True
     )
     assert "total: 1 partition(s), 1 bin(s), 6 files" in plan.stdout
     done = subprocess.run([*cli, "--json"], capture_output=True, text=True, timeout=120, check=True)
     report = json.loads(done.stdout)
-    assert (report["num_files_removed"], report["num_files_added"]) == (6, 1)
+    assert (report["files_removed"], report["files_added"]) == (6, 1)
     assert content(table) == before

@@ -14,6 +14,9 @@ from tests.optimize_helpers import events_table, run_writer
 from tests.test_optimize import small_files_table
 from tests.vacuum_helpers import content
 
+# Compact any partition with two small files, as Delta's OPTIMIZE does (the default is 10).
+FEW = 2
+
 ZORDER = ["customer_id", "event_ts"]
 
 
@@ -24,7 +27,7 @@ def test_concurrent_append_survives(tmp_path: Path, sail_spark, zorder: bool) ->
         events_table(sail_spark, table, batches=3)
     else:
         small_files_table(sail_spark, table, batches=3)
-    plan = plan_optimize(str(table), zorder_by=ZORDER if zorder else None)
+    plan = plan_optimize(str(table), zorder_by=ZORDER if zorder else None, min_small_files=FEW)
     row = (
         "{'customer_id': [7], 'event_ts': pa.array([0], pa.timestamp('us', 'UTC')), "
         "'amount': [1.0], 'country': ['DE'], 'day': ['2024-01-01']}"
@@ -58,7 +61,7 @@ def test_concurrent_delete_fails_cleanly(tmp_path: Path, sail_spark, zorder: boo
     else:
         small_files_table(sail_spark, table, batches=3)
         predicate = "day = '2024-01-01' AND id % 2 = 0"
-    plan = plan_optimize(str(table), zorder_by=ZORDER if zorder else None)
+    plan = plan_optimize(str(table), zorder_by=ZORDER if zorder else None, min_small_files=FEW)
     run_writer(table, f"dt.delete({predicate!r})")
     after_delete = content(table)
 
@@ -75,7 +78,7 @@ def test_concurrent_delete_fails_cleanly(tmp_path: Path, sail_spark, zorder: boo
         assert (table / path).exists()  # left for VACUUM
         assert path not in live
     # the rerun plans on the new version and succeeds
-    again = optimize(str(table), zorder_by=ZORDER if zorder else None)
+    again = optimize(str(table), zorder_by=ZORDER if zorder else None, min_small_files=FEW)
     assert again.partitions_optimized >= 1
     assert content(table) == after_delete
 
@@ -83,7 +86,7 @@ def test_concurrent_delete_fails_cleanly(tmp_path: Path, sail_spark, zorder: boo
 def test_conflict_elsewhere_is_retried(tmp_path: Path, sail_spark) -> None:
     table = tmp_path / "t"
     small_files_table(sail_spark, table, batches=3)
-    plan = plan_optimize(str(table), where="day = '2024-01-01'")
+    plan = plan_optimize(str(table), where="day = '2024-01-01'", min_small_files=FEW)
     run_writer(table, """dt.delete("day = '2024-01-03' AND id % 2 = 0")""")
     after_delete = content(table)
     result = execute(plan)
@@ -101,7 +104,7 @@ def test_null_partition_is_compacted_alone(tmp_path: Path, sail_spark) -> None:
     for i in range(3):
         sail_spark.sql(f"insert into {name} values ({50_000 + i}, 1.0, null)")
     before = content(table)
-    result = optimize(str(table))
+    result = optimize(str(table), min_small_files=FEW)
     per_partition = {}
     for f in read_snapshot(str(table)).files:
         key = f.partition_values["day"]

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 from deltalake import DeltaTable
 
-from python_ops.errors import ConfigError
-from python_ops.ops.vacuum import RetentionTooShortError, vacuum
+from python_ops.errors import ConfigError, RetentionTooShortError
+from python_ops.ops.vacuum import vacuum
 from tests.vacuum_helpers import (
     age_everything,
     content,

@@ -12,6 +12,7 @@ from typing import Any
 
 from python_ops.errors import MaintenanceError, OptimizeConflictError
 from python_ops.ops.health import table_health
+from python_ops.ops.optimize.plan import DEFAULT_MIN_SMALL_FILES
 from python_ops.ops.results import OptimizeResult, VacuumResult, to_dict
 
 
@@ -59,7 +60,7 @@ def _parser() -> argparse.ArgumentParser:
     opt.add_argument("--where", default=None, help="predicate on partition columns")
     opt.add_argument("--full", action="store_true", help="not only partitions changed since")
     opt.add_argument("--target-size", type=int, default=None, help="target file size, bytes")
-    opt.add_argument("--min-small-files", type=int, default=2)
+    opt.add_argument("--min-small-files", type=int, default=DEFAULT_MIN_SMALL_FILES)
     opt.add_argument("--dry-run", action="store_true", help="print the plan only")
     opt.add_argument("--json", action="store_true", help="print the result as JSON")
 
@@ -248,8 +249,8 @@ def _run_optimize(args: Any) -> int:
         print(json.dumps(result.to_dict()))
     else:
         print(
-            f"optimize {result.location} ({result.writer}): {result.num_files_removed} files "
-            f"into {result.num_files_added} in {len(result.commits)} commit(s)"
+            f"optimize {result.location} ({result.writer}): {result.files_removed} files "
+            f"into {result.files_added} in {len(result.commits)} commit(s)"
             + (f"; {result.skipped_reason}" if result.skipped_reason else "")
         )
     return 0

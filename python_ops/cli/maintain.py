@@ -15,8 +15,8 @@ import uuid
 from typing import Any, TextIO
 
 from python_ops.errors import ConfigError
-from python_ops.maintenance.config import check_ops
 from python_ops.maintenance.history import HistoryStore
+from python_ops.maintenance.registry import check_ops
 from python_ops.maintenance.runner import Maintainer
 from python_ops.maintenance.selection import select_targets
 from python_ops.maintenance.targets import (

@@ -1,11 +1,39 @@
-"""Parse Delta's interval strings (``interval 1 week``) the way Delta's table properties do."""
+"""Delta table properties: every name this project reads or writes, defaults, retentions.
+
+Interval values (``interval 1 week``) are parsed the way Delta parses them; ``resolve_retention``
+is the one place a retention is decided (requested, else the table property, else Delta's
+default), and ``Retention.cutoff_ms`` the one place its cutoff is computed.
+"""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
+from dataclasses import dataclass
 from datetime import timedelta
 
 from python_ops.errors import ConfigError
+
+DELETED_FILE_RETENTION = "delta.deletedFileRetentionDuration"
+LOG_RETENTION = "delta.logRetentionDuration"
+ENABLE_EXPIRED_LOG_CLEANUP = "delta.enableExpiredLogCleanup"
+CHECKPOINT_PROTECTION_VERSION = "delta.requireCheckpointProtectionBeforeVersion"
+IN_COMMIT_TIMESTAMPS = "delta.enableInCommitTimestamps"
+IN_COMMIT_TIMESTAMP_VERSION = "delta.inCommitTimestampEnablementVersion"
+TARGET_FILE_SIZE = "delta.targetFileSize"
+STATS_COLUMNS = "delta.dataSkippingStatsColumns"
+INDEXED_COLUMNS = "delta.dataSkippingNumIndexedCols"
+
+# Delta's defaults for the retention properties.
+DEFAULT_RETENTION: dict[str, timedelta] = {
+    DELETED_FILE_RETENTION: timedelta(weeks=1),
+    LOG_RETENTION: timedelta(days=30),
+}
+DEFAULT_DELETED_FILE_RETENTION_HOURS = DEFAULT_RETENTION[DELETED_FILE_RETENTION] / timedelta(
+    hours=1
+)
+DEFAULT_LOG_RETENTION_DAYS = DEFAULT_RETENTION[LOG_RETENTION] / timedelta(days=1)
+_HOUR_MS = 3_600_000
 
 _UNITS_MS = {
     "nanosecond": 1e-6,
@@ -69,3 +97,54 @@ def parse_interval(text: str, *, setting: str = "interval") -> timedelta:
     if total_ms > _MAX_MS:
         raise ConfigError(setting=setting, value=text, fix="Use a duration of at most 100 years.")
     return timedelta(milliseconds=total_ms)
+
+
+@dataclass(frozen=True)
+class Retention:
+    """A resolved retention period and where it came from.
+
+    Attributes:
+        period: How long removed files (or log entries) are kept.
+        source: ``requested``, ``table property`` or ``default``.
+    """
+
+    period: timedelta
+    source: str
+
+    @property
+    def hours(self) -> float:
+        """The period in hours."""
+        return self.period / timedelta(hours=1)
+
+    @property
+    def days(self) -> float:
+        """The period in days."""
+        return self.period / timedelta(days=1)
+
+    def cutoff_ms(self, now_ms: int) -> int:
+        """The moment (ms since the epoch) before which an entry is older than the period."""
+        return now_ms - int(self.hours * _HOUR_MS)
+
+
+def resolve_retention(
+    configuration: Mapping[str, str], prop: str, *, requested: timedelta | None = None
+) -> Retention:
+    """The retention for ``prop``: requested, else the table property, else Delta's default.
+
+    Args:
+        configuration: The table's properties.
+        prop: ``DELETED_FILE_RETENTION`` or ``LOG_RETENTION``.
+        requested: An explicitly requested period (already validated), or None.
+
+    Returns:
+        The retention and its source.
+
+    Raises:
+        ConfigError: When the table property cannot be parsed.
+    """
+    if requested is not None:
+        return Retention(requested, "requested")
+    text = configuration.get(prop)
+    if text is not None:
+        return Retention(parse_interval(text, setting=prop), "table property")
+    return Retention(DEFAULT_RETENTION[prop], "default")

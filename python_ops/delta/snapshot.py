@@ -8,8 +8,10 @@ never listed or opened.
 
 from __future__ import annotations
 
+import collections
 import json
 import logging
+import threading
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -276,6 +278,20 @@ def _commit_info(version: int, actions: list[dict[str, Any]], mtime_ms: int) -> 
     return CommitInfo(version, mtime_ms, None, {}, {})
 
 
+_reads: collections.Counter[str] = collections.Counter()
+_reads_lock = threading.Lock()
+
+
+def snapshot_reads(location: str) -> int:
+    """How many snapshots of the table at ``location`` this process has reconstructed.
+
+    Reconstructing a snapshot lists and reads ``_delta_log``; tests use the count to check
+    that deciding and running maintenance read a table's log once.
+    """
+    with _reads_lock:
+        return _reads[open_storage(location).root]
+
+
 def read_snapshot(
     location: str | Storage, *, version: int | None = None, with_stats: bool = False
 ) -> Snapshot:
@@ -297,6 +313,8 @@ def read_snapshot(
     """
     storage = location if isinstance(location, Storage) else open_storage(location)
     root = storage.root
+    with _reads_lock:
+        _reads[root] += 1
     log_files = _list_log(storage)
     commits = {
         f.version: f for f in log_files if f.kind is LogFileKind.COMMIT and f.version is not None

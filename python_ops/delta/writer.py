@@ -1,7 +1,9 @@
-"""Writes that go to a real Delta writer (delta-rs): checkpoints and table properties.
+"""The delta-rs writer: opening a table for a commit, checkpoints and table properties.
 
-These are the only places where this project commits to a table's log; they are thin calls of
-delta-rs's own API.
+Every commit this project makes goes through delta-rs: checkpoints and properties here, OPTIMIZE
+compaction (``DeltaTable.optimize``) and the Z-order commit (``create_write_transaction``) in
+``python_ops.ops.optimize``, history rows in ``python_ops.maintenance.history``; all open their
+table with ``open_delta`` (and, on S3, only after ``commit_storage_options``' safe-commit check).
 """
 
 from __future__ import annotations

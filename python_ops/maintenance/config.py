@@ -1,70 +1,46 @@
 """Per-model maintenance config: flat ``maintenance_*`` keys, one typed object, validated once.
 
 dbt replaces dict-valued configs instead of merging them, so every setting is its own flat key
-and project → folder → model inheritance works per key. ``KEYS`` is the single table of keys,
-types and defaults; the README's configuration reference is generated from the same table.
+and project → folder → model inheritance works per key. ``MaintenanceConfig`` is the one
+declaration of the settings: each field carries its dbt key, default, type, meaning, parser and
+the op it belongs to. ``SETTINGS`` (and from it the adapter's accepted keys, ``parse_config`` and
+the README's configuration table) is read from those fields.
 """
 
 from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from python_ops.errors import ConfigError
+from python_ops.ops.optimize.plan import DEFAULT_MIN_SMALL_FILES
 from python_ops.values import MAX_DAYS, MAX_HOURS, checked_number
 
 PREFIX = "maintenance_"
-OPS = ("vacuum", "optimize", "cleanup_logs")
 ON_ERROR = ("warn", "fail")
 
-# key: (default, type description, meaning)
-KEYS: dict[str, tuple[Any, str, str]] = {
-    "maintenance_enabled": (True, "bool", "master switch for the model's maintenance"),
-    "maintenance_vacuum_enabled": (True, "bool", "run VACUUM when due"),
-    "maintenance_optimize_enabled": (True, "bool", "run OPTIMIZE when due"),
-    "maintenance_cleanup_logs_enabled": (True, "bool", "run expired-log cleanup when due"),
-    "maintenance_vacuum_retention_hours": (
-        None,
-        "number > 0",
-        "VACUUM retention; null: the table's delta.deletedFileRetentionDuration, else 168",
-    ),
-    "maintenance_vacuum_allow_short_retention": (
-        False,
-        "bool",
-        "allow a retention below the table's minimum (logged as a warning on every use)",
-    ),
-    "maintenance_vacuum_interval_hours": (24, "number >= 0", "minimum time between VACUUMs"),
-    "maintenance_log_retention_days": (
-        None,
-        "number > 0",
-        "log retention; null: the table's delta.logRetentionDuration, else 30",
-    ),
-    "maintenance_cleanup_logs_interval_hours": (
-        24,
-        "number >= 0",
-        "minimum time between log cleanups",
-    ),
-    "maintenance_zorder_by": ([], "list of columns", "Z-order columns; empty: compaction only"),
-    "maintenance_target_file_size": (
-        None,
-        "bytes or '128MB'",
-        "OPTIMIZE target file size; null: delta.targetFileSize, else 100 MiB",
-    ),
-    "maintenance_min_small_files": (
-        10,
-        "integer >= 2",
-        "small files a partition needs before compaction is due",
-    ),
-    "maintenance_optimize_interval_hours": (
-        0,
-        "number >= 0",
-        "minimum time between OPTIMIZEs (0: whenever the threshold is met)",
-    ),
-    "maintenance_on_error": ("warn", "warn | fail", "a failed op warns (model succeeds) or fails"),
-}
+Parser = Callable[[str, str, Any], Any]  # (model, key, raw value) -> typed value
+
+
+def _bool(model: str, key: str, value: Any) -> bool:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.lower() in ("true", "false"):
+        return value.lower() == "true"
+    raise ConfigError(setting=key, value=value, fix="Use true or false.", model=model)
+
+
+def _retention(model: str, key: str, value: Any) -> float:
+    maximum = MAX_DAYS if key.endswith("_days") else MAX_HOURS
+    return checked_number(value, setting=key, model=model, above_minimum=True, maximum=maximum)
+
+
+def _interval(model: str, key: str, value: Any) -> float:
+    return checked_number(value, setting=key, model=model, maximum=MAX_HOURS)
+
 
 _SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(b|kb|mb|gb|kib|mib|gib)?\s*$", re.IGNORECASE)
 _UNITS = {
@@ -77,66 +53,6 @@ _UNITS = {
     "mib": 1024**2,
     "gib": 1024**3,
 }
-
-
-@dataclass(frozen=True)
-class MaintenanceConfig:
-    """One model's maintenance settings (see ``KEYS`` for defaults and meaning).
-
-    Attributes:
-        model: The model name, for messages.
-        enabled: Master switch.
-        vacuum_enabled: Run VACUUM when due.
-        optimize_enabled: Run OPTIMIZE when due.
-        cleanup_logs_enabled: Run log cleanup when due.
-        vacuum_retention_hours: VACUUM retention (None: table property or 168 h).
-        vacuum_allow_short_retention: Override of the retention check.
-        vacuum_interval_hours: Minimum hours between VACUUMs.
-        log_retention_days: Log retention (None: table property or 30 days).
-        cleanup_logs_interval_hours: Minimum hours between log cleanups.
-        zorder_by: Z-order columns (empty: compaction).
-        target_file_size_bytes: OPTIMIZE target size (None: table property or 100 MiB).
-        min_small_files: Small files in a partition before compaction is due.
-        optimize_interval_hours: Minimum hours between OPTIMIZEs.
-        on_error: ``warn`` or ``fail``.
-    """
-
-    model: str
-    enabled: bool = True
-    vacuum_enabled: bool = True
-    optimize_enabled: bool = True
-    cleanup_logs_enabled: bool = True
-    vacuum_retention_hours: float | None = None
-    vacuum_allow_short_retention: bool = False
-    vacuum_interval_hours: float = 24
-    log_retention_days: float | None = None
-    cleanup_logs_interval_hours: float = 24
-    zorder_by: tuple[str, ...] = ()
-    target_file_size_bytes: int | None = None
-    min_small_files: int = 10
-    optimize_interval_hours: float = 0
-    on_error: str = "warn"
-
-    def op_enabled(self, op: str) -> bool:
-        """Whether ``op`` may run for this model."""
-        return self.enabled and bool(getattr(self, f"{op}_enabled"))
-
-    def interval_hours(self, op: str) -> float:
-        """The minimum hours between two runs of ``op``."""
-        return float(getattr(self, f"{op}_interval_hours"))
-
-
-def _bool(model: str, key: str, value: Any) -> bool:
-    if isinstance(value, bool):
-        return value
-    if isinstance(value, str) and value.lower() in ("true", "false"):
-        return value.lower() == "true"
-    raise ConfigError(setting=key, value=value, fix="Use true or false.", model=model)
-
-
-def _number(model: str, key: str, value: Any, *, positive: bool) -> float:
-    maximum = MAX_DAYS if key.endswith("_days") else MAX_HOURS
-    return checked_number(value, setting=key, model=model, above_minimum=positive, maximum=maximum)
 
 
 def parse_size(model: str, key: str, value: Any) -> int:
@@ -160,13 +76,194 @@ def parse_size(model: str, key: str, value: Any) -> int:
 
 
 def _columns(model: str, key: str, value: Any) -> tuple[str, ...]:
-    if value is None:
-        return ()
     if isinstance(value, str):
         value = [c for c in value.split(",") if c.strip()]
     if not isinstance(value, (list, tuple)) or not all(isinstance(c, str) for c in value):
         raise ConfigError(setting=key, value=value, fix="Use a list of column names.", model=model)
     return tuple(c.strip() for c in value)
+
+
+def _min_small_files(model: str, key: str, value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 2:
+        raise ConfigError(
+            setting=key, value=value, fix="Use a whole number of 2 or more.", model=model
+        )
+    return int(value)
+
+
+def _on_error(model: str, key: str, value: Any) -> str:
+    if value not in ON_ERROR:
+        raise ConfigError(
+            setting=key, value=value, fix=f"Choose one of: {', '.join(ON_ERROR)}.", model=model
+        )
+    return str(value)
+
+
+def _setting(
+    kind: str, meaning: str, parse: Parser, *, op: str | None = None, key: str = ""
+) -> Any:
+    """Field metadata of one setting (see ``Setting``)."""
+    return {"kind": kind, "meaning": meaning, "parse": parse, "op": op, "key": key}
+
+
+@dataclass(frozen=True)
+class MaintenanceConfig:
+    """One model's maintenance settings; the README's table lists keys, defaults and meaning.
+
+    Attributes:
+        model: The model name, for messages.
+        enabled: Master switch.
+        vacuum_enabled: Run VACUUM when due.
+        optimize_enabled: Run OPTIMIZE when due.
+        cleanup_logs_enabled: Run log cleanup when due.
+        vacuum_retention_hours: VACUUM retention (None: table property or 168 h).
+        vacuum_allow_short_retention: Override of the retention check.
+        vacuum_interval_hours: Minimum hours between VACUUMs.
+        log_retention_days: Log retention (None: table property or 30 days).
+        cleanup_logs_interval_hours: Minimum hours between log cleanups.
+        zorder_by: Z-order columns (empty: compaction).
+        target_file_size_bytes: OPTIMIZE target size (None: table property or 100 MiB).
+        min_small_files: Small files in a partition before compaction is due.
+        optimize_interval_hours: Minimum hours between OPTIMIZEs.
+        on_error: ``warn`` or ``fail``.
+    """
+
+    model: str
+    enabled: bool = field(
+        default=True, metadata=_setting("bool", "master switch for the model's maintenance", _bool)
+    )
+    vacuum_enabled: bool = field(
+        default=True, metadata=_setting("bool", "run VACUUM when due", _bool, op="vacuum")
+    )
+    optimize_enabled: bool = field(
+        default=True, metadata=_setting("bool", "run OPTIMIZE when due", _bool, op="optimize")
+    )
+    cleanup_logs_enabled: bool = field(
+        default=True,
+        metadata=_setting("bool", "run expired-log cleanup when due", _bool, op="cleanup_logs"),
+    )
+    vacuum_retention_hours: float | None = field(
+        default=None,
+        metadata=_setting(
+            "number > 0",
+            "VACUUM retention; null: the table's delta.deletedFileRetentionDuration, else 168",
+            _retention,
+            op="vacuum",
+        ),
+    )
+    vacuum_allow_short_retention: bool = field(
+        default=False,
+        metadata=_setting(
+            "bool",
+            "allow a retention below the table's minimum (logged as a warning on every use)",
+            _bool,
+            op="vacuum",
+        ),
+    )
+    vacuum_interval_hours: float = field(
+        default=24,
+        metadata=_setting("number >= 0", "minimum time between VACUUMs", _interval, op="vacuum"),
+    )
+    log_retention_days: float | None = field(
+        default=None,
+        metadata=_setting(
+            "number > 0",
+            "log retention; null: the table's delta.logRetentionDuration, else 30",
+            _retention,
+            op="cleanup_logs",
+        ),
+    )
+    cleanup_logs_interval_hours: float = field(
+        default=24,
+        metadata=_setting(
+            "number >= 0", "minimum time between log cleanups", _interval, op="cleanup_logs"
+        ),
+    )
+    zorder_by: tuple[str, ...] = field(
+        default=(),
+        metadata=_setting(
+            "list of columns", "Z-order columns; empty: compaction only", _columns, op="optimize"
+        ),
+    )
+    target_file_size_bytes: int | None = field(
+        default=None,
+        metadata=_setting(
+            "bytes or '128MB'",
+            "OPTIMIZE target file size; null: delta.targetFileSize, else 100 MiB",
+            parse_size,
+            op="optimize",
+            key="maintenance_target_file_size",
+        ),
+    )
+    min_small_files: int = field(
+        default=DEFAULT_MIN_SMALL_FILES,
+        metadata=_setting(
+            "integer >= 2",
+            "small files a partition needs before it is compacted (also the OPTIMIZE default)",
+            _min_small_files,
+            op="optimize",
+        ),
+    )
+    optimize_interval_hours: float = field(
+        default=0,
+        metadata=_setting(
+            "number >= 0",
+            "minimum time between OPTIMIZEs (0: whenever the threshold is met)",
+            _interval,
+            op="optimize",
+        ),
+    )
+    on_error: str = field(
+        default="warn",
+        metadata=_setting("warn | fail", "a failed op warns (model succeeds) or fails", _on_error),
+    )
+
+    def op_enabled(self, op: str) -> bool:
+        """Whether ``op`` may run for this model."""
+        return self.enabled and bool(getattr(self, f"{op}_enabled"))
+
+    def interval_hours(self, op: str) -> float:
+        """The minimum hours between two runs of ``op``."""
+        return float(getattr(self, f"{op}_interval_hours"))
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One maintenance setting, read from its ``MaintenanceConfig`` field.
+
+    Attributes:
+        key: The dbt config key (``maintenance_<name>`` unless the field says otherwise).
+        name: The ``MaintenanceConfig`` attribute.
+        default: The default value.
+        kind: The accepted values, for people.
+        meaning: What it does.
+        parse: Validates a raw value and returns the typed one (raises ``ConfigError``).
+        op: The op whose behaviour it sets; None for settings of the whole model.
+    """
+
+    key: str
+    name: str
+    default: Any
+    kind: str
+    meaning: str
+    parse: Parser
+    op: str | None
+
+
+SETTINGS: tuple[Setting, ...] = tuple(
+    Setting(
+        key=f.metadata["key"] or PREFIX + f.name,
+        name=f.name,
+        default=f.default,
+        kind=f.metadata["kind"],
+        meaning=f.metadata["meaning"],
+        parse=f.metadata["parse"],
+        op=f.metadata["op"],
+    )
+    for f in fields(MaintenanceConfig)
+    if f.metadata
+)
+KEYS: dict[str, Setting] = {s.key: s for s in SETTINGS}
 
 
 def unknown_keys(config: Mapping[str, Any]) -> list[tuple[str, str | None]]:
@@ -196,59 +293,19 @@ def parse_config(model: str, config: Mapping[str, Any]) -> MaintenanceConfig:
     for key, near in unknown_keys(config):
         hint = f"Did you mean '{near}'?" if near else f"Valid keys: {', '.join(KEYS)}."
         raise ConfigError(setting=key, value=config[key], fix=f"Unknown key. {hint}", model=model)
-    raw = {k: config.get(k) for k in KEYS}
-    values: dict[str, Any] = {}
-    for key in (
-        "maintenance_enabled",
-        "maintenance_vacuum_enabled",
-        "maintenance_optimize_enabled",
-        "maintenance_cleanup_logs_enabled",
-        "maintenance_vacuum_allow_short_retention",
-    ):
-        if raw[key] is not None:
-            values[key[len(PREFIX) :]] = _bool(model, key, raw[key])
-    for key, positive in (
-        ("maintenance_vacuum_retention_hours", True),
-        ("maintenance_log_retention_days", True),
-        ("maintenance_vacuum_interval_hours", False),
-        ("maintenance_cleanup_logs_interval_hours", False),
-        ("maintenance_optimize_interval_hours", False),
-    ):
-        if raw[key] is not None:
-            values[key[len(PREFIX) :]] = _number(model, key, raw[key], positive=positive)
-    if raw["maintenance_zorder_by"] is not None:
-        values["zorder_by"] = _columns(model, "maintenance_zorder_by", raw["maintenance_zorder_by"])
-    if raw["maintenance_target_file_size"] is not None:
-        values["target_file_size_bytes"] = parse_size(
-            model, "maintenance_target_file_size", raw["maintenance_target_file_size"]
-        )
-    if raw["maintenance_min_small_files"] is not None:
-        count = raw["maintenance_min_small_files"]
-        if isinstance(count, bool) or not isinstance(count, int) or count < 2:
-            raise ConfigError(
-                setting="maintenance_min_small_files",
-                value=count,
-                fix="Use a whole number of 2 or more.",
-                model=model,
-            )
-        values["min_small_files"] = count
-    if raw["maintenance_on_error"] is not None:
-        if raw["maintenance_on_error"] not in ON_ERROR:
-            raise ConfigError(
-                setting="maintenance_on_error",
-                value=raw["maintenance_on_error"],
-                fix=f"Choose one of: {', '.join(ON_ERROR)}.",
-                model=model,
-            )
-        values["on_error"] = raw["maintenance_on_error"]
+    values = {
+        s.name: s.parse(model, s.key, config[s.key])
+        for s in SETTINGS
+        if config.get(s.key) is not None
+    }
     return MaintenanceConfig(model=model, **values)
 
 
 def reference_table() -> str:
-    """The README's table of keys, defaults, types and meaning, rendered from ``KEYS``.
+    """The README's table of keys, defaults, types and meaning, rendered from ``SETTINGS``.
 
     Returns:
-        A Markdown table (``tests/test_maintenance_config.py`` checks the README holds it).
+        A Markdown table (``tests/unit/test_config.py`` checks the README holds it).
     """
 
     def cell(text: str) -> str:
@@ -259,24 +316,11 @@ def reference_table() -> str:
             return "null"
         if isinstance(value, bool):
             return str(value).lower()
+        if isinstance(value, tuple):
+            return str(list(value))
         return str(value)
 
     lines = ["| key | default | type | meaning |", "|---|---|---|---|"]
-    for key, (value, kind, meaning) in KEYS.items():
-        lines.append(f"| `{key}` | `{default(value)}` | {cell(kind)} | {cell(meaning)} |")
+    for s in SETTINGS:
+        lines.append(f"| `{s.key}` | `{default(s.default)}` | {cell(s.kind)} | {cell(s.meaning)} |")
     return "\n".join(lines)
-
-
-def check_ops(ops: Any) -> tuple[str, ...]:
-    """Validate a list of op names (run-operation and CLI arguments).
-
-    Raises:
-        ConfigError: For an unknown op, naming the valid ones.
-    """
-    names = [ops] if isinstance(ops, str) else list(ops or OPS)
-    for op in names:
-        if op not in OPS:
-            near = difflib.get_close_matches(str(op), OPS, n=1)
-            hint = f" Did you mean '{near[0]}'?" if near else ""
-            raise ConfigError(setting="ops", value=op, fix=f"Choose from: {', '.join(OPS)}.{hint}")
-    return tuple(names)

@@ -6,9 +6,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from python_ops.errors import MaintenanceError
-from python_ops.maintenance.config import OPS
 from python_ops.maintenance.history import HistoryRecord, HistoryStore
-from python_ops.maintenance.runner import ModelTarget
+from python_ops.maintenance.registry import OPS
+from python_ops.maintenance.targets import ModelTarget
 from python_ops.ops.health import table_health
 from python_ops.ops.vacuum import vacuum
 

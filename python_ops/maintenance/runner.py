@@ -8,6 +8,7 @@ logged; with ``fail`` the run reports failure.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import logging
 import time
@@ -16,35 +17,15 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
+from python_ops.delta.snapshot import Snapshot, read_snapshot
 from python_ops.errors import MaintenanceError
-from python_ops.maintenance.config import OPS, MaintenanceConfig
 from python_ops.maintenance.due import decide
 from python_ops.maintenance.history import HistoryRecord, HistoryStore, parameters_json
-from python_ops.ops.log_cleanup import cleanup_logs, policy_properties
-from python_ops.ops.optimize.execute import optimize
-from python_ops.ops.vacuum import vacuum
+from python_ops.maintenance.registry import OPS, OpCounts, Reason, RunContext, Status, op_spec
+from python_ops.maintenance.targets import ModelTarget
 from python_ops.values import MAX_HOURS, checked_number, optional_number
 
 log = logging.getLogger("python_ops.maintenance.runner")
-
-
-@dataclass(frozen=True)
-class ModelTarget:
-    """A model whose Delta table is maintained.
-
-    Attributes:
-        name: The model name.
-        location: Its table location.
-        config: Its maintenance config.
-        tags: Its dbt tags.
-        fqn: Its dbt fully qualified name (project, folders..., name).
-    """
-
-    name: str
-    location: str
-    config: MaintenanceConfig
-    tags: tuple[str, ...] = ()
-    fqn: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -54,8 +35,9 @@ class OpOutcome:
     Attributes:
         model: The model.
         op: The op.
-        status: ``succeeded``, ``failed``, ``not_due`` or ``skipped`` (time budget).
-        reason: Why it ran or not; the error for failures.
+        status: What happened.
+        reason: Why it ran or not.
+        detail: The reason in words; the error for failures.
         dry_run: Report-only run.
         files_removed: Files removed (or that would be).
         bytes_removed: Their bytes.
@@ -63,12 +45,14 @@ class OpOutcome:
         bytes_added: Their bytes.
         duration_s: Seconds.
         on_error: The model's ``on_error`` setting.
+        version_after: The table version after the op (None when unknown).
     """
 
     model: str
     op: str
-    status: str
-    reason: str
+    status: Status
+    reason: Reason
+    detail: str
     dry_run: bool = False
     files_removed: int = 0
     bytes_removed: int = 0
@@ -76,6 +60,12 @@ class OpOutcome:
     bytes_added: int = 0
     duration_s: float = 0.0
     on_error: str = "warn"
+    version_after: int | None = None
+
+    @property
+    def ran(self) -> bool:
+        """True when the op was attempted (succeeded or failed)."""
+        return self.status in (Status.SUCCEEDED, Status.FAILED)
 
 
 @dataclass(frozen=True)
@@ -97,12 +87,12 @@ class MaintenanceRun:
     @property
     def failed(self) -> tuple[OpOutcome, ...]:
         """Failed ops whose model says ``on_error: fail``."""
-        return tuple(o for o in self.outcomes if o.status == "failed" and o.on_error == "fail")
+        return tuple(o for o in self.outcomes if o.status is Status.FAILED and o.on_error == "fail")
 
     def to_dict(self) -> dict[str, Any]:
         """The run as plain data."""
         return {
-            "outcomes": [o.__dict__ for o in self.outcomes],
+            "outcomes": [dataclasses.asdict(o) for o in self.outcomes],
             "models_started": self.models_started,
             "models_not_started": list(self.models_not_started),
             "duration_s": self.duration_s,
@@ -118,12 +108,12 @@ class MaintenanceRun:
             lines.append(
                 f"{o.model:<28} {o.op:<13} {o.status:<10} {o.files_removed:>8} "
                 f"{o.bytes_removed / 1e6:>8.2f} {o.files_added:>8} {o.bytes_added / 1e6:>8.2f} "
-                f"{o.duration_s:>6.2f}  {o.reason}"
+                f"{o.duration_s:>6.2f}  {o.detail}"
             )
-        ran = [o for o in self.outcomes if o.status in ("succeeded", "failed")]
+        ran = [o for o in self.outcomes if o.ran]
         lines.append(
             f"{'total':<28} {len(ran):<13} "
-            f"{sum(1 for o in ran if o.status == 'failed'):<10} "
+            f"{sum(1 for o in ran if o.status is Status.FAILED):<10} "
             f"{sum(o.files_removed for o in ran):>8} "
             f"{sum(o.bytes_removed for o in ran) / 1e6:>8.2f} "
             f"{sum(o.files_added for o in ran):>8} "
@@ -159,87 +149,49 @@ class Maintainer:
         target: ModelTarget,
         op: str,
         *,
+        snapshot: Snapshot | None = None,
         dry_run: bool = False,
         retention_hours: float | None = None,
-        reason: str = "requested",
+        reason: Reason = Reason.REQUESTED,
+        detail: str = "requested",
         failure: str | None = None,
     ) -> OpOutcome:
         """Run one op on one model and record it.
 
         Args:
             target: The model.
-            op: ``vacuum``, ``optimize`` or ``cleanup_logs``.
+            op: A registered op.
+            snapshot: The table's snapshot as just read (None: the op reads it).
             dry_run: Report only.
             retention_hours: VACUUM retention overriding the model's (still safety-checked).
-            reason: Why it runs (for the report).
+            reason: Why it runs.
+            detail: Why, in words (for the report).
             failure: Record this error instead of running (the decision already failed).
 
         Returns:
             The outcome; failures are caught, logged and recorded.
         """
         c = target.config
-        params: dict[str, Any] = {}
+        spec = op_spec(op)
         started_at = dt.datetime.now(dt.UTC)
         started = time.perf_counter()
-        removed = added = bytes_removed = bytes_added = 0
-        before = after = None
+        counts = OpCounts()
         error = failure
-        try:
-            if failure is not None:
-                pass
-            elif op == "vacuum":
-                params = {
-                    "retention_hours": retention_hours or c.vacuum_retention_hours,
-                    "allow_short_retention": c.vacuum_allow_short_retention,
-                }
-                v = vacuum(
-                    target.location, spark=self.spark, dry_run=dry_run, model=c.model, **params
-                )
-                removed = v.files_found if dry_run else v.files_deleted
-                bytes_removed = v.bytes_found if dry_run else v.bytes_deleted
-                before = after = v.table_version
-            elif op == "cleanup_logs":
-                params = {"retention_days": c.log_retention_days}
-                cl = cleanup_logs(
-                    target.location,
-                    retention_days=c.log_retention_days,
-                    dry_run=dry_run,
-                    record_policy=policy_properties(
-                        log_retention_days=c.log_retention_days,
-                        deleted_file_retention_hours=c.vacuum_retention_hours,
-                    ),
-                    model=c.model,
-                )
-                removed = cl.files_found if dry_run else cl.files_deleted
-                bytes_removed = cl.bytes_found if dry_run else cl.bytes_deleted
-                params["oldest_version_kept"] = cl.oldest_version_kept
-            else:
-                params = {
-                    "zorder_by": list(c.zorder_by),
-                    "target_size_bytes": c.target_file_size_bytes,
-                    "min_small_files": c.min_small_files,
-                }
-                o = optimize(
-                    target.location,
-                    zorder_by=list(c.zorder_by),
-                    target_size_bytes=c.target_file_size_bytes,
-                    min_small_files=c.min_small_files,
-                    dry_run=dry_run,
-                    model=c.model,
-                )
-                if dry_run:
-                    removed, bytes_removed = o.plan["files_to_rewrite"], o.plan["bytes_to_rewrite"]
-                else:
-                    removed, bytes_removed = o.num_files_removed, o.bytes_removed
-                    added, bytes_added = o.num_files_added, o.bytes_added
-                before = o.version_before
-                after = max(o.commits) if o.commits else o.version_before
-        except MaintenanceError as err:
-            error = str(err)
-        except Exception as err:  # an engine or writer failure must not abort other models
-            error = f"{type(err).__name__}: {err}"
+        if failure is None:
+            context = RunContext(
+                spark=self.spark,
+                snapshot=snapshot,
+                dry_run=dry_run,
+                retention_hours=retention_hours,
+            )
+            try:
+                counts = spec.run(target, context)
+            except MaintenanceError as err:
+                error = str(err)
+            except Exception as err:  # an engine or writer failure must not abort other models
+                error = f"{type(err).__name__}: {err}"
         duration = time.perf_counter() - started
-        status = "failed" if error else "succeeded"
+        status = Status.FAILED if error else Status.SUCCEEDED
         if error:
             log.warning("maintenance %s of model %s failed: %s", op, c.model, error)
         if self.history is not None:
@@ -248,18 +200,18 @@ class Maintainer:
                 model=c.model,
                 table_location=target.location,
                 op=op,
-                parameters=parameters_json(params),
+                parameters=parameters_json(counts.parameters),
                 dry_run=dry_run,
                 status=status,
                 error=error,
                 started_at=started_at,
                 duration_s=duration,
-                files_removed=removed,
-                bytes_removed=bytes_removed,
-                files_added=added,
-                bytes_added=bytes_added,
-                version_before=before,
-                version_after=after if not error else None,
+                files_removed=counts.files_removed,
+                bytes_removed=counts.bytes_removed,
+                files_added=counts.files_added,
+                bytes_added=counts.bytes_added,
+                version_before=counts.version_before,
+                version_after=counts.version_after if not error else None,
             )
             try:
                 self.history.append([record])
@@ -269,14 +221,16 @@ class Maintainer:
             model=c.model,
             op=op,
             status=status,
-            reason=error or reason,
+            reason=Reason.ERROR if error else reason,
+            detail=error or detail,
             dry_run=dry_run,
-            files_removed=removed,
-            bytes_removed=bytes_removed,
-            files_added=added,
-            bytes_added=bytes_added,
+            files_removed=counts.files_removed,
+            bytes_removed=counts.bytes_removed,
+            files_added=counts.files_added,
+            bytes_added=counts.bytes_added,
             duration_s=duration,
             on_error=c.on_error,
+            version_after=counts.version_after if not error else None,
         )
 
     def maintain_model(
@@ -290,26 +244,41 @@ class Maintainer:
     ) -> list[OpOutcome]:
         """Run ``ops`` on one model: only those due, or all enabled ones.
 
+        The table's log is read once: the snapshot that decides what is due is handed to the
+        ops. After an op commits (OPTIMIZE), the next op reads the new snapshot.
+
         Returns:
             One outcome per op.
         """
         c = target.config
         outcomes = []
         try:
-            decisions = decide(c, target.location, ops=ops, history=self.history)
+            snapshot = read_snapshot(target.location)
+            decisions = decide(target, snapshot, ops=ops, history=self.history)
         except MaintenanceError as err:
             # e.g. a Z-order column the table does not have: recorded like a failed op
             return [self.run_op(target, op, dry_run=dry_run, failure=str(err)) for op in ops]
+        current: Snapshot | None = snapshot
         for d in decisions:
-            disabled = d.reason.startswith("disabled")
-            if (only_due and not d.due) or disabled:
-                outcomes.append(OpOutcome(c.model, d.op, "not_due", d.reason, on_error=c.on_error))
-                continue
-            outcomes.append(
-                self.run_op(
-                    target, d.op, dry_run=dry_run, retention_hours=retention_hours, reason=d.reason
+            if d.reason is Reason.DISABLED or (only_due and not d.due):
+                outcomes.append(
+                    OpOutcome(
+                        c.model, d.op, Status.NOT_DUE, d.reason, d.detail, on_error=c.on_error
+                    )
                 )
+                continue
+            outcome = self.run_op(
+                target,
+                d.op,
+                snapshot=current,
+                dry_run=dry_run,
+                retention_hours=retention_hours,
+                reason=d.reason if d.due else Reason.REQUESTED,
+                detail=d.detail,
             )
+            outcomes.append(outcome)
+            if current is not None and outcome.version_after != current.version:
+                current = None  # the op committed (or failed): the next op reads the log again
         return outcomes
 
     def maintain(
@@ -350,7 +319,12 @@ class Maintainer:
         def one(target: ModelTarget) -> list[OpOutcome]:
             if time_budget_s is not None and time.perf_counter() - started > time_budget_s:
                 not_started.append(target.name)
-                return [OpOutcome(target.name, op, "skipped", "time budget used up") for op in ops]
+                return [
+                    OpOutcome(
+                        target.name, op, Status.SKIPPED, Reason.TIME_BUDGET, "time budget used up"
+                    )
+                    for op in ops
+                ]
             result = self.maintain_model(
                 target, ops=ops, only_due=only_due, dry_run=dry_run, retention_hours=retention_hours
             )

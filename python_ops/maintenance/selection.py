@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from python_ops.maintenance.runner import ModelTarget
+from python_ops.maintenance.targets import ModelTarget
 
 
 def _matches(target: ModelTarget, selector: str, path: str) -> bool:

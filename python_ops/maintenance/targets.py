@@ -14,17 +14,36 @@ import json
 import os
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from python_ops.errors import ConfigError
-from python_ops.maintenance.config import parse_config
-from python_ops.maintenance.runner import ModelTarget
+from python_ops.maintenance.config import MaintenanceConfig, parse_config
 
 MAINTAINED = ("table", "incremental")
 JOURNAL_NAME = "_sparkdelta_catalog.json"  # written by dbt/adapters/sparkdelta/catalog_journal.py
 HISTORY_NAME = "maintenance_history"
 
 Locator = Callable[[str, str, Mapping[str, Any]], str | None]
+
+
+@dataclass(frozen=True)
+class ModelTarget:
+    """A model whose Delta table is maintained.
+
+    Attributes:
+        name: The model name.
+        location: Its table location.
+        config: Its maintenance config.
+        tags: Its dbt tags.
+        fqn: Its dbt fully qualified name (project, folders..., name).
+    """
+
+    name: str
+    location: str
+    config: MaintenanceConfig
+    tags: tuple[str, ...] = ()
+    fqn: tuple[str, ...] = ()
 
 
 def _get(node: Any, key: str, default: Any = None) -> Any:

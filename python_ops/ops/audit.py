@@ -1,7 +1,8 @@
 """Audit records: one structured record per op run, dry or not.
 
-Until the dbt surface writes them to the ``maintenance_history`` table, records go to the
-``python_ops.ops.audit`` logger as one JSON line each.
+Every op run, also outside dbt, emits one JSON line on the ``python_ops.ops.audit`` logger;
+runs through the maintenance runner are recorded in the history table as well
+(``python_ops.maintenance.history``).
 """
 
 from __future__ import annotations

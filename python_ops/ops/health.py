@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 
-from python_ops.delta.properties import parse_interval
+from python_ops.delta.properties import DELETED_FILE_RETENTION, resolve_retention
 from python_ops.delta.protocol import Op, check_protocol
 from python_ops.delta.snapshot import read_snapshot
 from python_ops.ops.results import TableHealth
@@ -12,8 +12,6 @@ from python_ops.storage import Storage
 from python_ops.values import checked_number
 
 DEFAULT_SMALL_FILE_THRESHOLD_BYTES = 32 * 1024 * 1024
-DEFAULT_DELETED_FILE_RETENTION = "interval 1 week"
-_RETENTION_PROPERTY = "delta.deletedFileRetentionDuration"
 
 
 def table_health(
@@ -50,12 +48,9 @@ def table_health(
     started = time.perf_counter()
     snap = read_snapshot(table)
     check_protocol(snap.protocol, Op.HEALTH, location=snap.location)
-    retention_text = snap.metadata.configuration.get(
-        _RETENTION_PROPERTY, DEFAULT_DELETED_FILE_RETENTION
-    )
-    retention = parse_interval(retention_text, setting=_RETENTION_PROPERTY)
+    retention = resolve_retention(snap.metadata.configuration, DELETED_FILE_RETENTION)
     now = int(time.time() * 1000) if now_ms is None else now_ms
-    cutoff_ms = now - int(retention.total_seconds() * 1000)
+    cutoff_ms = retention.cutoff_ms(now)
     sizes = [f.size_bytes for f in snap.files]
     num_small = sum(1 for s in sizes if s < small_file_threshold_bytes)
     partitions = {
@@ -74,6 +69,6 @@ def table_health(
         partition_columns=snap.metadata.partition_columns,
         num_log_files=len(snap.log_files),
         num_tombstones=sum(1 for t in snap.tombstones if t.deletion_timestamp_ms >= cutoff_ms),
-        deleted_file_retention_hours=retention.total_seconds() / 3600,
-        read_ms=(time.perf_counter() - started) * 1000,
+        deleted_file_retention_hours=retention.hours,
+        duration_s=time.perf_counter() - started,
     )

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from datetime import timedelta
 from typing import Any
@@ -33,9 +33,19 @@ from python_ops.delta.log_files import (
     complete_checkpoints,
     stale_staged_files,
 )
-from python_ops.delta.properties import parse_interval
+from python_ops.delta.properties import (
+    CHECKPOINT_PROTECTION_VERSION,
+    DELETED_FILE_RETENTION,
+    ENABLE_EXPIRED_LOG_CLEANUP,
+    IN_COMMIT_TIMESTAMP_VERSION,
+    IN_COMMIT_TIMESTAMPS,
+    LOG_RETENTION,
+    Retention,
+    resolve_retention,
+)
 from python_ops.delta.protocol import IN_COMMIT_TIMESTAMP_FEATURES, Op, check_protocol
 from python_ops.delta.snapshot import (
+    Snapshot,
     checkpoint_sidecars,
     commit_actions,
     last_checkpoint_version,
@@ -53,20 +63,13 @@ from python_ops.values import MAX_DAYS, MAX_HOURS, checked_number
 
 log = logging.getLogger(__name__)
 
-LOG_RETENTION_PROPERTY = "delta.logRetentionDuration"
-DELETED_FILE_RETENTION_PROPERTY = "delta.deletedFileRetentionDuration"
-ENABLE_CLEANUP_PROPERTY = "delta.enableExpiredLogCleanup"
-PROTECTION_PROPERTY = "delta.requireCheckpointProtectionBeforeVersion"
-ICT_PROPERTY = "delta.enableInCommitTimestamps"
-ICT_VERSION_PROPERTY = "delta.inCommitTimestampEnablementVersion"
-DEFAULT_LOG_RETENTION_DAYS = 30.0
 _DAY_MS = 86_400_000
 _CANDIDATE_KINDS = (LogFileKind.COMMIT, LogFileKind.CHECKSUM, LogFileKind.CHECKPOINT)
 
 
-def expiry_cutoff_ms(now_ms: int, retention: timedelta) -> int:
+def expiry_cutoff_ms(now_ms: int, retention: Retention) -> int:
     """``now - retention`` truncated down to midnight UTC, as Delta computes it."""
-    raw = now_ms - int(retention.total_seconds() * 1000)
+    raw = retention.cutoff_ms(now_ms)
     return raw - raw % _DAY_MS
 
 
@@ -130,23 +133,21 @@ def _list_log(storage: Storage) -> list[LogFile]:
 
 
 def resolve_log_retention(
-    configuration: dict[str, str], retention_days: float | None
-) -> tuple[timedelta, str]:
+    configuration: Mapping[str, str], retention_days: float | None
+) -> Retention:
     """The log retention: requested, else ``delta.logRetentionDuration``, else 30 days.
 
     Returns:
-        (retention, source): source is ``requested``, ``table property`` or ``default``.
+        The retention and its source.
 
     Raises:
         ConfigError: For a negative retention or an unparsable table property.
     """
+    requested = None
     if retention_days is not None:
         days = checked_number(retention_days, setting="retention_days", maximum=MAX_DAYS)
-        return timedelta(days=days), "requested"
-    prop = configuration.get(LOG_RETENTION_PROPERTY)
-    if prop is not None:
-        return parse_interval(prop, setting=LOG_RETENTION_PROPERTY), "table property"
-    return timedelta(days=DEFAULT_LOG_RETENTION_DAYS), "default"
+        requested = timedelta(days=days)
+    return resolve_retention(configuration, LOG_RETENTION, requested=requested)
 
 
 def policy_properties(
@@ -166,11 +167,11 @@ def policy_properties(
     """
     props = {}
     for setting, value, prop, unit in (
-        ("log_retention_days", log_retention_days, LOG_RETENTION_PROPERTY, "days"),
+        ("log_retention_days", log_retention_days, LOG_RETENTION, "days"),
         (
             "deleted_file_retention_hours",
             deleted_file_retention_hours,
-            DELETED_FILE_RETENTION_PROPERTY,
+            DELETED_FILE_RETENTION,
             "hours",
         ),
     ):
@@ -193,6 +194,7 @@ def cleanup_logs(
     now_ms: int | None = None,
     on_progress: Callable[[int, int], None] | None = None,
     model: str | None = None,
+    snapshot: Snapshot | None = None,
 ) -> LogCleanupResult:
     """Delete expired ``_delta_log`` files (by default only report them).
 
@@ -207,6 +209,8 @@ def cleanup_logs(
         now_ms: The current time in ms (None = now).
         on_progress: Called with (files done, files total) after each deletion.
         model: The dbt model, for messages.
+        snapshot: The table's latest snapshot if the caller has just read it (its log listing
+            is used too); None reads it.
 
     Returns:
         What was selected and deleted.
@@ -229,6 +233,7 @@ def cleanup_logs(
             now_ms=int(time.time() * 1000) if now_ms is None else now_ms,
             on_progress=on_progress,
             started=started,
+            snapshot=snapshot,
         )
     except Exception as err:
         audit_record(
@@ -263,9 +268,11 @@ def _cleanup(
     now_ms: int,
     on_progress: Callable[[int, int], None] | None,
     started: float,
+    snapshot: Snapshot | None,
 ) -> LogCleanupResult:
     recorded: dict[str, str] = {}
-    snapshot = read_snapshot(storage)
+    if snapshot is None:
+        snapshot = read_snapshot(storage)
     ruled = check_protocol(snapshot.protocol, Op.CLEANUP_LOGS, location=storage.root)
     if record_policy and not dry_run:
         try:
@@ -277,16 +284,17 @@ def _cleanup(
                 recorded = dict(record_policy)
                 snapshot = read_snapshot(storage)
     configuration = snapshot.metadata.configuration
-    retention, source = resolve_log_retention(configuration, retention_days)
+    retention = resolve_log_retention(configuration, retention_days)
     cutoff = expiry_cutoff_ms(now_ms, retention)
 
     def result(**kw: object) -> LogCleanupResult:
         base: dict[str, object] = {
             "location": storage.root,
+            "table_version": snapshot.version,
             "dry_run": dry_run,
             "skipped_reason": None,
-            "retention_days": retention.total_seconds() / 86400,
-            "retention_source": source,
+            "retention_days": retention.days,
+            "retention_source": retention.source,
             "cutoff_ms": cutoff,
             "last_checkpoint_version": None,
             "checkpoint_first": None,
@@ -305,12 +313,12 @@ def _cleanup(
         base.update(kw)
         return LogCleanupResult(**base)  # type: ignore[arg-type]
 
-    if configuration.get(ENABLE_CLEANUP_PROPERTY, "true").lower() == "false" and not force:
+    if configuration.get(ENABLE_EXPIRED_LOG_CLEANUP, "true").lower() == "false" and not force:
         return result(
-            skipped_reason=f"the table sets {ENABLE_CLEANUP_PROPERTY}=false; pass force to clean "
-            "it anyway"
+            skipped_reason=f"the table sets {ENABLE_EXPIRED_LOG_CLEANUP}=false; pass force to "
+            "clean it anyway"
         )
-    files = _list_log(storage)
+    files = list(snapshot.log_files)  # listed with the snapshot (again after our own commit)
     if any(name in ruled for name in IN_COMMIT_TIMESTAMP_FEATURES):
         files = commit_timestamps(storage, files, configuration)
     last = last_checkpoint_version(storage)
@@ -338,8 +346,9 @@ def _cleanup(
     )
     if any((f.version or 0) < protected_below for f in expired):
         return result(
-            skipped_reason=f"checkpointProtection: {PROTECTION_PROPERTY}={protected_below} "
-            "protects the commits and checkpoints below it; Delta truncates that history itself",
+            skipped_reason="checkpointProtection: "
+            f"{CHECKPOINT_PROTECTION_VERSION}={protected_below} protects the commits and "
+            "checkpoints below it; Delta truncates that history itself",
             last_checkpoint_version=last,
             oldest_version_kept=_oldest_readable(files),
         )
@@ -386,12 +395,12 @@ def remove_stale_staged(storage: Storage, *, latest_version: int, now_ms: int) -
 
 
 def _checkpoint_protection(configuration: dict[str, str]) -> int:
-    raw = configuration.get(PROTECTION_PROPERTY, "0")
+    raw = configuration.get(CHECKPOINT_PROTECTION_VERSION, "0")
     try:
         return int(raw)
     except ValueError as err:
         raise ConfigError(
-            setting=PROTECTION_PROPERTY,
+            setting=CHECKPOINT_PROTECTION_VERSION,
             value=raw,
             fix="The table property must be a version number; fix it with Delta.",
         ) from err
@@ -422,13 +431,13 @@ def commit_timestamps(
         (
             sfx
             for sfx in ("", "-preview")
-            if configuration.get(ICT_PROPERTY + sfx, "false").lower() == "true"
+            if configuration.get(IN_COMMIT_TIMESTAMPS + sfx, "false").lower() == "true"
         ),
         None,
     )
     if suffix is None:
         return files
-    version_property = ICT_VERSION_PROPERTY + suffix
+    version_property = IN_COMMIT_TIMESTAMP_VERSION + suffix
     try:
         since = int(configuration.get(version_property, "0"))
     except ValueError as err:

@@ -1,4 +1,10 @@
-"""Typed results of the ops: frozen dataclasses with snake_case fields, JSON-friendly."""
+"""Typed results of the ops: frozen dataclasses with snake_case fields, JSON-friendly.
+
+One vocabulary across results, history and reports: a count of things in a state is
+``num_<things>`` (``num_files``, ``num_tombstones``) and their size ``total_bytes``; a count of
+what an op did is ``<things>_<verb>`` (``files_found``, ``files_deleted``, ``files_removed``,
+``files_added``) with ``bytes_<verb>`` beside it; every duration is in seconds, ``*_s``.
+"""
 
 from __future__ import annotations
 
@@ -25,7 +31,7 @@ class TableHealth:
         num_log_files: Files directly in ``_delta_log`` (commits, checkpoints, checksums ...).
         num_tombstones: ``remove`` actions not yet expired (newer than the retention cutoff).
         deleted_file_retention_hours: The retention used for ``num_tombstones``.
-        read_ms: Time taken to read the log, in milliseconds.
+        duration_s: Seconds taken to read the log and summarise it.
     """
 
     location: str
@@ -41,7 +47,7 @@ class TableHealth:
     num_log_files: int
     num_tombstones: int
     deleted_file_retention_hours: float
-    read_ms: float
+    duration_s: float
 
     def to_dict(self) -> dict[str, Any]:
         """The result as a plain dict (for JSON, Jinja and audit records)."""
@@ -103,6 +109,7 @@ class VacuumResult:
     Attributes:
         location: The table location.
         dry_run: True when nothing was deleted.
+        table_version: The table version the cleanup read.
         table_version: The snapshot version the protected set was computed from.
         retention_hours: Retention used.
         retention_source: ``requested``, ``table property`` or ``default``.
@@ -202,6 +209,7 @@ class LogCleanupResult:
 
     location: str
     dry_run: bool
+    table_version: int
     skipped_reason: str | None
     retention_days: float
     retention_source: str
@@ -240,13 +248,13 @@ class OptimizeResult:
         skipped_reason: Why nothing was committed, if so.
         version_before: Table version planned on.
         commits: Versions of the OPTIMIZE commits written (one per partition call).
-        num_files_added: Files written.
-        num_files_removed: Files compacted away (``dataChange=false`` removes).
+        files_added: Files written.
+        files_removed: Files compacted away (``dataChange=false`` removes).
         bytes_added: Bytes written.
         bytes_removed: Bytes of the removed files.
         partitions_optimized: Partitions rewritten.
-        total_considered_files: Files the writer considered.
-        total_files_skipped: Files the writer left as they were.
+        files_considered: Files the writer considered.
+        files_skipped: Files the writer left as they were.
         duration_s: Seconds for planning and execution.
         writer: What rewrote and committed (``delta-rs compact``, ``python_ops z-order +
             delta-rs commit``, ``delta-spark``).
@@ -263,13 +271,13 @@ class OptimizeResult:
     skipped_reason: str | None
     version_before: int
     commits: tuple[int, ...]
-    num_files_added: int
-    num_files_removed: int
+    files_added: int
+    files_removed: int
     bytes_added: int
     bytes_removed: int
     partitions_optimized: int
-    total_considered_files: int
-    total_files_skipped: int
+    files_considered: int
+    files_skipped: int
     duration_s: float
     writer: str = ""
     retries: int = 0

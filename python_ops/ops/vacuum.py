@@ -15,14 +15,19 @@ import time
 from collections import defaultdict, deque
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
+from datetime import timedelta
 from itertools import islice
 from typing import Any
 
 from python_ops.delta.partitions import matching_partition_dirs
-from python_ops.delta.properties import parse_interval
+from python_ops.delta.properties import (
+    DELETED_FILE_RETENTION,
+    Retention,
+    resolve_retention,
+)
 from python_ops.delta.protocol import Op, check_protocol
 from python_ops.delta.snapshot import Snapshot, read_snapshot
-from python_ops.errors import ConfigError
+from python_ops.errors import RetentionTooShortError
 from python_ops.ops.audit import audit_record
 from python_ops.ops.results import VacuumFile, VacuumGroup, VacuumResult
 from python_ops.storage import FileEntry, Storage, open_storage
@@ -31,14 +36,7 @@ from python_ops.values import MAX_HOURS, checked_number
 
 log = logging.getLogger(__name__)
 
-RETENTION_PROPERTY = "delta.deletedFileRetentionDuration"
-DEFAULT_RETENTION_HOURS = 168.0
 OVERRIDE_SETTING = "maintenance_vacuum_allow_short_retention"
-_HOUR_MS = 3_600_000
-
-
-class RetentionTooShortError(ConfigError):
-    """A requested retention is below the table's minimum and the check was not overridden."""
 
 
 def _ancestors(path: str) -> list[str]:
@@ -46,14 +44,14 @@ def _ancestors(path: str) -> list[str]:
     return ["/".join(parts[:i]) for i in range(1, len(parts))]
 
 
-def resolve_retention(
+def vacuum_retention(
     snapshot: Snapshot,
     retention_hours: float | None,
     *,
     allow_short_retention: bool,
     model: str | None = None,
-) -> tuple[float, str, bool]:
-    """Decide the retention, applying Delta's safety check.
+) -> tuple[Retention, bool]:
+    """Decide VACUUM's retention, applying Delta's safety check.
 
     Args:
         snapshot: The table snapshot (for ``delta.deletedFileRetentionDuration``).
@@ -62,21 +60,18 @@ def resolve_retention(
         model: The dbt model, for error messages.
 
     Returns:
-        (hours, source, overridden): source is ``requested``, ``table property`` or
-        ``default``; overridden is True when the check was bypassed by the override.
+        (retention, overridden): overridden is True when the check was bypassed by the
+        override.
 
     Raises:
         ConfigError: For a negative retention or an unparsable table property.
         RetentionTooShortError: When the requested retention is below the minimum.
     """
-    prop = snapshot.metadata.configuration.get(RETENTION_PROPERTY)
-    minimum = (
-        parse_interval(prop, setting=RETENTION_PROPERTY).total_seconds() / 3600
-        if prop is not None
-        else DEFAULT_RETENTION_HOURS
-    )
+    table = resolve_retention(snapshot.metadata.configuration, DELETED_FILE_RETENTION)
+    minimum = table.hours
+    prop = snapshot.metadata.configuration.get(DELETED_FILE_RETENTION)
     if retention_hours is None:
-        return minimum, ("table property" if prop is not None else "default"), False
+        return table, False
     checked_number(retention_hours, setting="retention_hours", model=model, maximum=MAX_HOURS)
     hours = float(round(float(retention_hours)))  # Delta rounds to whole hours
     overridden = hours < minimum
@@ -86,7 +81,7 @@ def resolve_retention(
                 setting="retention_hours",
                 value=retention_hours,
                 fix=f"The minimum for table {snapshot.location} is {minimum:g} hours "
-                f"({RETENTION_PROPERTY}"
+                f"({DELETED_FILE_RETENTION}"
                 f"{'=' + prop if prop else ' default'}); files of writers that have not committed "
                 f"yet could be deleted. Request at least {minimum:g} hours, or set "
                 f"'{OVERRIDE_SETTING}: true' on the model to override.",
@@ -99,7 +94,7 @@ def resolve_retention(
             minimum,
             OVERRIDE_SETTING,
         )
-    return hours, "requested", overridden
+    return Retention(timedelta(hours=hours), "requested"), overridden
 
 
 def protected_paths(snapshot: Snapshot, cutoff_ms: int) -> set[str]:
@@ -281,6 +276,7 @@ def vacuum(
     progress_interval_s: float = 5.0,
     model: str | None = None,
     cluster_listing: bool = False,
+    snapshot: Snapshot | None = None,
 ) -> VacuumResult:
     """Delete (or, by default, only report) files the table no longer references.
 
@@ -301,6 +297,7 @@ def vacuum(
         model: The dbt model, for error messages.
         cluster_listing: On object stores, list the table's prefixes in Spark tasks on the
             session's executors instead of on local threads (for very large tables).
+        snapshot: The table's latest snapshot if the caller has just read it; None reads it.
 
     Returns:
         What was found and deleted, with every selected path.
@@ -322,13 +319,14 @@ def vacuum(
         "partition_filter": partition_filter,
     }
     try:
-        snapshot = read_snapshot(storage)
+        if snapshot is None:
+            snapshot = read_snapshot(storage)
         check_protocol(snapshot.protocol, Op.VACUUM, location=storage.root)
-        hours, source, overridden = resolve_retention(
+        retention, overridden = vacuum_retention(
             snapshot, retention_hours, allow_short_retention=allow_short_retention, model=model
         )
         now = int(time.time() * 1000) if now_ms is None else now_ms
-        cutoff = now - int(hours * _HOUR_MS)
+        cutoff = retention.cutoff_ms(now)
         roots: list[str] = [""]
         if partition_filter is not None:
             roots = matching_partition_dirs(storage, snapshot, partition_filter, model=model)
@@ -360,8 +358,8 @@ def vacuum(
             location=storage.root,
             dry_run=dry_run,
             table_version=snapshot.version,
-            retention_hours=hours,
-            retention_source=source,
+            retention_hours=retention.hours,
+            retention_source=retention.source,
             retention_check_overridden=overridden,
             cutoff_ms=cutoff,
             partition_filter=partition_filter,

@@ -23,7 +23,7 @@ from dbt.adapters.sparkdelta.incremental import string_literal
 from dbt.adapters.sparkdelta.python_models import SessionPythonJobHelper, model_location
 from python_ops.delta.snapshot import read_snapshot
 from python_ops.errors import MaintenanceError, TableNotFoundError
-from python_ops.maintenance.config import check_ops
+from python_ops.maintenance.registry import Status, check_ops
 from python_ops.maintenance.report import render_report, report_rows
 from python_ops.maintenance.runner import Maintainer
 from python_ops.maintenance.selection import select_targets
@@ -580,13 +580,13 @@ class SparkDeltaAdapter(SparkAdapter):
             return ""
         maintainer = self._maintainer(history, invocation_id, "maintenance post-hook")
         outcomes = maintainer.maintain_model(targets[0])
-        ran = [o for o in outcomes if o.status in ("succeeded", "failed")]
+        ran = [o for o in outcomes if o.ran]
         if ran:
             self._register_history(history)
-        failed = [o for o in ran if o.status == "failed"]
+        failed = [o for o in ran if o.status is Status.FAILED]
         if failed and targets[0].config.on_error == "fail":
             raise DbtRuntimeError(
-                "; ".join(f"maintenance {o.op} of {o.model} failed: {o.reason}" for o in failed)
+                "; ".join(f"maintenance {o.op} of {o.model} failed: {o.detail}" for o in failed)
             )
         return ", ".join(f"{o.op} {o.status}" for o in ran)
 

@@ -24,12 +24,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from python_ops.delta.actions import AddFile
-from python_ops.delta.snapshot import read_snapshot
+from python_ops.delta.snapshot import Snapshot, read_snapshot
 from python_ops.delta.writer import open_delta
 from python_ops.errors import OptimizeConflictError, WriterError
 from python_ops.ops.audit import audit_record
 from python_ops.ops.log_cleanup import remove_stale_staged
 from python_ops.ops.optimize.plan import (
+    DEFAULT_MIN_SMALL_FILES,
     Filter,
     OptimizePlan,
     PartitionPlan,
@@ -209,7 +210,9 @@ def _execute(
     from deltalake.exceptions import CommitFailedError, DeltaError
 
     storage = open_storage(plan.location)
-    snapshot = read_snapshot(storage, version=plan.version)
+    snapshot = plan.snapshot
+    if snapshot is None or snapshot.version != plan.version:
+        snapshot = read_snapshot(storage, version=plan.version)
     files_by_path = {f.relative_path: f for f in snapshot.files}
     if plan.zorder_by:
         check_supported(snapshot.metadata.configuration, list(snapshot.files))
@@ -280,12 +283,13 @@ def optimize(
     where: str | None = None,
     full: bool = False,
     target_size_bytes: int | None = None,
-    min_small_files: int = 2,
+    min_small_files: int = DEFAULT_MIN_SMALL_FILES,
     dry_run: bool = False,
     max_retries: int = 1,
     max_concurrent_tasks: int | None = None,
     spark: Any = None,
     model: str | None = None,
+    snapshot: Snapshot | None = None,
 ) -> OptimizeResult:
     """Plan and run OPTIMIZE (compaction, or Z-order when ``zorder_by`` is given).
 
@@ -302,6 +306,7 @@ def optimize(
         max_concurrent_tasks: delta-rs writer parallelism (None: number of CPUs).
         spark: A Spark session; when it has delta-spark, delta-spark executes the plan.
         model: The dbt model, for messages.
+        snapshot: The table's latest snapshot if the caller has just read it; None reads it.
 
     Returns:
         The plan and what was committed.
@@ -322,6 +327,7 @@ def optimize(
             target_size_bytes=target_size_bytes,
             min_small_files=min_small_files,
             model=model,
+            snapshot=snapshot,
         )
     except Exception as err:
         audit_record(
@@ -405,13 +411,13 @@ def execute(
         skipped_reason=None if plan.work else "nothing worth rewriting in scope",
         version_before=plan.version,
         commits=tuple(o.version for o in outcomes if o.version is not None),
-        num_files_added=sum(o.files_added for o in outcomes),
-        num_files_removed=sum(o.files_removed for o in outcomes),
+        files_added=sum(o.files_added for o in outcomes),
+        files_removed=sum(o.files_removed for o in outcomes),
         bytes_added=sum(o.bytes_added for o in outcomes),
         bytes_removed=sum(o.bytes_removed for o in outcomes),
         partitions_optimized=sum(o.partitions for o in outcomes if o.version is not None),
-        total_considered_files=sum(o.considered for o in outcomes),
-        total_files_skipped=sum(o.skipped for o in outcomes),
+        files_considered=sum(o.considered for o in outcomes),
+        files_skipped=sum(o.skipped for o in outcomes),
         duration_s=time.perf_counter() - started,
         writer=writer,
         retries=retries,

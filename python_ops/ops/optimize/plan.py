@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from python_ops.delta.actions import AddFile
 from python_ops.delta.partition_scope import parse_scope
+from python_ops.delta.properties import INDEXED_COLUMNS, STATS_COLUMNS, TARGET_FILE_SIZE
 from python_ops.delta.protocol import Op, check_protocol
 from python_ops.delta.snapshot import Snapshot, commit_actions, commit_versions, read_snapshot
 from python_ops.errors import ConfigError
@@ -22,10 +23,10 @@ from python_ops.values import checked_number
 
 Filter = tuple[str, str, Any]  # a delta-rs partition filter: (column, operator, value)
 OPERATION_MARKER = "python_ops.operation"  # our Z-order commits (python_ops.ops.optimize.zorder)
+# A partition is compacted once it has this many small files (the one default, also of the
+# per-model setting maintenance_min_small_files): fewer would rewrite after every small append.
+DEFAULT_MIN_SMALL_FILES = 10
 ENGINE_DEFAULT_TARGET_BYTES = 100 * 1024 * 1024  # delta-rs's default target file size
-TARGET_PROPERTY = "delta.targetFileSize"
-STATS_COLUMNS_PROPERTY = "delta.dataSkippingStatsColumns"
-INDEXED_COLS_PROPERTY = "delta.dataSkippingNumIndexedCols"
 
 
 @dataclass(frozen=True)
@@ -85,6 +86,7 @@ class OptimizePlan:
         since_version: Version of the last OPTIMIZE of the same kind, for incremental scope.
         where: The partition predicate, if any.
         partitions: Plans of the partitions in scope.
+        snapshot: The snapshot planned on, handed to the executor (not part of the plan's data).
     """
 
     location: str
@@ -97,6 +99,7 @@ class OptimizePlan:
     since_version: int | None
     where: str | None
     partitions: tuple[PartitionPlan, ...]
+    snapshot: Snapshot | None = field(default=None, repr=False, compare=False)
 
     @property
     def work(self) -> tuple[PartitionPlan, ...]:
@@ -162,9 +165,9 @@ def stats_columns(snapshot: Snapshot) -> list[str]:
     """Columns Delta collects min/max statistics for (its data-skipping rule)."""
     config = snapshot.metadata.configuration
     names = [f["name"] for f in snapshot.metadata.schema_fields()]
-    if STATS_COLUMNS_PROPERTY in config:
-        return [c.strip().strip("`") for c in config[STATS_COLUMNS_PROPERTY].split(",")]
-    limit = int(config.get(INDEXED_COLS_PROPERTY, "32"))
+    if STATS_COLUMNS in config:
+        return [c.strip().strip("`") for c in config[STATS_COLUMNS].split(",")]
+    limit = int(config.get(INDEXED_COLUMNS, "32"))
     return names if limit < 0 else names[:limit]
 
 
@@ -253,7 +256,7 @@ def plan_optimize(
     where: str | None = None,
     full: bool = False,
     target_size_bytes: int | None = None,
-    min_small_files: int = 2,
+    min_small_files: int = DEFAULT_MIN_SMALL_FILES,
     model: str | None = None,
     snapshot: Snapshot | None = None,
 ) -> OptimizePlan:
@@ -290,8 +293,8 @@ def plan_optimize(
     target: Any
     if target_size_bytes is not None:
         target, source = target_size_bytes, "requested"
-    elif TARGET_PROPERTY in meta.configuration:
-        target, source = meta.configuration[TARGET_PROPERTY], "table property"
+    elif TARGET_FILE_SIZE in meta.configuration:
+        target, source = meta.configuration[TARGET_FILE_SIZE], "table property"
     else:
         target, source = ENGINE_DEFAULT_TARGET_BYTES, "engine default"
     setting = "delta.targetFileSize" if source == "table property" else "target_size_bytes"
@@ -343,6 +346,7 @@ def plan_optimize(
         since_version=since,
         where=where,
         partitions=tuple(plans),
+        snapshot=snapshot,
     )
 
 

@@ -38,7 +38,11 @@ from python_ops.delta.actions import AddFile
 from python_ops.delta.snapshot import commit_actions, commit_versions
 from python_ops.delta.stats import delta_stats
 from python_ops.delta.writer import open_delta
-from python_ops.errors import DeltaLogError, MaintenanceError, StorageError
+from python_ops.errors import (
+    DeltaLogError,
+    StorageError,
+    ZOrderUnsupportedError,
+)
 from python_ops.ops.optimize.plan import OPERATION_MARKER
 from python_ops.storage import Storage, open_storage
 
@@ -109,10 +113,6 @@ def zorder_sort(table: pa.Table, columns: list[str]) -> pa.Table:
 
 
 RUN_MARKER = "python_ops.run"
-
-
-class ZOrderUnsupportedError(MaintenanceError):
-    """The table uses a feature our Z-order rewrite does not read or write faithfully."""
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,76 @@
+"""The runner on real tables: one read of the log per decision, outcomes as enums."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from python_ops.delta.snapshot import snapshot_reads
+from python_ops.maintenance.config import parse_config
+from python_ops.maintenance.registry import OPS, Reason, Status
+from python_ops.maintenance.runner import Maintainer
+from python_ops.maintenance.targets import ModelTarget
+from tests.optimize_helpers import events_table
+from tests.vacuum_helpers import content
+
+
+def _target(path: Path, **config: object) -> ModelTarget:
+    settings = {"maintenance_min_small_files": 2, **config}
+    return ModelTarget("events", str(path), parse_config("events", settings))
+
+
+def test_deciding_and_running_every_op_reads_the_log_once(tmp_path: Path, sail_spark) -> None:
+    table = tmp_path / "events"
+    events_table(sail_spark, table, batches=3)
+    before = content(table)
+    maintainer = Maintainer(spark=sail_spark, history=None, invocation_id="t")
+    reads = snapshot_reads(str(table))
+    outcomes = maintainer.maintain_model(_target(table), only_due=False, dry_run=True)
+    assert [o.op for o in outcomes] == list(OPS)
+    assert all(o.status is Status.SUCCEEDED for o in outcomes), outcomes
+    assert snapshot_reads(str(table)) - reads == 1
+    assert content(table) == before
+
+
+def test_after_an_op_commits_the_next_op_reads_the_new_snapshot(tmp_path: Path, sail_spark) -> None:
+    table = tmp_path / "events"
+    events_table(sail_spark, table, batches=3)
+    before = content(table)
+    maintainer = Maintainer(spark=sail_spark, history=None, invocation_id="t")
+    reads = snapshot_reads(str(table))
+    outcomes = {o.op: o for o in maintainer.maintain_model(_target(table), only_due=True)}
+    assert outcomes["optimize"].status is Status.SUCCEEDED
+    assert outcomes["optimize"].reason is Reason.DUE
+    assert outcomes["optimize"].files_removed == 6
+    assert outcomes["optimize"].files_added == 2
+    # one read decides (and serves VACUUM and OPTIMIZE); OPTIMIZE committed, so log cleanup,
+    # had it been due, would read once more; it is not due (no checkpoint), so no more reads
+    assert outcomes["vacuum"].reason is Reason.NOT_DUE
+    assert outcomes["cleanup_logs"].reason is Reason.NOT_DUE
+    assert snapshot_reads(str(table)) - reads == 1
+    assert content(table) == before
+
+
+def test_disabled_and_too_soon_are_reasons_not_prose(tmp_path: Path, sail_spark) -> None:
+    table = tmp_path / "events"
+    events_table(sail_spark, table, batches=1)
+    maintainer = Maintainer(spark=sail_spark, history=None, invocation_id="t")
+    target = _target(table, maintenance_vacuum_enabled=False)
+    outcomes = {o.op: o for o in maintainer.maintain_model(target, only_due=False)}
+    assert outcomes["vacuum"].status is Status.NOT_DUE
+    assert outcomes["vacuum"].reason is Reason.DISABLED
+    assert outcomes["vacuum"].detail == "disabled by maintenance_vacuum_enabled"
+    assert outcomes["optimize"].reason is Reason.REQUESTED  # run although not due
+
+
+def test_an_op_after_a_commit_reads_the_log_again(tmp_path: Path, sail_spark) -> None:
+    table = tmp_path / "events"
+    events_table(sail_spark, table, batches=3)
+    before = content(table)
+    maintainer = Maintainer(spark=sail_spark, history=None, invocation_id="t")
+    reads = snapshot_reads(str(table))
+    outcomes = maintainer.maintain_model(_target(table), only_due=False)
+    assert [(o.op, o.status) for o in outcomes] == [(op, Status.SUCCEEDED) for op in OPS]
+    # the decision's read serves VACUUM and OPTIMIZE; log cleanup runs after OPTIMIZE's commit
+    # and reads the new snapshot once (the model sets no retention, so none is recorded)
+    assert snapshot_reads(str(table)) - reads == 2
+    assert content(table) == before
