@@ -34,9 +34,9 @@ def test_zorder_clusters_every_column_and_keeps_content(tmp_path: Path, sail_spa
     )
 
     assert result.writer == WRITER_ZORDER
-    assert result.num_files_removed == files_before == 16
+    assert result.files_removed == files_before == 16
     files_after = len(read_snapshot(str(table)).files)
-    assert files_after == result.num_files_added >= 30
+    assert files_after == result.files_added >= 30
     assert content(table) == before
     assert engine_content(sail_spark, table)[0] == before[0]
     assert sail_spark.sql(f"select count(*) c from {name}").collect()[0]["c"] == before[0]

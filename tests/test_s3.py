@@ -138,12 +138,12 @@ def test_optimize_on_s3_compacts_and_zorders_with_content_kept(s3: S3Bucket) -> 
     uri = small_file_table(s3, "tables/small")
     before = s3_content(s3, uri)
     compacted = optimize(uri, min_small_files=2)
-    assert compacted.num_files_removed == 16
-    assert compacted.num_files_added == 2
+    assert compacted.files_removed == 16
+    assert compacted.files_added == 2
     assert s3_content(s3, uri) == before
     zordered = optimize(uri, zorder_by=["id"], full=True)
     assert zordered.commits
-    assert zordered.num_files_removed == 2
+    assert zordered.files_removed == 2
     assert s3_content(s3, uri) == before
     assert len(DeltaTable(uri, storage_options=delta_options(s3.endpoint)).file_uris()) == 2
 
@@ -163,7 +163,7 @@ def test_ops_finish_through_throttling_and_5xx(
         assert result.files_deleted == 40
         assert result.delete_failures == 0
         optimized = optimize(uri, min_small_files=2)
-        assert optimized.num_files_added == 2
+        assert optimized.files_added == 2
         logs = cleanup_logs(uri, retention_days=1, dry_run=False, now_ms=now + 2 * DAY_MS)
         assert logs.delete_failures == 0
         assert proxy.stats()["failed"] > 5  # faults were injected and retried

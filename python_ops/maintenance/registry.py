@@ -1,0 +1,344 @@
+"""The op registry: each maintenance op declared once.
+
+An ``OpSpec`` says which settings belong to the op (``settings``, from ``config``), how it
+decides it is due from the table's snapshot (``due``), how the runner runs it for a model
+(``run``) and how its result maps to the counts that history and reports keep (``OpCounts``),
+and how a direct call with explicit options runs it (``invoke``: the CLI and the adapter). The
+runner, ``due``, the CLI, the adapter and the report iterate over ``REGISTRY``; nothing else
+lists the ops.
+"""
+
+from __future__ import annotations
+
+import difflib
+import inspect
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+from python_ops.delta.log_files import LogFileKind
+from python_ops.delta.snapshot import Snapshot
+from python_ops.errors import ConfigError
+from python_ops.maintenance.config import SETTINGS, Setting
+from python_ops.maintenance.targets import ModelTarget
+from python_ops.ops.log_cleanup import (
+    cleanup_logs,
+    expiry_cutoff_ms,
+    policy_properties,
+    resolve_log_retention,
+)
+from python_ops.ops.optimize import optimize, plan_optimize
+from python_ops.ops.vacuum import vacuum, vacuum_retention
+
+
+class Status(StrEnum):
+    """What happened to one op of one model."""
+
+    SUCCEEDED = "succeeded"
+    FAILED = "failed"
+    NOT_DUE = "not_due"  # not run: see the reason
+    SKIPPED = "skipped"  # not started: the run's time budget was used up
+
+
+class Reason(StrEnum):
+    """Why an op ran or did not; the outcome's ``detail`` says it in words."""
+
+    DUE = "due"  # the table needs it
+    REQUESTED = "requested"  # asked for by a run-operation or the CLI, due or not
+    NOT_DUE = "not_due"  # the table does not need it
+    DISABLED = "disabled"  # switched off by the model's config
+    TOO_SOON = "too_soon"  # its minimum interval since the last run has not passed
+    TIME_BUDGET = "time_budget"  # the run's time budget was used up
+    ERROR = "error"  # deciding or running it failed
+
+
+@dataclass(frozen=True)
+class OpCounts:
+    """What an op did, in the vocabulary of history and reports.
+
+    Attributes:
+        files_removed: Files deleted or removed from the table (or that would be, dry run).
+        bytes_removed: Their bytes.
+        files_added: Files written.
+        bytes_added: Their bytes.
+        version_before: The table version the op started from.
+        version_after: The table version after it (None when it did not read one).
+        parameters: The settings it ran with, for the history.
+    """
+
+    files_removed: int = 0
+    bytes_removed: int = 0
+    files_added: int = 0
+    bytes_added: int = 0
+    version_before: int | None = None
+    version_after: int | None = None
+    parameters: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class RunContext:
+    """What the runner hands an op besides the model.
+
+    Attributes:
+        spark: The Spark session (VACUUM selects files with it).
+        snapshot: The table's snapshot as read for the decision (None: the op reads it).
+        dry_run: Report only.
+        retention_hours: A VACUUM retention overriding the model's (still safety-checked).
+    """
+
+    spark: Any
+    snapshot: Snapshot | None
+    dry_run: bool
+    retention_hours: float | None = None
+
+
+DueCheck = Callable[[ModelTarget, Snapshot, int], tuple[bool, str]]
+Runner = Callable[[ModelTarget, RunContext], OpCounts]
+
+
+@dataclass(frozen=True)
+class OpSpec:
+    """One maintenance op, declared once.
+
+    Attributes:
+        name: The op's name (settings ``maintenance_<name>_*``, history, ``--ops``).
+        title: How people call it.
+        due: (model, snapshot, now in ms) to (due, why).
+        run: Runs it for a model with its config.
+        function: The op itself, for direct calls (``invoke``).
+        needs_spark: The op takes a ``spark`` session.
+    """
+
+    name: str
+    title: str
+    due: DueCheck
+    run: Runner
+    function: Callable[..., Any]
+    needs_spark: bool = False
+
+    @property
+    def settings(self) -> tuple[Setting, ...]:
+        """The model settings that belong to this op."""
+        return tuple(s for s in SETTINGS if s.op == self.name)
+
+    def invoke(self, location: str, *, spark: Any, model: str | None, **options: Any) -> Any:
+        """Call the op directly with explicit options (the CLI's and the adapter's calls).
+
+        Args:
+            location: The table.
+            spark: A Spark session (used by ops that need one).
+            model: The dbt model, for messages.
+            **options: The op's keyword arguments.
+
+        Returns:
+            The op's result.
+
+        Raises:
+            ConfigError: For an option the op does not take.
+        """
+        accepted = [
+            p.name
+            for p in inspect.signature(self.function).parameters.values()
+            if p.kind is inspect.Parameter.KEYWORD_ONLY and p.name not in ("spark", "model")
+        ]
+        if self.name == "cleanup_logs":
+            accepted.append("deleted_file_retention_hours")
+        for key in options:
+            if key not in accepted:
+                raise ConfigError(
+                    setting=key,
+                    value=options[key],
+                    fix=f"{self.name} takes: {', '.join(accepted)}.",
+                    model=model,
+                )
+        if self.name == "cleanup_logs":
+            options["record_policy"] = policy_properties(
+                log_retention_days=options.get("retention_days"),
+                deleted_file_retention_hours=options.pop("deleted_file_retention_hours", None),
+            )
+        if self.needs_spark:
+            options["spark"] = spark
+        return self.function(location, model=model, **options)
+
+
+def _vacuum_due(target: ModelTarget, snapshot: Snapshot, now_ms: int) -> tuple[bool, str]:
+    c = target.config
+    retention, _ = vacuum_retention(
+        snapshot,
+        c.vacuum_retention_hours,
+        allow_short_retention=c.vacuum_allow_short_retention,
+        model=c.model,
+    )
+    cutoff = retention.cutoff_ms(now_ms)
+    expired = sum(1 for t in snapshot.tombstones if t.deletion_timestamp_ms < cutoff)
+    if expired:
+        return True, f"{expired} removed file(s) older than the {retention.hours:g} h retention"
+    return False, f"no removed file older than the {retention.hours:g} h retention"
+
+
+def _run_vacuum(target: ModelTarget, ctx: RunContext) -> OpCounts:
+    c = target.config
+    retention_hours = ctx.retention_hours or c.vacuum_retention_hours
+    v = vacuum(
+        target.location,
+        spark=ctx.spark,
+        retention_hours=retention_hours,
+        allow_short_retention=c.vacuum_allow_short_retention,
+        dry_run=ctx.dry_run,
+        model=c.model,
+        snapshot=ctx.snapshot,
+    )
+    params = {
+        "retention_hours": retention_hours,
+        "allow_short_retention": c.vacuum_allow_short_retention,
+    }
+    return OpCounts(
+        files_removed=v.files_found if ctx.dry_run else v.files_deleted,
+        bytes_removed=v.bytes_found if ctx.dry_run else v.bytes_deleted,
+        version_before=v.table_version,
+        version_after=v.table_version,
+        parameters=params,
+    )
+
+
+def _optimize_due(target: ModelTarget, snapshot: Snapshot, now_ms: int) -> tuple[bool, str]:
+    c = target.config
+    plan = plan_optimize(
+        target.location,
+        snapshot=snapshot,
+        zorder_by=list(c.zorder_by),
+        target_size_bytes=c.target_file_size_bytes,
+        min_small_files=c.min_small_files,
+        model=c.model,
+    )
+    if plan.work:
+        kind = "Z-order" if plan.zorder_by else "compaction"
+        return True, (
+            f"{kind}: {plan.files_to_rewrite} file(s) in {len(plan.work)} partition(s) "
+            "worth rewriting"
+        )
+    return False, f"nothing worth rewriting (min_small_files={c.min_small_files})"
+
+
+def _run_optimize(target: ModelTarget, ctx: RunContext) -> OpCounts:
+    c = target.config
+    params: dict[str, Any] = {
+        "zorder_by": list(c.zorder_by),
+        "target_size_bytes": c.target_file_size_bytes,
+        "min_small_files": c.min_small_files,
+    }
+    o = optimize(
+        target.location,
+        zorder_by=list(c.zorder_by),
+        target_size_bytes=c.target_file_size_bytes,
+        min_small_files=c.min_small_files,
+        dry_run=ctx.dry_run,
+        model=c.model,
+        snapshot=ctx.snapshot,
+    )
+    after = max(o.commits) if o.commits else o.version_before
+    if ctx.dry_run:
+        return OpCounts(
+            files_removed=o.plan["files_to_rewrite"],
+            bytes_removed=o.plan["bytes_to_rewrite"],
+            version_before=o.version_before,
+            version_after=after,
+            parameters=params,
+        )
+    return OpCounts(
+        files_removed=o.files_removed,
+        bytes_removed=o.bytes_removed,
+        files_added=o.files_added,
+        bytes_added=o.bytes_added,
+        version_before=o.version_before,
+        version_after=after,
+        parameters=params,
+    )
+
+
+def _cleanup_logs_due(target: ModelTarget, snapshot: Snapshot, now_ms: int) -> tuple[bool, str]:
+    retention = resolve_log_retention(
+        snapshot.metadata.configuration, target.config.log_retention_days
+    )
+    if snapshot.checkpoint_version is None:
+        return False, "no checkpoint yet (commits before one are never expired)"
+    cutoff = expiry_cutoff_ms(now_ms, retention)
+    expired = sum(
+        1
+        for f in snapshot.log_files
+        if f.kind is LogFileKind.COMMIT
+        and f.version is not None
+        and f.version < snapshot.checkpoint_version
+        and f.modification_time_ms <= cutoff
+    )
+    days = f"{retention.days:g} days"
+    if expired:
+        return True, f"{expired} commit file(s) older than {days} before a checkpoint"
+    return False, f"no commit file older than {days} before a checkpoint"
+
+
+def _run_cleanup_logs(target: ModelTarget, ctx: RunContext) -> OpCounts:
+    c = target.config
+    result = cleanup_logs(
+        target.location,
+        retention_days=c.log_retention_days,
+        dry_run=ctx.dry_run,
+        record_policy=policy_properties(
+            log_retention_days=c.log_retention_days,
+            deleted_file_retention_hours=c.vacuum_retention_hours,
+        ),
+        model=c.model,
+        snapshot=ctx.snapshot,
+    )
+    return OpCounts(
+        files_removed=result.files_found if ctx.dry_run else result.files_deleted,
+        bytes_removed=result.bytes_found if ctx.dry_run else result.bytes_deleted,
+        version_before=result.table_version,
+        version_after=result.table_version,
+        parameters={
+            "retention_days": c.log_retention_days,
+            "oldest_version_kept": result.oldest_version_kept,
+        },
+    )
+
+
+REGISTRY: Mapping[str, OpSpec] = {
+    spec.name: spec
+    for spec in (
+        OpSpec("vacuum", "VACUUM", _vacuum_due, _run_vacuum, vacuum, needs_spark=True),
+        OpSpec("optimize", "OPTIMIZE", _optimize_due, _run_optimize, optimize),
+        OpSpec(
+            "cleanup_logs",
+            "expired-log cleanup",
+            _cleanup_logs_due,
+            _run_cleanup_logs,
+            cleanup_logs,
+        ),
+    )
+}
+OPS: tuple[str, ...] = tuple(REGISTRY)
+
+
+def op_spec(name: Any) -> OpSpec:
+    """The registered op called ``name``.
+
+    Raises:
+        ConfigError: For an unknown op, naming the valid ones and the nearest.
+    """
+    spec = REGISTRY.get(str(name))
+    if spec is None:
+        near = difflib.get_close_matches(str(name), OPS, n=1)
+        hint = f" Did you mean '{near[0]}'?" if near else ""
+        raise ConfigError(setting="ops", value=name, fix=f"Choose from: {', '.join(OPS)}.{hint}")
+    return spec
+
+
+def check_ops(ops: Any) -> tuple[str, ...]:
+    """Validate a list of op names (run-operation and CLI arguments); None means every op.
+
+    Raises:
+        ConfigError: For an unknown op, naming the valid ones.
+    """
+    names = [ops] if isinstance(ops, str) else list(ops or OPS)
+    return tuple(op_spec(op).name for op in names)
