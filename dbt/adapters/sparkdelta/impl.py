@@ -23,15 +23,12 @@ from dbt.adapters.sparkdelta.incremental import string_literal
 from dbt.adapters.sparkdelta.python_models import SessionPythonJobHelper, model_location
 from python_ops.delta.snapshot import read_snapshot
 from python_ops.errors import MaintenanceError, TableNotFoundError
-from python_ops.maintenance.registry import Status, check_ops
+from python_ops.maintenance.registry import Status, check_ops, op_spec
 from python_ops.maintenance.report import render_report, report_rows
 from python_ops.maintenance.runner import Maintainer
 from python_ops.maintenance.selection import select_targets
 from python_ops.maintenance.targets import targets_from_nodes
 from python_ops.ops.health import DEFAULT_SMALL_FILE_THRESHOLD_BYTES, table_health
-from python_ops.ops.log_cleanup import cleanup_logs, policy_properties
-from python_ops.ops.optimize.execute import optimize
-from python_ops.ops.vacuum import vacuum
 from python_ops.storage import delta_storage_options, open_storage
 
 _SIMPLE_TYPES = {"long": "bigint", "integer": "int", "short": "smallint", "byte": "tinyint"}
@@ -392,66 +389,53 @@ class SparkDeltaAdapter(SparkAdapter):
             raise DbtRuntimeError(f"{op} of {relation}: {err}") from err
         return {"relation": str(relation), **result.to_dict()}
 
-    @available.parse_none
-    def vacuum(
-        self,
-        relation: BaseRelation,
-        retention_hours: float | None = None,
-        dry_run: bool = True,
-        partition_filter: str | None = None,
-        allow_short_retention: bool = False,
+    def _invoke_op(
+        self, op: str, relation: BaseRelation, options: Mapping[str, Any]
     ) -> dict[str, Any]:
-        """VACUUM a model's Delta table (see ``python_ops.ops.vacuum``); a dry run by default.
+        """Run one registered op on a model's table with the caller's keyword options."""
+        try:
+            spec = op_spec(op)
+        except MaintenanceError as err:
+            raise DbtRuntimeError(str(err)) from err
+        spark = self._spark_session(op) if spec.needs_spark else None
+        return self._run_op(
+            relation,
+            op,
+            lambda location: spec.invoke(
+                location, spark=spark, model=relation.identifier, **dict(options)
+            ),
+        )
+
+    @available.parse_none
+    def vacuum(self, relation: BaseRelation, **options: Any) -> dict[str, Any]:
+        """VACUUM a model's Delta table (``python_ops.ops.vacuum.vacuum``); a dry run by default.
 
         Args:
             relation: The model's relation.
-            retention_hours: Retention; None uses the table's ``deletedFileRetentionDuration``.
-            dry_run: Report only (default True).
-            partition_filter: SQL predicate on partition columns limiting the scope.
-            allow_short_retention: The model's explicit override of the retention check.
+            **options: The op's keyword arguments (``retention_hours``, ``dry_run``,
+                ``partition_filter``, ``allow_short_retention``, ...).
 
         Returns:
             ``VacuumResult`` as a dict (with every selected path), plus ``relation``.
 
         Raises:
-            DbtRuntimeError: With the op's message when it refuses or fails.
+            DbtRuntimeError: With the op's message when it refuses or fails, or for an option
+                the op does not take.
         """
-        spark = self._spark_session("vacuum")
-        return self._run_op(
-            relation,
-            "vacuum",
-            lambda location: vacuum(
-                location,
-                spark=spark,
-                retention_hours=retention_hours,
-                dry_run=dry_run,
-                partition_filter=partition_filter,
-                allow_short_retention=allow_short_retention,
-                model=relation.identifier,
-            ),
-        )
+        return self._invoke_op("vacuum", relation, options)
 
     @available.parse_none
-    def cleanup_logs(
-        self,
-        relation: BaseRelation,
-        retention_days: float | None = None,
-        dry_run: bool = True,
-        deleted_file_retention_hours: float | None = None,
-        force: bool = False,
-    ) -> dict[str, Any]:
-        """Delete a model's expired Delta log files (see ``python_ops.ops.log_cleanup``).
+    def cleanup_logs(self, relation: BaseRelation, **options: Any) -> dict[str, Any]:
+        """Delete a model's expired Delta log files (``python_ops.ops.log_cleanup``).
 
-        The model's retention settings are recorded as the table's
-        ``delta.logRetentionDuration`` / ``delta.deletedFileRetentionDuration`` first (real
+        ``deleted_file_retention_hours`` and ``retention_days`` are recorded as the table's
+        ``delta.deletedFileRetentionDuration`` / ``delta.logRetentionDuration`` first (real
         runs only), so every engine that touches the table follows the same policy.
 
         Args:
             relation: The model's relation.
-            retention_days: The model's log retention; None uses the table's property.
-            dry_run: Report only (default True).
-            deleted_file_retention_hours: The model's VACUUM retention, recorded as a property.
-            force: Clean even when the table disables expired log cleanup.
+            **options: The op's keyword arguments (``retention_days``, ``dry_run``, ``force``,
+                ...) and ``deleted_file_retention_hours``.
 
         Returns:
             ``LogCleanupResult`` as a dict (with every selected file), plus ``relation``.
@@ -459,43 +443,16 @@ class SparkDeltaAdapter(SparkAdapter):
         Raises:
             DbtRuntimeError: With the op's message when it refuses or fails.
         """
-        return self._run_op(
-            relation,
-            "cleanup_logs",
-            lambda location: cleanup_logs(
-                location,
-                retention_days=retention_days,
-                dry_run=dry_run,
-                force=force,
-                record_policy=policy_properties(
-                    log_retention_days=retention_days,
-                    deleted_file_retention_hours=deleted_file_retention_hours,
-                ),
-                model=relation.identifier,
-            ),
-        )
+        return self._invoke_op("cleanup_logs", relation, options)
 
     @available.parse_none
-    def optimize(
-        self,
-        relation: BaseRelation,
-        zorder_by: list[str] | None = None,
-        where: str | None = None,
-        full: bool = False,
-        target_size_bytes: int | None = None,
-        min_small_files: int = 2,
-        dry_run: bool = False,
-    ) -> dict[str, Any]:
-        """OPTIMIZE a model's Delta table (see ``python_ops.ops.optimize.execute``).
+    def optimize(self, relation: BaseRelation, **options: Any) -> dict[str, Any]:
+        """OPTIMIZE a model's Delta table (``python_ops.ops.optimize.optimize``).
 
         Args:
             relation: The model's relation.
-            zorder_by: Z-order columns; None for compaction.
-            where: Predicate on partition columns.
-            full: Not only partitions changed since the last OPTIMIZE of the same kind.
-            target_size_bytes: Target file size.
-            min_small_files: Minimum small files in a partition for compaction.
-            dry_run: Only plan.
+            **options: The op's keyword arguments (``zorder_by``, ``where``, ``full``,
+                ``target_size_bytes``, ``min_small_files``, ``dry_run``, ...).
 
         Returns:
             ``OptimizeResult`` as a dict, plus ``relation``.
@@ -503,20 +460,7 @@ class SparkDeltaAdapter(SparkAdapter):
         Raises:
             DbtRuntimeError: With the op's message when it refuses or fails.
         """
-        return self._run_op(
-            relation,
-            "optimize",
-            lambda location: optimize(
-                location,
-                zorder_by=zorder_by,
-                where=where,
-                full=full,
-                target_size_bytes=target_size_bytes,
-                min_small_files=min_small_files,
-                dry_run=dry_run,
-                model=relation.identifier,
-            ),
-        )
+        return self._invoke_op("optimize", relation, options)
 
     # --- maintenance across models (post-hook and run-operations) -------------------------
 

@@ -12,7 +12,7 @@
   {%- endif -%}
   {%- if execute -%}
     {%- set built = built_relation(model, 'cleanup_logs_table') -%}
-    {%- set result = adapter.cleanup_logs(built.relation, retention_days, dry_run) -%}
+    {%- set result = adapter.cleanup_logs(built.relation, retention_days=retention_days, dry_run=dry_run) -%}
     {{ print("%s %s: %d log files, %d bytes; oldest version kept %s%s" | format(
           'would delete from' if result.dry_run else 'deleted from', result.relation,
           result.files_found if result.dry_run else result.files_deleted,

@@ -13,8 +13,9 @@
   {%- endif -%}
   {%- if execute -%}
     {%- set built = built_relation(model, 'vacuum_table') -%}
-    {%- set result = adapter.vacuum(built.relation, retention_hours, dry_run, partition_filter,
-          built.node.config.get('maintenance_vacuum_allow_short_retention', false)) -%}
+    {%- set result = adapter.vacuum(built.relation, retention_hours=retention_hours,
+          dry_run=dry_run, partition_filter=partition_filter,
+          allow_short_retention=built.node.config.get('maintenance_vacuum_allow_short_retention', false)) -%}
     {{ print("%s %s: %d files, %d bytes, %d directories (retention %s h, version %d)" | format(
           'would delete from' if result.dry_run else 'deleted from', result.relation,
           result.files_found if result.dry_run else result.files_deleted,
