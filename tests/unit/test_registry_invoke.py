@@ -10,7 +10,7 @@ from python_ops.maintenance.registry import REGISTRY, op_spec
 
 @pytest.mark.parametrize("op", list(REGISTRY))
 def test_an_option_the_op_does_not_take_is_refused_before_the_table_is_touched(op: str) -> None:
-    with pytest.raises(ConfigError, match=r"setting 'retention_hourz' has bad value 1\. .* takes: "):
+    with pytest.raises(ConfigError, match=r"'retention_hourz' has bad value 1\. .* takes: "):
         op_spec(op).invoke("/nonexistent/table", spark=None, model="m", retention_hourz=1)
 
 
