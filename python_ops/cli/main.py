@@ -11,9 +11,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from python_ops.errors import MaintenanceError, OptimizeConflictError
+from python_ops.maintenance.registry import op_spec
 from python_ops.ops.health import table_health
 from python_ops.ops.optimize.plan import DEFAULT_MIN_SMALL_FILES
-from python_ops.ops.results import OptimizeResult, VacuumResult, to_dict
+from python_ops.ops.results import LogCleanupResult, OptimizeResult, VacuumResult, to_dict
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -169,16 +170,16 @@ def run(argv: Sequence[str] | None = None) -> int:
 
 
 def _run_vacuum(args: Any, spark: Any) -> int:
-    from python_ops.ops.vacuum import vacuum
     from python_ops.spark_sessions import SailEngine, classic_session
 
     sail = SailEngine() if spark is None and args.engine == "embedded" else None
     if spark is None:
         spark = sail.spark if sail else classic_session()
     try:
-        result = vacuum(
+        result: VacuumResult = op_spec("vacuum").invoke(
             args.table,
             spark=spark,
+            model=None,
             retention_hours=args.retention_hours,
             dry_run=args.dry_run,
             partition_filter=args.partition_filter,
@@ -197,10 +198,10 @@ def _run_vacuum(args: Any, spark: Any) -> int:
 
 
 def _run_cleanup_logs(args: Any) -> int:
-    from python_ops.ops.log_cleanup import cleanup_logs
-
-    result = cleanup_logs(
+    result: LogCleanupResult = op_spec("cleanup_logs").invoke(
         args.table,
+        spark=None,
+        model=None,
         retention_days=args.retention_days,
         dry_run=args.dry_run,
         checkpoint_if_needed=not args.no_checkpoint,
@@ -223,7 +224,6 @@ def _run_cleanup_logs(args: Any) -> int:
 
 
 def _run_optimize(args: Any) -> int:
-    from python_ops.ops.optimize.execute import optimize
     from python_ops.ops.optimize.plan import plan_optimize
 
     columns = [c.strip() for c in args.zorder_by.split(",")] if args.zorder_by else None
@@ -238,7 +238,9 @@ def _run_optimize(args: Any) -> int:
         print(plan_optimize(args.table, **options).describe())
         return 0
     try:
-        result = optimize(args.table, dry_run=args.dry_run, **options)
+        result: OptimizeResult = op_spec("optimize").invoke(
+            args.table, spark=None, model=None, dry_run=args.dry_run, **options
+        )
     except OptimizeConflictError as err:
         # a conflict is not bad input: report what was committed and left behind, exit 1
         print(f"error: {err}", file=sys.stderr)

@@ -142,8 +142,6 @@ class OpSpec:
             for p in inspect.signature(self.function).parameters.values()
             if p.kind is inspect.Parameter.KEYWORD_ONLY and p.name not in ("spark", "model")
         ]
-        if self.name == "cleanup_logs":
-            accepted.append("deleted_file_retention_hours")
         for key in options:
             if key not in accepted:
                 raise ConfigError(
@@ -152,11 +150,6 @@ class OpSpec:
                     fix=f"{self.name} takes: {', '.join(accepted)}.",
                     model=model,
                 )
-        if self.name == "cleanup_logs":
-            options["record_policy"] = policy_properties(
-                log_retention_days=options.get("retention_days"),
-                deleted_file_retention_hours=options.pop("deleted_file_retention_hours", None),
-            )
         if self.needs_spark:
             options["spark"] = spark
         return self.function(location, model=model, **options)

@@ -29,6 +29,7 @@ from python_ops.maintenance.runner import Maintainer
 from python_ops.maintenance.selection import select_targets
 from python_ops.maintenance.targets import targets_from_nodes
 from python_ops.ops.health import DEFAULT_SMALL_FILE_THRESHOLD_BYTES, table_health
+from python_ops.ops.log_cleanup import policy_properties
 from python_ops.storage import delta_storage_options, open_storage
 
 _SIMPLE_TYPES = {"long": "bigint", "integer": "int", "short": "smallint", "byte": "tinyint"}
@@ -443,7 +444,12 @@ class SparkDeltaAdapter(SparkAdapter):
         Raises:
             DbtRuntimeError: With the op's message when it refuses or fails.
         """
-        return self._invoke_op("cleanup_logs", relation, options)
+        policy = policy_properties(
+            log_retention_days=options.get("retention_days"),
+            deleted_file_retention_hours=options.get("deleted_file_retention_hours"),
+        )
+        chosen = {k: v for k, v in options.items() if k != "deleted_file_retention_hours"}
+        return self._invoke_op("cleanup_logs", relation, {**chosen, "record_policy": policy})
 
     @available.parse_none
     def optimize(self, relation: BaseRelation, **options: Any) -> dict[str, Any]:
