@@ -16,9 +16,9 @@ from deltalake import DeltaTable, Field
 from deltalake.schema import PrimitiveType
 
 from dbt.adapters.sparkdelta import incremental
-from dbt.adapters.sparkdelta import maintenance as bridge
 from dbt.adapters.sparkdelta.connections import SparkDeltaConnectionManager
 from dbt.adapters.sparkdelta.engine import EmbeddedEngine, location_from_information
+from dbt.adapters.sparkdelta.history_stores import history_store
 from dbt.adapters.sparkdelta.incremental import string_literal
 from dbt.adapters.sparkdelta.python_models import SessionPythonJobHelper, model_location
 from python_ops.delta.snapshot import read_snapshot
@@ -483,7 +483,7 @@ class SparkDeltaAdapter(SparkAdapter):
 
     def _maintainer(self, history: dict[str, Any], invocation_id: str, op: str) -> Maintainer:
         location = self._history_location(history)
-        store = bridge.history_store(location)
+        store = history_store(location)
         return Maintainer(
             spark=self._spark_session(op), history=store, invocation_id=str(invocation_id)
         )
@@ -593,6 +593,6 @@ class SparkDeltaAdapter(SparkAdapter):
         """Per model: health, reclaimable bytes, last run of each op; as a printed table."""
         targets, paths = self._targets(nodes)
         chosen = select_targets(targets, select=select, exclude=exclude, paths=paths)
-        store = bridge.history_store(self._history_location(history or {}))
+        store = history_store(self._history_location(history or {}))
         rows = report_rows(chosen, spark=self._spark_session("maintenance_report"), history=store)
         return render_report(rows)

@@ -1,4 +1,4 @@
-"""Bridge from the adapter to ``python_ops`` maintenance (thin: no op logic here)."""
+"""One maintenance history store per history location per process (each caches its last runs)."""
 
 from __future__ import annotations
 
