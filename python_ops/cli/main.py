@@ -21,9 +21,10 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m python_ops", description=__doc__)
     parser.add_argument(
         "--engine",
-        choices=("embedded", "classic"),
-        default="embedded",
-        help="Spark for ops that need one: embedded Sail (default) or local classic Spark",
+        choices=("in-process", "embedded", "classic"),
+        default="in-process",
+        help="where VACUUM's selection runs: in this process on Arrow (default, no engine "
+        "started), the embedded Sail engine, or local classic Spark",
     )
     sub = parser.add_subparsers(dest="op", required=True)
 
@@ -172,8 +173,9 @@ def run(argv: Sequence[str] | None = None) -> int:
 def _run_vacuum(args: Any, spark: Any) -> int:
     from python_ops.spark_sessions import SailEngine, classic_session
 
-    sail = SailEngine() if spark is None and args.engine == "embedded" else None
-    if spark is None:
+    wants_spark = args.engine != "in-process" or args.cluster_listing
+    sail = SailEngine() if spark is None and wants_spark and args.engine != "classic" else None
+    if spark is None and wants_spark:
         spark = sail.spark if sail else classic_session()
     try:
         result: VacuumResult = op_spec("vacuum").invoke(
@@ -186,6 +188,7 @@ def _run_vacuum(args: Any, spark: Any) -> int:
             allow_short_retention=args.allow_short_retention,
             max_workers=args.workers,
             cluster_listing=args.cluster_listing,
+            engine="in_process" if args.engine == "in-process" else "spark",
         )
     finally:
         if sail:

@@ -16,7 +16,14 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from python_ops.delta.actions import AddFile, CommitInfo, RemoveFile, optional_int, require_str
+from python_ops.delta.actions import (
+    AddFile,
+    CommitInfo,
+    RemoveFile,
+    optional_int,
+    relativize,
+    require_str,
+)
 from python_ops.delta.log_files import (
     LAST_CHECKPOINT,
     LOG_DIR,
@@ -143,10 +150,95 @@ def _json_lines(data: bytes, where: str) -> Iterator[tuple[At, dict[str, Any]]]:
         yield (where, "line", number), action
 
 
+_ADD_TYPES = {
+    "path": "string",
+    "size": "int64",
+    "modificationTime": "int64",
+    "partitionValues": "map<string, string>",
+    "stats": "string",
+}
+
+
+def _well_formed_adds(column: Any, root: str) -> list[tuple[int, AddFile]] | None:
+    """A checkpoint's ``add`` rows parsed column by column, or None to parse row by row.
+
+    The column-wise path takes only what needs no per-row judgement: the expected Arrow types,
+    no deletion vectors, and every required field present and non-negative. Anything else
+    (including every malformed row) goes through ``AddFile.parse``, which names the problem.
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    struct = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
+    fields = {struct.type.field(i).name: i for i in range(struct.type.num_fields)}
+    if "deletionVector" in fields:
+        dv = struct.field(fields["deletionVector"])
+        if dv.null_count < len(dv):
+            return None
+    for name, kind in _ADD_TYPES.items():
+        if name not in fields:
+            continue
+        field_type = struct.type.field(fields[name]).type
+        if pa.types.is_map(field_type):  # its string names the entries field: compare parts
+            field_type = f"map<{field_type.key_type}, {field_type.item_type}>"
+        if str(field_type) != kind:
+            return None
+    if not all(name in fields for name in ("path", "size", "modificationTime", "partitionValues")):
+        return None
+    rows = pc.and_(struct.is_valid(), struct.field(fields["path"]).is_valid())
+    adds = struct.filter(rows)
+    size = adds.field(fields["size"])
+    mtime = adds.field(fields["modificationTime"])
+    values = adds.field(fields["partitionValues"])
+    paths = adds.field(fields["path"])
+    if size.null_count or mtime.null_count or values.null_count:
+        return None
+    # true_count, not pc.any(...).as_py(): that imports pandas (0.2 s)
+    if len(adds) and (
+        pc.min(size).as_py() < 0 or pc.min(mtime).as_py() < 0 or pc.equal(paths, "").true_count
+    ):
+        return None
+    stats = adds.field(fields["stats"]).to_pylist() if "stats" in fields else [None] * len(adds)
+    indexes = pc.indices_nonzero(rows).to_pylist()
+    # A plain relative path is its own relative path; anything that may need decoding or
+    # normalising (a scheme, '%', '//', a leading '/' or '.', '/.') goes through relativize.
+    special = pc.or_(
+        pc.match_substring_regex(paths, r"[:%]|//|/\.|^[/.]"), pc.is_null(paths)
+    ).to_pylist()
+    return [
+        (
+            index,
+            AddFile(
+                path=path,
+                relative_path=relativize(path, root) if odd else path,
+                size_bytes=size_bytes,
+                modification_time_ms=mtime_ms,
+                partition_values=dict(pairs),
+                deletion_vector=None,
+                stats=stat,
+            ),
+        )
+        for index, path, odd, size_bytes, mtime_ms, pairs, stat in zip(
+            indexes,
+            paths.to_pylist(),
+            special,
+            size.to_pylist(),
+            mtime.to_pylist(),
+            values.to_pylist(),
+            stats,
+            strict=True,
+        )
+    ]
+
+
 def _read_parquet_actions(
-    data: bytes, where: str, *, with_stats: bool = False
+    data: bytes, where: str, *, with_stats: bool = False, root: str | None = None
 ) -> Iterator[tuple[At, dict[str, Any]]]:
-    """Yield (location, single-key action dict) from a checkpoint or sidecar parquet file."""
+    """Yield (location, single-key action dict) from a checkpoint or sidecar parquet file.
+
+    With ``root`` (the table root, for relative paths), well-formed ``add`` rows come back
+    already parsed: an ``AddFile`` under ``"add"``.
+    """
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -176,6 +268,12 @@ def _read_parquet_actions(
         # release needs the GIL) after read() returns; when that lands during interpreter exit
         # the worker dies inside a C++ destructor: std::terminate, SIGABRT, exit 134.
         table = pf.read(columns=[f"{kind}.{n}" for n in names], use_threads=False)
+        if kind == "add" and root is not None:
+            parsed = _well_formed_adds(table.column(kind), root)
+            if parsed is not None:
+                for row, add in parsed:
+                    yield (where, "row", row), {kind: add}
+                continue
         for row, values in enumerate(table.column(kind).to_pylist()):
             if values is None or ("path" in values and values["path"] is None):
                 continue
@@ -198,7 +296,7 @@ class _Replay:
         """Apply one action read at ``at`` (file and line, for errors)."""
         try:
             if (raw := action.get("add")) is not None:
-                add = AddFile.parse(raw, self.root)
+                add = raw if isinstance(raw, AddFile) else AddFile.parse(raw, self.root)
                 key = add.key
                 self.files[key] = add
                 self.tombstones.pop(key, None)
@@ -335,12 +433,14 @@ def read_snapshot(
     replay = _Replay(root)
     if start is not None:
         for part in checkpoints[start]:
-            for at, action in _checkpoint_actions(storage, part, with_stats=with_stats):
+            for at, action in _checkpoint_actions(
+                storage, part, with_stats=with_stats, parse_adds=True
+            ):
                 replay.apply(at, action)
         for sidecar in replay.sidecars:
             data = storage.read_bytes(f"{SIDECAR_DIR}/{sidecar}")
             where = f"{root}/{SIDECAR_DIR}/{sidecar}"
-            for at, action in _read_parquet_actions(data, where, with_stats=with_stats):
+            for at, action in _read_parquet_actions(data, where, with_stats=with_stats, root=root):
                 replay.apply(at, action)
     first = 0 if start is None else start + 1
     missing = [v for v in range(first, target + 1) if v not in commits]
@@ -430,13 +530,14 @@ def checkpoint_sidecars(storage: Storage, part: LogFile) -> list[str]:
 
 
 def _checkpoint_actions(
-    storage: Storage, part: LogFile, *, with_stats: bool = False
+    storage: Storage, part: LogFile, *, with_stats: bool = False, parse_adds: bool = False
 ) -> Iterator[tuple[At, dict[str, Any]]]:
     data = storage.read_bytes(part.path)
     where = f"{storage.root}/{part.path}"
     if part.name.endswith(".json"):
         return _json_lines(data, where)
-    return _read_parquet_actions(data, where, with_stats=with_stats)
+    root = storage.root if parse_adds else None
+    return _read_parquet_actions(data, where, with_stats=with_stats, root=root)
 
 
 def read_history(location: str | Storage, *, limit: int | None = None) -> list[CommitInfo]:

@@ -28,8 +28,8 @@ from python_ops.ops.log_cleanup import (
     policy_properties,
     resolve_log_retention,
 )
-from python_ops.ops.optimize import optimize, plan_optimize
 from python_ops.ops.vacuum import vacuum, vacuum_retention
+from python_ops.spark_sessions import DeltaSql
 
 
 class Status(StrEnum):
@@ -85,12 +85,15 @@ class RunContext:
         snapshot: The table's snapshot as read for the decision (None: the op reads it).
         dry_run: Report only.
         retention_hours: A VACUUM retention overriding the model's (still safety-checked).
+        sql: Where Delta's own SQL would run (OPTIMIZE goes there when it has Delta); None:
+            delta-rs in this process.
     """
 
     spark: Any
     snapshot: Snapshot | None
     dry_run: bool
     retention_hours: float | None = None
+    sql: DeltaSql | None = None
 
 
 DueCheck = Callable[[ModelTarget, Snapshot, int], tuple[bool, str]]
@@ -106,29 +109,41 @@ class OpSpec:
         title: How people call it.
         due: (model, snapshot, now in ms) to (due, why).
         run: Runs it for a model with its config.
-        function: The op itself, for direct calls (``invoke``).
+        load: Returns the op function, for direct calls (``invoke``); imported on first use so
+            that a command needing one op does not load the others.
         needs_spark: The op takes a ``spark`` session.
+        takes_sql: The op can hand its work to Delta's own SQL (``sql``).
     """
 
     name: str
     title: str
     due: DueCheck
     run: Runner
-    function: Callable[..., Any]
+    load: Callable[[], Callable[..., Any]]
     needs_spark: bool = False
+    takes_sql: bool = False
 
     @property
     def settings(self) -> tuple[Setting, ...]:
         """The model settings that belong to this op."""
         return tuple(s for s in SETTINGS if s.op == self.name)
 
-    def invoke(self, location: str, *, spark: Any, model: str | None, **options: Any) -> Any:
+    def invoke(
+        self,
+        location: str,
+        *,
+        spark: Any,
+        model: str | None,
+        sql: DeltaSql | None = None,
+        **options: Any,
+    ) -> Any:
         """Call the op directly with explicit options (the CLI's and the adapter's calls).
 
         Args:
             location: The table.
             spark: A Spark session (used by ops that need one).
             model: The dbt model, for messages.
+            sql: Where Delta's own SQL would run (used by ops that can hand work to it).
             **options: The op's keyword arguments.
 
         Returns:
@@ -137,10 +152,11 @@ class OpSpec:
         Raises:
             ConfigError: For an option the op does not take.
         """
+        function = self.load()
         accepted = [
             p.name
-            for p in inspect.signature(self.function).parameters.values()
-            if p.kind is inspect.Parameter.KEYWORD_ONLY and p.name not in ("spark", "model")
+            for p in inspect.signature(function).parameters.values()
+            if p.kind is inspect.Parameter.KEYWORD_ONLY and p.name not in ("spark", "model", "sql")
         ]
         for key in options:
             if key not in accepted:
@@ -152,7 +168,9 @@ class OpSpec:
                 )
         if self.needs_spark:
             options["spark"] = spark
-        return self.function(location, model=model, **options)
+        if self.takes_sql:
+            options["sql"] = sql
+        return function(location, model=model, **options)
 
 
 def _vacuum_due(target: ModelTarget, snapshot: Snapshot, now_ms: int) -> tuple[bool, str]:
@@ -196,6 +214,8 @@ def _run_vacuum(target: ModelTarget, ctx: RunContext) -> OpCounts:
 
 
 def _optimize_due(target: ModelTarget, snapshot: Snapshot, now_ms: int) -> tuple[bool, str]:
+    from python_ops.ops.optimize.plan import plan_optimize
+
     c = target.config
     plan = plan_optimize(
         target.location,
@@ -214,7 +234,14 @@ def _optimize_due(target: ModelTarget, snapshot: Snapshot, now_ms: int) -> tuple
     return False, f"nothing worth rewriting (min_small_files={c.min_small_files})"
 
 
+def _load_optimize() -> Callable[..., Any]:
+    from python_ops.ops.optimize.execute import optimize
+
+    return optimize
+
+
 def _run_optimize(target: ModelTarget, ctx: RunContext) -> OpCounts:
+    optimize = _load_optimize()
     c = target.config
     params: dict[str, Any] = {
         "zorder_by": list(c.zorder_by),
@@ -227,9 +254,11 @@ def _run_optimize(target: ModelTarget, ctx: RunContext) -> OpCounts:
         target_size_bytes=c.target_file_size_bytes,
         min_small_files=c.min_small_files,
         dry_run=ctx.dry_run,
+        sql=ctx.sql,
         model=c.model,
         snapshot=ctx.snapshot,
     )
+    params["writer"] = o.writer
     after = max(o.commits) if o.commits else o.version_before
     if ctx.dry_run:
         return OpCounts(
@@ -299,14 +328,16 @@ def _run_cleanup_logs(target: ModelTarget, ctx: RunContext) -> OpCounts:
 REGISTRY: Mapping[str, OpSpec] = {
     spec.name: spec
     for spec in (
-        OpSpec("vacuum", "VACUUM", _vacuum_due, _run_vacuum, vacuum, needs_spark=True),
-        OpSpec("optimize", "OPTIMIZE", _optimize_due, _run_optimize, optimize),
+        OpSpec("vacuum", "VACUUM", _vacuum_due, _run_vacuum, lambda: vacuum, needs_spark=True),
+        OpSpec(
+            "optimize", "OPTIMIZE", _optimize_due, _run_optimize, _load_optimize, takes_sql=True
+        ),
         OpSpec(
             "cleanup_logs",
             "expired-log cleanup",
             _cleanup_logs_due,
             _run_cleanup_logs,
-            cleanup_logs,
+            lambda: cleanup_logs,
         ),
     )
 }

@@ -23,6 +23,7 @@ from python_ops.maintenance.due import decide
 from python_ops.maintenance.history import HistoryRecord, HistoryStore, parameters_json
 from python_ops.maintenance.registry import OPS, OpCounts, Reason, RunContext, Status, op_spec
 from python_ops.maintenance.targets import ModelTarget
+from python_ops.spark_sessions import DeltaSql
 from python_ops.values import MAX_HOURS, checked_number, optional_number
 
 log = logging.getLogger("python_ops.maintenance.runner")
@@ -136,12 +137,15 @@ class Maintainer:
         history: Where to record runs; None records nothing.
         invocation_id: The dbt invocation (or CLI run) id recorded with each run.
         on_progress: Called with (models done, models total, model name).
+        sql: Where Delta's own SQL would run (OPTIMIZE goes there when it has Delta); None:
+            delta-rs in this process.
     """
 
     spark: Any
     history: HistoryStore | None
     invocation_id: str
     on_progress: Callable[[int, int, str], None] | None = None
+    sql: DeltaSql | None = None
     _done: int = field(default=0, repr=False)
 
     def run_op(
@@ -183,6 +187,7 @@ class Maintainer:
                 snapshot=snapshot,
                 dry_run=dry_run,
                 retention_hours=retention_hours,
+                sql=self.sql,
             )
             try:
                 counts = spec.run(target, context)

@@ -54,20 +54,31 @@ class TableHealth:
         return to_dict(self)
 
 
-def to_dict(result: Any) -> dict[str, Any]:
+def _plain(value: Any) -> Any:
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, (tuple, list)):
+        return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    return value
+
+
+def to_dict(result: Any, *, exclude: tuple[str, ...] = ()) -> dict[str, Any]:
     """Convert a result dataclass into plain dicts/lists/scalars.
 
     Args:
         result: A dataclass instance from this module.
+        exclude: Fields left out (never converted: path lists can be long).
 
     Returns:
         A JSON-serialisable dict.
     """
-    out: dict[str, Any] = dataclasses.asdict(result)
-    for key, value in out.items():
-        if isinstance(value, tuple):
-            out[key] = list(value)
-    return out
+    return {
+        f.name: _plain(getattr(result, f.name))
+        for f in dataclasses.fields(result)
+        if f.name not in exclude
+    }
 
 
 @dataclass(frozen=True)
@@ -157,10 +168,7 @@ class VacuumResult:
 
     def to_dict(self, *, include_paths: bool = True) -> dict[str, Any]:
         """The result as plain data; ``include_paths=False`` leaves out the path list."""
-        out = to_dict(self)
-        if not include_paths:
-            out.pop("paths")
-        return out
+        return to_dict(self, exclude=() if include_paths else ("paths",))
 
 
 @dataclass(frozen=True)
@@ -230,10 +238,7 @@ class LogCleanupResult:
 
     def to_dict(self, *, include_files: bool = True) -> dict[str, Any]:
         """The result as plain data; ``include_files=False`` leaves out the file list."""
-        out = to_dict(self)
-        if not include_files:
-            out.pop("files")
-        return out
+        return to_dict(self, exclude=() if include_files else ("files",))
 
 
 @dataclass(frozen=True)

@@ -14,11 +14,12 @@ from typing import Any
 from urllib.parse import urlparse
 
 from python_ops.storage.arrow import ArrowStorage
-from python_ops.storage.base import FileEntry, Storage, is_remote, normalize_location
+from python_ops.storage.base import DirScan, FileEntry, Storage, is_remote, normalize_location
 from python_ops.storage.local import LocalStorage
 
 __all__ = [
     "ArrowStorage",
+    "DirScan",
     "FileEntry",
     "LocalStorage",
     "Storage",

@@ -10,7 +10,7 @@ import os
 import posixpath
 from abc import ABC, abstractmethod
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import unquote, urlparse
 
@@ -41,6 +41,33 @@ class FileEntry:
     def name(self) -> str:
         """The last path component."""
         return posixpath.basename(self.path)
+
+
+@dataclass
+class DirScan:
+    """Entries of one directory as columns (paths relative to the table root).
+
+    Attributes:
+        paths: Relative paths.
+        sizes: Sizes in bytes (0 for directories).
+        mtimes: Modification times, ms since the epoch.
+        is_dir: Directory flags.
+        is_symlink: Symbolic-link flags.
+    """
+
+    paths: list[str] = field(default_factory=list)
+    sizes: list[int] = field(default_factory=list)
+    mtimes: list[int] = field(default_factory=list)
+    is_dir: list[bool] = field(default_factory=list)
+    is_symlink: list[bool] = field(default_factory=list)
+
+    def append(self, path: str, size: int, mtime: int, is_dir: bool, is_symlink: bool) -> None:
+        """Add one entry."""
+        self.paths.append(path)
+        self.sizes.append(size)
+        self.mtimes.append(mtime)
+        self.is_dir.append(is_dir)
+        self.is_symlink.append(is_symlink)
 
 
 def normalize_location(location: str) -> str:
@@ -110,6 +137,20 @@ class Storage(ABC):
         Raises:
             StorageError: When the listing fails for another reason.
         """
+
+    def scan_dir(self, rel: str = "") -> DirScan:
+        """List one directory into columns (no object per entry where the storage can).
+
+        Args:
+            rel: Directory relative to the root ("" for the root itself).
+
+        Returns:
+            The entries as columns; empty if the directory is missing.
+        """
+        scan = DirScan()
+        for e in self.list_dir(rel):
+            scan.append(e.path, e.size_bytes, e.modification_time_ms, e.is_dir, e.is_symlink)
+        return scan
 
     @abstractmethod
     def read_bytes(self, rel: str) -> bytes:

@@ -14,7 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
-from python_ops.storage import FileEntry, Storage
+from python_ops.storage import DirScan, FileEntry, Storage
 
 _ALWAYS_VISIBLE = ("_delta_index", "_change_data")
 
@@ -38,17 +38,47 @@ def is_hidden(name: str, partition_columns: Iterable[str]) -> bool:
 
 @dataclass(frozen=True)
 class Listing:
-    """Visible files and directories under some roots of a table.
+    """Visible files and directories under some roots of a table, as columns.
 
     Attributes:
-        entries: Files and directories (paths relative to the table root).
+        scan: The entries (paths relative to the table root), symbolic links left out.
         symlinks_skipped: Symbolic links seen and left alone.
         directories_listed: Number of list calls made.
     """
 
-    entries: tuple[FileEntry, ...]
+    scan: DirScan
     symlinks_skipped: int
     directories_listed: int
+
+    @property
+    def entries(self) -> tuple[FileEntry, ...]:
+        """The entries as objects (for callers that want them; costs one object per entry)."""
+        s = self.scan
+        return tuple(
+            FileEntry(p, z, m, d)
+            for p, z, m, d in zip(s.paths, s.sizes, s.mtimes, s.is_dir, strict=True)
+        )
+
+    def table(self) -> Any:
+        """The entries as an Arrow table: ``path``, ``size``, ``mtime`` (ms), ``is_dir``."""
+        import pyarrow as pa
+
+        s = self.scan
+        return pa.table(
+            {
+                "path": pa.array(s.paths, pa.string()),
+                "size": pa.array(s.sizes, pa.int64()),
+                "mtime": pa.array(s.mtimes, pa.int64()),
+                "is_dir": pa.array(s.is_dir, pa.bool_()),
+            }
+        )
+
+
+def _of_entries(entries: Iterable[FileEntry]) -> DirScan:
+    scan = DirScan()
+    for e in entries:
+        scan.append(e.path, e.size_bytes, e.modification_time_ms, e.is_dir, False)
+    return scan
 
 
 def list_visible(
@@ -79,7 +109,7 @@ def list_visible(
     columns = tuple(partition_columns)
     if storage.flat_listing:
         return _list_flat(storage, columns, list(dict.fromkeys(roots)), max_workers, cluster)
-    entries: list[FileEntry] = []
+    out = DirScan()
     symlinks = 0
     listed = 0
     level = list(dict.fromkeys(roots))
@@ -87,18 +117,27 @@ def list_visible(
         while level:
             listed += len(level)
             next_level: list[str] = []
-            for children in pool.map(storage.list_dir, level):
-                for entry in children:
-                    if is_hidden(entry.path.rpartition("/")[2], columns):
+            for children in pool.map(storage.scan_dir, level):
+                for path, size, mtime, is_dir, is_link in zip(
+                    children.paths,
+                    children.sizes,
+                    children.mtimes,
+                    children.is_dir,
+                    children.is_symlink,
+                    strict=True,
+                ):
+                    # hidden names start with '_' or '.': test the first character of the name
+                    name = path.rpartition("/")[2]
+                    if name[:1] in ("_", ".") and is_hidden(name, columns):
                         continue
-                    if entry.is_symlink:
+                    if is_link:
                         symlinks += 1
                         continue
-                    entries.append(entry)
-                    if entry.is_dir:
-                        next_level.append(entry.path)
+                    out.append(path, size, mtime, is_dir, False)
+                    if is_dir:
+                        next_level.append(path)
             level = next_level
-    return Listing(tuple(entries), symlinks, listed)
+    return Listing(out, symlinks, listed)
 
 
 def _list_flat(
@@ -135,8 +174,8 @@ def _list_flat(
 
         listed = list_on_executors(cluster, storage, prefixes)
         entries += [e for e in listed if visible(e.path)]
-        return Listing(tuple(entries), 0, len(roots) + len(prefixes))
+        return Listing(_of_entries(entries), 0, len(roots) + len(prefixes))
     with ThreadPoolExecutor(max_workers=max(1, max_workers)) as pool:
         for subtree in pool.map(storage.list_tree, prefixes):
             entries += [e for e in subtree if visible(e.path)]
-    return Listing(tuple(entries), 0, len(roots) + len(prefixes))
+    return Listing(_of_entries(entries), 0, len(roots) + len(prefixes))

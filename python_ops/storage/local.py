@@ -7,7 +7,7 @@ import stat
 from typing import Any
 
 from python_ops.errors import StorageError
-from python_ops.storage.base import FileEntry, Storage
+from python_ops.storage.base import DirScan, FileEntry, Storage
 
 
 class LocalStorage(Storage):
@@ -41,6 +41,29 @@ class LocalStorage(Storage):
         except OSError as err:
             raise StorageError(f"cannot list {self._abs(base)}: {err}") from err
         return entries
+
+    def scan_dir(self, rel: str = "") -> DirScan:  # noqa: D102
+        base = self._check_relative(rel)
+        prefix = f"{base}/" if base else ""
+        scan = DirScan()
+        paths, sizes, mtimes = scan.paths, scan.sizes, scan.mtimes
+        dirs, links = scan.is_dir, scan.is_symlink
+        try:
+            with os.scandir(self._abs(base)) as it:
+                for de in it:
+                    st = de.stat(follow_symlinks=False)  # lstat: a link is reported, not followed
+                    mode = st.st_mode
+                    is_dir = stat.S_ISDIR(mode)
+                    paths.append(prefix + de.name)
+                    sizes.append(0 if is_dir else st.st_size)
+                    mtimes.append(st.st_mtime_ns // 1_000_000)
+                    dirs.append(is_dir)
+                    links.append(stat.S_ISLNK(mode))
+        except FileNotFoundError:
+            return DirScan()
+        except OSError as err:
+            raise StorageError(f"cannot list {self._abs(base)}: {err}") from err
+        return scan
 
     def read_bytes(self, rel: str) -> bytes:  # noqa: D102
         path = self._abs(rel)

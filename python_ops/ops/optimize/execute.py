@@ -6,7 +6,9 @@
 - Z-order: our clustering (``python_ops.ops.optimize.zorder``: range ids per column,
   interleaved),
   committed through delta-rs's transaction API on the planned snapshot version.
-- On a Spark session with Delta (delta-spark), both go to ``DeltaTable.optimize()`` instead.
+- On an engine with Delta (a Spark session with delta-spark, or a cluster behind dbt's
+  connection; ``DeltaSql.has_delta`` asks it), both go to Delta's own ``OPTIMIZE ... WHERE
+  <our partitions> [ZORDER BY (...)]`` instead, and the counts are read from its history.
 
 Conflicts (SPEC §3.7): delta-rs's conflict checker lets concurrent appends through and fails a
 commit when a concurrent commit removed one of its input files. We then retry the partition
@@ -45,11 +47,12 @@ from python_ops.ops.optimize.zorder import (
     write_clustered,
 )
 from python_ops.ops.results import OptimizeResult
+from python_ops.spark_sessions import DeltaSql, session_sql
 from python_ops.storage import Storage, open_storage
 
 WRITER_COMPACT = "delta-rs optimize.compact"
 WRITER_ZORDER = "python_ops z-order + delta-rs commit"
-WRITER_SPARK = "delta-spark DeltaTable.optimize()"
+WRITER_DELTA_SQL = "Delta OPTIMIZE (SQL)"
 
 
 @dataclass(frozen=True)
@@ -141,37 +144,83 @@ def _untracked_since(
     )
 
 
-def _spark_has_delta(spark: Any) -> bool:
-    """True for a classic Spark session with delta-spark's classes on its classpath."""
-    jvm = getattr(getattr(spark, "_sc", None), "_jvm", None)
-    if jvm is None:
-        return False
-    try:
-        jvm.java.lang.Class.forName("io.delta.tables.DeltaTable")
-        return True
-    except Exception:  # py4j raises its own error type for a missing class
-        return False
+def _literal(value: str) -> str:
+    return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
 
 
-def _run_with_delta_spark(spark: Any, plan: OptimizePlan) -> list[int]:
-    """Hand the plan's scope to delta-spark's own OPTIMIZE (thin: its API, our scope)."""
-    from delta.tables import DeltaTable as SparkDeltaTable
-
-    versions = []
-    for partition in plan.work:
-        builder = SparkDeltaTable.forPath(spark, plan.location).optimize()
-        predicate = " AND ".join(
-            f"`{k}` = '{v}'" if v is not None else f"`{k}` IS NULL"
+def _partition_predicate(plan: OptimizePlan) -> str | None:
+    """The plan's partitions with work as a predicate on partition columns (None: all of them)."""
+    work = plan.work
+    if not work or not work[0].partition_values:
+        return None
+    if plan.where is None and len(work) == len(plan.partitions):
+        return None
+    terms = []
+    for partition in work:
+        parts = [
+            f"`{k}` = {_literal(v)}" if v is not None else f"`{k}` IS NULL"
             for k, v in partition.partition_values.items()
+        ]
+        terms.append("(" + " AND ".join(parts) + ")")
+    return " OR ".join(terms)
+
+
+def optimize_statements(plan: OptimizePlan, table: str) -> list[str]:
+    """Delta's own OPTIMIZE for our plan: its partitions with work, its target file size.
+
+    Args:
+        plan: The plan (``plan_optimize``).
+        table: How the engine names the table (``delta.`<location>``` or its catalog name).
+
+    Returns:
+        The statements, in order.
+    """
+    statement = f"OPTIMIZE {table}"
+    predicate = _partition_predicate(plan)
+    if predicate:
+        statement += f" WHERE {predicate}"
+    if plan.zorder_by:
+        statement += " ZORDER BY (" + ", ".join(f"`{c}`" for c in plan.zorder_by) + ")"
+    return [
+        f"SET spark.databricks.delta.optimize.maxFileSize = {plan.target_size_bytes}",
+        statement,
+    ]
+
+
+def _metrics(row: dict[str, Any]) -> dict[str, Any]:
+    raw = row.get("operationMetrics") or {}
+    return dict(json.loads(raw) if isinstance(raw, str) else raw)
+
+
+def _run_with_delta_sql(sql: DeltaSql, plan: OptimizePlan) -> list[_Outcome]:
+    """Hand the plan's scope to Delta's own OPTIMIZE; read what it did from the table history.
+
+    Thin on purpose: the statements come from ``optimize_statements``, the counts from the
+    ``OPTIMIZE`` commits after the planned version (``DESCRIBE HISTORY``).
+    """
+    table = sql.table(plan.location)
+    for statement in optimize_statements(plan, table):
+        sql.execute(statement)
+    outcomes = []
+    for row in sql.execute(f"DESCRIBE HISTORY {table} LIMIT 20"):
+        version = int(row["version"])
+        if version <= plan.version or str(row.get("operation")).upper() != "OPTIMIZE":
+            continue
+        m = _metrics(row)
+        removed = int(m.get("numRemovedFiles") or 0)
+        outcomes.append(
+            _Outcome(
+                version=version,
+                files_added=int(m.get("numAddedFiles") or 0),
+                files_removed=removed,
+                bytes_added=int(m.get("numAddedBytes") or 0),
+                bytes_removed=int(m.get("numRemovedBytes") or 0),
+                considered=removed,
+                skipped=0,
+                partitions=len(plan.work),
+            )
         )
-        if predicate:
-            builder = builder.where(predicate)
-        if plan.zorder_by:
-            builder.executeZOrderBy(*plan.zorder_by)
-        else:
-            builder.executeCompaction()
-        versions.append(read_snapshot(plan.location).version)
-    return versions
+    return sorted(outcomes, key=lambda o: o.version or 0)
 
 
 _Unit = tuple[tuple[PartitionPlan, ...], list[Filter] | None]
@@ -288,6 +337,7 @@ def optimize(
     max_retries: int = 1,
     max_concurrent_tasks: int | None = None,
     spark: Any = None,
+    sql: DeltaSql | None = None,
     model: str | None = None,
     snapshot: Snapshot | None = None,
 ) -> OptimizeResult:
@@ -304,7 +354,9 @@ def optimize(
         max_retries: Retries of a partition whose commit conflicted while every input file
             stayed live.
         max_concurrent_tasks: delta-rs writer parallelism (None: number of CPUs).
-        spark: A Spark session; when it has delta-spark, delta-spark executes the plan.
+        spark: A Spark session; when it has Delta, Delta's OPTIMIZE runs the plan on it.
+        sql: Where Delta's SQL would run (e.g. dbt's connection to a cluster); overrides
+            ``spark``. When it has Delta, Delta's OPTIMIZE runs the plan there.
         model: The dbt model, for messages.
         snapshot: The table's latest snapshot if the caller has just read it; None reads it.
 
@@ -343,6 +395,7 @@ def optimize(
         max_retries=max_retries,
         max_concurrent_tasks=max_concurrent_tasks,
         spark=spark,
+        sql=sql,
         model=model,
         started=started,
     )
@@ -355,6 +408,7 @@ def execute(
     max_retries: int = 1,
     max_concurrent_tasks: int | None = None,
     spark: Any = None,
+    sql: DeltaSql | None = None,
     model: str | None = None,
     started: float | None = None,
 ) -> OptimizeResult:
@@ -366,7 +420,8 @@ def execute(
         max_retries: Retries of a partition whose commit conflicted while every input file
             stayed live.
         max_concurrent_tasks: delta-rs writer parallelism (None: number of CPUs).
-        spark: A Spark session; when it has delta-spark, delta-spark executes the plan.
+        spark: A Spark session; when it has Delta, Delta's OPTIMIZE runs the plan on it.
+        sql: Where Delta's SQL would run; overrides ``spark``.
         model: The dbt model, for messages.
         started: ``time.perf_counter()`` when the op started (for the duration).
 
@@ -382,8 +437,13 @@ def execute(
     failures: list[dict[str, Any]] = []
     retries = 0
     untracked: list[str] = []
-    use_spark = spark is not None and not dry_run and _spark_has_delta(spark)
-    writer = WRITER_SPARK if use_spark else WRITER_ZORDER if plan.zorder_by else WRITER_COMPACT
+    if sql is None and spark is not None:
+        sql = session_sql(spark)
+    # asked only when there is work: a no-op never sends a statement
+    use_sql = sql is not None and bool(plan.work) and not dry_run and sql.has_delta(location)
+    writer = WRITER_ZORDER if plan.zorder_by else WRITER_COMPACT
+    if use_sql and sql is not None:
+        writer = f"{WRITER_DELTA_SQL} on {sql.where}"
     outcomes: list[_Outcome] = []
     try:
         if not dry_run:
@@ -392,10 +452,8 @@ def execute(
                 open_storage(location), latest_version=plan.version, now_ms=int(time.time() * 1000)
             )
         if plan.work and not dry_run:
-            if use_spark:
-                outcomes = [
-                    _Outcome(v, 0, 0, 0, 0, 0, 0, 1) for v in _run_with_delta_spark(spark, plan)
-                ]
+            if use_sql and sql is not None:
+                outcomes = _run_with_delta_sql(sql, plan)
             else:
                 outcomes, retries, untracked = _execute(
                     plan, max_retries=max_retries, workers=max_concurrent_tasks, failures=failures
