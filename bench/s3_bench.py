@@ -3,7 +3,7 @@
 A Delta table with 8 partition directories (one live file each, written by delta-rs) plus
 ``--objects`` untracked objects spread over the partitions, on moto in its own process. Each
 scenario starts a fresh server. Every request, ours and delta-rs's, goes through a counting
-proxy (tests/s3_helpers.py), optionally adding ``--latency-ms`` per request: moto on localhost
+proxy (tests/helpers/s3.py), optionally adding ``--latency-ms`` per request: moto on localhost
 answers in about a millisecond where S3 takes tens, which hides what parallel listing is for.
 
 Measured, per latency: listing alone, sequential (one prefix at a time) vs parallel (8 threads);
@@ -37,7 +37,7 @@ from python_ops.spark_sessions import SailEngine  # noqa: E402
 from python_ops.storage.listing import list_visible  # noqa: E402
 from python_ops.storage.s3 import S3Storage  # noqa: E402
 from python_ops.storage.settings import S3Settings  # noqa: E402
-from tests.s3_helpers import FaultyProxy, free_port, new_bucket, s3_environment  # noqa: E402
+from tests.helpers.s3 import FaultyProxy, free_port, new_bucket, s3_environment  # noqa: E402
 
 PARTITIONS = 8
 LATER_MS = 31 * 24 * 3_600_000

@@ -1,9 +1,13 @@
-"""Shared fixtures: copies of the real Delta fixtures, the example project, engine lifecycle."""
+"""Fixtures of every tier: copies of the shared Delta fixtures, engines, the local S3 server.
+
+The tiers (``unit/``, ``integration/``, ``e2e/``; ``adapter/`` is dbt's adapter suite) add their
+own in their ``conftest.py``. Engine and server fixtures are lazy: a test that does not ask for
+one starts nothing.
+"""
 
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -13,28 +17,20 @@ from typing import Any
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-# CI has shared/ beside the checkout; DELTA_FIXTURES overrides (e.g. for a clone elsewhere).
-FIXTURES = Path(
-    os.environ.get("DELTA_FIXTURES", ROOT.parent / "shared" / "fixtures" / "delta-tables")
-)
-if not FIXTURES.is_dir():
-    raise pytest.UsageError(
-        f"Delta fixture tables not found at {FIXTURES}: check out shared/ beside the project "
-        "or set DELTA_FIXTURES to its fixtures/delta-tables directory."
-    )
+from tests.helpers.classic import classic_env
+from tests.helpers.paths import ROOT, shared_table
 
 
 @pytest.fixture
 def fixture_table(tmp_path: Path) -> Callable[[str], Path]:
-    """Copy a table from ../shared/fixtures into a temp dir (never touch the originals)."""
+    """Copy a table from ../shared/fixtures into a temp dir (never touch the originals).
+
+    The test skips when the shared fixtures are absent.
+    """
 
     def copy(name: str) -> Path:
-        source = FIXTURES / name
-        if not source.is_dir():
-            pytest.fail(f"fixture table {name} not found under {FIXTURES}")
         target = tmp_path / name
-        shutil.copytree(source, target)
+        shutil.copytree(shared_table(name), target)
         return target
 
     return copy
@@ -73,20 +69,11 @@ def sail_spark() -> Iterator[object]:
     engine.stop()
 
 
-def classic_env() -> dict[str, str]:
-    """This process's environment minus the switches PySpark sets once Connect is used."""
-    return {
-        k: v
-        for k, v in os.environ.items()
-        if k not in ("SPARK_CONNECT_MODE_ENABLED", "SPARK_REMOTE")
-    }
-
-
 @pytest.fixture(scope="session")
 def classic_vacuum() -> Iterator[Callable[..., dict[str, Any]]]:
     """Run VACUUM on classic local JVM Spark in one worker process for the whole test run."""
     worker = subprocess.Popen(
-        [sys.executable, "-m", "tests.classic_worker"],
+        [sys.executable, "-m", "tests.helpers.classic_worker"],
         cwd=ROOT,
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
@@ -114,7 +101,7 @@ def classic_vacuum() -> Iterator[Callable[..., dict[str, Any]]]:
 @pytest.fixture(scope="session")
 def moto_endpoint() -> Iterator[str]:
     """moto's S3 server on 127.0.0.1 for the whole test run."""
-    from tests.s3_helpers import start_moto
+    from tests.helpers.s3 import start_moto
 
     process, endpoint = start_moto()
     yield endpoint
@@ -125,7 +112,7 @@ def moto_endpoint() -> Iterator[str]:
 @pytest.fixture
 def s3(moto_endpoint: str, monkeypatch: pytest.MonkeyPatch) -> Any:
     """A fresh bucket, with the AWS_* environment pointing at the local S3 server."""
-    from tests.s3_helpers import new_bucket, s3_environment
+    from tests.helpers.s3 import new_bucket, s3_environment
 
     for key in ("AWS_PROFILE", "AWS_SESSION_TOKEN"):
         monkeypatch.delenv(key, raising=False)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import classic_env
+from tests.helpers.classic import classic_env
 
 pytestmark = pytest.mark.classic_spark
 

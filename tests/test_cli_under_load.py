@@ -10,11 +10,11 @@ import os
 import subprocess
 import sys
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.helpers.paths import ROOT
+
 RUNS = int(os.environ.get("CLI_LOAD_RUNS", "12"))
 OPS = {
     "cleanup-logs": ["cleanup-logs", "{t}", "--dry-run", "--json"],

@@ -17,8 +17,8 @@ from dbt.cli.main import dbtRunner, dbtRunnerResult
 from deltalake import DeltaTable
 
 from python_ops.maintenance.history import HistoryRecord, HistoryStore
-from tests.conftest import ROOT
-from tests.vacuum_helpers import content, untracked
+from tests.helpers.paths import ROOT
+from tests.helpers.vacuum import content, untracked
 
 pytestmark = pytest.mark.slow
 

@@ -13,8 +13,8 @@ from deltalake import DeltaTable
 
 from dbt.adapters.sparkdelta.engine import shutdown_engines
 from python_ops.delta.snapshot import read_history
-from tests.conftest import ROOT
-from tests.vacuum_helpers import content, untracked
+from tests.helpers.paths import ROOT
+from tests.helpers.vacuum import content, untracked
 
 pytestmark = pytest.mark.slow
 

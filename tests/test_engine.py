@@ -8,7 +8,6 @@ from pathlib import Path
 import pytest
 from deltalake import DeltaTable
 
-from dbt.adapters.sparkdelta.catalog_journal import parse_ddl
 from dbt.adapters.sparkdelta.engine import get_engine, shutdown_engines
 from python_ops.errors import ConfigError
 
@@ -70,11 +69,6 @@ def test_drop_removes_managed_table_files_only(tmp_path: Path, fresh_engines) ->
     assert {r.tableName for r in engine.sql("show tables in s").collect()} == set()
 
 
-def test_unknown_mode_names_the_setting() -> None:
-    with pytest.raises(ConfigError, match=r"'mode' has bad value 'turbo'.*embedded, attach"):
-        get_engine(mode="turbo", warehouse=None, connect_url=None)
-
-
 def test_warehouse_that_cannot_be_created(tmp_path: Path, fresh_engines) -> None:
     blocker = tmp_path / "a-file"
     blocker.write_text("not a directory")
@@ -89,30 +83,3 @@ def test_port_in_use(tmp_path: Path, fresh_engines) -> None:
         port = busy.getsockname()[1]
         with pytest.raises(ConfigError, match=r"'engine_port'.*engine_port: 0"):
             get_engine(mode="embedded", warehouse=str(tmp_path), connect_url=None, port=port)
-
-
-@pytest.mark.parametrize(
-    ("sql", "expected"),
-    [
-        (
-            '/* {"app": "dbt"} */\n create or replace view shop.v as select 1',
-            ("create_view", "shop", "v"),
-        ),
-        ("create temporary view v__dbt_tmp as select 1", None),
-        (
-            "create or replace table `shop`.`t` using delta location '/x' as select 1",
-            ("create_table", "shop", "t"),
-        ),
-        ("create table t (id int) using delta", ("create_table", "default", "t")),
-        ("drop table if exists shop.t", ("drop", "shop", "t")),
-        ("drop view shop.v", ("drop", "shop", "v")),
-        ("alter table shop.a rename to shop.b", ("rename", "shop", "a")),
-        ("create schema if not exists Shop", ("create_schema", "shop", "")),
-        ("drop schema if exists shop cascade", ("drop_schema", "shop", "")),
-        ("merge into shop.t using s on t.id = s.id when matched then update set *", None),
-        ("select * from shop.t", None),
-    ],
-)
-def test_parse_ddl(sql: str, expected: tuple[str, str, str] | None) -> None:
-    event = parse_ddl(sql)
-    assert (None if event is None else (event.action, event.schema, event.name)) == expected

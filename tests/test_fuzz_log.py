@@ -19,8 +19,8 @@ from typing import Any
 import pytest
 
 from python_ops.delta.snapshot import read_snapshot
-from tests.trust_helpers import cli
-from tests.vacuum_helpers import age_everything
+from tests.helpers.trust import cli
+from tests.helpers.vacuum import age_everything
 
 TABLES = (
     "simple_table_with_checkpoint",

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from scripts.compatibility import GOLDEN, OPS, REPORT, render, run_matrix
+from scripts.compatibility import OPS, REPORT, render, run_matrix
+from tests.helpers.paths import GOLDEN, require_shared
 
-if not GOLDEN.is_dir():
-    pytest.skip(f"golden tables not found at {GOLDEN}", allow_module_level=True)
+require_shared(GOLDEN)
 
 
 @pytest.mark.slow

@@ -18,7 +18,7 @@ from python_ops.delta.snapshot import read_snapshot
 from python_ops.delta.writer import set_table_properties
 from python_ops.errors import ConfigError, DeltaLogError
 from python_ops.ops.log_cleanup import cleanup_logs, policy_properties
-from tests.vacuum_helpers import DAY_S, age_everything, content, engine_content
+from tests.helpers.vacuum import DAY_S, age_everything, content, engine_content
 
 OLD_DAYS = 60
 

@@ -9,8 +9,8 @@ from python_ops.maintenance.config import parse_config
 from python_ops.maintenance.registry import OPS, Reason, Status
 from python_ops.maintenance.runner import Maintainer
 from python_ops.maintenance.targets import ModelTarget
-from tests.optimize_helpers import events_table
-from tests.vacuum_helpers import content
+from tests.helpers.optimize import events_table
+from tests.helpers.vacuum import content
 
 
 def _target(path: Path, **config: object) -> ModelTarget:

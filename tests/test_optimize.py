@@ -14,27 +14,11 @@ from python_ops.delta.snapshot import read_snapshot
 from python_ops.errors import ConfigError
 from python_ops.ops.optimize.execute import optimize
 from python_ops.ops.optimize.plan import plan_optimize
-from tests.vacuum_helpers import content, engine_content
+from tests.helpers.optimize import small_files_table
+from tests.helpers.vacuum import content, engine_content
 
 # Compact any partition with two small files, as Delta's OPTIMIZE does (the default is 10).
 FEW = 2
-
-
-def small_files_table(spark, path: Path, *, batches: int = 6, partitioned: bool = True) -> str:
-    """One file per insert: ``batches`` small files in each of 3 partitions (or in the table)."""
-    name = f"t_{abs(hash(str(path)))}"
-    part = "partitioned by (day)" if partitioned else ""
-    spark.sql(
-        f"create table {name} (id bigint, amount double, day string) using delta {part} "
-        f"location '{path}'"
-    )
-    for b in range(batches):
-        for d in range(3):
-            spark.sql(
-                f"insert into {name} select id, id * 0.5, '2024-01-0{d + 1}' "
-                f"from range({(b * 3 + d) * 100}, {(b * 3 + d + 1) * 100})"
-            )
-    return name
 
 
 def test_compaction_follows_the_plan_and_keeps_content(tmp_path: Path, sail_spark) -> None:

@@ -10,9 +10,8 @@ from python_ops.delta.snapshot import read_snapshot
 from python_ops.errors import OptimizeConflictError
 from python_ops.ops.optimize.execute import execute, optimize
 from python_ops.ops.optimize.plan import plan_optimize
-from tests.optimize_helpers import events_table, run_writer
-from tests.test_optimize import small_files_table
-from tests.vacuum_helpers import content
+from tests.helpers.optimize import events_table, run_writer, small_files_table
+from tests.helpers.vacuum import content
 
 # Compact any partition with two small files, as Delta's OPTIMIZE does (the default is 10).
 FEW = 2

@@ -13,10 +13,9 @@ from python_ops.delta.snapshot import commit_actions, read_snapshot
 from python_ops.ops.optimize.execute import optimize
 from python_ops.ops.optimize.plan import OPERATION_MARKER, plan_optimize
 from python_ops.storage import open_storage
-from tests.test_optimize import small_files_table
-from tests.vacuum_helpers import content
-
-ROOT = Path(__file__).resolve().parent.parent
+from tests.helpers.optimize import small_files_table
+from tests.helpers.paths import ROOT
+from tests.helpers.vacuum import content
 
 
 def zorder_killed_after_first_commit(table: Path) -> subprocess.CompletedProcess[str]:

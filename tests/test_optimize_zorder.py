@@ -11,8 +11,8 @@ from deltalake import DeltaTable
 from python_ops.delta.snapshot import read_snapshot
 from python_ops.ops.optimize.execute import WRITER_ZORDER, optimize
 from python_ops.ops.optimize.plan import plan_optimize
-from tests.optimize_helpers import admitted_files, events_table
-from tests.vacuum_helpers import content, engine_content
+from tests.helpers.optimize import admitted_files, events_table
+from tests.helpers.vacuum import content, engine_content
 
 
 def test_zorder_clusters_every_column_and_keeps_content(tmp_path: Path, sail_spark) -> None:
@@ -89,27 +89,3 @@ def test_zorder_is_incremental_and_sees_new_data(tmp_path: Path, sail_spark) -> 
         )
         == 1
     )
-
-
-def test_written_statistics_bound_every_value() -> None:
-    import datetime as dt
-
-    import pyarrow as pa
-
-    from python_ops.delta.stats import delta_stats
-
-    ts = [dt.datetime(2024, 1, 1, 0, 0, 0, 1500), dt.datetime(2024, 1, 1, 0, 0, 1, 999)]
-    table = pa.table(
-        {
-            "ts": pa.array(ts, pa.timestamp("us", "UTC")),
-            "x": pa.array([1.5, float("nan")]),
-            "s": pa.array([{"a": 1}, {"a": None}]),
-        }
-    )
-    stats = json.loads(delta_stats(table, ["ts", "x", "s"]))
-    # millisecond precision like Delta writers, minimum down, maximum up: still a bound
-    assert stats["minValues"]["ts"] == "2024-01-01T00:00:00.001Z"
-    assert stats["maxValues"]["ts"] == "2024-01-01T00:00:01.001Z"
-    assert "x" not in stats["minValues"]  # NaN: no min/max rather than a wrong one
-    assert stats["nullCount"] == {"ts": 0, "x": 0, "s": {"a": 1}}
-    assert stats["minValues"]["s"] == {"a": 1}

@@ -17,8 +17,8 @@ from python_ops.ops.optimize.execute import optimize
 from python_ops.ops.vacuum import vacuum
 from python_ops.storage.s3 import S3Storage
 from python_ops.storage.settings import S3Settings
-from tests.s3_helpers import FaultyProxy, S3Bucket, delta_options
-from tests.vacuum_helpers import _digest, age_everything, selected_files, untracked
+from tests.helpers.s3 import FaultyProxy, S3Bucket, delta_options
+from tests.helpers.vacuum import _digest, age_everything, selected_files, untracked
 
 DAY_MS = 24 * 3_600_000
 LATER = 31 * DAY_MS  # S3 sets LastModified at upload: judge ages from 31 days ahead

@@ -9,7 +9,7 @@ import pytest
 from deltalake import DeltaTable
 
 from python_ops.maintenance.history import HistoryStore
-from tests.s3_helpers import S3Bucket, delta_options
+from tests.helpers.s3 import S3Bucket, delta_options
 from tests.test_dbt_project import dbt, project  # noqa: F401  (the project fixture)
 
 pytestmark = pytest.mark.slow

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from python_ops.delta.snapshot import read_snapshot
-from python_ops.errors import ConfigError, DeltaLogError
-from tests.trust_helpers import append_commit, cli, files_on_disk
-from tests.vacuum_helpers import age_everything, untracked
+from python_ops.errors import DeltaLogError
+from tests.helpers.trust import append_commit, cli, files_on_disk
+from tests.helpers.vacuum import age_everything, untracked
 
 LIVE = "part-00000-f0e955c5-a1e3-4eec-834e-dcc098fc9005-c000.snappy.parquet"
 
@@ -122,27 +122,6 @@ def test_the_referenced_file_of_a_non_object_line_is_never_vacuumed(
     assert (table / "only-here.parquet").exists()
 
 
-def test_version_gap_is_refused(fixture_table) -> None:
-    table = fixture_table("simple_table_with_checkpoint")
-    append_commit(table, json.dumps(add()))
-    append_commit(table, json.dumps(add(path="more.parquet")))
-    (table / "_delta_log" / f"{11:020d}.json").unlink()
-    with pytest.raises(DeltaLogError, match=r"commit\(s\) \[11\] are missing"):
-        read_snapshot(str(table))
-
-
-def test_missing_checkpoint_named_by_last_checkpoint(fixture_table) -> None:
-    table = fixture_table("simple_table_with_checkpoint")
-    (table / "_delta_log" / f"{10:020d}.checkpoint.parquet").unlink()
-    assert read_snapshot(str(table)).version == 10  # the commits stand in for it
-    for v in range(3):
-        (table / "_delta_log" / f"{v:020d}.json").unlink()
-    with pytest.raises(
-        DeltaLogError, match="_last_checkpoint names version 10, whose checkpoint is missing"
-    ):
-        read_snapshot(str(table))
-
-
 def test_cleanup_on_missing_checkpoint_is_a_named_error(fixture_table, sail_spark) -> None:
     table = fixture_table("simple_table_with_checkpoint")
     (table / "_delta_log" / f"{10:020d}.checkpoint.parquet").unlink()
@@ -180,13 +159,6 @@ def test_bad_numbers_are_named_errors(
     assert f"setting '{named}' has bad value" in err
     assert "Traceback" not in out + err
     assert files_on_disk(table) == before
-
-
-def test_bad_numbers_from_python_callers(fixture_table) -> None:
-    from python_ops.ops.log_cleanup import policy_properties
-
-    with pytest.raises(ConfigError, match="deleted_file_retention_hours"):
-        policy_properties(log_retention_days=None, deleted_file_retention_hours=float("nan"))
 
 
 def test_the_process_prints_no_traceback_for_an_unexpected_error(tmp_path: Path) -> None:

@@ -16,7 +16,7 @@ from deltalake import DeltaTable
 
 from python_ops.errors import ConfigError, RetentionTooShortError
 from python_ops.ops.vacuum import vacuum
-from tests.vacuum_helpers import (
+from tests.helpers.vacuum import (
     age_everything,
     content,
     engine_content,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from python_ops.ops.vacuum import vacuum
-from tests.vacuum_helpers import age_everything, content, untracked
+from tests.helpers.vacuum import age_everything, content, untracked
 
 pytestmark = pytest.mark.classic_spark
 

@@ -1,6 +1,6 @@
 """A local S3 API for tests: moto in server mode on 127.0.0.1, and a proxy that injects faults.
 
-Both run as their own processes (``python -m tests.s3_helpers <upstream> <port> <every>
+Both run as their own processes (``python -m tests.helpers.s3 <upstream> <port> <every>
 <delay_ms> <strip_conditional>`` is the proxy).
 
 moto implements the S3 REST API (ListObjectsV2 pagination, DeleteObjects, conditional writes);
@@ -91,9 +91,9 @@ class FaultyProxy:
         self._process: subprocess.Popen[bytes] | None = None
 
     def start(self) -> FaultyProxy:
-        command = [sys.executable, "-m", "tests.s3_helpers", self.upstream, str(self.port)]
+        command = [sys.executable, "-m", "tests.helpers.s3", self.upstream, str(self.port)]
         command += [str(self.every), str(self.delay_ms), str(int(self.strip_conditional))]
-        self._process = subprocess.Popen(command, cwd=Path(__file__).resolve().parent.parent)
+        self._process = subprocess.Popen(command, cwd=Path(__file__).resolve().parents[2])
         wait_until_up(self.endpoint, self._process, "/__proxy_stats")
         return self
 

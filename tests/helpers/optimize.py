@@ -1,4 +1,4 @@
-"""Helpers for OPTIMIZE tests: event tables, file-skipping counts, a second writer process."""
+"""Helpers for OPTIMIZE tests: small-file and event tables, file-skipping counts, a 2nd writer."""
 
 from __future__ import annotations
 
@@ -49,3 +49,20 @@ def run_writer(table: Path, code: str) -> None:
     script = "from deltalake import DeltaTable, write_deltalake\nimport pyarrow as pa\n"
     script += f"dt = DeltaTable({str(table)!r})\n" + textwrap.dedent(code)
     subprocess.run([sys.executable, "-c", script], check=True, timeout=120)
+
+
+def small_files_table(spark, path: Path, *, batches: int = 6, partitioned: bool = True) -> str:
+    """One file per insert: ``batches`` small files in each of 3 partitions (or in the table)."""
+    name = f"t_{abs(hash(str(path)))}"
+    part = "partitioned by (day)" if partitioned else ""
+    spark.sql(
+        f"create table {name} (id bigint, amount double, day string) using delta {part} "
+        f"location '{path}'"
+    )
+    for b in range(batches):
+        for d in range(3):
+            spark.sql(
+                f"insert into {name} select id, id * 0.5, '2024-01-0{d + 1}' "
+                f"from range({(b * 3 + d) * 100}, {(b * 3 + d + 1) * 100})"
+            )
+    return name

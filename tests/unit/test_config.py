@@ -1,0 +1,183 @@
+"""The typed per-model maintenance config: parsing, every validation error, one declaration.
+
+``MaintenanceConfig``'s fields are the only list of settings: ``SETTINGS`` (the adapter's keys,
+``parse_config``) and the README's configuration table are read from them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from python_ops.errors import ConfigError
+from python_ops.maintenance.config import (
+    KEYS,
+    SETTINGS,
+    MaintenanceConfig,
+    parse_config,
+    parse_size,
+    reference_table,
+)
+from tests.helpers.paths import ROOT
+
+
+def test_defaults_and_values() -> None:
+    c = parse_config(
+        "fct",
+        {
+            "materialized": "table",
+            "maintenance_zorder_by": ["a", "b"],
+            "maintenance_target_file_size": "128MB",
+            "maintenance_vacuum_enabled": False,
+        },
+    )
+    assert c.zorder_by == ("a", "b")
+    assert c.target_file_size_bytes == 128_000_000
+    assert not c.op_enabled("vacuum")
+    assert c.op_enabled("optimize")
+    assert (c.on_error, c.min_small_files, c.vacuum_interval_hours) == ("warn", 10, 24)
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "message"),
+    [
+        ("maintenance_vacuum_retention_hours", -1, r"Use a number greater than 0"),
+        ("maintenance_vacuum_retention_hours", "nan", r"Use a number greater than 0"),
+        ("maintenance_vacuum_retention_hours", float("inf"), r"at most 876000"),
+        ("maintenance_log_retention_days", "a week", r"Use a number greater than 0"),
+        ("maintenance_vacuum_interval_hours", -0.5, r"Use a number of 0 or more"),
+        ("maintenance_on_error", "ignore", r"Choose one of: warn, fail"),
+        ("maintenance_min_small_files", 1, r"2 or more"),
+        ("maintenance_target_file_size", "big", r"'128MB'"),
+        ("maintenance_enabled", "yes", r"true or false"),
+        (
+            "maintenance_vacum_retention_hours",
+            10,
+            r"Unknown key. Did you mean 'maintenance_vacuum_retention_hours'\?",
+        ),
+    ],
+)
+def test_bad_values_name_model_key_value_and_choices(key: str, value: object, message: str) -> None:
+    with pytest.raises(
+        ConfigError, match=rf"model 'fct': setting '{key}' has bad value .*{message}"
+    ):
+        parse_config("fct", {key: value})
+
+
+def test_readme_documents_every_key_with_its_default() -> None:
+    readme = (ROOT / "README.md").read_text()
+    assert (
+        reference_table() in readme
+    )  # regenerate with python_ops.maintenance.config.reference_table()
+
+
+def test_every_field_is_a_setting_with_its_default() -> None:
+    fields = {f.name: f for f in dataclasses.fields(MaintenanceConfig) if f.name != "model"}
+    assert [s.name for s in SETTINGS] == list(fields)
+    for s in SETTINGS:
+        assert s.default == fields[s.name].default, s.key
+        assert s.key.startswith("maintenance_"), s.key
+        assert KEYS[s.key] is s
+    assert len(KEYS) == len(SETTINGS)  # no two settings share a key
+    # one key differs from its field name: the size is given in bytes or units
+    assert KEYS["maintenance_target_file_size"].name == "target_file_size_bytes"
+    assert parse_config("m", {}) == MaintenanceConfig(model="m")
+
+
+def test_every_setting_parses_its_default_back() -> None:
+    for s in SETTINGS:
+        if s.default is None:
+            continue
+        raw = list(s.default) if isinstance(s.default, tuple) else s.default
+        assert s.parse("m", s.key, raw) == s.default, s.key
+
+
+def test_other_keys_are_ignored_and_nulls_mean_default() -> None:
+    c = parse_config(
+        "m",
+        {
+            "materialized": "incremental",
+            "unique_key": "id",
+            "maintenance_vacuum_retention_hours": None,
+            "maintenance_min_small_files": None,
+        },
+    )
+    assert c == MaintenanceConfig(model="m")
+
+
+def test_values_as_dbt_passes_them() -> None:
+    c = parse_config(
+        "m",
+        {
+            "maintenance_enabled": "false",  # from a --vars string
+            "maintenance_optimize_enabled": "TRUE",
+            "maintenance_zorder_by": "customer_id, order_id",
+            "maintenance_vacuum_retention_hours": "240",
+            "maintenance_log_retention_days": 7,
+            "maintenance_on_error": "fail",
+        },
+    )
+    assert c.enabled is False
+    assert c.optimize_enabled is True
+    assert not c.op_enabled("optimize")  # the master switch wins
+    assert c.zorder_by == ("customer_id", "order_id")
+    assert c.vacuum_retention_hours == 240
+    assert c.log_retention_days == 7
+    assert c.on_error == "fail"
+    assert c.interval_hours("vacuum") == 24
+    assert c.interval_hours("optimize") == 0
+
+
+@pytest.mark.parametrize(
+    ("raw", "size"),
+    [
+        (134217728, 134217728),
+        ("128MB", 128_000_000),
+        ("1GiB", 1024**3),
+        ("1.5 kb", 1500),
+        (" 64 mib ", 64 * 1024**2),
+        ("42", 42),
+    ],
+)
+def test_sizes(raw: object, size: int) -> None:
+    assert parse_size("m", "maintenance_target_file_size", raw) == size
+
+
+@pytest.mark.parametrize("raw", [0, "0MB", "-1", True, "1TB", "12 parsecs", None])
+def test_bad_sizes(raw: object) -> None:
+    with pytest.raises(ConfigError, match="maintenance_target_file_size"):
+        parse_size("m", "maintenance_target_file_size", raw)
+
+
+@pytest.mark.parametrize(
+    ("key", "value"),
+    [
+        ("maintenance_zorder_by", [1, 2]),
+        ("maintenance_zorder_by", {"a": 1}),
+        ("maintenance_min_small_files", True),
+        ("maintenance_min_small_files", 2.5),
+        ("maintenance_vacuum_allow_short_retention", 1),
+        ("maintenance_log_retention_days", 0),
+    ],
+)
+def test_more_bad_values(key: str, value: object) -> None:
+    with pytest.raises(ConfigError, match=rf"model 'fct': setting '{key}' has bad value"):
+        parse_config("fct", {key: value})
+
+
+def test_a_key_like_no_other_lists_the_valid_keys() -> None:
+    with pytest.raises(ConfigError, match=r"Unknown key. Valid keys: maintenance_enabled, "):
+        parse_config("fct", {"maintenance_" + "q" * 24: 1})
+
+
+def test_policy_properties_refuse_bad_numbers_from_python_callers() -> None:
+    from python_ops.ops.log_cleanup import policy_properties
+
+    with pytest.raises(ConfigError, match="deleted_file_retention_hours"):
+        policy_properties(log_retention_days=None, deleted_file_retention_hours=float("nan"))
+    assert policy_properties(log_retention_days=7, deleted_file_retention_hours=240) == {
+        "delta.logRetentionDuration": "interval 7 days",
+        "delta.deletedFileRetentionDuration": "interval 240 hours",
+    }
+    assert policy_properties(log_retention_days=None, deleted_file_retention_hours=None) == {}

@@ -1,0 +1,271 @@
+"""The protocol gate's tables: which Delta table features each op supports, refuses or rules.
+
+Pure decisions (``FEATURES``, ``table_features``, ``check_protocol``) and what they mean on the
+shared fixture tables' protocols and logs; nothing here runs an engine. That every op refuses
+before touching data, through the CLI, is in ``tests/integration/test_protocol_gate.py``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+
+import pytest
+
+from python_ops.delta.log_files import LogFileKind, classify
+from python_ops.delta.protocol import (
+    FEATURES,
+    Op,
+    Verdict,
+    check_protocol,
+    support_table,
+    table_features,
+)
+from python_ops.delta.snapshot import Snapshot
+from python_ops.errors import DeltaLogError, UnsupportedFeatureError
+from python_ops.ops.log_cleanup import cleanup_logs, commit_timestamps
+from python_ops.ops.optimize.plan import plan_optimize
+from python_ops.storage import open_storage
+from tests.helpers.paths import ROOT, delta_table_names, shared_table
+from tests.helpers.trust import append_commit
+from tests.helpers.vacuum import age_everything
+
+
+def test_every_feature_of_the_golden_tables_is_decided() -> None:
+    # the names seen in the golden corpus and in Delta 4.x's PROTOCOL.md
+    for name in (
+        "appendOnly",
+        "invariants",
+        "checkConstraints",
+        "changeDataFeed",
+        "generatedColumns",
+        "columnMapping",
+        "identityColumns",
+        "deletionVectors",
+        "rowTracking",
+        "timestampNtz",
+        "domainMetadata",
+        "v2Checkpoint",
+        "icebergCompatV1",
+        "icebergCompatV2",
+        "clustering",
+        "vacuumProtocolCheck",
+        "inCommitTimestamp",
+        "inCommitTimestamp-preview",
+        "typeWidening",
+        "typeWidening-preview",
+        "variantType",
+        "variantType-preview",
+        "collations",
+        "collations-preview",
+        "checkpointProtection",
+        "catalogManaged",
+        "allowColumnDefaults",
+        "materializePartitionColumns",
+        "redirectReaderWriter-preview",
+        "timestampNanos",
+    ):
+        assert name in FEATURES, name
+
+
+def test_legacy_versions_imply_their_features() -> None:
+    features = table_features({"minReaderVersion": 2, "minWriterVersion": 5}, location="t")
+    assert features.reader == {"columnMapping"}
+    assert {"appendOnly", "invariants", "checkConstraints", "changeDataFeed"} <= features.writer
+    assert "identityColumns" not in features.writer
+    with pytest.raises(UnsupportedFeatureError, match="readerFeatures are listed"):
+        table_features(
+            {"minReaderVersion": 2, "minWriterVersion": 7, "readerFeatures": ["x"]}, location="t"
+        )
+    with pytest.raises(UnsupportedFeatureError, match="must also be listed in writerFeatures"):
+        table_features(
+            {
+                "minReaderVersion": 3,
+                "minWriterVersion": 7,
+                "readerFeatures": ["deletionVectors"],
+                "writerFeatures": [],
+            },
+            location="t",
+        )
+
+
+@pytest.mark.parametrize(
+    ("feature", "op", "refused"),
+    [
+        ("deletionVectors", Op.VACUUM, False),
+        ("deletionVectors", Op.COMPACTION, True),
+        ("catalogManaged", Op.VACUUM, True),
+        ("catalogManaged", Op.CLEANUP_LOGS, True),
+        ("rowTracking", Op.ZORDER, True),
+        ("clustering", Op.COMPACTION, True),
+        ("v2Checkpoint", Op.CHECKPOINT, True),
+        ("v2Checkpoint", Op.CLEANUP_LOGS, False),
+        ("inCommitTimestamp", Op.CLEANUP_LOGS, False),
+        ("icebergCompatV2", Op.VACUUM, True),
+        ("timestampNtz", Op.ZORDER, False),
+        ("inCommitTimestamp-preview", Op.CLEANUP_LOGS, False),
+        ("inCommitTimestamp-preview", Op.PROPERTIES, True),
+        ("redirectWriterOnly-preview", Op.HEALTH, True),
+        ("materializePartitionColumns", Op.VACUUM, False),
+        ("materializePartitionColumns", Op.COMPACTION, True),
+    ],
+)
+def test_decisions(feature: str, op: Op, refused: bool) -> None:
+    protocol = {
+        "minReaderVersion": 3,
+        "minWriterVersion": 7,
+        "readerFeatures": [feature] if FEATURES[feature].reader else [],
+        "writerFeatures": [feature],
+    }
+    if refused:
+        with pytest.raises(UnsupportedFeatureError, match=f"'{feature}'"):
+            check_protocol(protocol, op, location="t")
+    else:
+        check_protocol(protocol, op, location="t")
+
+
+def test_writer_ops_refuse_unsupported_features_before_planning() -> None:
+    table = shared_table("table-with-dv-small")  # planning reads only: the original will do
+    with pytest.raises(UnsupportedFeatureError, match=r"compaction refused.*deletionVectors"):
+        plan_optimize(str(table))
+
+
+def test_checkpoint_not_written_for_a_feature_delta_rs_cannot_carry(fixture_table) -> None:
+    table = fixture_table("checkpoint-v2-table")
+    age_everything(table, days=60)
+    result = cleanup_logs(str(table), dry_run=True, retention_days=1)
+    assert result.checkpoint_first is None
+    assert (result.checkpoint_not_written or "").startswith("no checkpoint written: table feature")
+
+
+def test_readme_holds_the_support_table() -> None:
+    readme = (ROOT / "README.md").read_text()
+    assert support_table() in readme
+
+
+@pytest.mark.parametrize("suffix", ["", "-preview"])
+def test_in_commit_timestamps_time_the_log_from_the_enablement_version(
+    fixture_table, suffix: str
+) -> None:
+    table = fixture_table("simple_table_with_checkpoint")
+    age_everything(table, days=60)
+    stamp = 1_900_000_000_000
+    enabled = append_commit(
+        table,
+        {
+            "protocol": {
+                "minReaderVersion": 1,
+                "minWriterVersion": 7,
+                "writerFeatures": ["appendOnly", "invariants", "inCommitTimestamp" + suffix],
+            }
+        },
+    )
+    version = int(enabled.name[:20])
+    lines = enabled.read_text().splitlines()
+    lines[0] = json.dumps({"commitInfo": {"timestamp": 1, "inCommitTimestamp": stamp}})
+    enabled.write_text("\n".join(lines) + "\n")
+    storage = open_storage(str(table))
+    files = [classify(e) for e in storage.list_dir("_delta_log") if not e.is_dir]
+    configuration = {
+        f"delta.enableInCommitTimestamps{suffix}": "true",
+        f"delta.inCommitTimestampEnablementVersion{suffix}": str(version),
+    }
+    timed = {
+        f.name: f.modification_time_ms for f in commit_timestamps(storage, files, configuration)
+    }
+    assert timed[enabled.name] == stamp
+    # Commits before the enablement version keep their file times.
+    before = next(f for f in files if f.version == version - 1 and f.kind is LogFileKind.COMMIT)
+    assert timed[before.name] == before.modification_time_ms < stamp
+    # A commit from the enablement version on without its timestamp is a malformed log.
+    missing = append_commit(table, {"commitInfo": {"timestamp": 2}})
+    missing.write_text(json.dumps({"commitInfo": {"timestamp": 2}}) + "\n")
+    files = [classify(e) for e in storage.list_dir("_delta_log") if not e.is_dir]
+    with pytest.raises(DeltaLogError, match=f"{missing.name}: the table has in-commit timestamps"):
+        commit_timestamps(storage, files, configuration)
+
+
+@pytest.mark.parametrize(
+    ("protocol", "problem"),
+    [
+        ({"minReaderVersion": 0, "minWriterVersion": 2}, "reader 0 / writer 2 is invalid"),
+        ({"minReaderVersion": 4, "minWriterVersion": 7}, "above the newest this project knows"),
+        ({"minReaderVersion": 1, "minWriterVersion": 8}, "above the newest this project knows"),
+        (
+            {"minReaderVersion": 1, "minWriterVersion": 5, "writerFeatures": ["appendOnly"]},
+            "writerFeatures are listed although minWriterVersion is not 7",
+        ),
+        (
+            {"minReaderVersion": 3, "minWriterVersion": 5, "readerFeatures": []},
+            "minReaderVersion 3 requires minWriterVersion 7",
+        ),
+        ({"minReaderVersion": 1, "minWriterVersion": 7}, "requires a writerFeatures list"),
+    ],
+)
+def test_inconsistent_protocols_are_refused(protocol: dict[str, object], problem: str) -> None:
+    with pytest.raises(UnsupportedFeatureError, match=problem):
+        table_features(protocol, location="t")
+
+
+def test_table_features_of_explicit_lists() -> None:
+    features = table_features(
+        {
+            "minReaderVersion": 3,
+            "minWriterVersion": 7,
+            "readerFeatures": ["deletionVectors"],
+            "writerFeatures": ["deletionVectors", "appendOnly"],
+        },
+        location="t",
+    )
+    assert features.reader == {"deletionVectors"}
+    assert features.writer == {"deletionVectors", "appendOnly"}
+    assert features.all == {"deletionVectors", "appendOnly"}
+    legacy = table_features({"minReaderVersion": 1, "minWriterVersion": 1}, location="t")
+    assert legacy.all == frozenset()
+
+
+def test_check_protocol_names_the_features_whose_rule_applies() -> None:
+    dv = {
+        "minReaderVersion": 3,
+        "minWriterVersion": 7,
+        "readerFeatures": ["deletionVectors"],
+        "writerFeatures": ["deletionVectors"],
+    }
+    assert check_protocol(dv, Op.VACUUM, location="t") == ("deletionVectors",)
+    assert check_protocol(dv, Op.HEALTH, location="t") == ()
+    assert FEATURES["deletionVectors"].decision(Op.VACUUM).verdict is Verdict.RULE
+    assert FEATURES["deletionVectors"].decision(Op.COMPACTION).verdict is Verdict.REFUSED
+    unknown = {"minReaderVersion": 1, "minWriterVersion": 7, "writerFeatures": ["futureX"]}
+    with pytest.raises(UnsupportedFeatureError, match=r"'futureX'.*unknown to this project"):
+        check_protocol(unknown, Op.HEALTH, location="t")
+
+
+# What each op may do on the shared fixture tables: "rule: ..." lists the ruled features.
+EXPECTED_ON_FIXTURES = {
+    "table-with-dv-small": {Op.VACUUM: ("deletionVectors",), Op.COMPACTION: "refused"},
+    "table_with_column_mapping": {
+        Op.VACUUM: ("changeDataFeed", "columnMapping"),
+        Op.COMPACTION: "refused",
+        Op.CLEANUP_LOGS: (),
+    },
+    "checkpoint-v2-table": {Op.CLEANUP_LOGS: ("v2Checkpoint",), Op.CHECKPOINT: "refused"},
+    "cdf-table": {Op.VACUUM: ("changeDataFeed",), Op.CHECKPOINT: ()},
+}
+
+
+@pytest.mark.parametrize("name", delta_table_names())
+def test_every_fixture_table_is_decided_for_every_op(
+    shared_snapshot: Callable[[str], Snapshot], name: str
+) -> None:
+    protocol = shared_snapshot(name).protocol
+    expected = EXPECTED_ON_FIXTURES.get(name, {})
+    for op in Op:
+        try:
+            outcome: object = check_protocol(protocol, op, location=name)
+        except UnsupportedFeatureError as err:
+            outcome = "unknown" if "unknown to this project" in str(err) else "refused"
+        assert outcome != "unknown", (name, op)  # every feature is decided
+        if op in expected:
+            assert outcome == expected[op], (name, op)
+        if op is Op.HEALTH:
+            assert outcome != "refused", name  # every fixture can be inspected

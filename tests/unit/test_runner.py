@@ -1,0 +1,174 @@
+"""The runner without an engine: one read of the log per decision, outcomes, history, budgets.
+
+Only ops that need no Spark session run here (OPTIMIZE's and log cleanup's dry runs; VACUUM is
+switched off or not due); the same runner on tables the engine writes, with every op running for
+real, is in ``tests/integration/test_maintenance_runner.py``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from python_ops.delta.snapshot import snapshot_reads
+from python_ops.errors import ConfigError
+from python_ops.maintenance.config import parse_config
+from python_ops.maintenance.history import HistoryStore
+from python_ops.maintenance.registry import Reason, Status
+from python_ops.maintenance.runner import Maintainer
+from python_ops.maintenance.targets import ModelTarget
+from tests.helpers.trust import files_on_disk
+
+FixtureTable = Callable[[str], Path]
+
+
+def target(table: Path, name: str = "fct", **settings: object) -> ModelTarget:
+    return ModelTarget(name, str(table), parse_config(name, settings))
+
+
+def maintainer(history: HistoryStore | None = None) -> Maintainer:
+    return Maintainer(spark=None, history=history, invocation_id="unit")
+
+
+def test_nothing_due_reads_the_log_once_and_runs_nothing(
+    fixture_table: FixtureTable, tmp_path: Path
+) -> None:
+    # simple_table_with_checkpoint: 11 small files, no tombstone, a log written just now
+    table = fixture_table("simple_table_with_checkpoint")
+    history = HistoryStore(str(tmp_path / "history"))
+    before = files_on_disk(table)
+    reads = snapshot_reads(str(table))
+    outcomes = maintainer(history).maintain_model(target(table, maintenance_min_small_files=12))
+    assert snapshot_reads(str(table)) - reads == 1
+    assert [(o.op, o.status, o.reason) for o in outcomes] == [
+        ("vacuum", Status.NOT_DUE, Reason.NOT_DUE),
+        ("optimize", Status.NOT_DUE, Reason.NOT_DUE),
+        ("cleanup_logs", Status.NOT_DUE, Reason.NOT_DUE),
+    ]
+    assert outcomes[1].detail == "nothing worth rewriting (min_small_files=12)"
+    assert not any(o.ran for o in outcomes)
+    assert history.records() == []  # only runs are recorded
+    assert files_on_disk(table) == before
+
+
+def test_dry_runs_reuse_the_decision_snapshot_and_are_recorded(
+    fixture_table: FixtureTable, tmp_path: Path
+) -> None:
+    table = fixture_table("simple_table_with_checkpoint")
+    history = HistoryStore(str(tmp_path / "history"))
+    before = files_on_disk(table)
+    reads = snapshot_reads(str(table))
+    outcomes = maintainer(history).maintain_model(
+        target(table, maintenance_min_small_files=12),
+        ops=("optimize", "cleanup_logs"),
+        only_due=False,
+        dry_run=True,
+    )
+    # neither op is due, both run as requested, on the snapshot read for the decision
+    assert snapshot_reads(str(table)) - reads == 1
+    assert [(o.op, o.status, o.reason, o.dry_run) for o in outcomes] == [
+        ("optimize", Status.SUCCEEDED, Reason.REQUESTED, True),
+        ("cleanup_logs", Status.SUCCEEDED, Reason.REQUESTED, True),
+    ]
+    assert [o.version_after for o in outcomes] == [10, 10]
+    assert files_on_disk(table) == before  # dry runs change nothing
+    records = history.records()
+    assert [(r.model, r.op, r.status, r.dry_run) for r in records] == [
+        ("fct", "optimize", "succeeded", True),
+        ("fct", "cleanup_logs", "succeeded", True),
+    ]
+    assert json.loads(records[0].parameters)["min_small_files"] == 12
+    assert (records[0].version_before, records[0].version_after) == (10, 10)
+
+
+def test_a_due_op_runs_for_its_reason(fixture_table: FixtureTable) -> None:
+    table = fixture_table("simple_table_with_checkpoint")
+    (optimize,) = maintainer().maintain_model(target(table), ops=("optimize",), dry_run=True)
+    assert (optimize.status, optimize.reason) == (Status.SUCCEEDED, Reason.DUE)
+    assert optimize.detail == "compaction: 11 file(s) in 1 partition(s) worth rewriting"
+    assert optimize.files_removed == 11  # what the plan would rewrite
+    assert optimize.files_added == 0  # a dry run writes nothing
+
+
+def test_disabled_ops_are_not_run_even_when_requested(fixture_table: FixtureTable) -> None:
+    table = fixture_table("simple_table_with_checkpoint")
+    outcomes = maintainer().maintain_model(
+        target(table, maintenance_vacuum_enabled=False, maintenance_cleanup_logs_enabled=False),
+        ops=("vacuum", "cleanup_logs"),
+        only_due=False,
+    )
+    assert [(o.status, o.reason, o.detail) for o in outcomes] == [
+        (Status.NOT_DUE, Reason.DISABLED, "disabled by maintenance_vacuum_enabled"),
+        (Status.NOT_DUE, Reason.DISABLED, "disabled by maintenance_cleanup_logs_enabled"),
+    ]
+
+
+def test_a_failed_decision_is_recorded_as_a_failure_of_every_op(
+    fixture_table: FixtureTable, tmp_path: Path
+) -> None:
+    table = fixture_table("simple_table_with_checkpoint")
+    history = HistoryStore(str(tmp_path / "history"))
+    reads = snapshot_reads(str(table))
+    outcomes = maintainer(history).maintain_model(
+        target(table, maintenance_zorder_by=["nope"], maintenance_on_error="fail")
+    )
+    assert snapshot_reads(str(table)) - reads == 1
+    assert {(o.status, o.reason, o.on_error) for o in outcomes} == {
+        (Status.FAILED, Reason.ERROR, "fail")
+    }
+    assert all("'nope' is not a column of the table" in o.detail for o in outcomes)
+    assert [(r.op, r.status) for r in history.records()] == [
+        ("vacuum", "failed"),
+        ("optimize", "failed"),
+        ("cleanup_logs", "failed"),
+    ]
+    assert all("'nope'" in (r.error or "") for r in history.records())
+
+
+def test_a_missing_table_fails_its_ops_not_the_run(tmp_path: Path) -> None:
+    run = maintainer().maintain([target(tmp_path / "nowhere", maintenance_on_error="fail")])
+    assert [o.status for o in run.outcomes] == [Status.FAILED] * 3
+    assert "no Delta table" in run.outcomes[0].detail
+    assert len(run.failed) == 3  # on_error: fail
+    warn = maintainer().maintain([target(tmp_path / "nowhere")])
+    assert warn.failed == ()  # on_error: warn (the default) only logs
+    assert warn.to_dict()["failed"] == 0
+
+
+def test_the_time_budget_stops_starting_models(fixture_table: FixtureTable) -> None:
+    table = fixture_table("simple_table_with_checkpoint")
+    models = [target(table, name=f"m{i}") for i in range(3)]
+    run = maintainer().maintain(models, time_budget_s=0)
+    assert run.models_started == 0
+    assert run.models_not_started == ("m0", "m1", "m2")
+    assert {(o.status, o.reason) for o in run.outcomes} == {(Status.SKIPPED, Reason.TIME_BUDGET)}
+    assert "not started (time budget): m0, m1, m2" in run.table()
+
+
+def test_progress_is_reported_per_model(fixture_table: FixtureTable) -> None:
+    table = fixture_table("simple_table_with_checkpoint")
+    seen: list[tuple[int, int, str]] = []
+    runner = Maintainer(
+        spark=None, history=None, invocation_id="u", on_progress=lambda *a: seen.append(a)
+    )
+    off = {"maintenance_enabled": False}
+    run = runner.maintain([target(table, name="a", **off), target(table, name="b", **off)])
+    assert seen == [(1, 2, "a"), (2, 2, "b")]
+    assert run.models_started == 2
+    assert run.table().splitlines()[-1].startswith("total")
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "setting"),
+    [
+        ({"threads": 0}, "threads"),
+        ({"time_budget_s": -1}, "time_budget_s"),
+        ({"retention_hours": float("nan")}, "retention_hours"),
+    ],
+)
+def test_bad_run_arguments_are_refused_before_any_model(kwargs: dict, setting: str) -> None:
+    with pytest.raises(ConfigError, match=rf"setting '{setting}' has bad value"):
+        maintainer().maintain([], **kwargs)
