@@ -9,6 +9,7 @@ what an op did is ``<things>_<verb>`` (``files_found``, ``files_deleted``, ``fil
 from __future__ import annotations
 
 import dataclasses
+import functools
 from dataclasses import dataclass
 from typing import Any
 
@@ -54,9 +55,19 @@ class TableHealth:
         return to_dict(self)
 
 
+_SCALARS = (str, int, float, bool, type(None))
+
+
+@functools.cache
+def _field_names(cls: type) -> tuple[str, ...]:
+    return tuple(f.name for f in dataclasses.fields(cls))
+
+
 def _plain(value: Any) -> Any:
+    if type(value) in _SCALARS:  # most values, e.g. each field of 100,000 selected paths
+        return value
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
+        return {name: _plain(getattr(value, name)) for name in _field_names(type(value))}
     if isinstance(value, (tuple, list)):
         return [_plain(v) for v in value]
     if isinstance(value, dict):
@@ -114,6 +125,27 @@ class VacuumGroup:
 
 
 @dataclass(frozen=True)
+class VacuumDiagnostics:
+    """Where a VACUUM with ``cluster_listing`` did its work (for checks and troubleshooting).
+
+    Attributes:
+        driver_pid: The process that called ``vacuum``.
+        num_prefixes_in_tasks: Directories (prefixes) listed in Spark tasks.
+        num_listing_tasks: Spark tasks that listed them.
+        listing_pids: Process ids the listing tasks ran in (distinct, sorted).
+        num_delete_tasks: Spark tasks that deleted (0 for a dry run or deletes on the driver).
+        delete_pids: Process ids the delete tasks ran in (distinct, sorted).
+    """
+
+    driver_pid: int
+    num_prefixes_in_tasks: int
+    num_listing_tasks: int
+    listing_pids: tuple[int, ...]
+    num_delete_tasks: int = 0
+    delete_pids: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
 class VacuumResult:
     """What a VACUUM run found and did.
 
@@ -141,6 +173,8 @@ class VacuumResult:
         delete_s: Seconds spent deleting.
         paths: Every selected path with its size (no cap).
         by_prefix: Totals per partition / top-level directory.
+        diagnostics: Where the listing and deletes ran, for runs with ``cluster_listing`` on a
+            storage Spark tasks can reopen; None otherwise.
     """
 
     location: str
@@ -165,6 +199,7 @@ class VacuumResult:
     delete_s: float
     paths: tuple[VacuumFile, ...]
     by_prefix: tuple[VacuumGroup, ...]
+    diagnostics: VacuumDiagnostics | None = None
 
     def to_dict(self, *, include_paths: bool = True) -> dict[str, Any]:
         """The result as plain data; ``include_paths=False`` leaves out the path list."""

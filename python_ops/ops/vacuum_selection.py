@@ -7,8 +7,15 @@ once that is not protected (live files, unexpired tombstones, their deletion-vec
 parents) is deleted: untracked old files, and directories that hold no old file.
 
 The same program runs in-process on Arrow compute (``select_in_process``: no engine to start, for
-tables one machine lists) and on the Spark DataFrame API (``select_on_spark``: the embedded
-engine, classic Spark or a Spark Connect cluster). ``tests`` hold them to the same answers.
+tables one machine lists) and on the Spark DataFrame API (``selection_frame`` on a listing that is
+already a DataFrame, e.g. listed in Spark tasks; ``select_on_spark`` on an Arrow listing: the
+embedded engine, classic Spark or a Spark Connect cluster). ``tests`` hold them to the same
+answers. A selected path is always a kept entry of the listing itself (an ancestor prefix that
+was never listed, or a new file that is also a key prefix on an object store, is not selected).
+
+On Spark it is one pass over the listing and one shuffle: every kept entry contributes itself
+with its size and kind, every ancestor of a kept file contributes its path alone; a group of one
+that is an entry's own contribution is selected unless protected.
 """
 
 from __future__ import annotations
@@ -37,16 +44,16 @@ def listing_table(entries: Iterable[FileEntry]) -> pa.Table:
 
 
 def _selected(listing: pa.Table) -> list[VacuumFile]:
-    out = [
-        VacuumFile(path=p, size_bytes=0 if d else int(s), is_dir=bool(d))
+    ordered = listing.sort_by("path")  # byte order, as sorted() orders Python strings
+    return [
+        VacuumFile(p, 0 if d else s, d)
         for p, s, d in zip(
-            listing.column("path").to_pylist(),
-            listing.column("size").to_pylist(),
-            listing.column("is_dir").to_pylist(),
+            ordered.column("path").to_pylist(),
+            ordered.column("size").to_pylist(),
+            ordered.column("is_dir").to_pylist(),
             strict=True,
         )
     ]
-    return sorted(out, key=lambda f: f.path)
 
 
 def _contributions(kept: pa.Table) -> pa.ChunkedArray:
@@ -96,15 +103,57 @@ def select_in_process(
     once = counts.filter(pc.equal(counts.column("path_count"), 1)).column("path")
     valid = pa.array(list(protected), pa.string())
     chosen = once.filter(pc.invert(pc.is_in(once, value_set=valid)))
-    return _selected(
-        listing.filter(pc.is_in(listing.column("path"), value_set=chosen.combine_chunks()))
+    return _selected(kept.filter(pc.is_in(kept.column("path"), value_set=chosen.combine_chunks())))
+
+
+def selection_frame(spark: Any, listing: Any, protected: Iterable[str], cutoff_ms: int) -> Any:
+    """The selection rule as a Spark DataFrame program on a listing DataFrame.
+
+    Args:
+        spark: The Spark session of ``listing``.
+        listing: DataFrame ``path``, ``size``, ``mtime`` (ms), ``is_dir`` (e.g. listed in tasks).
+        protected: Paths that must be kept (sent to the cluster as a one-column DataFrame).
+        cutoff_ms: Files modified strictly before this time are eligible.
+
+    Returns:
+        A lazy DataFrame ``path``, ``size``, ``is_dir`` of the selected paths (unsorted).
+    """
+    from pyspark.sql import functions as F
+
+    valid = spark.createDataFrame(pa.table({"path": pa.array(list(protected), pa.string())}))
+    kept = listing.where((F.col("mtime") < F.lit(cutoff_ms)) | F.col("is_dir"))
+    parts = F.split(F.col("path"), "/")
+    own = F.struct(
+        F.col("path").alias("path"), F.col("size").alias("size"), F.col("is_dir").alias("is_dir")
     )
+    # a file's ancestors: "a", "a/b", ... for "a/b/file", contributing their path alone
+    ancestors = F.transform(
+        F.sequence(F.lit(1), F.greatest(F.size(parts) - 1, F.lit(1))),
+        lambda i: F.struct(
+            F.array_join(F.slice(parts, F.lit(1), i), "/").alias("path"),
+            F.lit(None).cast("long").alias("size"),
+            F.lit(None).cast("boolean").alias("is_dir"),
+        ),
+    )
+    contributions = kept.select(
+        F.explode(
+            F.when(F.col("is_dir") | (F.size(parts) == 1), F.array(own)).otherwise(
+                F.concat(F.array(own), ancestors)
+            )
+        ).alias("c")
+    ).select("c.*")
+    counted = contributions.groupBy("path").agg(
+        F.count(F.lit(1)).alias("n"), F.max("size").alias("size"), F.max("is_dir").alias("is_dir")
+    )
+    # counted once, and that once is the entry itself (an ancestor alone has no kind)
+    once = counted.where((F.col("n") == 1) & F.col("is_dir").isNotNull())
+    return once.select("path", "size", "is_dir").join(valid, "path", "left_anti")
 
 
 def select_on_spark(
     spark: Any, listing: pa.Table, protected: Iterable[str], cutoff_ms: int
 ) -> list[VacuumFile]:
-    """The selection rule on the Spark DataFrame API.
+    """The selection rule on the Spark DataFrame API, for a listing in this process.
 
     Args:
         spark: The Spark session.
@@ -115,32 +164,7 @@ def select_on_spark(
     Returns:
         The selected paths, sorted.
     """
-    from pyspark.sql import functions as F
-
     if listing.num_rows == 0:
         return []
-    files = spark.createDataFrame(listing)
-    valid = spark.createDataFrame(pa.table({"path": pa.array(list(protected), pa.string())}))
-    kept = files.where((F.col("mtime") < F.lit(cutoff_ms)) | F.col("is_dir"))
-    parts = F.split(F.col("path"), "/")
-    # a file's ancestors: "a", "a/b", ... for "a/b/file" (empty for files in the table root)
-    ancestors = F.transform(
-        F.sequence(F.lit(1), F.greatest(F.size(parts) - 1, F.lit(1))),
-        lambda i: F.array_join(F.slice(parts, F.lit(1), i), "/"),
-    )
-    contributions = kept.select(
-        F.explode(
-            F.when(F.col("is_dir") | (F.size(parts) == 1), F.array(F.col("path"))).otherwise(
-                F.concat(F.array(F.col("path")), ancestors)
-            )
-        ).alias("path")
-    )
-    selected = (
-        contributions.groupBy("path")
-        .count()
-        .where(F.col("count") == 1)
-        .join(valid, "path", "left_anti")
-        .join(files.select("path", "size", "is_dir"), "path")
-        .toArrow()
-    )
-    return _selected(selected)
+    frame = selection_frame(spark, spark.createDataFrame(listing), protected, cutoff_ms)
+    return _selected(frame.toArrow())
