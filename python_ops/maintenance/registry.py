@@ -87,6 +87,8 @@ class RunContext:
         retention_hours: A VACUUM retention overriding the model's (still safety-checked).
         sql: Where Delta's own SQL would run (OPTIMIZE goes there when it has Delta); None:
             delta-rs in this process.
+        vacuum_engine: Where VACUUM's selection runs (``vacuum``'s ``engine``): ``spark`` when
+            the session is a cluster the caller attached to, else ``auto``.
     """
 
     spark: Any
@@ -94,6 +96,7 @@ class RunContext:
     dry_run: bool
     retention_hours: float | None = None
     sql: DeltaSql | None = None
+    vacuum_engine: str = "auto"
 
 
 DueCheck = Callable[[ModelTarget, Snapshot, int], tuple[bool, str]]
@@ -199,6 +202,7 @@ def _run_vacuum(target: ModelTarget, ctx: RunContext) -> OpCounts:
         dry_run=ctx.dry_run,
         model=c.model,
         snapshot=ctx.snapshot,
+        engine=ctx.vacuum_engine,
     )
     params = {
         "retention_hours": retention_hours,

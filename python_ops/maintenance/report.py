@@ -14,13 +14,18 @@ from python_ops.ops.vacuum import vacuum
 
 
 def report_rows(
-    targets: Sequence[ModelTarget], *, spark: Any, history: HistoryStore | None
+    targets: Sequence[ModelTarget],
+    *,
+    spark: Any,
+    history: HistoryStore | None,
+    vacuum_engine: str = "auto",
 ) -> list[dict[str, Any]]:
     """One row per model: health from the log, reclaimable bytes (a VACUUM dry run), last runs.
 
     Args:
         targets: The models.
         spark: A Spark session (for the VACUUM dry run).
+        vacuum_engine: Where the dry run's selection runs (``vacuum``'s ``engine``).
         history: The maintenance history.
 
     Returns:
@@ -49,6 +54,7 @@ def report_rows(
                 retention_hours=t.config.vacuum_retention_hours,
                 allow_short_retention=t.config.vacuum_allow_short_retention,
                 model=t.name,
+                engine=vacuum_engine,
             )
             row["reclaimable_mb"] = v.bytes_found / 1e6
         except MaintenanceError as err:

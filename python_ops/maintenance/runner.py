@@ -139,6 +139,8 @@ class Maintainer:
         on_progress: Called with (models done, models total, model name).
         sql: Where Delta's own SQL would run (OPTIMIZE goes there when it has Delta); None:
             delta-rs in this process.
+        vacuum_engine: Where VACUUM's selection runs: ``spark`` (on ``spark``, e.g. a cluster
+            the caller attached to) or ``auto`` (in this process unless Spark is needed).
     """
 
     spark: Any
@@ -146,6 +148,7 @@ class Maintainer:
     invocation_id: str
     on_progress: Callable[[int, int, str], None] | None = None
     sql: DeltaSql | None = None
+    vacuum_engine: str = "auto"
     _done: int = field(default=0, repr=False)
 
     def run_op(
@@ -188,6 +191,7 @@ class Maintainer:
                 dry_run=dry_run,
                 retention_hours=retention_hours,
                 sql=self.sql,
+                vacuum_engine=self.vacuum_engine,
             )
             try:
                 counts = spec.run(target, context)

@@ -73,8 +73,13 @@ class SparkDeltaCredentials(SparkCredentials):
         )
 
     def resolved_warehouse(self) -> str | None:
-        """The warehouse directory as an absolute path (relative paths: to the project dir)."""
-        if self.mode != "embedded":
+        """The warehouse directory as an absolute path (relative paths: to the project dir).
+
+        Only the embedded engine has a warehouse of its own; with ``mode: attach`` it is the
+        ``warehouse`` setting, and with thrift/http/odbc the cluster's metastore places tables
+        (``location_root`` fixes their paths), so None unless set.
+        """
+        if self.method != SparkConnectionMethod.SESSION or self.mode != "embedded":
             return self.warehouse
         path = self.warehouse or "warehouse"
         if os.path.isabs(path):

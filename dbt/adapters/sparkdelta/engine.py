@@ -25,7 +25,7 @@ from dbt.adapters.sparkdelta.catalog_journal import (
     strip_leading_comments,
 )
 from python_ops.errors import ConfigError, EngineError
-from python_ops.spark_sessions import SailEngine
+from python_ops.spark_sessions import LazySession, SailEngine
 from python_ops.storage import is_remote, normalize_location
 
 log = logging.getLogger(__name__)
@@ -315,7 +315,9 @@ class AttachedEngine(Engine):
                 builder = builder.remote(connect_url)
             for key, value in (spark_conf or {}).items():
                 builder = builder.config(key, value)
-            self._spark = builder.getOrCreate()
+            # A Connect session of its own: getOrCreate() would hand back any session this
+            # process already has (e.g. the embedded engine's), whatever server it talks to.
+            self._spark = builder.create() if connect_url else builder.getOrCreate()
         except Exception as err:  # pyspark raises many types while connecting
             target = connect_url or "the classic Spark session of this process"
             raise EngineError(f"cannot attach to {target}: {err}") from err
@@ -328,6 +330,37 @@ class AttachedEngine(Engine):
         # The session belongs to whoever started Spark; only a Connect client is ours to close.
         if hasattr(self._spark, "client"):
             self._spark.stop()
+
+
+class OpsEngine(Engine):
+    """The embedded engine for the ops when dbt's connection has no Spark session in-process.
+
+    With ``method: thrift``, ``http`` or ``odbc`` dbt's SQL goes to a cluster, but the ops
+    (VACUUM's selection) need a ``SparkSession`` in this process: a Sail server, started on
+    first use only (``LazySession``) with the profile's session settings, so storage settings
+    (``spark.hadoop.fs.s3a.*``) are the ones the ops read either way. Stopped at exit with the
+    other engines.
+
+    Args:
+        spark_conf: Session configuration (the profile's ``server_side_parameters``).
+    """
+
+    mode = "ops"
+
+    def __init__(self, *, spark_conf: dict[str, str] | None = None) -> None:
+        self._lazy = LazySession(spark_conf)
+
+    @property
+    def spark(self) -> Any:  # noqa: D102
+        return self._lazy
+
+    @property
+    def started(self) -> bool:
+        """True once the Sail server runs."""
+        return self._lazy.started
+
+    def stop(self) -> None:  # noqa: D102
+        self._lazy.stop()
 
 
 _engines: dict[tuple[Any, ...], Engine] = {}
@@ -373,6 +406,24 @@ def get_engine(
                 engine = EmbeddedEngine(warehouse or "warehouse", port=port, spark_conf=spark_conf)
             else:
                 engine = AttachedEngine(connect_url, spark_conf=spark_conf)
+            _engines[key] = engine
+        return engine
+
+
+def get_ops_engine(spark_conf: dict[str, str] | None = None) -> OpsEngine:
+    """The process-wide ops engine (its Sail server starts on first use, see ``OpsEngine``).
+
+    Args:
+        spark_conf: Session configuration used when it starts.
+
+    Returns:
+        The engine.
+    """
+    key = ("ops", tuple(sorted((spark_conf or {}).items())))
+    with _engines_lock:
+        engine = _engines.get(key)
+        if not isinstance(engine, OpsEngine):
+            engine = OpsEngine(spark_conf=spark_conf)
             _engines[key] = engine
         return engine
 

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import json
+import logging
+import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from dataclasses import field as dataclass_field
 from typing import Any
 
 from dbt.adapters.base.meta import available
@@ -17,7 +20,12 @@ from deltalake.schema import PrimitiveType
 
 from dbt.adapters.sparkdelta import incremental
 from dbt.adapters.sparkdelta.connections import SparkDeltaConnectionManager
-from dbt.adapters.sparkdelta.engine import EmbeddedEngine, location_from_information
+from dbt.adapters.sparkdelta.engine import (
+    EmbeddedEngine,
+    Engine,
+    get_ops_engine,
+    location_from_information,
+)
 from dbt.adapters.sparkdelta.history_stores import history_store
 from dbt.adapters.sparkdelta.incremental import string_literal
 from dbt.adapters.sparkdelta.python_models import SessionPythonJobHelper, model_location
@@ -30,7 +38,10 @@ from python_ops.maintenance.selection import select_targets
 from python_ops.maintenance.targets import targets_from_nodes
 from python_ops.ops.health import DEFAULT_SMALL_FILE_THRESHOLD_BYTES, table_health
 from python_ops.ops.log_cleanup import policy_properties
-from python_ops.storage import delta_storage_options, open_storage
+from python_ops.spark_sessions import DeltaSql, Rows, session_sql
+from python_ops.storage import delta_storage_options, is_remote, open_storage
+
+log = logging.getLogger(__name__)
 
 _SIMPLE_TYPES = {"long": "bigint", "integer": "int", "short": "smallint", "byte": "tinyint"}
 
@@ -74,6 +85,27 @@ def registration_ddl(table: DeltaTable) -> dict[str, str | None]:
             column += f" comment {string_literal(str(comment))}"
         columns.append(column)
     return {"columns": ", ".join(columns), "comment": metadata.description}
+
+
+@dataclass
+class _Located:
+    """What locating models found besides their locations.
+
+    Attributes:
+        names: Table location to the relation name dbt's catalog knows it by.
+        not_delta: Model alias to why it is not maintained (its table is not Delta).
+    """
+
+    names: dict[str, str] = dataclass_field(default_factory=dict)
+    not_delta: dict[str, str] = dataclass_field(default_factory=dict)
+
+
+def _has_delta_log(location: str) -> bool:
+    if is_remote(location):
+        return bool(
+            DeltaTable.is_deltatable(location, storage_options=delta_storage_options(location))
+        )
+    return os.path.isdir(os.path.join(location, "_delta_log"))
 
 
 @dataclass
@@ -330,10 +362,22 @@ class SparkDeltaAdapter(SparkAdapter):
         try:
             _, table = self.execute(sql, fetch=True)
         except DbtRuntimeError:
-            return None
-        for row in table:
+            table = None
+        found = False
+        for row in table or []:
+            found = True
             if (location := location_from_information(row["information"])) is not None:
                 return location
+        if table is not None and not found:
+            return None  # the catalog has no such table
+        # a catalog whose SHOW TABLE EXTENDED has no Location line (or no such statement)
+        try:
+            _, table = self.execute(f"describe table extended {relation}", fetch=True)
+        except DbtRuntimeError:
+            return None
+        for row in table:
+            if str(row[0]).strip() == "Location" and row[1]:
+                return location_from_information(f"Location: {row[1]}")
         return None
 
     @available.parse_none
@@ -359,16 +403,59 @@ class SparkDeltaAdapter(SparkAdapter):
             lambda location: table_health(location, small_file_threshold_bytes=threshold),
         )
 
-    def _spark_session(self, op: str) -> Any:
-        """The Spark session of this thread's connection (``method: session`` only)."""
+    # --- where the ops run (README, "Where maintenance runs") ---------------------------------
+
+    def _session_engine(self) -> Engine | None:
+        """The in-process engine of ``method: session`` (None for thrift, http, odbc)."""
         handle = self.connections.get_thread_connection().handle
         engine = getattr(getattr(handle, "handle", None), "engine", None)
-        if engine is None:
-            raise DbtRuntimeError(
-                f"{op} needs a Spark session in the dbt process: use 'method: session' (mode "
-                "embedded or attach) in the profile, not thrift/http/odbc."
-            )
-        return engine.spark
+        return engine if isinstance(engine, Engine) else None
+
+    def _ops_spark(self) -> Any:
+        """The Spark session the ops use: the connection's own, else the embedded ops engine.
+
+        With thrift/http/odbc there is no session in this process: the ops get the process-wide
+        embedded engine, which starts (once) only when an op really uses Spark.
+        """
+        engine = self._session_engine()
+        if engine is not None:
+            return engine.spark
+        creds = self.config.credentials
+        return get_ops_engine(dict(creds.server_side_parameters)).spark
+
+    def _vacuum_engine(self) -> str:
+        """Where VACUUM's selection runs: on the Spark the profile attaches to, else ``auto``.
+
+        ``auto`` selects in this process (Arrow); an attached Spark (Connect or classic) is a
+        cluster the user chose for the work, so the selection's DataFrame program runs there.
+        """
+        engine = self._session_engine()
+        return "spark" if engine is not None and engine.mode == "attach" else "auto"
+
+    def _connection_rows(self, statement: str) -> Rows:
+        """Run a statement over dbt's connection (any thread) and return its rows as dicts."""
+
+        def run() -> Rows:
+            _, table = self.execute(statement, fetch=True)
+            return [dict(zip(table.column_names, row, strict=True)) for row in table]
+
+        if self.connections.get_if_exists() is not None:
+            return run()
+        with self.connection_named("sparkdelta maintenance"):  # a maintenance worker thread
+            return run()
+
+    def _delta_sql(self, names: Mapping[str, str] | None = None) -> DeltaSql:
+        """Where Delta's own SQL runs: the connection's session, else dbt's connection.
+
+        Whether it has Delta is asked once per engine (``DeltaSql.has_delta``).
+        """
+        engine = self._session_engine()
+        if engine is not None:
+            return session_sql(engine.spark).named(names or {})
+        creds = self.config.credentials
+        key = ("dbt", str(creds.method), creds.host, creds.port, creds.cluster, creds.endpoint)
+        where = f"the {creds.method} connection to {creds.host}"
+        return DeltaSql(self._connection_rows, where=where, key=key, names=names)
 
     def _run_op(
         self, relation: BaseRelation, op: str, call: Callable[[str], Any]
@@ -398,12 +485,19 @@ class SparkDeltaAdapter(SparkAdapter):
             spec = op_spec(op)
         except MaintenanceError as err:
             raise DbtRuntimeError(str(err)) from err
-        spark = self._spark_session(op) if spec.needs_spark else None
+        spark = self._ops_spark() if spec.needs_spark else None
+        sql = self._delta_sql() if spec.takes_sql else None
+        if op == "vacuum":
+            options = {"engine": self._vacuum_engine(), **options}
         return self._run_op(
             relation,
             op,
             lambda location: spec.invoke(
-                location, spark=spark, model=relation.identifier, **dict(options)
+                location,
+                spark=spark,
+                sql=sql.named({location: str(relation)}) if sql is not None else None,
+                model=relation.identifier,
+                **dict(options),
             ),
         )
 
@@ -481,17 +575,31 @@ class SparkDeltaAdapter(SparkAdapter):
             )
         return str(location)
 
-    def _maintainer(self, history: dict[str, Any], invocation_id: str, op: str) -> Maintainer:
+    def _maintainer(
+        self, history: dict[str, Any], invocation_id: str, located: _Located
+    ) -> Maintainer:
         location = self._history_location(history)
         store = history_store(location)
         return Maintainer(
-            spark=self._spark_session(op), history=store, invocation_id=str(invocation_id)
+            spark=self._ops_spark(),
+            sql=self._delta_sql(located.names),
+            vacuum_engine=self._vacuum_engine(),
+            history=store,
+            invocation_id=str(invocation_id),
         )
 
     def _register_history(self, history: dict[str, Any]) -> None:
-        """Make the history table queryable (``source('maintenance', ...)``) once it exists."""
+        """Make the history table queryable (``source('maintenance', ...)``) once it exists.
+
+        Only where the engine behind dbt's connection reads Delta tables: the embedded engine,
+        or a Spark that has Delta (asked once). On a cluster without Delta the history stays a
+        Delta table at its location (delta-rs writes it), not registered in the catalog.
+        """
         location = self._history_location(history)
         if not DeltaTable.is_deltatable(location, storage_options=delta_storage_options(location)):
+            return
+        if not (self.is_embedded() or self._delta_sql().has_delta(location)):
+            log.info("maintenance history at %s not registered: the engine has no Delta", location)
             return
         self.execute(f"create schema if not exists {history['schema']}")
         self.execute(
@@ -499,16 +607,45 @@ class SparkDeltaAdapter(SparkAdapter):
             f"location '{location}'"
         )
 
-    def _targets(self, nodes: list[Any]) -> tuple[list[Any], dict[str, str]]:
+    def _declared_location(self, schema: str, alias: str, config: Mapping[str, Any]) -> str | None:
+        """Where the model's ``location_root`` (or the profile's) puts its table; None if unset."""
+        root = config.get("location_root")
+        if root:
+            return f"{str(root).rstrip('/')}/{alias}"
+        creds = self.config.credentials
+        if creds.location_root:
+            return f"{creds.location_root.rstrip('/')}/{schema.lower()}/{alias.lower()}"
+        return None
+
+    def _targets(self, nodes: list[Any]) -> tuple[list[Any], dict[str, str], _Located]:
+        """Maintained models with the locations dbt's connection reports for their tables.
+
+        A table's location comes from the catalog behind dbt's connection (SHOW/DESCRIBE TABLE
+        EXTENDED); for a table the catalog does not know, from the ``location_root`` the model
+        (or the profile) declares, when a Delta table is there. Never a guess. Tables without a
+        Delta log are left out with the reason (``_Located.not_delta``).
+        """
+        located = _Located()
+
         def locate(schema: str, alias: str, config: Mapping[str, Any]) -> str | None:
             relation = self.Relation.create(schema=schema, identifier=alias)
             location: str | None = self.table_location(relation)
+            if location is not None:
+                located.names[location] = str(relation)
+            else:
+                location = self._declared_location(schema, alias, config)
+                if location is None or not _has_delta_log(location):
+                    return None  # not built (yet)
+            if not _has_delta_log(location):
+                located.not_delta[alias] = f"not a Delta table (no _delta_log at {location})"
+                return None
             return location
 
         try:
-            return targets_from_nodes(nodes, locate)
+            targets, paths = targets_from_nodes(nodes, locate)
         except MaintenanceError as err:
             raise DbtRuntimeError(str(err)) from err
+        return targets, paths, located
 
     @available
     def maintain_after_build(self, model: Any, invocation_id: str, history: dict[str, Any]) -> str:
@@ -525,10 +662,11 @@ class SparkDeltaAdapter(SparkAdapter):
         Raises:
             DbtRuntimeError: For a bad setting, or a failed op with ``on_error: fail``.
         """
-        targets, _ = self._targets([model])
+        targets, _, located = self._targets([model])
         if not targets:
-            return ""
-        maintainer = self._maintainer(history, invocation_id, "maintenance post-hook")
+            reasons = list(located.not_delta.values())
+            return f"skipped: {reasons[0]}" if reasons else ""
+        maintainer = self._maintainer(history, invocation_id, located)
         outcomes = maintainer.maintain_model(targets[0])
         ran = [o for o in outcomes if o.ran]
         if ran:
@@ -567,9 +705,9 @@ class SparkDeltaAdapter(SparkAdapter):
             op_names = check_ops(ops)
         except MaintenanceError as err:
             raise DbtRuntimeError(str(err)) from err
-        targets, paths = self._targets(nodes)
+        targets, paths, located = self._targets(nodes)
         chosen = select_targets(targets, select=select, exclude=exclude, paths=paths)
-        maintainer = self._maintainer(history or {}, invocation_id, "maintenance")
+        maintainer = self._maintainer(history or {}, invocation_id, located)
         run = maintainer.maintain(
             chosen,
             ops=op_names,
@@ -580,7 +718,11 @@ class SparkDeltaAdapter(SparkAdapter):
             time_budget_s=time_budget_s,
         )
         self._register_history(history or {})
-        return {**run.to_dict(), "table": run.table()}
+        table = run.table() + "".join(
+            f"\n{name:<28} not maintained: {reason}"
+            for name, reason in sorted(located.not_delta.items())
+        )
+        return {**run.to_dict(), "table": table, "not_delta": dict(located.not_delta)}
 
     @available
     def maintenance_report(
@@ -591,8 +733,13 @@ class SparkDeltaAdapter(SparkAdapter):
         history: dict[str, Any] | None = None,
     ) -> str:
         """Per model: health, reclaimable bytes, last run of each op; as a printed table."""
-        targets, paths = self._targets(nodes)
+        targets, paths, located = self._targets(nodes)
         chosen = select_targets(targets, select=select, exclude=exclude, paths=paths)
         store = history_store(self._history_location(history or {}))
-        rows = report_rows(chosen, spark=self._spark_session("maintenance_report"), history=store)
-        return render_report(rows)
+        rows = report_rows(
+            chosen, spark=self._ops_spark(), history=store, vacuum_engine=self._vacuum_engine()
+        )
+        return render_report(rows) + "".join(
+            f"\n{name:<26} not maintained: {reason}"
+            for name, reason in sorted(located.not_delta.items())
+        )

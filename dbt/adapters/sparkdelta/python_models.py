@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from dbt.adapters.base.impl import PythonJobHelper
+from dbt.adapters.spark.connections import SparkConnectionMethod
 from dbt_common.exceptions import DbtRuntimeError
 
 from dbt.adapters.sparkdelta.connections import SparkDeltaCredentials, engine_for
@@ -24,8 +25,13 @@ class SessionPythonJobHelper(PythonJobHelper):
         self.credentials = credentials
 
     def submit(self, compiled_code: str) -> Any:  # noqa: D102
-        engine = engine_for(self.credentials)
         schema, identifier = self.parsed_model["schema"], self.parsed_model["alias"]
+        if self.credentials.method != SparkConnectionMethod.SESSION:
+            raise DbtRuntimeError(
+                f"Python model '{identifier}' runs on a Spark session in the dbt process: use "
+                f"'method: session' (mode embedded or attach), not {self.credentials.method}."
+            )
+        engine = engine_for(self.credentials)
         namespace: dict[str, Any] = {"spark": engine.spark, "__name__": f"dbt_model_{identifier}"}
         # dbt's create_table_as dispatch indents the first line; the code itself starts there.
         code = compiled_code.lstrip()

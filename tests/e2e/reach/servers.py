@@ -1,0 +1,169 @@
+"""Real JVM Spark servers from the installed pyspark, on 127.0.0.1, for the reach tests.
+
+``start_thrift_server`` runs the Spark Thrift Server (HiveServer2 protocol, what dbt-spark's
+``thrift`` method talks to), ``start_connect_server`` the Spark Connect server; both through the
+package's own ``bin/spark-submit`` with a local master, a Derby metastore and a warehouse in the
+given directory, so nothing outside it is touched. Neither has Delta (its JVM jars come from
+Maven Central, which these machines cannot reach).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import time
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+THRIFT_CLASS = "org.apache.spark.sql.hive.thriftserver.HiveThriftServer2"
+CONNECT_CLASS = "org.apache.spark.sql.connect.service.SparkConnectServer"
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that is free right now."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+@dataclass
+class SparkServer:
+    """A running server: its process, ports and log."""
+
+    process: subprocess.Popen[bytes]
+    port: int
+    ui_port: int
+    log: Path
+    workdir: Path
+    start_s: float
+
+    def stop(self) -> None:
+        """SIGTERM to the server's process group, SIGKILL after 30 s."""
+        if self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGTERM)
+            try:
+                self.process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.process.pid, signal.SIGKILL)
+                self.process.wait(timeout=10)
+
+    def ui(self, path: str) -> Any:
+        """GET from the server's Spark UI REST API (``/api/v1/applications/<app>/<path>``)."""
+        base = f"http://127.0.0.1:{self.ui_port}/api/v1/applications"
+        with urllib.request.urlopen(base, timeout=10) as response:
+            app = json.load(response)[0]["id"]
+        with urllib.request.urlopen(f"{base}/{app}/{path}", timeout=10) as response:
+            return json.load(response)
+
+    def log_text(self) -> str:
+        """The server's output so far."""
+        return self.log.read_text(errors="replace")
+
+
+def _spark_home() -> Path:
+    import pyspark
+
+    return Path(pyspark.__file__).resolve().parent
+
+
+def _start(main_class: str, workdir: Path, args: list[str], ready: str) -> SparkServer:
+    if shutil.which("java") is None:
+        pytest.skip("needs Java (the JVM Spark servers run on it)")
+    workdir.mkdir(parents=True, exist_ok=True)
+    home = _spark_home()
+    port, ui_port = free_port(), free_port()
+    command = [
+        str(home / "bin" / "spark-submit"),
+        "--master",
+        "local[2]",
+        "--class",
+        main_class,
+        "--conf",
+        "spark.driver.host=127.0.0.1",
+        "--conf",
+        "spark.driver.bindAddress=127.0.0.1",
+        "--conf",
+        f"spark.ui.port={ui_port}",
+        "--conf",
+        f"spark.sql.warehouse.dir={workdir / 'spark-warehouse'}",
+        "--conf",
+        f"spark.driver.extraJavaOptions=-Dderby.system.home={workdir}",
+        "--conf",
+        "spark.sql.shuffle.partitions=2",
+        *[a.format(port=port, workdir=workdir) for a in args],
+    ]
+    connect_switches = ("SPARK_CONNECT_MODE_ENABLED", "SPARK_REMOTE")
+    env = {k: v for k, v in os.environ.items() if k not in connect_switches}
+    env.update(SPARK_HOME=str(home), SPARK_LOCAL_IP="127.0.0.1")
+    log = workdir / "server.log"
+    started = time.perf_counter()
+    with log.open("wb") as out:
+        process = subprocess.Popen(
+            command,
+            cwd=workdir,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            env=env,
+            start_new_session=True,
+        )
+    server = SparkServer(process, port, ui_port, log, workdir, 0.0)
+    deadline = time.monotonic() + 180
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"{main_class} exited with {process.returncode}:\n{log_text(log)}")
+        if ready in server.log_text():
+            with socket.socket() as sock:
+                if sock.connect_ex(("127.0.0.1", port)) == 0:
+                    server.start_s = time.perf_counter() - started
+                    return server
+        time.sleep(0.25)
+    server.stop()
+    raise RuntimeError(f"{main_class} did not start within 180 s:\n{log_text(log)}")
+
+
+def log_text(log: Path) -> str:
+    """The last 3,000 characters of a log file."""
+    return log.read_text(errors="replace")[-3000:] if log.exists() else ""
+
+
+def start_thrift_server(workdir: Path) -> SparkServer:
+    """The Spark Thrift Server on 127.0.0.1 (auth NONE: SASL PLAIN, any user)."""
+    return _start(
+        THRIFT_CLASS,
+        workdir,
+        [
+            "spark-internal",
+            "--hiveconf",
+            "hive.server2.thrift.bind.host=127.0.0.1",
+            "--hiveconf",
+            "hive.server2.thrift.port={port}",
+            "--hiveconf",
+            "javax.jdo.option.ConnectionURL=jdbc:derby:;databaseName={workdir}/metastore_db;"
+            "create=true",
+        ],
+        ready="HiveThriftServer2 started",
+    )
+
+
+def start_connect_server(workdir: Path) -> SparkServer:
+    """The Spark Connect server on 127.0.0.1."""
+    return _start(
+        CONNECT_CLASS,
+        workdir,
+        [
+            "--conf",
+            "spark.connect.grpc.binding.address=127.0.0.1",
+            "--conf",
+            "spark.connect.grpc.binding.port={port}",
+        ],
+        ready="Spark Connect server started",
+    )
