@@ -193,7 +193,10 @@ def _vacuum_due(target: ModelTarget, snapshot: Snapshot, now_ms: int) -> tuple[b
 
 def _run_vacuum(target: ModelTarget, ctx: RunContext) -> OpCounts:
     c = target.config
-    retention_hours = ctx.retention_hours or c.vacuum_retention_hours
+    # an explicit 0 is a retention (safety-checked like any other), not "unset"
+    retention_hours = (
+        c.vacuum_retention_hours if ctx.retention_hours is None else ctx.retention_hours
+    )
     v = vacuum(
         target.location,
         spark=ctx.spark,
