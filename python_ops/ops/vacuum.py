@@ -7,10 +7,15 @@ rules, select with the counting rule (``vacuum_selection``: Arrow compute in thi
 same program on the Spark DataFrame API), then delete in bounded chunks. No engine is started for
 a table this process can list; the DataFrame program runs where a Spark session is asked for
 (``engine="spark"``) or the listing runs on its executors; no Delta jars are needed.
+
+With ``cluster_listing`` on a storage Spark tasks can reopen (S3, local disks the executors share)
+the listing and the deletes run in Spark tasks (``vacuum_cluster``): the listing stays on the
+cluster for the selection on Spark, and only the selected paths and counts reach the driver.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import time
 from collections import defaultdict, deque
@@ -30,7 +35,8 @@ from python_ops.delta.protocol import Op, check_protocol
 from python_ops.delta.snapshot import Snapshot, read_snapshot
 from python_ops.errors import ConfigError, RetentionTooShortError
 from python_ops.ops.audit import audit_record
-from python_ops.ops.results import VacuumFile, VacuumGroup, VacuumResult
+from python_ops.ops.results import VacuumDiagnostics, VacuumFile, VacuumGroup, VacuumResult
+from python_ops.ops.vacuum_cluster import delete_on_cluster, select_on_cluster
 from python_ops.ops.vacuum_selection import listing_table, select_in_process, select_on_spark
 from python_ops.storage import Storage, open_storage
 from python_ops.storage.listing import list_visible
@@ -252,8 +258,11 @@ def vacuum(
         on_progress: Called with (files done, files total) during deletion.
         progress_interval_s: Seconds between progress reports.
         model: The dbt model, for error messages.
-        cluster_listing: On object stores, list the table's prefixes in Spark tasks on the
-            session's executors instead of on local threads (for very large tables).
+        cluster_listing: List the table and delete in Spark tasks on the session's executors
+            instead of on local threads (for very large tables), where the storage can be
+            reopened in tasks (S3; local disks the executors share, see ``storage.local``):
+            with the selection on Spark the listing never comes to the driver. Elsewhere the
+            listing runs on driver threads. ``result.diagnostics`` says where tasks ran.
         snapshot: The table's latest snapshot if the caller has just read it; None reads it.
         engine: Where the selection runs: ``in_process`` (Arrow compute, no engine),
             ``spark`` (the DataFrame program on ``spark``), or ``auto``: on ``spark`` when the
@@ -291,28 +300,58 @@ def vacuum(
         roots: list[str] = [""]
         if partition_filter is not None:
             roots = matching_partition_dirs(storage, snapshot, partition_filter, model=model)
-        listing = (
-            list_visible(
+        protected = protected_paths(snapshot, cutoff)
+        on_cluster = cluster_listing and storage.lists_on_executors and bool(roots)
+        diagnostics: VacuumDiagnostics | None = None
+        if on_cluster:
+            found = select_on_cluster(
+                spark,
                 storage,
                 partition_columns=snapshot.metadata.partition_columns,
                 roots=roots,
-                max_workers=storage.listing_concurrency,
-                cluster=spark if cluster_listing else None,
+                protected=protected,
+                cutoff_ms=cutoff,
+                on_spark=on_spark,
             )
-            if roots
-            else None
-        )
-        table_of_entries = listing.table() if listing else listing_table(())
-        protected = protected_paths(snapshot, cutoff)
-        selected = (
-            select_on_spark(spark, table_of_entries, protected, cutoff)
-            if on_spark
-            else select_in_process(table_of_entries, protected, cutoff)
-        )
+            selected = found.selected
+            files_listed, symlinks = found.files_listed, found.symlinks_skipped
+            diagnostics = found.diagnostics
+        else:
+            listing = (
+                list_visible(
+                    storage,
+                    partition_columns=snapshot.metadata.partition_columns,
+                    roots=roots,
+                    max_workers=storage.listing_concurrency,
+                    cluster=spark if cluster_listing else None,
+                )
+                if roots
+                else None
+            )
+            table_of_entries = listing.table() if listing else listing_table(())
+            selected = (
+                select_on_spark(spark, table_of_entries, protected, cutoff)
+                if on_spark
+                else select_in_process(table_of_entries, protected, cutoff)
+            )
+            # true_count, not pc.sum(...).as_py(): that imports pandas (0.2 s)
+            files_listed = (
+                table_of_entries.num_rows
+                - table_of_entries.column("is_dir").combine_chunks().true_count
+            )
+            symlinks = listing.symlinks_skipped if listing else 0
         identify_s = time.perf_counter() - started
         deleted = (0, 0, 0, 0)
         delete_started = time.perf_counter()
-        if not dry_run and selected:
+        if not dry_run and selected and diagnostics is not None:  # on the cluster
+            counts = delete_on_cluster(
+                spark, storage, selected, threads=max_workers, on_progress=on_progress
+            )
+            deleted = (counts.files, counts.bytes, counts.dirs, counts.failures)
+            diagnostics = dataclasses.replace(
+                diagnostics, num_delete_tasks=counts.tasks, delete_pids=counts.pids
+            )
+        elif not dry_run and selected:
             deleted = _delete(
                 storage,
                 selected,
@@ -330,10 +369,8 @@ def vacuum(
             cutoff_ms=cutoff,
             partition_filter=partition_filter,
             partitions_scanned=None if partition_filter is None else len(roots),
-            # true_count, not pc.sum(...).as_py(): that imports pandas (0.2 s)
-            files_listed=table_of_entries.num_rows
-            - table_of_entries.column("is_dir").combine_chunks().true_count,
-            symlinks_skipped=listing.symlinks_skipped if listing else 0,
+            files_listed=files_listed,
+            symlinks_skipped=symlinks,
             files_found=sum(1 for f in selected if not f.is_dir),
             bytes_found=sum(f.size_bytes for f in selected),
             dirs_found=sum(1 for f in selected if f.is_dir),
@@ -345,6 +382,7 @@ def vacuum(
             delete_s=time.perf_counter() - delete_started,
             paths=tuple(selected),
             by_prefix=_group(selected),
+            diagnostics=diagnostics,
         )
     except Exception as err:
         audit_record(

@@ -43,7 +43,8 @@ def listing_table(entries: Iterable[FileEntry]) -> pa.Table:
     )
 
 
-def _selected(listing: pa.Table) -> list[VacuumFile]:
+def selected_paths(listing: pa.Table) -> list[VacuumFile]:
+    """Selected rows (``path``, ``size``, ``is_dir``) as ``VacuumFile`` objects, sorted by path."""
     ordered = listing.sort_by("path")  # byte order, as sorted() orders Python strings
     return [
         VacuumFile(p, 0 if d else s, d)
@@ -103,7 +104,8 @@ def select_in_process(
     once = counts.filter(pc.equal(counts.column("path_count"), 1)).column("path")
     valid = pa.array(list(protected), pa.string())
     chosen = once.filter(pc.invert(pc.is_in(once, value_set=valid)))
-    return _selected(kept.filter(pc.is_in(kept.column("path"), value_set=chosen.combine_chunks())))
+    chosen_set = chosen.combine_chunks()
+    return selected_paths(kept.filter(pc.is_in(kept.column("path"), value_set=chosen_set)))
 
 
 def selection_frame(spark: Any, listing: Any, protected: Iterable[str], cutoff_ms: int) -> Any:
@@ -167,4 +169,4 @@ def select_on_spark(
     if listing.num_rows == 0:
         return []
     frame = selection_frame(spark, spark.createDataFrame(listing), protected, cutoff_ms)
-    return _selected(frame.toArrow())
+    return selected_paths(frame.toArrow())

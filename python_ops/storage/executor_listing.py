@@ -10,14 +10,27 @@ runs on classic Spark, Spark Connect clusters and the embedded engine alike.
 Executors need ``python_ops`` (and boto3) installed. The task closure carries the connection
 settings, credentials included, as Spark ships any task closure; they are never logged. Where
 executors have their own credentials (instance roles), pass settings without keys.
+
+``listing_frame`` keeps the listing on the cluster: the driver lists the top of the table (a level
+or a few), the rest is listed in tasks and stays a DataFrame of Arrow batches for a program on
+the same session (VACUUM's selection) to consume; nothing per file reaches the driver. Each task
+also emits one summary row (what it listed, symbolic links skipped, its process id), marked by a
+path starting with NUL, which no file name contains: a program that treats it as one more old
+root-level file (VACUUM's counting rule selects it, being counted once and never protected)
+carries it to its output, so one pass over the listing yields both the answer and the listing's
+counts, with no cache and no second listing. ``split_summaries`` separates them again.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+import os
+import uuid
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
 from typing import Any
 
-from python_ops.storage.base import FileEntry, Storage
+from python_ops.storage.base import DirScan, FileEntry, Storage
 
 _SCHEMA = "path string, size long, mtime long, is_dir boolean"
 
@@ -75,3 +88,234 @@ def list_on_executors(
             strict=True,
         )
     ]
+
+
+SUMMARY_MARK = "\0"  # starts the path of a task's summary row; no file or key name contains NUL
+_PREFIX_TASKS = 200  # at most this many listing tasks by default
+_DRIVER_LEVELS = 3  # the driver lists at most this many levels before handing out prefixes
+_SPREAD = 16  # ... and goes a level deeper while it has fewer prefixes than this to hand out
+
+
+@dataclass(frozen=True)
+class TaskSummary:
+    """What one listing task did.
+
+    Attributes:
+        pid: The process the task ran in.
+        files: Visible files it listed.
+        symlinks: Symbolic links it saw and left alone.
+        prefixes: Prefixes it listed.
+    """
+
+    pid: int
+    files: int
+    symlinks: int
+    prefixes: int
+
+
+@dataclass(frozen=True)
+class ClusterListing:
+    """A listing that stays on the cluster.
+
+    Attributes:
+        frame: DataFrame ``path string, size long, mtime long, is_dir boolean``: every visible
+            file and directory below the roots, plus one summary row per listing task (path
+            starting with ``SUMMARY_MARK``, ``mtime`` 0, ``is_dir`` false).
+        driver_files: Visible files the driver listed itself (the top levels).
+        driver_symlinks: Symbolic links the driver saw and left alone.
+        prefixes: Directories handed to the tasks.
+        tasks: Listing tasks (0 when the top levels held everything).
+    """
+
+    frame: Any
+    driver_files: int
+    driver_symlinks: int
+    prefixes: tuple[str, ...] = field(default=())
+    tasks: int = 0
+
+
+def _visible(path: str, columns: tuple[str, ...]) -> bool:
+    from python_ops.storage.listing import is_hidden
+
+    return not any(is_hidden(part, columns) for part in path.split("/"))
+
+
+def _listing_batch(scan: DirScan) -> Any:
+    import pyarrow as pa
+
+    return pa.RecordBatch.from_pydict(
+        {
+            "path": pa.array(scan.paths, pa.string()),
+            "size": pa.array(scan.sizes, pa.int64()),
+            "mtime": pa.array(scan.mtimes, pa.int64()),
+            "is_dir": pa.array(scan.is_dir, pa.bool_()),
+        }
+    )
+
+
+def _summary_path(summary: TaskSummary) -> str:
+    # no '/' in it: the counting rule sees a file in the table root, counted once
+    return (
+        f"{SUMMARY_MARK}pid={summary.pid} files={summary.files} symlinks={summary.symlinks} "
+        f"prefixes={summary.prefixes} task={uuid.uuid4().hex}"
+    )
+
+
+def split_summaries(table: Any) -> tuple[Any, list[TaskSummary]]:
+    """Separate the listing tasks' summary rows from entries in an Arrow table.
+
+    Args:
+        table: An Arrow table with a ``path`` column (a listing, or a program's answer on it).
+
+    Returns:
+        (the table without summary rows, the summaries).
+    """
+    import pyarrow.compute as pc
+
+    marked = pc.starts_with(table.column("path"), SUMMARY_MARK)
+    if not pc.any(marked).as_py():
+        return table, []
+    summaries = []
+    for path in table.filter(marked).column("path").to_pylist():
+        fields = dict(token.split("=", 1) for token in path[len(SUMMARY_MARK) :].split(" "))
+        summaries.append(
+            TaskSummary(
+                int(fields["pid"]),
+                int(fields["files"]),
+                int(fields["symlinks"]),
+                int(fields["prefixes"]),
+            )
+        )
+    return table.filter(pc.invert(marked)), summaries
+
+
+def _task_lister(
+    reopen: Callable[[], Storage], columns: tuple[str, ...], flat: bool
+) -> Callable[[Iterator[Any]], Iterator[Any]]:
+    """The ``mapInArrow`` function: list each prefix of the task's batches, then summarise."""
+
+    def list_partition(batches: Iterator[Any]) -> Iterator[Any]:
+        from python_ops.storage.listing import list_visible
+
+        storage: Storage | None = None
+        files = symlinks = prefixes = 0
+        for batch in batches:
+            for prefix in batch.column(0).to_pylist():
+                storage = storage or reopen()
+                prefixes += 1
+                if flat:  # object stores: one recursive listing; markers are the directories
+                    scan = DirScan()
+                    for e in storage.list_tree(prefix):
+                        if _visible(e.path, columns):
+                            mtime = e.modification_time_ms
+                            scan.append(e.path, e.size_bytes, mtime, e.is_dir, False)
+                else:  # a directory walk with the hidden-name rules, links never followed
+                    listing = list_visible(
+                        storage, partition_columns=columns, roots=[prefix], max_workers=1
+                    )
+                    scan = listing.scan
+                    symlinks += listing.symlinks_skipped
+                files += len(scan.is_dir) - sum(scan.is_dir)
+                yield _listing_batch(scan)
+        if prefixes:
+            summary = TaskSummary(os.getpid(), files, symlinks, prefixes)
+            yield _listing_batch(_one(_summary_path(summary)))
+
+    return list_partition
+
+
+def _one(path: str) -> DirScan:
+    scan = DirScan()
+    scan.append(path, 0, 0, False, False)
+    return scan
+
+
+def _top_levels(
+    storage: Storage, columns: tuple[str, ...], roots: list[str]
+) -> tuple[DirScan, int, list[str]]:
+    """List the top of the table on the driver until there are enough prefixes to hand out.
+
+    Object stores list one level (their prefixes are not entries; a prefix's own marker is
+    returned by its recursive listing), directory trees up to ``_DRIVER_LEVELS`` levels.
+    """
+    out = DirScan()
+    symlinks = 0
+    level = roots
+    levels = 1 if storage.flat_listing else _DRIVER_LEVELS
+    with ThreadPoolExecutor(max_workers=max(1, storage.listing_concurrency)) as pool:
+        for depth in range(levels):
+            following: list[str] = []
+            for children in pool.map(storage.scan_dir, level):
+                for path, size, mtime, is_dir, is_link in zip(
+                    children.paths,
+                    children.sizes,
+                    children.mtimes,
+                    children.is_dir,
+                    children.is_symlink,
+                    strict=True,
+                ):
+                    if not _visible(path.rpartition("/")[2], columns):
+                        continue
+                    if is_link:
+                        symlinks += 1
+                    elif is_dir:
+                        following.append(path)
+                        if not storage.flat_listing:
+                            out.append(path, size, mtime, True, False)
+                    else:
+                        out.append(path, size, mtime, False, False)
+            level = following
+            if len(level) >= _SPREAD or depth + 1 == levels or not level:
+                break
+    return out, symlinks, level
+
+
+def listing_frame(
+    spark: Any,
+    storage: Storage,
+    *,
+    partition_columns: Iterable[str],
+    roots: Iterable[str] = ("",),
+    tasks: int | None = None,
+) -> ClusterListing:
+    """List a table's visible files in Spark tasks, keeping the listing on the cluster.
+
+    The driver lists the roots (and, for directory trees, a level or two more until there are
+    enough prefixes to spread); each prefix below is listed in a task, on a storage reopened
+    there by its ``executor_factory``, with the same hidden-name rules as ``list_visible``.
+
+    Args:
+        spark: The Spark session (classic, Spark Connect or the embedded engine).
+        storage: The table's storage (``lists_on_executors``).
+        partition_columns: Partition columns (their ``col=`` directories are visible).
+        roots: Directories to start from ("" = the table root); not returned themselves.
+        tasks: Listing tasks (default: one per prefix, at most 200).
+
+    Returns:
+        The listing (``ClusterListing.frame`` is lazy: listing happens when it is consumed).
+
+    Raises:
+        StorageError: When a top-level directory cannot be listed, or the storage cannot be
+            opened on executors.
+    """
+    import pyarrow as pa
+
+    columns = tuple(partition_columns)
+    top, symlinks, prefixes = _top_levels(storage, columns, list(dict.fromkeys(roots)))
+    frames = []
+    if top.paths or not prefixes:
+        frames.append(spark.createDataFrame(pa.Table.from_batches([_listing_batch(top)])))
+    n_tasks = 0
+    if prefixes:
+        n_tasks = min(len(prefixes), tasks or _PREFIX_TASKS)
+        lister = _task_lister(storage.executor_factory(), columns, storage.flat_listing)
+        given = spark.createDataFrame(pa.table({"prefix": pa.array(prefixes, pa.string())}))
+        frames.append(given.repartition(n_tasks).mapInArrow(lister, _SCHEMA))
+    frame = frames[0] if len(frames) == 1 else frames[0].unionByName(frames[1])
+    return ClusterListing(
+        frame,
+        driver_files=len(top.is_dir) - sum(top.is_dir),
+        driver_symlinks=symlinks,
+        prefixes=tuple(prefixes),
+        tasks=n_tasks,
+    )

@@ -1,17 +1,50 @@
-"""Local disks as a ``Storage``: ``os.scandir`` listing; symbolic links reported, never followed."""
+"""Local disks as a ``Storage``: ``os.scandir`` listing; symbolic links reported, never followed.
+
+A local table can be listed and cleaned in Spark tasks (``lists_on_executors``) on one
+assumption: the executors see the same files at the same path as the driver. That holds for
+``local[*]``, ``local-cluster`` and a standalone cluster whose workers run on the driver's
+machine, or on machines that mount the same shared filesystem at the same path. It is checked:
+a task that does not find the table root fails with a ``StorageError`` saying so (never an
+empty listing, which would select nothing and hide the mistake).
+"""
 
 from __future__ import annotations
 
+import functools
 import os
+import socket
 import stat
+from collections.abc import Callable
 from typing import Any
 
 from python_ops.errors import StorageError
 from python_ops.storage.base import DirScan, FileEntry, Storage
 
 
+def _reopen_on_executor(root: str) -> LocalStorage:
+    """Open a local table again inside a Spark task, refusing a root this machine lacks."""
+    if not os.path.isdir(os.path.join(root, "_delta_log")):
+        raise StorageError(
+            f"table {root} is not on the disk of this Spark executor (host "
+            f"{socket.gethostname()}): listing or deleting a local table in Spark tasks needs "
+            "executors that share the driver's disk at the same path (local, local-cluster or "
+            "a standalone cluster on this machine, or a shared mount); run without "
+            "cluster_listing otherwise"
+        )
+    return LocalStorage(root)
+
+
 class LocalStorage(Storage):
-    """A local directory tree, listed with ``os.scandir`` without following symlinks."""
+    """A local directory tree, listed with ``os.scandir`` without following symlinks.
+
+    ``executor_factory`` reopens it by path in Spark tasks (see the module docstring for the
+    shared-disk assumption).
+    """
+
+    lists_on_executors = True
+
+    def executor_factory(self) -> Callable[[], Storage]:  # noqa: D102
+        return functools.partial(_reopen_on_executor, self.root)
 
     def _abs(self, rel: str) -> str:
         clean = self._check_relative(rel)
