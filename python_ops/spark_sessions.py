@@ -198,6 +198,12 @@ class DeltaSql:
         copy._answer = self._answer
         return copy
 
+    @classmethod
+    def forget_answers(cls) -> None:
+        """Forget every engine's cached answer (the next ``has_delta`` asks again)."""
+        with cls._answers_lock:
+            cls._answers.clear()
+
     def table(self, location: str) -> str:
         """How a statement names the table at ``location``."""
         name = self.names.get(location)

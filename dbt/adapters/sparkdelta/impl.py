@@ -362,15 +362,13 @@ class SparkDeltaAdapter(SparkAdapter):
         try:
             _, table = self.execute(sql, fetch=True)
         except DbtRuntimeError:
-            table = None
-        found = False
-        for row in table or []:
-            found = True
+            return None  # no such schema
+        if len(table) == 0:
+            return None  # no such table
+        for row in table:
             if (location := location_from_information(row["information"])) is not None:
                 return location
-        if table is not None and not found:
-            return None  # the catalog has no such table
-        # a catalog whose SHOW TABLE EXTENDED has no Location line (or no such statement)
+        # a catalog whose SHOW TABLE EXTENDED shows the table without its location
         try:
             _, table = self.execute(f"describe table extended {relation}", fetch=True)
         except DbtRuntimeError:
