@@ -9,14 +9,15 @@ import pytest
 from deltalake import DeltaTable
 
 from python_ops.maintenance.history import HistoryStore
+from tests.helpers.dbt_runs import Dbt
 from tests.helpers.s3 import S3Bucket, delta_options
-from tests.test_dbt_project import dbt, project  # noqa: F401  (the project fixture)
 
 pytestmark = pytest.mark.slow
 
 
 def test_post_hook_maintains_a_model_on_s3(
-    project: Path,  # noqa: F811
+    project: Path,
+    dbt: Dbt,
     s3: S3Bucket,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

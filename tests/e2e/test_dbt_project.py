@@ -2,63 +2,19 @@
 
 from __future__ import annotations
 
-import json
-import shutil
 from pathlib import Path
 
 import pyarrow.compute as pc
 import pytest
-from dbt.cli.main import dbtRunner, dbtRunnerResult
+import yaml
 from deltalake import DeltaTable
 
 from dbt.adapters.sparkdelta.engine import shutdown_engines
 from python_ops.delta.snapshot import read_history
-from tests.helpers.paths import ROOT
+from tests.helpers.dbt_runs import CUSTOMERS, PER_BATCH, Dbt
 from tests.helpers.vacuum import content, untracked
 
 pytestmark = pytest.mark.slow
-
-PER_BATCH = 50
-CUSTOMERS = 100
-PROJECT_PARTS = ("dbt_project.yml", "models", "seeds", "profiles_example")
-
-
-@pytest.fixture
-def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fresh_engines) -> Path:
-    """A copy of the example project with its own warehouse."""
-    target = tmp_path / "project"
-    target.mkdir()
-    for part in PROJECT_PARTS:
-        source = ROOT / part
-        if source.is_dir():
-            shutil.copytree(source, target / part)
-        else:
-            shutil.copy(source, target / part)
-    monkeypatch.setenv("SPARKDELTA_WAREHOUSE", str(tmp_path / "warehouse"))
-    return target
-
-
-def dbt(
-    project: Path,
-    *args: str,
-    batch: int = 0,
-    target: str | None = None,
-    extra_vars: dict[str, object] | None = None,
-) -> dbtRunnerResult:
-    variables = {"batch": batch, "orders_per_batch": PER_BATCH, "customers": CUSTOMERS}
-    variables.update(extra_vars or {})
-    command = [
-        *args,
-        "--project-dir",
-        str(project),
-        "--profiles-dir",
-        str(project / "profiles_example"),
-    ]
-    if args[0] not in ("debug", "run-operation"):
-        command += ["--vars", json.dumps(variables)]
-    if target:
-        command += ["--target", target]
-    return dbtRunner().invoke(command)
 
 
 def table(warehouse: Path, name: str) -> DeltaTable:
@@ -66,7 +22,7 @@ def table(warehouse: Path, name: str) -> DeltaTable:
 
 
 def test_build_twice_in_separate_engine_sessions(
-    project: Path, capfd: pytest.CaptureFixture[str]
+    project: Path, dbt: Dbt, capfd: pytest.CaptureFixture[str]
 ) -> None:
     warehouse = project.parent / "warehouse"
     first = dbt(project, "build", batch=0)
@@ -127,7 +83,7 @@ def test_build_twice_in_separate_engine_sessions(
     assert content(fct_path) == before
 
 
-def test_unknown_mode_in_profile_is_one_clear_error(project: Path) -> None:
+def test_unknown_mode_in_profile_is_one_clear_error(project: Path, dbt: Dbt) -> None:
     profiles = project / "profiles_example" / "profiles.yml"
     profiles.write_text(profiles.read_text().replace("mode: embedded", "mode: turbo"))
     result = dbt(project, "build")
@@ -136,18 +92,15 @@ def test_unknown_mode_in_profile_is_one_clear_error(project: Path) -> None:
 
 
 def test_attach_mode_with_a_spark_connect_url(
-    project: Path, sail_server: str, monkeypatch: pytest.MonkeyPatch
+    project: Path, dbt: Dbt, sail_server: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     warehouse = project.parent / "attached-warehouse"
     monkeypatch.setenv("SPARK_CONNECT_URL", sail_server)
+    # the attached server places the tables under the profile's location_root
     profiles = project / "profiles_example" / "profiles.yml"
-    profiles.write_text(
-        profiles.read_text().replace(
-            "      connect_url: \"{{ env_var('SPARK_CONNECT_URL', 'sc://localhost:15002') }}\"",
-            "      connect_url: \"{{ env_var('SPARK_CONNECT_URL', 'sc://localhost:15002') }}\"\n"
-            f"      warehouse: {warehouse}",
-        )
-    )
+    settings = yaml.safe_load(profiles.read_text())
+    settings["sparkdelta_shop"]["outputs"]["connect"]["location_root"] = str(warehouse)
+    profiles.write_text(yaml.safe_dump(settings))
     result = dbt(
         project,
         "build",

@@ -1,0 +1,254 @@
+"""The dbt surface of maintenance on the example project, one feature per test.
+
+Config inheritance; the post-hook (runs what is due, records it, reads the table's log once);
+``on_error``; the run-operations (selection, threads, time budget, argument checks, report);
+the history as a dbt source; ``python -m python_ops maintain`` reading dbt's manifest.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from python_ops.delta.snapshot import snapshot_reads
+from python_ops.maintenance.history import HistoryRecord, HistoryStore
+from tests.helpers.dbt_runs import Dbt
+
+pytestmark = pytest.mark.slow
+
+CHANGED_ORDERS = ("run", "--select", "landing_orders", "stg_orders", "fct_orders")
+
+
+def warehouse_of(project: Path) -> Path:
+    return project.parent / "warehouse"
+
+
+def history(warehouse: Path) -> list[HistoryRecord]:
+    return HistoryStore(str(warehouse / "shop" / "maintenance_history")).records()
+
+
+def log_actions(table: Path, first: int, last: int) -> tuple[int, int, int, int]:
+    """(removes, removed bytes, adds, added bytes) in commits first..last of a Delta log."""
+    removes = removed = adds = added = 0
+    for version in range(first, last + 1):
+        for line in (table / "_delta_log" / f"{version:020d}.json").read_text().splitlines():
+            action = json.loads(line)
+            if "remove" in action:
+                removes, removed = removes + 1, removed + action["remove"]["size"]
+            if "add" in action:
+                adds, added = adds + 1, added + action["add"]["size"]
+    return removes, removed, adds, added
+
+
+def matches_disk(record: HistoryRecord) -> bool:
+    """An OPTIMIZE record's counts equal the actions of the commits it made."""
+    assert record.version_before is not None
+    assert record.version_after is not None
+    actions = log_actions(
+        Path(record.table_location), record.version_before + 1, record.version_after
+    )
+    counts = (record.files_removed, record.bytes_removed, record.files_added, record.bytes_added)
+    return actions == counts
+
+
+def break_zorder(project: Path, *, on_error: str | None = None) -> None:
+    """Give fct_orders a Z-order column its table does not have (and maybe an on_error)."""
+    sql = project / "models" / "marts" / "fct_orders.sql"
+    text = sql.read_text().replace("['customer_id', 'order_id']", "['nope']")
+    if on_error is not None:
+        text = text.replace(
+            "maintenance_optimize_interval_hours=0,",
+            f"maintenance_optimize_interval_hours=0, maintenance_on_error='{on_error}',",
+        )
+    sql.write_text(text)
+
+
+# --- config ------------------------------------------------------------------------------------
+
+
+def test_config_inherits_key_by_key_project_folder_model(built_project: Path) -> None:
+    manifest = json.loads((built_project / "target" / "manifest.json").read_text())
+    nodes = {n["name"]: n["config"] for n in manifest["nodes"].values() if "config" in n}
+    fct = nodes["fct_orders"]
+    assert fct["maintenance_on_error"] == "warn"  # project
+    assert fct["maintenance_min_small_files"] == 4  # marts folder
+    assert fct["maintenance_zorder_by"] == ["customer_id", "order_id"]  # model
+    assert fct["maintenance_vacuum_retention_hours"] == 336  # model overrides nothing above
+    assert nodes["landing_orders"]["maintenance_log_retention_days"] == 7  # landing folder
+    assert nodes["dim_products"]["maintenance_enabled"] is False  # opted out
+
+
+# --- the post-hook -----------------------------------------------------------------------------
+
+
+def test_post_hook_runs_what_is_due_and_records_it(built_project: Path, dbt: Dbt) -> None:
+    warehouse = warehouse_of(built_project)
+    before = len(history(warehouse))
+    assert dbt(built_project, *CHANGED_ORDERS, batch=1).success
+    new = history(warehouse)[before:]
+    # the Z-order of the partitions the new batch changed, and nothing else
+    assert [(r.model, r.op, r.status, r.dry_run) for r in new] == [
+        ("fct_orders", "optimize", "succeeded", False)
+    ]
+    assert new[0].files_removed > 0
+    assert new[0].version_after > new[0].version_before
+    assert matches_disk(new[0])  # the history row is what the Delta log says happened
+
+
+def test_post_hook_reads_the_log_once(built_project: Path, dbt: Dbt) -> None:
+    warehouse = warehouse_of(built_project)
+    table = warehouse / "shop" / "dim_customers"
+    before = len(history(warehouse))
+    reads = snapshot_reads(str(table))
+    rebuilt = dbt(built_project, "run", "--select", "dim_customers")
+    assert rebuilt.success, rebuilt.exception
+    # the post-hook decided (one read of the log, handed to every op's rule) and nothing was due:
+    # the rebuild's removed files are younger than the retention, a few files are not worth
+    # compacting, and there is no checkpoint whose commits could expire
+    assert snapshot_reads(str(table)) - reads == 1
+    assert len(history(warehouse)) == before
+
+
+def test_on_error_warn_records_the_failure_and_the_model_succeeds(
+    built_project: Path, dbt: Dbt
+) -> None:
+    warehouse = warehouse_of(built_project)
+    break_zorder(built_project)
+    assert dbt(built_project, "run", "--select", "fct_orders", batch=2).success
+    failed = [r for r in history(warehouse) if r.status == "failed"]
+    assert failed
+    assert "'nope' is not a column of the table" in (failed[-1].error or "")
+
+
+def test_on_error_fail_fails_the_model(built_project: Path, dbt: Dbt) -> None:
+    warehouse = warehouse_of(built_project)
+    break_zorder(built_project, on_error="fail")
+    assert not dbt(built_project, "run", "--select", "fct_orders", batch=3).success
+    failed = [r for r in history(warehouse) if r.status == "failed"]
+    assert failed  # recorded too
+    assert {r.model for r in failed} == {"fct_orders"}
+
+
+# --- run-operations ----------------------------------------------------------------------------
+
+
+def test_vacuum_all_selects_excludes_and_dry_runs(built_project: Path, dbt: Dbt) -> None:
+    warehouse = warehouse_of(built_project)
+    before = len(history(warehouse))
+    args = "{select: [marts], exclude: [dim_customers], dry_run: true}"
+    assert dbt(built_project, "run-operation", "vacuum_all", "--args", args).success
+    new = history(warehouse)[before:]
+    # dim_products is in marts but opts out of maintenance
+    assert sorted(r.model for r in new) == ["customer_order_summary", "fct_orders"]
+    assert all(r.op == "vacuum" and r.dry_run for r in new)
+
+
+def test_cleanup_logs_all_by_tag_on_two_threads(built_project: Path, dbt: Dbt) -> None:
+    warehouse = warehouse_of(built_project)
+    before = len(history(warehouse))
+    args = "{select: ['tag:landing'], threads: 2}"
+    assert dbt(built_project, "run-operation", "cleanup_logs_all", "--args", args).success
+    new = history(warehouse)[before:]
+    assert sorted(r.model for r in new) == ["landing_customers", "landing_orders"]
+
+
+def test_the_time_budget_stops_starting_new_tables(built_project: Path, dbt: Dbt) -> None:
+    warehouse = warehouse_of(built_project)
+    before = len(history(warehouse))
+    args = "{time_budget_s: 0.000001}"
+    assert dbt(built_project, "run-operation", "optimize_all", "--args", args).success
+    assert len(history(warehouse)) == before
+
+
+def test_bad_arguments_are_refused_with_a_clear_message(built_project: Path, dbt: Dbt) -> None:
+    bad = dbt(built_project, "run-operation", "maintain_all", "--args", "{ops: [vacum]}")
+    assert not bad.success
+    # the message itself: tests/unit/test_registry.py
+    assert bad.result.results[0].status == "error"
+
+
+def test_maintenance_report(
+    built_project: Path, dbt: Dbt, capfd: pytest.CaptureFixture[str]
+) -> None:
+    capfd.readouterr()
+    assert dbt(built_project, "run-operation", "maintenance_report").success
+    assert "fct_orders" in capfd.readouterr().out
+
+
+# --- the history -------------------------------------------------------------------------------
+
+
+def test_analysts_query_the_history_through_its_dbt_source(built_project: Path, dbt: Dbt) -> None:
+    warehouse = warehouse_of(built_project)
+    # the build's post-hooks recorded OPTIMIZE; record the other two ops as well
+    assert dbt(built_project, "run-operation", "vacuum_all", "--args", "{dry_run: true}").success
+    assert dbt(built_project, "run-operation", "cleanup_logs_all").success
+    shown = dbt(
+        built_project,
+        "show",
+        "--inline",
+        "select op, count(*) as runs from {{ source('maintenance', 'maintenance_history') }} "
+        "group by op order by op",
+    )
+    assert shown.success, shown.exception
+    runs = {row[0]: row[1] for row in shown.result.results[0].agate_table.rows}
+    recorded = history(warehouse)
+    assert runs == {op: sum(1 for r in recorded if r.op == op) for op in runs}
+    assert set(runs) == {"vacuum", "optimize", "cleanup_logs"}
+
+
+# --- outside dbt -------------------------------------------------------------------------------
+
+
+def test_cli_maintain_reads_the_manifest(built_project: Path, dbt: Dbt) -> None:
+    warehouse = warehouse_of(built_project)
+    for batch in (1, 2, 3):  # small files pile up in fct_orders with the post-hook off
+        assert dbt(
+            built_project,
+            *CHANGED_ORDERS,
+            batch=batch,
+            extra_vars={"maintenance_post_hook": False},
+        ).success
+    before = len(history(warehouse))
+
+    def cli(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "python_ops",
+                "maintain",
+                "--project-dir",
+                str(built_project),
+                *args,
+            ],
+            capture_output=True,
+            text=True,
+            env={**os.environ, "SPARKDELTA_WAREHOUSE": str(warehouse)},
+            timeout=300,
+        )
+
+    done = cli("--select", "marts", "--exclude", "customer_order_summary", "--threads", "2")
+    assert done.returncode == 0, done.stderr
+    assert "3/3 models" in done.stderr  # the progress bar: fct_orders, dim_customers, dim_products
+    assert "fct_orders" in done.stdout
+    assert "total" in done.stdout
+    new = history(warehouse)[before:]
+    assert [(r.model, r.op, r.status) for r in new] == [("fct_orders", "optimize", "succeeded")]
+    assert new[0].invocation_id.startswith("cli-")
+    assert matches_disk(new[0])
+
+    # the same history the dbt side reads: the Z-order just done is not due again
+    again = cli("--select", "fct_orders", "--json")
+    assert again.returncode == 0, again.stderr
+    outcomes = json.loads(again.stdout)["outcomes"]
+    assert {o["op"]: o["status"] for o in outcomes}["optimize"] == "not_due"
+
+    missing = cli("--select", "fct_orders", "--project-dir", str(built_project / "nowhere"))
+    assert missing.returncode == 2
+    assert "target/manifest.json does not exist. Run 'dbt parse'" in missing.stderr
