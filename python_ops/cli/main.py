@@ -78,8 +78,12 @@ def _parser() -> argparse.ArgumentParser:
         help="embedded warehouse directory (default: $SPARKDELTA_WAREHOUSE, else "
         "<project-dir>/warehouse)",
     )
-    maint.add_argument("--select", nargs="*", default=None, help="model names, tag:x, folders")
-    maint.add_argument("--exclude", nargs="*", default=None, help="the same kinds of selectors")
+    maint.add_argument(
+        "--select", nargs="*", default=None, help="dbt selection (as dbt ls --select), by dbt"
+    )
+    maint.add_argument("--exclude", nargs="*", default=None, help="dbt selection to leave out")
+    maint.add_argument("--selector", default=None, help="a selector of the project's selectors.yml")
+    maint.add_argument("--state", default=None, help="artifacts directory for state: methods")
     maint.add_argument("--ops", default=None, help="comma-separated: vacuum,optimize,cleanup_logs")
     maint.add_argument("--all", action="store_true", help="run every enabled op, not only due ones")
     maint.add_argument("--dry-run", action="store_true", help="report only, change nothing")

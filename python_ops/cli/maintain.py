@@ -18,7 +18,7 @@ from python_ops.errors import ConfigError
 from python_ops.maintenance.history import HistoryStore
 from python_ops.maintenance.registry import check_ops
 from python_ops.maintenance.runner import Maintainer
-from python_ops.maintenance.selection import select_targets
+from python_ops.maintenance.selection import keep_selected, needs_resolution, resolve_with_dbt
 from python_ops.maintenance.targets import (
     default_history_location,
     load_manifest,
@@ -81,9 +81,19 @@ def run_maintain(args: Any) -> int:
         or os.environ.get("SPARKDELTA_WAREHOUSE")
         or os.path.join(project_dir, "warehouse")
     )
-    models = manifest_models(load_manifest(project_dir))
-    targets, paths = targets_from_nodes(models, warehouse_locator(warehouse))
-    chosen = select_targets(targets, select=args.select, exclude=args.exclude, paths=paths)
+    manifest = load_manifest(project_dir)
+    models = manifest_models(manifest)
+    targets, _ = targets_from_nodes(models, warehouse_locator(warehouse))
+    selector, state = getattr(args, "selector", None), getattr(args, "state", None)
+    if needs_resolution(args.select, args.exclude, selector, manifest.get("selectors")):
+        selection = resolve_with_dbt(
+            project_dir, select=args.select, exclude=args.exclude, selector=selector, state=state
+        )
+        for warning in selection.warnings:
+            print(f"maintain: warning: {warning}", file=sys.stderr)
+        chosen = keep_selected(targets, selection.unique_ids)
+    else:
+        chosen = list(targets)
     history = HistoryStore(args.history_location or default_history_location(warehouse, models))
     print(
         f"maintain: {len(chosen)} of {len(targets)} built models in {warehouse}; "

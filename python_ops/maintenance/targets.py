@@ -37,6 +37,7 @@ class ModelTarget:
         config: Its maintenance config.
         tags: Its dbt tags.
         fqn: Its dbt fully qualified name (project, folders..., name).
+        unique_id: Its dbt unique id (``model.<package>.<name>``); '' when not known.
     """
 
     name: str
@@ -44,6 +45,7 @@ class ModelTarget:
     config: MaintenanceConfig
     tags: tuple[str, ...] = ()
     fqn: tuple[str, ...] = ()
+    unique_id: str = ""
 
 
 def _get(node: Any, key: str, default: Any = None) -> Any:
@@ -94,6 +96,7 @@ def targets_from_nodes(
                 config=maintenance,
                 tags=tuple(_get(node, "tags") or ()),
                 fqn=tuple(_get(node, "fqn") or ()),
+                unique_id=str(_get(node, "unique_id") or ""),
             )
         )
         paths[name] = str(_get(node, "original_file_path") or "")

@@ -1,84 +1,75 @@
-"""Model selection for the run-operations and the CLI: names, tags, folders, paths, exclusions."""
+"""Applying a selection dbt resolved (the resolution itself: tests/e2e/test_selection_dbt.py).
+
+``python_ops`` does not parse dbt's selection; it keeps the targets whose unique ids dbt
+selected, reads the resolver's JSON answer, and knows when there is anything to resolve.
+"""
 
 from __future__ import annotations
 
+import json
+
+import pytest
+
+from python_ops.errors import ConfigError
 from python_ops.maintenance.config import MaintenanceConfig
-from python_ops.maintenance.selection import select_targets
+from python_ops.maintenance.selection import (
+    ResolvedSelection,
+    keep_selected,
+    needs_resolution,
+    parse_resolution,
+)
 from python_ops.maintenance.targets import ModelTarget
 
 
-def model(name: str, *folders: str, tags: tuple[str, ...] = ()) -> ModelTarget:
+def model(name: str) -> ModelTarget:
     return ModelTarget(
         name=name,
         location=f"/wh/shop/{name}",
         config=MaintenanceConfig(model=name),
-        tags=tags,
-        fqn=("shop", *folders, name),
+        unique_id=f"model.shop.{name}",
     )
 
 
-TARGETS = [
-    model("landing_orders", "landing", tags=("landing", "hourly")),
-    model("landing_customers", "landing", tags=("landing",)),
-    model("fct_orders", "marts", "core", tags=("hourly",)),
-    model("dim_customers", "marts", "core"),
-    model("customer_order_summary", "marts", "reporting"),
-]
-PATHS = {
-    "landing_orders": "models/landing/landing_orders.sql",
-    "landing_customers": "models/landing/landing_customers.sql",
-    "fct_orders": "models/marts/core/fct_orders.sql",
-    "dim_customers": "models/marts/core/dim_customers.sql",
-    "customer_order_summary": "models/marts/reporting/customer_order_summary.py",
-}
+TARGETS = [model("landing_orders"), model("fct_orders"), model("dim_customers")]
 
 
-def names(select: object = None, exclude: object = None) -> list[str]:
-    chosen = select_targets(TARGETS, select=select, exclude=exclude, paths=PATHS)  # type: ignore[arg-type]
-    return [t.name for t in chosen]
+def test_nothing_resolved_keeps_every_target_in_order() -> None:
+    assert keep_selected(TARGETS, None) == TARGETS
 
 
-ALL = [t.name for t in TARGETS]
+def test_the_selected_unique_ids_are_kept_in_target_order() -> None:
+    chosen = keep_selected(TARGETS, {"model.shop.dim_customers", "model.shop.landing_orders"})
+    assert [t.name for t in chosen] == ["landing_orders", "dim_customers"]
 
 
-def test_nothing_selected_means_every_model_in_order() -> None:
-    assert names() == ALL
-    assert names([]) == ALL
+def test_an_empty_selection_keeps_nothing() -> None:
+    assert keep_selected(TARGETS, frozenset()) == []
 
 
-def test_by_name_one_or_many() -> None:
-    assert names("fct_orders") == ["fct_orders"]
-    assert names(["dim_customers", "fct_orders"]) == ["fct_orders", "dim_customers"]  # input order
-    assert names(["no_such_model"]) == []
+def test_the_resolver_answer_is_its_last_line() -> None:
+    answer = {"unique_ids": ["model.shop.fct_orders"], "warnings": ["w"], "selector": "nightly"}
+    resolved = parse_resolution("some dbt log line\n" + json.dumps(answer) + "\n")
+    assert resolved == ResolvedSelection(frozenset({"model.shop.fct_orders"}), ("w",), "nightly")
 
 
-def test_by_tag() -> None:
-    assert names(["tag:landing"]) == ["landing_orders", "landing_customers"]
-    assert names("tag:hourly") == ["landing_orders", "fct_orders"]
-    assert names("tag:marts") == []  # a folder is not a tag
+def test_no_unique_ids_means_every_model() -> None:
+    assert parse_resolution('{"unique_ids": null, "warnings": []}').unique_ids is None
 
 
-def test_by_folder_at_any_depth_but_not_the_model_itself() -> None:
-    assert names("marts") == ["fct_orders", "dim_customers", "customer_order_summary"]
-    assert names("core") == ["fct_orders", "dim_customers"]
-    assert names("shop") == ALL  # the project name is the first fqn part
-    assert names("orders") == []  # no partial matches
+def test_a_rejected_selection_is_a_config_error_with_dbt_s_message() -> None:
+    with pytest.raises(ConfigError, match="'colour' is not a valid method name"):
+        parse_resolution('{"error": "\'colour\' is not a valid method name"}')
 
 
-def test_by_path() -> None:
-    assert names("models/marts/core") == ["fct_orders", "dim_customers"]
-    assert names("path:models/marts/") == ["fct_orders", "dim_customers", "customer_order_summary"]
-    assert names("models/marts/core/fct_orders.sql") == ["fct_orders"]
-    assert names("models/mar") == []  # a path prefix must end at a folder boundary
+def test_no_answer_says_dbt_may_be_missing() -> None:
+    with pytest.raises(ConfigError, match="is the sparkdelta adapter"):
+        parse_resolution("ModuleNotFoundError: No module named 'dbt'")
 
 
-def test_exclusions_win_over_selections() -> None:
-    assert names(["marts"], ["dim_customers"]) == ["fct_orders", "customer_order_summary"]
-    assert names(None, "tag:landing") == ["fct_orders", "dim_customers", "customer_order_summary"]
-    assert names("fct_orders", "tag:hourly") == []
-    assert names(["marts"], ["models/marts/reporting"]) == ["fct_orders", "dim_customers"]
-
-
-def test_path_selectors_without_paths_select_nothing() -> None:
-    chosen = select_targets(TARGETS, select=["models/marts"])
-    assert chosen == []
+def test_resolution_is_needed_for_a_selection_or_a_default_selector() -> None:
+    assert not needs_resolution(None, None, None)
+    assert not needs_resolution([], [], None, {"s": {"default": False}})
+    assert needs_resolution(["+fct_orders"], None, None)
+    assert needs_resolution(None, ["tag:x"], None)
+    assert needs_resolution(None, None, "nightly")
+    assert needs_resolution(None, None, None, {"s": {"name": "s", "default": True}})

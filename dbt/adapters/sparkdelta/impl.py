@@ -8,6 +8,7 @@ import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from dataclasses import field as dataclass_field
+from pathlib import Path
 from typing import Any
 
 from dbt.adapters.base.meta import available
@@ -34,7 +35,6 @@ from python_ops.errors import MaintenanceError, TableNotFoundError
 from python_ops.maintenance.registry import Status, check_ops, op_spec
 from python_ops.maintenance.report import render_report, report_rows
 from python_ops.maintenance.runner import Maintainer
-from python_ops.maintenance.selection import select_targets
 from python_ops.maintenance.targets import targets_from_nodes
 from python_ops.ops.health import DEFAULT_SMALL_FILE_THRESHOLD_BYTES, table_health
 from python_ops.ops.log_cleanup import policy_properties
@@ -677,13 +677,55 @@ class SparkDeltaAdapter(SparkAdapter):
         return ", ".join(f"{o.op} {o.status}" for o in ran)
 
     @available
+    def maintenance_selection(
+        self, select: Any = None, exclude: Any = None, selector: Any = None, state: Any = None
+    ) -> dict[str, Any]:
+        """Resolve a dbt selection with dbt's selector on this invocation's manifest.
+
+        Args:
+            select: dbt selection strings (as ``dbt ls --select``), a string or a list.
+            exclude: dbt selection strings to leave out.
+            selector: A selector of the project's ``selectors.yml`` (alone).
+            state: An artifacts directory for ``state:`` methods.
+
+        Returns:
+            ``{unique_ids: [...] or None (everything), warnings: [...], selector}``.
+
+        Raises:
+            DbtRuntimeError: For a selection dbt rejects, or no manifest to select from.
+        """
+        from dbt.contracts.graph.manifest import Manifest
+        from dbt.contracts.state import PreviousState
+
+        from dbt.adapters.sparkdelta.selection import select_models
+
+        manifest = self.get_macro_resolver()
+        if not isinstance(manifest, Manifest):
+            raise DbtRuntimeError("maintenance selection: dbt's manifest is not loaded")
+        previous = None
+        if state:
+            root = Path(self.config.project_root)
+            previous = PreviousState(
+                state_path=Path(str(state)),
+                target_path=root / self.config.target_path,
+                project_root=root,
+            )
+        selection = select_models(
+            manifest,
+            select=select,
+            exclude=exclude,
+            selector=str(selector) if selector else None,
+            selectors=getattr(self.config, "selectors", None),
+            previous_state=previous,
+        )
+        return selection.to_dict()
+
+    @available
     def maintain_models(
         self,
         nodes: list[Any],
         ops: Any = None,
         only_due: bool = False,
-        select: Any = None,
-        exclude: Any = None,
         dry_run: bool = False,
         retention_hours: float | None = None,
         threads: int = 1,
@@ -691,7 +733,7 @@ class SparkDeltaAdapter(SparkAdapter):
         invocation_id: str = "",
         history: dict[str, Any] | None = None,
     ) -> dict[str, Any]:
-        """Run ops on every selected model (``vacuum_all`` and its siblings).
+        """Run ops on the given models (``vacuum_all`` and its siblings, after the selection).
 
         Returns:
             The run as a dict, plus ``table`` (the printed per-model table).
@@ -703,11 +745,10 @@ class SparkDeltaAdapter(SparkAdapter):
             op_names = check_ops(ops)
         except MaintenanceError as err:
             raise DbtRuntimeError(str(err)) from err
-        targets, paths, located = self._targets(nodes)
-        chosen = select_targets(targets, select=select, exclude=exclude, paths=paths)
+        targets, _, located = self._targets(nodes)
         maintainer = self._maintainer(history or {}, invocation_id, located)
         run = maintainer.maintain(
-            chosen,
+            targets,
             ops=op_names,
             only_due=only_due,
             dry_run=dry_run,
@@ -726,13 +767,10 @@ class SparkDeltaAdapter(SparkAdapter):
     def maintenance_report(
         self,
         nodes: list[Any],
-        select: Any = None,
-        exclude: Any = None,
         history: dict[str, Any] | None = None,
     ) -> str:
         """Per model: health, reclaimable bytes, last run of each op; as a printed table."""
-        targets, paths, located = self._targets(nodes)
-        chosen = select_targets(targets, select=select, exclude=exclude, paths=paths)
+        chosen, _, located = self._targets(nodes)
         store = history_store(self._history_location(history or {}))
         rows = report_rows(
             chosen, spark=self._ops_spark(), history=store, vacuum_engine=self._vacuum_engine()

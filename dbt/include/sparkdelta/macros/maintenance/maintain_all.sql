@@ -5,14 +5,18 @@
   ops narrows the ops considered (e.g. [vacuum, optimize]); none means all three.
   Dispatched: see maintain_model.
 -#}
-{% macro maintain_all(select=none, exclude=none, dry_run=false, retention_hours=none, threads=1, time_budget_s=none, ops=none) %}
+{% macro maintain_all(select=none, exclude=none, dry_run=false, retention_hours=none, threads=1, time_budget_s=none, ops=none, selector=none, state=none) %}
+  {#- selector/state are passed only when given, so an override with the older signature still works -#}
+  {%- if selector is not none or state is not none -%}
+    {{ return(adapter.dispatch('maintain_all')(select, exclude, dry_run, retention_hours, threads, time_budget_s, ops, selector, state)) }}
+  {%- endif -%}
   {{ return(adapter.dispatch('maintain_all')(select, exclude, dry_run, retention_hours, threads, time_budget_s, ops)) }}
 {% endmacro %}
 
-{% macro default__maintain_all(select, exclude, dry_run, retention_hours, threads, time_budget_s, ops) %}
+{% macro default__maintain_all(select, exclude, dry_run, retention_hours, threads, time_budget_s, ops, selector=none, state=none) %}
   {{ exceptions.raise_compiler_error("maintain_all: the '" ~ adapter.type() ~ "' adapter has no Delta maintenance; use type: sparkdelta") }}
 {% endmacro %}
 
-{% macro sparkdelta__maintain_all(select, exclude, dry_run, retention_hours, threads, time_budget_s, ops) %}
-  {{ return(run_maintenance('maintain_all', ops, true, select, exclude, dry_run, retention_hours, threads, time_budget_s)) }}
+{% macro sparkdelta__maintain_all(select, exclude, dry_run, retention_hours, threads, time_budget_s, ops, selector=none, state=none) %}
+  {{ return(run_maintenance('maintain_all', ops, true, select, exclude, dry_run, retention_hours, threads, time_budget_s, selector, state)) }}
 {% endmacro %}

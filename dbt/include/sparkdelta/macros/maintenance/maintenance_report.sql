@@ -1,20 +1,24 @@
 {#-
   Per model: files, small files, bytes, log files, tombstones, reclaimable bytes (a VACUUM dry
   run), and the last run of each op with its outcome.
-      dbt run-operation maintenance_report [--args '{select: [marts]}']
+      dbt run-operation maintenance_report [--args '{select: [+fct_orders], exclude: [dim_products]}' | '{selector: nightly}']
   Dispatched: see maintain_model.
 -#}
-{% macro maintenance_report(select=none, exclude=none) %}
+{% macro maintenance_report(select=none, exclude=none, selector=none, state=none) %}
+  {#- selector/state are passed only when given, so an override with the older signature still works -#}
+  {%- if selector is not none or state is not none -%}
+    {{ return(adapter.dispatch('maintenance_report')(select, exclude, selector, state)) }}
+  {%- endif -%}
   {{ return(adapter.dispatch('maintenance_report')(select, exclude)) }}
 {% endmacro %}
 
-{% macro default__maintenance_report(select, exclude) %}
+{% macro default__maintenance_report(select, exclude, selector=none, state=none) %}
   {{ exceptions.raise_compiler_error("maintenance_report: the '" ~ adapter.type() ~ "' adapter has no Delta maintenance; use type: sparkdelta") }}
 {% endmacro %}
 
-{% macro sparkdelta__maintenance_report(select, exclude) %}
+{% macro sparkdelta__maintenance_report(select, exclude, selector=none, state=none) %}
   {%- if execute -%}
-    {%- set report = adapter.maintenance_report(maintenance_nodes(), select, exclude, maintenance_history()) -%}
+    {%- set report = adapter.maintenance_report(maintenance_nodes(select, exclude, selector, state, 'maintenance_report'), maintenance_history()) -%}
     {{ print(report) }}
     {{ return(report) }}
   {%- endif -%}

@@ -2,10 +2,10 @@
   Shared by sparkdelta__vacuum_all, __optimize_all, __cleanup_logs_all and __maintain_all:
   check the arguments, run the ops on every selected model (only those due when only_due),
   print the per-model table, and fail the run-operation when an op failed on a model whose
-  on_error is 'fail'. Select/exclude syntax, ops and config are checked by the adapter, which
+  on_error is 'fail'. The selection is dbt's (maintenance_nodes); select/exclude syntax, ops and config are checked by the adapter, which
   names the bad value.
 -#}
-{% macro run_maintenance(caller_name, ops, only_due, select, exclude, dry_run, retention_hours, threads, time_budget_s) %}
+{% macro run_maintenance(caller_name, ops, only_due, select, exclude, dry_run, retention_hours, threads, time_budget_s, selector=none, state=none) %}
   {#- a string such as 'false' would be truthy: refuse it rather than guess which run was meant -#}
   {%- if dry_run is not boolean -%}
     {{ exceptions.raise_compiler_error(caller_name ~ ": dry_run must be true or false, got " ~ dry_run) }}
@@ -17,9 +17,9 @@
     {{ exceptions.raise_compiler_error(caller_name ~ ": time_budget_s must be above 0, got " ~ time_budget_s) }}
   {%- endif -%}
   {%- if execute -%}
-    {%- set run = adapter.maintain_models(maintenance_nodes(), ops, only_due, select, exclude,
-          dry_run, retention_hours, threads or 1, time_budget_s, invocation_id,
-          maintenance_history()) -%}
+    {%- set nodes = maintenance_nodes(select, exclude, selector, state, caller_name) -%}
+    {%- set run = adapter.maintain_models(nodes, ops, only_due, dry_run, retention_hours,
+          threads or 1, time_budget_s, invocation_id, maintenance_history()) -%}
     {{ print(run.table) }}
     {%- if run.failed > 0 -%}
       {{ exceptions.raise_compiler_error(caller_name ~ ": " ~ run.failed ~ " op(s) failed on models with on_error: fail (see the table above)") }}

@@ -1,0 +1,277 @@
+"""Which models a maintenance run-operation (or ``python -m python_ops maintain``) works on.
+
+dbt's node selection, resolved by dbt's own machinery (``dbt.graph``): the same graph
+(``Linker.link_graph``) and the same ``ResourceTypeSelector`` over models that ``dbt ls
+--resource-type model`` uses, with ``parse_difference`` for ``select``/``exclude`` and the
+project's ``selectors.yml`` for ``selector``. Nothing here parses the grammar.
+
+Inside dbt the manifest is the one dbt already built for the invocation (the adapter's macro
+resolver); outside dbt (the CLI) it is ``target/manifest.json``, read by dbt's libraries in a
+child process (``python -m dbt.adapters.sparkdelta.selection``, JSON on stdout), so that
+``python_ops`` never imports dbt and dbt's process-wide state (flags, events) stays out of it.
+
+Besides the selected unique ids, a resolution returns warnings: a criterion that matches no
+node (dbt's own warning), one that matches no model, one whose models are all views or ephemeral
+(nothing it selects has a Delta table), and a selection that ends up with no table at all.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from argparse import Namespace
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from dbt_common.exceptions import DbtRuntimeError
+
+from python_ops.maintenance.targets import MAINTAINED
+
+
+@dataclass(frozen=True)
+class Selection:
+    """The outcome of a selection.
+
+    Attributes:
+        unique_ids: The selected model unique ids; None when no selection was given (all).
+        warnings: What the selection does not reach, one sentence each.
+        selector: The ``selectors.yml`` selector used (given, or the project's default).
+    """
+
+    unique_ids: frozenset[str] | None
+    warnings: tuple[str, ...] = ()
+    selector: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """As JSON-ready data."""
+        ids = None if self.unique_ids is None else sorted(self.unique_ids)
+        return {"unique_ids": ids, "warnings": list(self.warnings), "selector": self.selector}
+
+
+def _as_list(value: Any, name: str) -> list[str] | None:
+    """A select/exclude argument as a list of dbt selection strings (None when not given)."""
+    if value is None or value == "" or value == []:
+        return None
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, Iterable) and not isinstance(value, Mapping):
+        items = list(value)
+        if all(isinstance(v, str) for v in items):
+            return items
+    raise DbtRuntimeError(
+        f"{name} must be a dbt selection string or a list of them (e.g. ['+fct_orders', "
+        f"'tag:daily']), got {value!r}"
+    )
+
+
+def _criteria(spec: Any, *, leaves: bool) -> list[Any]:
+    """The parts of a spec dbt names in its "does not match" warning, on the selecting side.
+
+    On the command line (``select``) those are the space-separated terms (each an intersection
+    of comma-separated criteria, ``expect_exists``); dbt's default includes (nothing selected,
+    only excluded) expect nothing. In a ``selectors.yml`` definition (``leaves``) every criterion
+    counts. What lies under an exclusion only removes, so it is never a criterion here.
+    """
+    from dbt.graph.selector_spec import SelectionCriteria, SelectionDifference
+
+    if getattr(spec, "expect_exists", False):
+        return [spec]
+    if isinstance(spec, SelectionCriteria):
+        return [spec] if leaves else []
+    components = list(spec.components)
+    if isinstance(spec, SelectionDifference):
+        components = components[:1]
+    return [part for c in components for part in _criteria(c, leaves=leaves)]
+
+
+def _maintained(node: Any) -> bool:
+    return node.config.materialized in MAINTAINED and node.config.enabled
+
+
+def _kinds(nodes: Sequence[Any]) -> str:
+    shown = ", ".join(f"{n.name} ({n.config.materialized})" for n in nodes[:5])
+    return shown + (f" and {len(nodes) - 5} more" if len(nodes) > 5 else "")
+
+
+def select_models(
+    manifest: Any,
+    *,
+    select: Any = None,
+    exclude: Any = None,
+    selector: str | None = None,
+    selectors: Mapping[str, Mapping[str, Any]] | None = None,
+    previous_state: Any = None,
+) -> Selection:
+    """Resolve a dbt selection to model unique ids with dbt's selector, and say what it misses.
+
+    Args:
+        manifest: dbt's ``Manifest``.
+        select: dbt selection strings (``--select``), a string or a list.
+        exclude: dbt selection strings removed from the selection (``--exclude``).
+        selector: The name of a selector in ``selectors``; it cannot be combined with
+            ``select``/``exclude``.
+        selectors: The project's selectors (name to ``{definition, default}``), as dbt's
+            ``RuntimeConfig.selectors``; the one with ``default: true`` applies when nothing
+            else is given, as in dbt.
+        previous_state: dbt's ``PreviousState`` for ``state:`` methods (None: no state).
+
+    Returns:
+        The selection; ``unique_ids`` is None when there was nothing to select by.
+
+    Raises:
+        DbtRuntimeError: For a bad argument, an unknown selector or a criterion dbt rejects.
+    """
+    from dbt.artifacts.resources.types import NodeType
+    from dbt.compilation import Linker
+    from dbt.graph.cli import parse_difference
+    from dbt.graph.graph import Graph
+    from dbt.graph.selector import ResourceTypeSelector
+
+    chosen = _as_list(select, "select")
+    dropped = _as_list(exclude, "exclude")
+    selectors = selectors or {}
+    if selector and (chosen or dropped):
+        raise DbtRuntimeError(
+            f"selector '{selector}' cannot be combined with select/exclude: put the whole "
+            "selection in selectors.yml or pass select/exclude alone"
+        )
+    if not selector and not (chosen or dropped):
+        selector = next((n for n, s in selectors.items() if s.get("default") is True), None)
+        if selector is None:
+            return Selection(unique_ids=None)
+    if selector:
+        if selector not in selectors:
+            raise DbtRuntimeError(
+                f"no selector named '{selector}' in selectors.yml (selectors: "
+                f"{', '.join(sorted(selectors)) or 'none'})"
+            )
+        spec = selectors[selector]["definition"]
+    else:
+        spec = parse_difference(chosen, dropped)
+
+    linker = Linker()
+    linker.link_graph(manifest)
+    node_selector = ResourceTypeSelector(
+        graph=Graph(linker.graph),
+        manifest=manifest,
+        previous_state=previous_state,
+        resource_types=[NodeType.Model],
+        include_empty_nodes=True,
+    )
+    selected = frozenset(node_selector.get_selected(spec, warn_on_no_nodes=False))
+
+    warnings: list[str] = []
+    for criterion in _criteria(spec, leaves=bool(selector)):
+        direct, _ = node_selector.select_nodes(criterion, warn_on_no_nodes=False)
+        models = [
+            manifest.nodes[u]
+            for u in sorted(direct)
+            if u in manifest.nodes and manifest.nodes[u].resource_type == NodeType.Model
+        ]
+        if not direct:
+            warnings.append(
+                f"the selection criterion '{criterion.raw}' does not match any enabled nodes"
+            )
+        elif not models:
+            warnings.append(f"the selection criterion '{criterion.raw}' matches no model")
+        elif not any(_maintained(m) for m in models):
+            warnings.append(
+                f"the selection criterion '{criterion.raw}' selects no table or incremental model: "
+                f"{_kinds(models)}; views and ephemeral models have no Delta table to maintain"
+            )
+    if not warnings:
+        models = [manifest.nodes[u] for u in sorted(selected)]
+        if not models:
+            warnings.append("the selection matches no model")
+        elif not any(_maintained(m) for m in models):
+            warnings.append(
+                f"nothing selected is a table or incremental model: {_kinds(models)}; "
+                "views and ephemeral models have no Delta table to maintain"
+            )
+    return Selection(unique_ids=selected, warnings=tuple(warnings), selector=selector)
+
+
+def _ensure_flags() -> None:
+    """Set dbt's global flags to defaults outside a dbt invocation (selector methods read them)."""
+    from dbt.flags import get_flags, set_from_args
+
+    if not hasattr(get_flags(), "WARN_ERROR"):  # type: ignore[no-untyped-call]
+        set_from_args(Namespace(), None)
+
+
+def select_from_artifacts(
+    project_dir: str,
+    *,
+    select: Any = None,
+    exclude: Any = None,
+    selector: str | None = None,
+    state: str | None = None,
+) -> Selection:
+    """Resolve a selection against ``<project_dir>/target/manifest.json`` (the CLI's case).
+
+    The selectors are the manifest's (dbt writes the rendered ``selectors.yml`` into it).
+
+    Raises:
+        DbtRuntimeError: For a missing or unreadable manifest, or as ``select_models``.
+    """
+    from dbt.artifacts.schemas.manifest import WritableManifest
+    from dbt.config.selectors import SelectorConfig
+    from dbt.contracts.graph.manifest import Manifest
+    from dbt.contracts.state import PreviousState
+
+    _ensure_flags()
+    project = Path(project_dir).resolve()
+    path = project / "target" / "manifest.json"
+    if not path.is_file():
+        raise DbtRuntimeError(f"{path} does not exist: run 'dbt parse' in the project first")
+    manifest = Manifest.from_writable_manifest(WritableManifest.read_and_check_versions(str(path)))
+    raw = list(getattr(manifest, "selectors", {}).values())
+    selectors = SelectorConfig.selectors_from_dict({"selectors": raw}) if raw else {}
+    previous = None
+    if state:
+        previous = PreviousState(
+            state_path=Path(state), target_path=project / "target", project_root=project
+        )
+    return select_models(
+        manifest,
+        select=select,
+        exclude=exclude,
+        selector=selector,
+        selectors=selectors,
+        previous_state=previous,
+    )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m dbt.adapters.sparkdelta.selection``: a selection as JSON on stdout.
+
+    Prints ``{"unique_ids": [...] | null, "warnings": [...], "selector": ...}``, or
+    ``{"error": "..."}`` with exit code 2 when dbt rejects the selection.
+    """
+    parser = argparse.ArgumentParser(prog="python -m dbt.adapters.sparkdelta.selection")
+    parser.add_argument("--project-dir", default=".")
+    parser.add_argument("--select", nargs="*")
+    parser.add_argument("--exclude", nargs="*")
+    parser.add_argument("--selector")
+    parser.add_argument("--state")
+    args = parser.parse_args(argv)
+    try:
+        selection = select_from_artifacts(
+            args.project_dir,
+            select=args.select,
+            exclude=args.exclude,
+            selector=args.selector,
+            state=args.state,
+        )
+    except Exception as err:  # every failure goes back to the caller as JSON
+        print(json.dumps({"error": str(getattr(err, "msg", err)).strip()}))
+        return 2
+    print(json.dumps(selection.to_dict()))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
