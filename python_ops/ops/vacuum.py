@@ -255,7 +255,8 @@ def vacuum(
             every time).
         max_workers: Parallel deletion calls.
         now_ms: The current time in ms since the epoch (None = now).
-        on_progress: Called with (files done, files total) during deletion.
+        on_progress: Called with (files done, files total) during deletion (with deletes in
+            Spark tasks, once all files are done).
         progress_interval_s: Seconds between progress reports.
         model: The dbt model, for error messages.
         cluster_listing: List the table and delete in Spark tasks on the session's executors

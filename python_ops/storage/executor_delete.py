@@ -1,7 +1,8 @@
 """Delete a table's files in Spark tasks (DataFrame API), as ``vacuum._delete`` does on threads.
 
-Files first, in tasks of ``mapInArrow`` over the paths (each task deletes its paths in chunks of
-the storage's ``delete_batch_size``, a batched request on object stores, on a few threads), then
+Files first, in tasks of ``mapInArrow`` over the paths (about as many tasks as the cluster runs
+at once, ``task_slots``; each deletes its paths in chunks of the storage's ``delete_batch_size``,
+a batched request on object stores, on a few threads), then
 directories, one Spark job per depth, deepest first, so a parent is only tried once its children
 are gone. Nothing is recursive: ``delete_dir`` removes empty directories only. Each task returns
 one row of counts (files, bytes, directories, failures) and its process id; only those rows come
@@ -19,9 +20,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from python_ops.storage.base import Storage
+from python_ops.storage.executor_listing import task_slots
 
 _COUNTS = "files long, bytes long, dirs long, failures long, pid long"
-_MAX_TASKS = 200
 
 
 @dataclass(frozen=True)
@@ -135,9 +136,10 @@ def delete_on_executors(
 
     rows: list[dict[str, int]] = []
     tasks = 0
+    slots = task_slots(spark)
     reopen = storage.executor_factory()
     if files.num_rows:
-        n = min(_MAX_TASKS, -(-files.num_rows // storage.delete_batch_size))
+        n = min(slots, -(-files.num_rows // storage.delete_batch_size))
         given = spark.createDataFrame(files.select(["path", "size"]))
         # round robin: the same number of paths in every task
         done = given.repartition(n).mapInArrow(_file_deleter(reopen, threads), _COUNTS)
@@ -150,7 +152,7 @@ def delete_on_executors(
         by_depth[d.count("/")].append(d)
     for depth in sorted(by_depth, reverse=True):
         level = by_depth[depth]
-        n = min(_MAX_TASKS, -(-len(level) // storage.delete_batch_size))
+        n = min(slots, -(-len(level) // storage.delete_batch_size))
         given = spark.createDataFrame(pa.table({"path": pa.array(level, pa.string())}))
         rows += given.repartition(n).mapInArrow(_dir_deleter(reopen), _COUNTS).toArrow().to_pylist()
         tasks += n

@@ -3,9 +3,10 @@
 On one machine ``listing.list_visible`` lists prefixes on threads. On a cluster the listing can
 be spread over executors instead: a DataFrame with one row per prefix, repartitioned so each
 task gets a few prefixes, and ``mapInArrow`` running the storage's own ``list_tree`` (on S3 one
-paginated ``ListObjectsV2`` per 1,000 keys) inside each task, on a storage reopened there by its
-``executor_factory`` (storages with ``lists_on_executors``). No RDDs and no JVM calls, so it
-runs on classic Spark, Spark Connect clusters and the embedded engine alike.
+paginated ``ListObjectsV2`` per 1,000 keys; on a local disk the executors share, a directory
+walk) inside each task, on a storage reopened there by its ``executor_factory`` (storages with
+``lists_on_executors``). No RDDs and no JVM calls, so it runs on classic Spark, Spark Connect
+clusters and the embedded engine alike.
 
 Executors need ``python_ops`` (and boto3) installed. The task closure carries the connection
 settings, credentials included, as Spark ships any task closure; they are never logged. Where
@@ -91,7 +92,7 @@ def list_on_executors(
 
 
 SUMMARY_MARK = "\0"  # starts the path of a task's summary row; no file or key name contains NUL
-_PREFIX_TASKS = 200  # at most this many listing tasks by default
+_DEFAULT_SLOTS = 16  # tasks per step where spark.default.parallelism is not set
 _DRIVER_LEVELS = 3  # the driver lists at most this many levels before handing out prefixes
 _SPREAD = 16  # ... and goes a level deeper while it has fewer prefixes than this to hand out
 
@@ -189,39 +190,60 @@ def split_summaries(table: Any) -> tuple[Any, list[TaskSummary]]:
     return table.filter(pc.invert(marked)), summaries
 
 
+def _scan_prefix(storage: Storage, prefix: str, columns: tuple[str, ...]) -> tuple[DirScan, int]:
+    """Visible entries below one prefix, and the symbolic links skipped."""
+    from python_ops.storage.listing import list_visible
+
+    if storage.flat_listing:  # object stores: one recursive listing; markers are directories
+        scan = DirScan()
+        for e in storage.list_tree(prefix):
+            if _visible(e.path, columns):
+                scan.append(e.path, e.size_bytes, e.modification_time_ms, e.is_dir, False)
+        return scan, 0
+    # a directory walk with the hidden-name rules, links never followed
+    listing = list_visible(storage, partition_columns=columns, roots=[prefix], max_workers=1)
+    return listing.scan, listing.symlinks_skipped
+
+
 def _task_lister(
-    reopen: Callable[[], Storage], columns: tuple[str, ...], flat: bool
+    reopen: Callable[[], Storage], columns: tuple[str, ...]
 ) -> Callable[[Iterator[Any]], Iterator[Any]]:
-    """The ``mapInArrow`` function: list each prefix of the task's batches, then summarise."""
+    """The ``mapInArrow`` function: list the task's prefixes, then summarise.
+
+    Prefixes are listed ``listing_concurrency`` at a time (object stores: requests in flight;
+    local disks: one), one Arrow batch per prefix.
+    """
 
     def list_partition(batches: Iterator[Any]) -> Iterator[Any]:
-        from python_ops.storage.listing import list_visible
-
-        storage: Storage | None = None
-        files = symlinks = prefixes = 0
-        for batch in batches:
-            for prefix in batch.column(0).to_pylist():
-                storage = storage or reopen()
-                prefixes += 1
-                if flat:  # object stores: one recursive listing; markers are the directories
-                    scan = DirScan()
-                    for e in storage.list_tree(prefix):
-                        if _visible(e.path, columns):
-                            mtime = e.modification_time_ms
-                            scan.append(e.path, e.size_bytes, mtime, e.is_dir, False)
-                else:  # a directory walk with the hidden-name rules, links never followed
-                    listing = list_visible(
-                        storage, partition_columns=columns, roots=[prefix], max_workers=1
-                    )
-                    scan = listing.scan
-                    symlinks += listing.symlinks_skipped
+        prefixes = [p for batch in batches for p in batch.column(0).to_pylist()]
+        if not prefixes:
+            return
+        storage = reopen()
+        files = symlinks = 0
+        with ThreadPoolExecutor(max_workers=max(1, storage.listing_concurrency)) as pool:
+            for scan, links in pool.map(lambda p: _scan_prefix(storage, p, columns), prefixes):
                 files += len(scan.is_dir) - sum(scan.is_dir)
+                symlinks += links
                 yield _listing_batch(scan)
-        if prefixes:
-            summary = TaskSummary(os.getpid(), files, symlinks, prefixes)
-            yield _listing_batch(_one(_summary_path(summary)))
+        summary = TaskSummary(os.getpid(), files, symlinks, len(prefixes))
+        yield _listing_batch(_one(_summary_path(summary)))
 
     return list_partition
+
+
+def task_slots(spark: Any) -> int:
+    """Spark tasks worth running for one step: ``spark.default.parallelism`` if set, else 16.
+
+    Each Python task has a fixed cost (a worker round trip, a few tens of ms, far more on a
+    loaded machine), so the work is cut into about as many tasks as the cluster runs at once,
+    and each task overlaps its own I/O on threads. Read from the session's configuration (no
+    JVM call), so it is the same on classic Spark, Spark Connect and the embedded engine.
+    """
+    try:
+        value = spark.conf.get("spark.default.parallelism", None)
+        return max(1, int(value)) if value else _DEFAULT_SLOTS
+    except Exception:  # a session that does not know the key or refuses conf reads
+        return _DEFAULT_SLOTS
 
 
 def _one(path: str) -> DirScan:
@@ -289,7 +311,7 @@ def listing_frame(
         storage: The table's storage (``lists_on_executors``).
         partition_columns: Partition columns (their ``col=`` directories are visible).
         roots: Directories to start from ("" = the table root); not returned themselves.
-        tasks: Listing tasks (default: one per prefix, at most 200).
+        tasks: Listing tasks (default: ``task_slots``; never more than prefixes).
 
     Returns:
         The listing (``ClusterListing.frame`` is lazy: listing happens when it is consumed).
@@ -307,8 +329,8 @@ def listing_frame(
         frames.append(spark.createDataFrame(pa.Table.from_batches([_listing_batch(top)])))
     n_tasks = 0
     if prefixes:
-        n_tasks = min(len(prefixes), tasks or _PREFIX_TASKS)
-        lister = _task_lister(storage.executor_factory(), columns, storage.flat_listing)
+        n_tasks = min(len(prefixes), tasks or task_slots(spark))
+        lister = _task_lister(storage.executor_factory(), columns)
         given = spark.createDataFrame(pa.table({"prefix": pa.array(prefixes, pa.string())}))
         frames.append(given.repartition(n_tasks).mapInArrow(lister, _SCHEMA))
     frame = frames[0] if len(frames) == 1 else frames[0].unionByName(frames[1])

@@ -57,6 +57,15 @@ class Proc:
     def is_executor(self) -> bool:
         return EXECUTOR_CLASS in self.argv
 
+    def describe(self) -> str:
+        """``pid program`` in a few words: the main class of a JVM, the module of a Python."""
+        name = Path(self.argv[0]).name if self.argv else "?"
+        if name == "java":
+            main = next((a for a in self.argv if a.startswith("org.apache.spark.")), "")
+            rest = f" --executor-id {self.executor_id}" if self.is_executor else ""
+            return f"{self.pid} java {main}{rest}"
+        return f"{self.pid} {name} {' '.join(self.argv[1:3])}".rstrip()
+
     @property
     def executor_id(self) -> str | None:
         argv = list(self.argv)

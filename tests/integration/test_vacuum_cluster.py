@@ -122,7 +122,8 @@ def test_cluster_lists_and_deletes_in_executor_processes(
 
     diagnostics = real["result"]["diagnostics"]
     assert diagnostics["driver_pid"] == driver_pid
-    assert diagnostics["num_listing_tasks"] >= STRAY_DIRS
+    assert diagnostics["num_prefixes_in_tasks"] >= STRAY_DIRS
+    assert diagnostics["num_listing_tasks"] == 16  # task_slots: no spark.default.parallelism
     assert diagnostics["num_delete_tasks"] == 3  # the files, then two directory depths
     chains = {
         int(pid): [Proc(p["pid"], p["ppid"], tuple(p["argv"])) for p in chain]
@@ -134,10 +135,9 @@ def test_cluster_lists_and_deletes_in_executor_processes(
     assert deleted_by
     assert deleted_by <= {"0", "1"}
     assert driver_pid not in set(diagnostics["listing_pids"]) | set(diagnostics["delete_pids"])
-    example = " <- ".join(
-        f"{p.pid} {' '.join(p.argv[-3:]) if p.is_executor else ' '.join(p.argv[:3])}"
-        for p in chains[diagnostics["listing_pids"][0]][:4]
-    )
+    chain = chains[diagnostics["listing_pids"][0]]
+    upto = next((i for i, p in enumerate(chain) if p.pid == driver_pid), len(chain) - 1)
+    example = " <- ".join(p.describe() for p in chain[: upto + 1])
     print(
         f"\ncluster VACUUM (delete) {seconds:.1f} s; driver pid {driver_pid}; listing pids "
         f"{diagnostics['listing_pids']} on executors {sorted(listed_by)}; delete pids "
