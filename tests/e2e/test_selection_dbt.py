@@ -41,6 +41,7 @@ selectors:
             - method: tag
               value: landing
   - name: mart_tables
+    default: true
     definition:
       intersection: ["path:models/marts", "config.materialized:table"]
 """
@@ -61,15 +62,16 @@ class Project:
             if event.info.level == "warn":
                 warnings.append(event.info.msg)
 
+        # the same --vars on every command keeps dbt's partial parse valid between them
         command = [
             *args,
             "--project-dir",
             str(self.root),
             "--profiles-dir",
             str(self.root / "profiles_example"),
+            "--vars",
+            VARS,
         ]
-        if args[0] != "run-operation":
-            command += ["--vars", VARS]
         return dbtRunner(callbacks=[collect]).invoke(command), warnings
 
     def ls_maintained(
@@ -120,7 +122,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Project]:
         patch.setenv("SPARKDELTA_WAREHOUSE", str(base / "warehouse"))
         shutdown_engines()
         project = Project(root, base / "warehouse")
-        done, _ = project.dbt("build")
+        done, _ = project.dbt("build", "--select", "fqn:*")  # everything, not the default selector
         assert done.success, done.exception
         yield project
         shutdown_engines()
@@ -183,6 +185,17 @@ def test_every_run_operation_takes_the_same_selection(
     done, _ = built.dbt("run-operation", operation, "--args", args)
     assert done.success, done.exception
     assert maintained_models(capfd.readouterr().out) == {"fct_orders"}
+
+
+def test_no_selection_takes_the_default_selector_as_dbt_does(
+    built: Project, capfd: pytest.CaptureFixture[str]
+) -> None:
+    expected = built.ls_maintained([], [], None)  # dbt ls applies mart_tables (default: true)
+    assert expected == {"customer_order_summary", "dim_customers", "dim_products"}
+    capfd.readouterr()
+    done, _ = built.dbt("run-operation", "vacuum_all", "--args", "{dry_run: true}")
+    assert done.success, done.exception
+    assert maintained_models(capfd.readouterr().out) == expected
 
 
 def test_maintenance_report_takes_the_same_selection(
@@ -307,6 +320,11 @@ def test_cli_resolves_the_selection_with_dbt(built: Project) -> None:
         assert done.returncode == 0, done.stderr
         models = {o["model"] for o in json.loads(done.stdout)["outcomes"]}
         assert models == built.ls_maintained(select, exclude, selector), args
+
+    default = cli()  # mart_tables has default: true
+    assert default.returncode == 0, default.stderr
+    models = {o["model"] for o in json.loads(default.stdout)["outcomes"]}
+    assert models == built.ls_maintained([], [], None)
 
     unmatched = cli("--select", "nonexistent_model")
     assert unmatched.returncode == 0, unmatched.stderr
