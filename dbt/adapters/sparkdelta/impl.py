@@ -87,6 +87,10 @@ def registration_ddl(table: DeltaTable) -> dict[str, str | None]:
     return {"columns": ", ".join(columns), "comment": metadata.description}
 
 
+# connections whose engine refused to register a Delta table (Spark without delta-spark)
+_NO_DELTA_TABLES: set[tuple[Any, ...]] = set()
+
+
 @dataclass
 class _Located:
     """What locating models found besides their locations.
@@ -451,9 +455,8 @@ class SparkDeltaAdapter(SparkAdapter):
         if engine is not None:
             return session_sql(engine.spark).named(names or {})
         creds = self.config.credentials
-        key = ("dbt", str(creds.method), creds.host, creds.port, creds.cluster, creds.endpoint)
         where = f"the {creds.method} connection to {creds.host}"
-        return DeltaSql(self._connection_rows, where=where, key=key, names=names)
+        return DeltaSql(self._connection_rows, where=where, key=self._connection_key(), names=names)
 
     def _run_op(
         self, relation: BaseRelation, op: str, call: Callable[[str], Any]
@@ -586,24 +589,34 @@ class SparkDeltaAdapter(SparkAdapter):
             invocation_id=str(invocation_id),
         )
 
+    def _connection_key(self) -> tuple[Any, ...]:
+        """The engine behind dbt's connection, for answers kept per connection."""
+        c = self.config.credentials
+        return ("dbt", str(c.method), c.host, c.port, c.cluster, c.endpoint, c.mode, c.connect_url)
+
     def _register_history(self, history: dict[str, Any]) -> None:
         """Make the history table queryable (``source('maintenance', ...)``) once it exists.
 
-        Only where the engine behind dbt's connection reads Delta tables: the embedded engine,
-        or a Spark that has Delta (asked once). On a cluster without Delta the history stays a
-        Delta table at its location (delta-rs writes it), not registered in the catalog.
+        Where the engine behind dbt's connection cannot read Delta tables (Spark without
+        delta-spark), the history stays a Delta table at its location (delta-rs writes it),
+        unregistered; that is found out once per connection.
         """
         location = self._history_location(history)
         if not DeltaTable.is_deltatable(location, storage_options=delta_storage_options(location)):
             return
-        if not (self.is_embedded() or self._delta_sql().has_delta(location)):
-            log.info("maintenance history at %s not registered: the engine has no Delta", location)
+        key = self._connection_key()
+        if key in _NO_DELTA_TABLES:
             return
-        self.execute(f"create schema if not exists {history['schema']}")
-        self.execute(
-            f"create table if not exists {history['schema']}.{history['name']} using delta "
-            f"location '{location}'"
-        )
+        try:
+            self.execute(f"create schema if not exists {history['schema']}")
+            self.execute(
+                f"create table if not exists {history['schema']}.{history['name']} using delta "
+                f"location '{location}'"
+            )
+        except DbtRuntimeError as err:
+            _NO_DELTA_TABLES.add(key)
+            first = str(err).strip().splitlines()[0][:200] if str(err).strip() else ""
+            log.info("maintenance history at %s not registered in the catalog: %s", location, first)
 
     def _declared_location(self, schema: str, alias: str, config: Mapping[str, Any]) -> str | None:
         """Where the model's ``location_root`` (or the profile's) puts its table; None if unset."""
