@@ -239,6 +239,23 @@ def test_a_criterion_that_reaches_no_table_warns_naming_it(
     assert any(warning in w and w.startswith("vacuum_all: ") for w in warnings), warnings
 
 
+def test_a_selected_table_not_built_yet_is_listed_as_not_maintained(
+    built: Project, capfd: pytest.CaptureFixture[str]
+) -> None:
+    model = built.root / "models" / "marts" / "dim_new.sql"
+    model.write_text("{{ config(materialized='table') }}\nselect 1 as id\n")
+    try:
+        capfd.readouterr()
+        args = json.dumps({"select": ["dim_new", "dim_customers"], "dry_run": True})
+        done, _ = built.dbt("run-operation", "vacuum_all", "--args", args)
+        assert done.success, done.exception
+        out = capfd.readouterr().out
+        assert maintained_models(out) == {"dim_customers"}
+        assert "dim_new                      not maintained: not built yet" in out
+    finally:
+        model.unlink()
+
+
 def test_a_selection_dbt_rejects_fails_the_run_operation(
     built: Project, capfd: pytest.CaptureFixture[str]
 ) -> None:

@@ -98,10 +98,20 @@ class _Located:
     Attributes:
         names: Table location to the relation name dbt's catalog knows it by.
         not_delta: Model alias to why it is not maintained (its table is not Delta).
+        not_built: Model alias to why it is not maintained (it has no table yet).
     """
 
     names: dict[str, str] = dataclass_field(default_factory=dict)
     not_delta: dict[str, str] = dataclass_field(default_factory=dict)
+    not_built: dict[str, str] = dataclass_field(default_factory=dict)
+
+    def lines(self, width: int) -> str:
+        """One 'not maintained' line per model left out, for the end of a printed table."""
+        left_out = {**self.not_built, **self.not_delta}
+        return "".join(
+            f"\n{name:<{width}} not maintained: {reason}"
+            for name, reason in sorted(left_out.items())
+        )
 
 
 def _has_delta_log(location: str) -> bool:
@@ -646,7 +656,8 @@ class SparkDeltaAdapter(SparkAdapter):
             else:
                 location = self._declared_location(schema, alias, config)
                 if location is None or not _has_delta_log(location):
-                    return None  # not built (yet)
+                    located.not_built[alias] = "not built yet (no table in the catalog)"
+                    return None
             if not _has_delta_log(location):
                 located.not_delta[alias] = f"not a Delta table (no _delta_log at {location})"
                 return None
@@ -770,11 +781,13 @@ class SparkDeltaAdapter(SparkAdapter):
             time_budget_s=time_budget_s,
         )
         self._register_history(history or {})
-        table = run.table() + "".join(
-            f"\n{name:<28} not maintained: {reason}"
-            for name, reason in sorted(located.not_delta.items())
-        )
-        return {**run.to_dict(), "table": table, "not_delta": dict(located.not_delta)}
+        table = run.table() + located.lines(28)
+        return {
+            **run.to_dict(),
+            "table": table,
+            "not_delta": dict(located.not_delta),
+            "not_built": dict(located.not_built),
+        }
 
     @available
     def maintenance_report(
@@ -788,7 +801,4 @@ class SparkDeltaAdapter(SparkAdapter):
         rows = report_rows(
             chosen, spark=self._ops_spark(), history=store, vacuum_engine=self._vacuum_engine()
         )
-        return render_report(rows) + "".join(
-            f"\n{name:<26} not maintained: {reason}"
-            for name, reason in sorted(located.not_delta.items())
-        )
+        return render_report(rows) + located.lines(26)
