@@ -322,8 +322,8 @@ def parse_scope(
     types = {
         str(f["name"]): f["type"] if isinstance(f["type"], str) else "struct" for f in schema_fields
     }
-    parser = _Parser(predicate, types, partition_columns)
     try:
+        parser = _Parser(predicate, types, partition_columns)  # tokenizes: may raise _Syntax
         node = parser.parse()
     except _Column as err:
         kind = "a non-partition column" if err.known else "not a column of the table"

@@ -134,15 +134,7 @@ def test_the_scope_names_the_columns_it_uses() -> None:
         ("(country = 'DE'", r"does not parse \(expected \) but found 'end'\)"),
         ("country NOT = 'DE'", r"NOT must be followed by IN or BETWEEN"),
         ("country IN 'DE'", r"expected \( but found \"'DE'\""),
-        pytest.param(
-            "country ~ 'DE'",
-            r"does not parse \(unexpected text at",
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason="bug: parse_scope tokenizes outside its try, so the internal _Syntax "
-                "escapes instead of a ConfigError (python_ops/delta/partition_scope.py)",
-            ),
-        ),
+        ("country ~ 'DE'", r"does not parse \(unexpected text at"),
         ("country , 'DE'", r"expected a comparison operator, found ','"),
         ("'DE' = country", r"expected a partition column"),
         ("   ", r"Write a SQL condition over the partition columns \(day, country"),
