@@ -5,7 +5,7 @@ aged copy of each table under ``../shared/fixtures/golden`` and checks what each
 every file the table referenced before (live data files and their deletion-vector files) still
 exists, nothing outside the table root changed, log cleanup leaves the latest snapshot as it
 was, OPTIMIZE leaves the rows as they were. The outcome table goes to ``docs/compatibility.md``;
-``tests/test_golden.py`` runs the same matrix and fails on any traceback or violation.
+``tests/integration/test_golden.py`` runs the same matrix and fails on any traceback or violation.
 
 Usage: ``.venv/bin/python scripts/compatibility.py [--golden DIR]``
 """
@@ -233,8 +233,9 @@ def render(outcomes: list[Outcome]) -> str:
     lines = [
         "# Compatibility: every op on Delta Lake's golden tables",
         "",
-        "Written by `scripts/compatibility.py` (and checked by `tests/test_golden.py`): each CLI "
-        "op of `python -m python_ops` on a fresh copy of each table of "
+        "Written by `scripts/compatibility.py` (and checked by "
+        "`tests/integration/test_golden.py`): each CLI op of `python -m python_ops` on a fresh "
+        "copy of each table of "
         "`../shared/fixtures/golden` (Spark-written tables from Delta Lake's own test data), "
         "with every file aged 60 days so that VACUUM (retention 0) and log cleanup (30 days) "
         "have work. After each destructive op the script checks that every file the table "
