@@ -43,7 +43,7 @@ def run_dbt(
         "--profiles-dir",
         str(project / "profiles_example"),
     ]
-    if args[0] not in ("debug", "run-operation"):
+    if args[0] != "debug":  # the same vars on every command keep partial parsing valid
         command += ["--vars", json.dumps(variables)]
     if target:
         command += ["--target", target]
