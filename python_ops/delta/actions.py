@@ -119,7 +119,7 @@ def _optional_bool(raw: Mapping[str, Any], name: str, kind: str) -> None:
         raise _bad(kind, f"field '{name}' must be true or false, found {value!r}")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class DeletionVector:
     """A deletion-vector descriptor of an ``add`` or ``remove`` action.
 
@@ -220,7 +220,7 @@ def file_key(
     return (relative_path or path, dv.unique_id if dv else None)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class AddFile:
     """A live data file (``add`` action).
 
@@ -294,7 +294,7 @@ class AddFile:
         )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class RemoveFile:
     """A tombstone (``remove`` action): a file no longer in the table but kept for retention.
 

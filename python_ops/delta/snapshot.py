@@ -150,6 +150,7 @@ def _json_lines(data: bytes, where: str) -> Iterator[tuple[At, dict[str, Any]]]:
         yield (where, "line", number), action
 
 
+_ROWS_PER_CHUNK = 65_536
 _ADD_TYPES = {
     "path": "string",
     "size": "int64",
@@ -198,37 +199,50 @@ def _well_formed_adds(column: Any, root: str) -> list[tuple[int, AddFile]] | Non
         pc.min(size).as_py() < 0 or pc.min(mtime).as_py() < 0 or pc.equal(paths, "").true_count
     ):
         return None
-    stats = adds.field(fields["stats"]).to_pylist() if "stats" in fields else [None] * len(adds)
-    indexes = pc.indices_nonzero(rows).to_pylist()
+    has_stats = "stats" in fields
+    indexes = pc.indices_nonzero(rows)
     # A plain relative path is its own relative path; anything that may need decoding or
     # normalising (a scheme, '%', '//', a leading '/' or '.', '/.') goes through relativize.
-    special = pc.or_(
-        pc.match_substring_regex(paths, r"[:%]|//|/\.|^[/.]"), pc.is_null(paths)
-    ).to_pylist()
-    return [
-        (
-            index,
-            AddFile(
-                path=path,
-                relative_path=relativize(path, root) if odd else path,
-                size_bytes=size_bytes,
-                modification_time_ms=mtime_ms,
-                partition_values=dict(pairs),
-                deletion_vector=None,
-                stats=stat,
-            ),
+    special = pc.or_(pc.match_substring_regex(paths, r"[:%]|//|/\.|^[/.]"), pc.is_null(paths))
+    # Files of one partition share one (never mutated) partition-values dict, and rows become
+    # objects a chunk at a time: a big checkpoint's Python lists are never all alive at once.
+    shared: dict[tuple[tuple[str, str | None], ...], dict[str, str | None]] = {}
+    out: list[tuple[int, AddFile]] = []
+    for start in range(0, len(adds), _ROWS_PER_CHUNK):
+        chunk_stats = (
+            adds.field(fields["stats"]).slice(start, _ROWS_PER_CHUNK).to_pylist()
+            if has_stats
+            else [None] * min(_ROWS_PER_CHUNK, len(adds) - start)
         )
         for index, path, odd, size_bytes, mtime_ms, pairs, stat in zip(
-            indexes,
-            paths.to_pylist(),
-            special,
-            size.to_pylist(),
-            mtime.to_pylist(),
-            values.to_pylist(),
-            stats,
+            indexes.slice(start, _ROWS_PER_CHUNK).to_pylist(),
+            paths.slice(start, _ROWS_PER_CHUNK).to_pylist(),
+            special.slice(start, _ROWS_PER_CHUNK).to_pylist(),
+            size.slice(start, _ROWS_PER_CHUNK).to_pylist(),
+            mtime.slice(start, _ROWS_PER_CHUNK).to_pylist(),
+            values.slice(start, _ROWS_PER_CHUNK).to_pylist(),
+            chunk_stats,
             strict=True,
-        )
-    ]
+        ):
+            key = tuple(pairs)
+            partition = shared.get(key)
+            if partition is None:
+                partition = shared[key] = dict(pairs)
+            out.append(
+                (
+                    index,
+                    AddFile(
+                        path=path,
+                        relative_path=relativize(path, root) if odd else path,
+                        size_bytes=size_bytes,
+                        modification_time_ms=mtime_ms,
+                        partition_values=partition,
+                        deletion_vector=None,
+                        stats=stat,
+                    ),
+                )
+            )
+    return out
 
 
 def _read_parquet_actions(
