@@ -49,8 +49,9 @@ def _theirs(table: Path, mode: str) -> list[str]:
     return [sys.executable, "-c", DELTA_RS, str(table), mode]
 
 
-def generate(path: Path, n_files: int) -> None:
+def generate(path: Path | str, n_files: int) -> None:
     """Write a table of ``n_files`` tiny data files and its log (JSON commits + checkpoint)."""
+    path = Path(path)
     log = path / "_delta_log"
     log.mkdir(parents=True)
     schema = {
@@ -153,7 +154,13 @@ def measure(argv: list[str]) -> dict:
 def bench_size(n: int, repeats: int, work: Path) -> dict:
     table = work / f"t{n}"
     started = time.perf_counter()
-    generate(table, n)
+    # Generate in a child process: a child's peak RSS (wait4) starts from its parent's RSS at
+    # fork, so this process must stay small for the measured processes' figures to be theirs.
+    subprocess.run(
+        [sys.executable, "-c", f"import vacuum_bench; vacuum_bench.generate({str(table)!r}, {n})"],
+        cwd=Path(__file__).resolve().parent,
+        check=True,
+    )
     print(f"generated {n} files in {time.perf_counter() - started:.1f} s", flush=True)
     tools = {"delta-rs": _theirs, "ours": _ours}
     runs: dict[str, list[dict]] = {name: [] for name in tools}
