@@ -37,9 +37,9 @@ from python_ops.errors import ConfigError, RetentionTooShortError
 from python_ops.ops.audit import audit_record
 from python_ops.ops.results import VacuumDiagnostics, VacuumFile, VacuumGroup, VacuumResult
 from python_ops.ops.vacuum_cluster import delete_on_cluster, select_on_cluster
-from python_ops.ops.vacuum_selection import listing_table, select_in_process, select_on_spark
-from python_ops.storage import Storage, open_storage
-from python_ops.storage.listing import list_visible
+from python_ops.ops.vacuum_selection import select_in_process, select_on_spark
+from python_ops.storage import DirScan, Storage, open_storage
+from python_ops.storage.listing import Listing, list_visible
 from python_ops.values import MAX_HOURS, checked_number
 
 log = logging.getLogger(__name__)
@@ -324,23 +324,18 @@ def vacuum(
                     partition_columns=snapshot.metadata.partition_columns,
                     roots=roots,
                     max_workers=storage.listing_concurrency,
-                    cluster=spark if cluster_listing else None,
                 )
                 if roots
-                else None
+                else Listing(DirScan(), 0, 0)  # a partition filter that matches nothing
             )
-            table_of_entries = listing.table() if listing else listing_table(())
+            table_of_entries = listing.table()
             selected = (
                 select_on_spark(spark, table_of_entries, protected, cutoff)
                 if on_spark
                 else select_in_process(table_of_entries, protected, cutoff)
             )
-            # true_count, not pc.sum(...).as_py(): that imports pandas (0.2 s)
-            files_listed = (
-                table_of_entries.num_rows
-                - table_of_entries.column("is_dir").combine_chunks().true_count
-            )
-            symlinks = listing.symlinks_skipped if listing else 0
+            files_listed = listing.scan.is_dir.count(False)
+            symlinks = listing.symlinks_skipped
         identify_s = time.perf_counter() - started
         deleted = (0, 0, 0, 0)
         delete_started = time.perf_counter()

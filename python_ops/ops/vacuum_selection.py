@@ -27,20 +27,6 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from python_ops.ops.results import VacuumFile
-from python_ops.storage import FileEntry
-
-
-def listing_table(entries: Iterable[FileEntry]) -> pa.Table:
-    """A listing as an Arrow table: ``path``, ``size``, ``mtime`` (ms), ``is_dir``."""
-    rows = list(entries)
-    return pa.table(
-        {
-            "path": pa.array([e.path for e in rows], pa.string()),
-            "size": pa.array([e.size_bytes for e in rows], pa.int64()),
-            "mtime": pa.array([e.modification_time_ms for e in rows], pa.int64()),
-            "is_dir": pa.array([e.is_dir for e in rows], pa.bool_()),
-        }
-    )
 
 
 def selected_paths(listing: pa.Table) -> list[VacuumFile]:
@@ -81,7 +67,7 @@ def select_in_process(
     """The selection rule on Arrow compute, in this process.
 
     Args:
-        listing: Visible files and directories (``listing_table``).
+        listing: Visible files and directories (``storage.listing.Listing.table``).
         protected: Paths that must be kept.
         cutoff_ms: Files modified strictly before this time are eligible.
 
@@ -159,7 +145,7 @@ def select_on_spark(
 
     Args:
         spark: The Spark session.
-        listing: Visible files and directories (``listing_table``).
+        listing: Visible files and directories (``storage.listing.Listing.table``).
         protected: Paths that must be kept.
         cutoff_ms: Files modified strictly before this time are eligible.
 

@@ -87,7 +87,6 @@ def list_visible(
     partition_columns: Iterable[str],
     roots: Iterable[str] = ("",),
     max_workers: int = 8,
-    cluster: Any = None,
 ) -> Listing:
     """List every visible file and directory below ``roots``, breadth-first in parallel.
 
@@ -96,9 +95,8 @@ def list_visible(
         partition_columns: Partition columns (their ``col=`` directories are visible).
         roots: Directories to start from, relative to the table root ("" = the root). The
             roots themselves are not returned.
-        max_workers: Directories listed concurrently.
-        cluster: A Spark session: on object stores, list the prefixes in its executors'
-            tasks (``cluster_listing``) instead of on local threads.
+        max_workers: Directories listed concurrently (on a cluster,
+            ``executor_listing.listing_frame`` lists in Spark tasks instead).
 
     Returns:
         The listing.
@@ -108,7 +106,7 @@ def list_visible(
     """
     columns = tuple(partition_columns)
     if storage.flat_listing:
-        return _list_flat(storage, columns, list(dict.fromkeys(roots)), max_workers, cluster)
+        return _list_flat(storage, columns, list(dict.fromkeys(roots)), max_workers)
     out = DirScan()
     symlinks = 0
     listed = 0
@@ -145,7 +143,6 @@ def _list_flat(
     columns: tuple[str, ...],
     roots: list[str],
     max_workers: int,
-    cluster: Any = None,
 ) -> Listing:
     """Object stores: list each visible sub-prefix recursively and concurrently.
 
@@ -169,12 +166,6 @@ def _list_flat(
                 prefixes.append(entry.path)
             else:
                 entries.append(entry)
-    if cluster is not None and prefixes and storage.lists_on_executors:
-        from python_ops.storage.executor_listing import list_on_executors
-
-        listed = list_on_executors(cluster, storage, prefixes)
-        entries += [e for e in listed if visible(e.path)]
-        return Listing(_of_entries(entries), 0, len(roots) + len(prefixes))
     with ThreadPoolExecutor(max_workers=max(1, max_workers)) as pool:
         for subtree in pool.map(storage.list_tree, prefixes):
             entries += [e for e in subtree if visible(e.path)]
