@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from dataclasses import dataclass
 from typing import Any
@@ -18,6 +19,11 @@ from dbt.adapters.spark.session import Cursor, SessionConnectionWrapper
 from dbt_common.exceptions import DbtRuntimeError
 
 from dbt.adapters.sparkdelta.engine import MODES, Engine, get_engine
+from dbt.adapters.sparkdelta.profile_checks import (
+    check_engine_port,
+    check_profile_keys,
+    ignored_connect_url,
+)
 from python_ops.errors import MaintenanceError
 
 logger = AdapterLogger("SparkDelta")
@@ -42,6 +48,7 @@ class SparkDeltaCredentials(SparkCredentials):
     @classmethod
     def __pre_deserialize__(cls, data: Any) -> Any:
         data = super().__pre_deserialize__(data)
+        check_profile_keys(data, (f.name for f in dataclasses.fields(cls)))
         data.setdefault("method", "session")
         if data["method"] == "session":
             data.setdefault("host", "localhost")
@@ -54,6 +61,10 @@ class SparkDeltaCredentials(SparkCredentials):
                 f"{', '.join(MODES)} (embedded starts Sail in-process; attach uses connect_url "
                 "or the running Spark session)."
             )
+        check_engine_port(self.engine_port)
+        warning = ignored_connect_url(str(self.method), self.mode, self.connect_url)
+        if warning is not None:
+            logger.warning(warning)
         super().__post_init__()
 
     @property
