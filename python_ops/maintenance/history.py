@@ -134,6 +134,39 @@ class HistoryStore:
                 for r in records:
                     self._remember(self._last, r)
 
+    def ensure_table(self) -> bool:
+        """Create the history table, empty and with its full schema, unless it exists.
+
+        So that a query of the history (a dbt source) works before maintenance first ran.
+
+        Returns:
+            True when this call created it.
+
+        Raises:
+            StorageError: When the table cannot be created.
+        """
+        from deltalake import DeltaTable
+
+        if DeltaTable.is_deltatable(
+            self.location, storage_options=delta_storage_options(self.location)
+        ):
+            return False
+        options = commit_storage_options(self.location)
+        with self._lock:
+            try:
+                DeltaTable.create(
+                    self.location,
+                    schema=_arrow_schema(),
+                    mode="ignore",  # a concurrent creator may have won: the table is there
+                    description="sparkdelta maintenance history: one row per op run",
+                    storage_options=options,
+                )
+            except Exception as err:  # delta-rs raises several types for I/O errors
+                raise StorageError(
+                    f"cannot create the maintenance history at {self.location}: {err}"
+                ) from err
+        return True
+
     @staticmethod
     def _remember(last: dict[tuple[str, str], HistoryRecord], record: HistoryRecord) -> None:
         if record.dry_run or record.status != "succeeded":

@@ -27,7 +27,7 @@ from dbt.adapters.sparkdelta.engine import (
     get_ops_engine,
     location_from_information,
 )
-from dbt.adapters.sparkdelta.history_stores import history_store
+from dbt.adapters.sparkdelta.history_stores import history_is_a_source, history_store
 from dbt.adapters.sparkdelta.incremental import string_literal
 from dbt.adapters.sparkdelta.python_models import SessionPythonJobHelper, model_location
 from python_ops.delta.snapshot import read_snapshot
@@ -627,6 +627,57 @@ class SparkDeltaAdapter(SparkAdapter):
             _NO_DELTA_TABLES.add(key)
             first = str(err).strip().splitlines()[0][:200] if str(err).strip() else ""
             log.info("maintenance history at %s not registered in the catalog: %s", location, first)
+
+    def set_relations_cache(
+        self,
+        relation_configs: Any,
+        clear: bool = False,
+        required_schemas: Any = None,
+    ) -> None:
+        """Fill dbt's relation cache (before run, build, test, show...), then the history source.
+
+        This is the one adapter call every dbt command that runs nodes makes before the first
+        one (unless ``--no-populate-cache``), so a model selecting from the history source works
+        on the first build of a fresh warehouse.
+        """
+        super().set_relations_cache(
+            relation_configs, clear=clear, required_schemas=required_schemas
+        )
+        self._ensure_history_source()
+
+    def _ensure_history_source(self) -> None:
+        """Create (empty) and register the history table when the project declares it a source.
+
+        A project that reads the history as ``source(...)`` must find the table before
+        maintenance first writes to it. Only the source at the history's schema and name (vars
+        ``maintenance_history_schema`` / ``_name``, read by the ``maintenance_history()`` macro
+        as the post-hook does) triggers this; other projects get no table they did not ask for.
+        """
+        from dbt.contracts.graph.manifest import Manifest
+
+        manifest = self.get_macro_resolver()
+        if not isinstance(manifest, Manifest):
+            return
+        history = dict(self.execute_macro("maintenance_history"))
+        schema, name = str(history["schema"]), str(history["name"])
+        if not history_is_a_source(manifest.sources.values(), schema, name):
+            return
+        if self.get_relation(None, schema, name) is not None:  # type: ignore[arg-type]
+            return  # already in the catalog
+        try:
+            location = self._history_location(history)
+            created = history_store(location).ensure_table()
+        except (DbtRuntimeError, MaintenanceError) as err:
+            log.info("maintenance history source %s.%s not created: %s", schema, name, err)
+            return
+        self._register_history(history)
+        if created:
+            log.info("created the empty maintenance history %s.%s at %s", schema, name, location)
+        relation = self.Relation.create(
+            schema=schema, identifier=name, type=self.Relation.get_relation_type.Table
+        )
+        if self.table_location(relation) is not None:
+            self.cache_added(relation)
 
     def _declared_location(self, schema: str, alias: str, config: Mapping[str, Any]) -> str | None:
         """Where the model's ``location_root`` (or the profile's) puts its table; None if unset."""
