@@ -18,6 +18,7 @@ from dbt.adapters.spark.connections import (
 from dbt.adapters.spark.session import Cursor, SessionConnectionWrapper
 from dbt_common.exceptions import DbtRuntimeError
 
+from dbt.adapters.sparkdelta.config_aliases import translate_config_aliases
 from dbt.adapters.sparkdelta.engine import MODES, Engine, get_engine
 from dbt.adapters.sparkdelta.profile_checks import (
     check_engine_port,
@@ -44,6 +45,18 @@ class SparkDeltaCredentials(SparkCredentials):
     connect_url: str | None = None
     engine_port: int = 0
     location_root: str | None = None  # tables at <location_root>/<schema>/<alias>, e.g. s3://
+
+    @classmethod
+    def translate_aliases(cls, kwargs: dict[str, Any], recurse: bool = False) -> dict[str, Any]:
+        """Translate aliases; dbt applies this to every model config partial too.
+
+        So ``zorder`` (dbt-databricks' key) becomes ``maintenance_zorder_by`` while dbt parses
+        (``config_aliases``).
+        """
+        translated: dict[str, Any] = super().translate_aliases(
+            translate_config_aliases(kwargs), recurse
+        )
+        return translated
 
     @classmethod
     def __pre_deserialize__(cls, data: Any) -> Any:

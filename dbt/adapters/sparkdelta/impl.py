@@ -20,6 +20,7 @@ from deltalake import DeltaTable, Field
 from deltalake.schema import PrimitiveType
 
 from dbt.adapters.sparkdelta import incremental
+from dbt.adapters.sparkdelta.config_aliases import warn_unsupported_configs
 from dbt.adapters.sparkdelta.connections import SparkDeltaConnectionManager
 from dbt.adapters.sparkdelta.engine import (
     EmbeddedEngine,
@@ -644,6 +645,7 @@ class SparkDeltaAdapter(SparkAdapter):
             relation_configs, clear=clear, required_schemas=required_schemas
         )
         self._ensure_history_source()
+        warn_unsupported_configs(relation_configs)
 
     def _ensure_history_source(self) -> None:
         """Create (empty) and register the history table when the project declares it a source.
