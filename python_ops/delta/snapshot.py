@@ -24,6 +24,13 @@ from python_ops.delta.actions import (
     relativize,
     require_str,
 )
+from python_ops.delta.file_columns import (
+    SPECIAL_PATH,
+    FileColumns,
+    FilePaths,
+    checkpoint_columns,
+    well_formed_adds,
+)
 from python_ops.delta.log_files import (
     LAST_CHECKPOINT,
     LOG_DIR,
@@ -151,59 +158,29 @@ def _json_lines(data: bytes, where: str) -> Iterator[tuple[At, dict[str, Any]]]:
 
 
 _ROWS_PER_CHUNK = 65_536
-_ADD_TYPES = {
-    "path": "string",
-    "size": "int64",
-    "modificationTime": "int64",
-    "partitionValues": "map<string, string>",
-    "stats": "string",
-}
 
 
 def _well_formed_adds(column: Any, root: str) -> list[tuple[int, AddFile]] | None:
     """A checkpoint's ``add`` rows parsed column by column, or None to parse row by row.
 
-    The column-wise path takes only what needs no per-row judgement: the expected Arrow types,
-    no deletion vectors, and every required field present and non-negative. Anything else
-    (including every malformed row) goes through ``AddFile.parse``, which names the problem.
+    The column-wise path takes only what needs no per-row judgement (``well_formed_adds``);
+    anything else (including every malformed row) goes through ``AddFile.parse``, which names
+    the problem.
     """
-    import pyarrow as pa
     import pyarrow.compute as pc
 
-    struct = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
-    fields = {struct.type.field(i).name: i for i in range(struct.type.num_fields)}
-    if "deletionVector" in fields:
-        dv = struct.field(fields["deletionVector"])
-        if dv.null_count < len(dv):
-            return None
-    for name, kind in _ADD_TYPES.items():
-        if name not in fields:
-            continue
-        field_type = struct.type.field(fields[name]).type
-        if pa.types.is_map(field_type):  # its string names the entries field: compare parts
-            field_type = f"map<{field_type.key_type}, {field_type.item_type}>"
-        if str(field_type) != kind:
-            return None
-    if not all(name in fields for name in ("path", "size", "modificationTime", "partitionValues")):
+    checked = well_formed_adds(column)
+    if checked is None:
         return None
-    rows = pc.and_(struct.is_valid(), struct.field(fields["path"]).is_valid())
-    adds = struct.filter(rows)
+    adds, indexes, fields = checked
     size = adds.field(fields["size"])
     mtime = adds.field(fields["modificationTime"])
     values = adds.field(fields["partitionValues"])
     paths = adds.field(fields["path"])
-    if size.null_count or mtime.null_count or values.null_count:
-        return None
-    # true_count, not pc.any(...).as_py(): that imports pandas (0.2 s)
-    if len(adds) and (
-        pc.min(size).as_py() < 0 or pc.min(mtime).as_py() < 0 or pc.equal(paths, "").true_count
-    ):
-        return None
     has_stats = "stats" in fields
-    indexes = pc.indices_nonzero(rows)
     # A plain relative path is its own relative path; anything that may need decoding or
-    # normalising (a scheme, '%', '//', a leading '/' or '.', '/.') goes through relativize.
-    special = pc.or_(pc.match_substring_regex(paths, r"[:%]|//|/\.|^[/.]"), pc.is_null(paths))
+    # normalising goes through relativize.
+    special = pc.or_(pc.match_substring_regex(paths, SPECIAL_PATH), pc.is_null(paths))
     # Files of one partition share one (never mutated) partition-values dict, and rows become
     # objects a chunk at a time: a big checkpoint's Python lists are never all alive at once.
     shared: dict[tuple[tuple[str, str | None], ...], dict[str, str | None]] = {}
@@ -246,14 +223,22 @@ def _well_formed_adds(column: Any, root: str) -> list[tuple[int, AddFile]] | Non
 
 
 def _read_parquet_actions(
-    data: bytes, where: str, *, with_stats: bool = False, root: str | None = None
+    data: bytes,
+    where: str,
+    *,
+    with_stats: bool = False,
+    root: str | None = None,
+    columns: list[FileColumns] | None = None,
 ) -> Iterator[tuple[At, dict[str, Any]]]:
     """Yield (location, single-key action dict) from a checkpoint or sidecar parquet file.
 
     With ``root`` (the table root, for relative paths), well-formed ``add`` rows come back
-    already parsed: an ``AddFile`` under ``"add"``.
+    already parsed: an ``AddFile`` under ``"add"``. With ``columns`` (and ``root``), the file's
+    ``add`` and ``remove`` rows are appended to it as path columns when ``checkpoint_columns``
+    takes them, and only the other actions are yielded.
     """
     import pyarrow as pa
+    import pyarrow.compute as pc
     import pyarrow.parquet as pq
 
     try:
@@ -268,14 +253,26 @@ def _read_parquet_actions(
         "protocol": None,
         "sidecar": None,
     }
-    for kind, subfields in wanted.items():
-        if kind not in schema.names:
-            continue
+
+    def leaves(kind: str, subfields: tuple[str, ...] | None) -> list[str]:
         if not hasattr(schema.field(kind).type, "num_fields"):
             raise DeltaLogError(f"{where}: column '{kind}' is not a struct")
         struct_type = schema.field(kind).type
         present = [struct_type.field(i).name for i in range(struct_type.num_fields)]
-        names = [f for f in (subfields or present) if f in present]
+        return [f"{kind}.{f}" for f in (subfields or present) if f in present]
+
+    if columns is not None and root is not None:
+        files = [k for k in ("add", "remove") if k in schema.names]
+        picked = [leaf for k in files for leaf in leaves(k, wanted[k])]
+        found = checkpoint_columns(pf.read(columns=picked, use_threads=False), root)
+        if found is not None:
+            columns.append(found)
+            for kind in files:
+                del wanted[kind]
+    for kind, subfields in wanted.items():
+        if kind not in schema.names:
+            continue
+        names = [leaf.split(".", 1)[1] for leaf in leaves(kind, subfields)]
         # Read the chosen leaves only: skipping add.stats keeps big checkpoints cheap.
         # use_threads=False: decode on this thread. A threaded read leaves Arrow pool workers
         # dropping the last reference to the buffer over ``data`` (a Python bytes object, so its
@@ -288,7 +285,11 @@ def _read_parquet_actions(
                 for row, add in parsed:
                     yield (where, "row", row), {kind: add}
                 continue
-        for row, values in enumerate(table.column(kind).to_pylist()):
+        column = table.column(kind)
+        valid = column.is_valid()  # most rows hold another action: skip them in Arrow
+        for row, values in zip(
+            pc.indices_nonzero(valid).to_pylist(), column.filter(valid).to_pylist(), strict=True
+        ):
             if values is None or ("path" in values and values["path"] is None):
                 continue
             yield (where, "row", row), {kind: values}
@@ -423,6 +424,47 @@ def read_snapshot(
         DeltaLogError: When the requested version cannot be reconstructed (missing commits,
             unreadable files, no metadata).
     """
+    return _reconstruct(location, version=version, with_stats=with_stats, columns=None)
+
+
+def read_file_paths(location: str | Storage, *, version: int | None = None) -> FilePaths:
+    """Reconstruct a snapshot whose checkpoint files stay Arrow path columns (for VACUUM).
+
+    The same reader and checks as ``read_snapshot``; a checkpoint (or sidecar) file whose
+    ``add`` and ``remove`` rows ``checkpoint_columns`` takes becomes columns instead of one
+    object per row, less the paths later commits reconcile. Other files are parsed row by row.
+
+    Args:
+        location: Table location (path or URI) or an open ``Storage`` rooted at it.
+        version: The version to read; the latest when None.
+
+    Returns:
+        The snapshot's paths.
+
+    Raises:
+        TableNotFoundError: When there is no Delta log with a commit at the location.
+        DeltaLogError: When the requested version cannot be reconstructed.
+    """
+    import pyarrow as pa
+
+    columns: list[FileColumns] = []
+    head = _reconstruct(location, version=version, with_stats=False, columns=columns)
+    if columns:
+        # the columns hold no deletion vectors: only keys without one can reconcile them
+        keys = [f.key for f in head.files] + [t.key for t in head.tombstones]
+        later = [path for path, dv in keys if dv is None]
+        reconciled = pa.array(later, pa.string())
+        columns = [c.without(reconciled) for c in columns]
+    return FilePaths(head, tuple(columns))
+
+
+def _reconstruct(
+    location: str | Storage,
+    *,
+    version: int | None,
+    with_stats: bool,
+    columns: list[FileColumns] | None,
+) -> Snapshot:
     storage = location if isinstance(location, Storage) else open_storage(location)
     root = storage.root
     with _reads_lock:
@@ -448,13 +490,15 @@ def read_snapshot(
     if start is not None:
         for part in checkpoints[start]:
             for at, action in _checkpoint_actions(
-                storage, part, with_stats=with_stats, parse_adds=True
+                storage, part, with_stats=with_stats, parse_adds=True, columns=columns
             ):
                 replay.apply(at, action)
         for sidecar in replay.sidecars:
             data = storage.read_bytes(f"{SIDECAR_DIR}/{sidecar}")
             where = f"{root}/{SIDECAR_DIR}/{sidecar}"
-            for at, action in _read_parquet_actions(data, where, with_stats=with_stats, root=root):
+            for at, action in _read_parquet_actions(
+                data, where, with_stats=with_stats, root=root, columns=columns
+            ):
                 replay.apply(at, action)
     first = 0 if start is None else start + 1
     missing = [v for v in range(first, target + 1) if v not in commits]
@@ -544,14 +588,19 @@ def checkpoint_sidecars(storage: Storage, part: LogFile) -> list[str]:
 
 
 def _checkpoint_actions(
-    storage: Storage, part: LogFile, *, with_stats: bool = False, parse_adds: bool = False
+    storage: Storage,
+    part: LogFile,
+    *,
+    with_stats: bool = False,
+    parse_adds: bool = False,
+    columns: list[FileColumns] | None = None,
 ) -> Iterator[tuple[At, dict[str, Any]]]:
     data = storage.read_bytes(part.path)
     where = f"{storage.root}/{part.path}"
     if part.name.endswith(".json"):
         return _json_lines(data, where)
     root = storage.root if parse_adds else None
-    return _read_parquet_actions(data, where, with_stats=with_stats, root=root)
+    return _read_parquet_actions(data, where, with_stats=with_stats, root=root, columns=columns)
 
 
 def read_history(location: str | Storage, *, limit: int | None = None) -> list[CommitInfo]:

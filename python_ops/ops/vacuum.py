@@ -25,6 +25,7 @@ from datetime import timedelta
 from itertools import islice
 from typing import Any
 
+from python_ops.delta.file_columns import FilePaths
 from python_ops.delta.partitions import matching_partition_dirs
 from python_ops.delta.properties import (
     DELETED_FILE_RETENTION,
@@ -32,7 +33,7 @@ from python_ops.delta.properties import (
     resolve_retention,
 )
 from python_ops.delta.protocol import Op, check_protocol
-from python_ops.delta.snapshot import Snapshot, read_snapshot
+from python_ops.delta.snapshot import Snapshot, read_file_paths
 from python_ops.errors import ConfigError, RetentionTooShortError
 from python_ops.ops.audit import audit_record
 from python_ops.ops.results import VacuumDiagnostics, VacuumFile, VacuumGroup, VacuumResult
@@ -45,11 +46,6 @@ from python_ops.values import MAX_HOURS, checked_number
 log = logging.getLogger(__name__)
 
 OVERRIDE_SETTING = "maintenance_vacuum_allow_short_retention"
-
-
-def _ancestors(path: str) -> list[str]:
-    parts = path.split("/")
-    return ["/".join(parts[:i]) for i in range(1, len(parts))]
 
 
 def vacuum_retention(
@@ -115,18 +111,7 @@ def protected_paths(snapshot: Snapshot, cutoff_ms: int) -> set[str]:
     Returns:
         Relative paths (files and directories).
     """
-    keep: set[str] = set()
-    actions: list[Any] = list(snapshot.files)
-    actions += [t for t in snapshot.tombstones if t.deletion_timestamp_ms >= cutoff_ms]
-    for action in actions:
-        for path in (
-            action.relative_path,
-            action.deletion_vector.file_path(snapshot.location) if action.deletion_vector else None,
-        ):
-            if path is not None and path not in keep:
-                keep.add(path)
-                keep.update(_ancestors(path))
-    return keep
+    return set(FilePaths(snapshot).protected(cutoff_ms).to_pylist())
 
 
 def _selection_on_spark(
@@ -290,8 +275,9 @@ def vacuum(
         "partition_filter": partition_filter,
     }
     try:
-        if snapshot is None:
-            snapshot = read_snapshot(storage)
+        # Without a snapshot in hand, read the log's paths only: no object per checkpoint row.
+        paths = read_file_paths(storage) if snapshot is None else FilePaths(snapshot)
+        snapshot = paths.head
         check_protocol(snapshot.protocol, Op.VACUUM, location=storage.root)
         retention, overridden = vacuum_retention(
             snapshot, retention_hours, allow_short_retention=allow_short_retention, model=model
@@ -301,7 +287,7 @@ def vacuum(
         roots: list[str] = [""]
         if partition_filter is not None:
             roots = matching_partition_dirs(storage, snapshot, partition_filter, model=model)
-        protected = protected_paths(snapshot, cutoff)
+        protected = paths.protected(cutoff)
         on_cluster = cluster_listing and storage.lists_on_executors and bool(roots)
         diagnostics: VacuumDiagnostics | None = None
         if on_cluster:

@@ -18,6 +18,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
+import pyarrow as pa
+
 from python_ops.ops.results import VacuumDiagnostics, VacuumFile
 from python_ops.ops.vacuum_selection import select_in_process, selected_paths, selection_frame
 from python_ops.storage import Storage
@@ -48,7 +50,7 @@ def select_on_cluster(
     *,
     partition_columns: Iterable[str],
     roots: Iterable[str],
-    protected: Iterable[str],
+    protected: Iterable[str] | pa.Array,
     cutoff_ms: int,
     on_spark: bool,
 ) -> ClusterSelection:

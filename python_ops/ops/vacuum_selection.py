@@ -26,6 +26,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from python_ops.delta.file_columns import ancestors
 from python_ops.ops.results import VacuumFile
 
 
@@ -43,26 +44,37 @@ def selected_paths(listing: pa.Table) -> list[VacuumFile]:
     ]
 
 
-def _contributions(kept: pa.Table) -> pa.ChunkedArray:
-    """Every kept entry's path, plus each ancestor directory of each kept nested file."""
+def path_array(paths: Iterable[str] | pa.Array) -> pa.Array:
+    """Paths as one string Array (an Array passes through)."""
+    if isinstance(paths, pa.ChunkedArray):
+        return paths.combine_chunks()
+    if isinstance(paths, pa.Array):
+        return paths
+    return pa.array(list(paths), pa.string())
+
+
+def _counted_once(kept: pa.Table) -> pa.Array:
+    """Kept entries counted exactly once by the counting rule (as a boolean mask).
+
+    An entry counts itself once and once more for every kept file below it, so it is counted
+    once when no kept file lies below it and no other kept entry has the same path (an object
+    store's key ``a`` beside the prefix ``a/``): an anti-join with the kept files' ancestors,
+    which are few (one row per directory), instead of grouping every contribution.
+    """
     paths = kept.column("path").combine_chunks()
-    is_dir = kept.column("is_dir").combine_chunks()
-    parts = pc.split_pattern(paths, "/")
-    depth = pc.list_value_length(parts)
-    nested = pc.and_(pc.invert(is_dir), pc.greater(depth, 1))
-    nested_parts = parts.filter(nested)
-    nested_depth = depth.filter(nested)
-    chunks = [paths]
-    deepest = pc.max(nested_depth).as_py() if len(nested_depth) else None
-    for k in range(1, deepest or 1):
-        # the ancestor made of the first k parts, for every file below it
-        below = nested_parts.filter(pc.greater(nested_depth, k))
-        chunks.append(pc.binary_join(pc.list_slice(below, 0, k), "/"))
-    return pa.chunked_array(chunks, pa.string())
+    files = paths.filter(pc.invert(kept.column("is_dir").combine_chunks()))
+    below = ancestors(files)
+    once = pc.invert(pc.is_in(paths, value_set=pa.concat_arrays(below))) if below else None
+    if len(pc.unique(paths)) < len(paths):  # rare: the same path listed twice
+        counts = pa.table({"path": paths}).group_by("path").aggregate([("path", "count")])
+        twice = counts.filter(pc.greater(counts.column("path_count"), 1)).column("path")
+        alone = pc.invert(pc.is_in(paths, value_set=twice.combine_chunks()))
+        once = alone if once is None else pc.and_(once, alone)
+    return pa.array([True] * len(paths), pa.bool_()) if once is None else once
 
 
 def select_in_process(
-    listing: pa.Table, protected: Iterable[str], cutoff_ms: int
+    listing: pa.Table, protected: Iterable[str] | pa.Array, cutoff_ms: int
 ) -> list[VacuumFile]:
     """The selection rule on Arrow compute, in this process.
 
@@ -84,17 +96,14 @@ def select_in_process(
     )
     if kept.num_rows == 0:
         return []
-    counts = (
-        pa.table({"path": _contributions(kept)}).group_by("path").aggregate([("path", "count")])
-    )
-    once = counts.filter(pc.equal(counts.column("path_count"), 1)).column("path")
-    valid = pa.array(list(protected), pa.string())
-    chosen = once.filter(pc.invert(pc.is_in(once, value_set=valid)))
-    chosen_set = chosen.combine_chunks()
-    return selected_paths(kept.filter(pc.is_in(kept.column("path"), value_set=chosen_set)))
+    unprotected = pc.invert(pc.is_in(kept.column("path"), value_set=path_array(protected)))
+    chosen = pc.and_(_counted_once(kept), unprotected)
+    return selected_paths(kept.filter(chosen))
 
 
-def selection_frame(spark: Any, listing: Any, protected: Iterable[str], cutoff_ms: int) -> Any:
+def selection_frame(
+    spark: Any, listing: Any, protected: Iterable[str] | pa.Array, cutoff_ms: int
+) -> Any:
     """The selection rule as a Spark DataFrame program on a listing DataFrame.
 
     Args:
@@ -108,7 +117,7 @@ def selection_frame(spark: Any, listing: Any, protected: Iterable[str], cutoff_m
     """
     from pyspark.sql import functions as F
 
-    valid = spark.createDataFrame(pa.table({"path": pa.array(list(protected), pa.string())}))
+    valid = spark.createDataFrame(pa.table({"path": path_array(protected)}))
     kept = listing.where((F.col("mtime") < F.lit(cutoff_ms)) | F.col("is_dir"))
     parts = F.split(F.col("path"), "/")
     own = F.struct(
@@ -139,7 +148,7 @@ def selection_frame(spark: Any, listing: Any, protected: Iterable[str], cutoff_m
 
 
 def select_on_spark(
-    spark: Any, listing: pa.Table, protected: Iterable[str], cutoff_ms: int
+    spark: Any, listing: pa.Table, protected: Iterable[str] | pa.Array, cutoff_ms: int
 ) -> list[VacuumFile]:
     """The selection rule on the Spark DataFrame API, for a listing in this process.
 

@@ -1,0 +1,236 @@
+"""A checkpoint's ``add`` and ``remove`` rows as Arrow path columns: no Python object per file.
+
+VACUUM needs only paths from the log (which files are live, which tombstones are unexpired), and
+a big table's checkpoint holds millions of rows. ``checkpoint_columns`` keeps them as Arrow
+arrays, taking only what needs no per-row judgement, checked column by column exactly as the
+row-wise parser would check each row: the expected Arrow types, every required field present,
+sizes and times non-negative, no deletion vectors, every path inside the table root. Anything
+else returns None and the caller parses that file row by row (``AddFile.parse`` /
+``RemoveFile.parse``), which names the problem: the strict reader stays the judge of every log
+this one does not fully understand.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from python_ops.delta.actions import AddFile, RemoveFile, relativize
+
+if TYPE_CHECKING:
+    from python_ops.delta.snapshot import Snapshot
+
+ADD_TYPES = {
+    "path": "string",
+    "size": "int64",
+    "modificationTime": "int64",
+    "partitionValues": "map<string, string>",
+    "stats": "string",
+}
+REMOVE_TYPES = {"path": "string", "deletionTimestamp": "int64", "size": "int64"}
+# Paths that may need decoding or normalising (a scheme, '%', '//', a leading '/' or '.', '/.').
+SPECIAL_PATH = r"[:%]|//|/\.|^[/.]"
+
+
+@dataclass(frozen=True)
+class FileColumns:
+    """One checkpoint file's ``add`` and ``remove`` rows as columns, keyed by relative path.
+
+    Attributes:
+        live: Relative paths of the ``add`` rows (none has a deletion vector).
+        removed: Relative paths of the ``remove`` rows.
+        removed_at_ms: Their ``deletionTimestamp`` (0 where absent, as the row parser reads it).
+    """
+
+    live: pa.Array
+    removed: pa.Array
+    removed_at_ms: pa.Array
+
+    def without(self, keys: pa.Array) -> FileColumns:
+        """These columns less the rows whose path is in ``keys`` (reconciled by later commits)."""
+        if len(keys) == 0:
+            return self
+        keep_live = pc.invert(pc.is_in(self.live, value_set=keys))
+        keep_removed = pc.invert(pc.is_in(self.removed, value_set=keys))
+        return FileColumns(
+            self.live.filter(keep_live),
+            self.removed.filter(keep_removed),
+            self.removed_at_ms.filter(keep_removed),
+        )
+
+
+def ancestors(paths: Any) -> list[Any]:
+    """Every directory above the given relative paths, once per level (deepest level last).
+
+    Args:
+        paths: A string Array of relative paths.
+
+    Returns:
+        String Arrays of distinct directories: parents, then grandparents, and so on.
+    """
+    out = []
+    level = paths.filter(pc.match_substring(paths, "/"))
+    while len(level):
+        parents = pc.unique(pc.replace_substring_regex(level, r"/[^/]*$", ""))
+        out.append(parents)
+        level = parents.filter(pc.match_substring(parents, "/"))
+    return out
+
+
+@dataclass(frozen=True)
+class FilePaths:
+    """A snapshot with its checkpoint files as path columns (``snapshot.read_file_paths``).
+
+    Attributes:
+        head: The snapshot: version, protocol, metadata. Its ``files`` and ``tombstones`` hold
+            only what is not in ``columns`` (later commits, and files parsed row by row).
+        columns: Checkpoint files' rows as columns, less what later commits reconciled.
+    """
+
+    head: Snapshot
+    columns: tuple[FileColumns, ...] = ()
+
+    def protected(self, cutoff_ms: int) -> pa.Array:
+        """Paths VACUUM must keep: live files, unexpired tombstones, their DV files and parents.
+
+        Args:
+            cutoff_ms: Tombstones deleted at or after this time are still protected.
+
+        Returns:
+            A string Array of relative paths (files and directories; may repeat a path).
+        """
+        location = self.head.location
+        kept: list[AddFile | RemoveFile] = [*self.head.files]
+        kept += [t for t in self.head.tombstones if t.deletion_timestamp_ms >= cutoff_ms]
+        singles: list[str] = []
+        for action in kept:
+            if action.relative_path is not None:
+                singles.append(action.relative_path)
+            dv = action.deletion_vector.file_path(location) if action.deletion_vector else None
+            if dv is not None:
+                singles.append(dv)
+        chunks = [pa.array(singles, pa.string())]
+        cutoff = pa.scalar(cutoff_ms, pa.int64())
+        for c in self.columns:
+            chunks.append(c.live)
+            chunks.append(c.removed.filter(pc.greater_equal(c.removed_at_ms, cutoff)))
+        paths = pa.concat_arrays(chunks)
+        return pa.concat_arrays([paths, *ancestors(paths)])
+
+
+def _type_name(arrow_type: Any) -> str:
+    if pa.types.is_map(arrow_type):  # its string names the entries field: compare parts
+        return f"map<{arrow_type.key_type}, {arrow_type.item_type}>"
+    return str(arrow_type)
+
+
+def _fields(struct: Any, expected: dict[str, str]) -> dict[str, int] | None:
+    """Field positions, or None when a field has another type or carries a deletion vector."""
+    fields = {struct.type.field(i).name: i for i in range(struct.type.num_fields)}
+    if "deletionVector" in fields:
+        dv = struct.field(fields["deletionVector"])
+        if dv.null_count < len(dv):
+            return None
+    for name, kind in expected.items():
+        if name in fields and _type_name(struct.type.field(fields[name]).type) != kind:
+            return None
+    return fields
+
+
+def well_formed_adds(column: Any) -> tuple[Any, Any, dict[str, int]] | None:
+    """A checkpoint's ``add`` column checked column-wise, or None to parse it row by row.
+
+    Args:
+        column: The ``add`` struct column (Array or ChunkedArray).
+
+    Returns:
+        (the ``add`` rows, their row numbers in the file, field positions), or None when any
+        row needs the row-wise parser's judgement (deletion vectors, unexpected types, a
+        missing or negative required field, an empty path).
+    """
+    struct = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
+    fields = _fields(struct, ADD_TYPES)
+    if fields is None or not all(
+        name in fields for name in ("path", "size", "modificationTime", "partitionValues")
+    ):
+        return None
+    rows = pc.and_(struct.is_valid(), struct.field(fields["path"]).is_valid())
+    adds = struct.filter(rows)
+    size = adds.field(fields["size"])
+    mtime = adds.field(fields["modificationTime"])
+    if size.null_count or mtime.null_count or adds.field(fields["partitionValues"]).null_count:
+        return None
+    # true_count, not pc.any(...).as_py(): that imports pandas (0.2 s)
+    if len(adds) and (
+        pc.min(size).as_py() < 0
+        or pc.min(mtime).as_py() < 0
+        or pc.equal(adds.field(fields["path"]), "").true_count
+    ):
+        return None
+    return adds, pc.indices_nonzero(rows), fields
+
+
+def _relative(paths: Any, root: str) -> Any:
+    """Relative paths for a string column, or None when one lies outside the table root."""
+    special = pc.match_substring_regex(paths, SPECIAL_PATH)
+    if not special.true_count:
+        return paths
+    odd = paths.filter(special).to_pylist()
+    relative = [relativize(p, root) for p in odd]
+    if any(r is None for r in relative):
+        return None  # outside the root: the row-wise parser keys it by its raw path
+    return pc.replace_with_mask(paths, special, pa.array(relative, pa.string()))
+
+
+def _removes(column: Any, root: str) -> tuple[Any, Any] | None:
+    struct = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
+    fields = _fields(struct, REMOVE_TYPES)
+    if fields is None or "path" not in fields:
+        return None
+    rows = struct.filter(pc.and_(struct.is_valid(), struct.field(fields["path"]).is_valid()))
+    if len(rows) and pc.equal(rows.field(fields["path"]), "").true_count:
+        return None
+    for name in ("deletionTimestamp", "size"):  # RemoveFile.parse refuses negative values
+        if name in fields and len(rows):
+            least = pc.min(rows.field(fields[name])).as_py()
+            if least is not None and least < 0:
+                return None
+    if "deletionTimestamp" in fields:
+        at = pc.fill_null(rows.field(fields["deletionTimestamp"]), 0)
+    else:
+        at = pa.nulls(len(rows), pa.int64()).fill_null(0)
+    paths = _relative(rows.field(fields["path"]), root)
+    return None if paths is None else (paths, at)
+
+
+def checkpoint_columns(table: Any, root: str) -> FileColumns | None:
+    """The ``add`` and ``remove`` columns of one checkpoint (or sidecar) file.
+
+    Args:
+        table: The file's ``add`` and ``remove`` struct columns (either may be absent), read
+            with at least the fields of ``ADD_TYPES`` and ``REMOVE_TYPES`` that exist.
+        root: The normalised table root.
+
+    Returns:
+        The columns, or None when a row needs the row-wise parser (see the module docstring).
+    """
+    empty = pa.array([], pa.string())
+    live, removed, removed_at = empty, empty, pa.array([], pa.int64())
+    if "add" in table.column_names:
+        checked = well_formed_adds(table.column("add"))
+        if checked is None:
+            return None
+        adds, _, fields = checked
+        relative = _relative(adds.field(fields["path"]), root)
+        if relative is None:
+            return None
+        live = relative
+    if "remove" in table.column_names:
+        found = _removes(table.column("remove"), root)
+        if found is None:
+            return None
+        removed, removed_at = found
+    return FileColumns(live, removed, removed_at)
