@@ -1,4 +1,4 @@
-"""Keep pandas out of a command-line process that never uses it.
+"""Arrow for a command-line process that starts no engine: no pandas, the system allocator.
 
 pyarrow imports pandas the first time it converts Python values (``pa.array``, ``pa.scalar``, a
 Python literal in a compute call, a group-by): its Python shim to ask whether a value is a pandas
@@ -11,6 +11,11 @@ of 100,000 files peaked at 247 MB with it.
 pyarrow then converts without it (its C++ converter retries the import on each conversion, which
 the finder refuses in microseconds). The CLI uses it only for commands that start no engine: a
 Spark engine needs pandas, and pyarrow's shim remembers "no pandas" for the rest of the process.
+
+``lean_arrow`` also makes Arrow allocate with the C library's allocator instead of mimalloc, which
+keeps pages it has freed: the parquet decode and the hash tables of a VACUUM are transient, and
+with mimalloc the process kept about 45 MB more of them resident (100,000 files: 192 vs 142 MB
+peak in the same steps).
 """
 
 from __future__ import annotations
@@ -50,3 +55,17 @@ def pandas_blocked() -> Iterator[bool]:
         yield True
     finally:
         sys.meta_path.remove(finder)
+
+
+@contextmanager
+def lean_arrow() -> Iterator[None]:
+    """Run the body with pandas blocked and Arrow on the system allocator (see the module).
+
+    Yields:
+        Nothing; the allocator stays for the rest of the process.
+    """
+    import pyarrow as pa
+
+    pa.set_memory_pool(pa.system_memory_pool())
+    with pandas_blocked():
+        yield
