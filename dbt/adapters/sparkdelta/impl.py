@@ -90,6 +90,8 @@ def registration_ddl(table: DeltaTable) -> dict[str, str | None]:
 
 # connections whose engine refused to register a Delta table (Spark without delta-spark)
 _NO_DELTA_TABLES: set[tuple[Any, ...]] = set()
+# (connection, schema) -> the schema's location in the catalog (None: it gives none)
+_SCHEMA_LOCATIONS: dict[tuple[Any, ...], str | None] = {}
 
 
 @dataclass
@@ -577,15 +579,45 @@ class SparkDeltaAdapter(SparkAdapter):
     # --- maintenance across models (post-hook and run-operations) -------------------------
 
     def _history_location(self, history: dict[str, Any]) -> str:
+        """Where the history table lives: the var, else where a model of its name would go.
+
+        That is ``location_root`` or the embedded warehouse, else (thrift, http, odbc, attach)
+        the location the catalog gives the history's schema: ``<schema location>/<name>``, where
+        the cluster would put a managed table of that name.
+
+        Raises:
+            DbtRuntimeError: When none of these gives a location.
+        """
         location = history.get("location") or model_location(
             self.config.credentials, history["schema"], history["name"]
         )
         if location is None:
+            schema_location = self._schema_location(str(history["schema"]))
+            if schema_location is not None:
+                location = f"{schema_location.rstrip('/')}/{str(history['name']).lower()}"
+        if location is None:
             raise DbtRuntimeError(
                 "maintenance history: set var 'maintenance_history_location' (the target has "
-                "no warehouse to put it in)."
+                f"no warehouse to put it in, and the catalog gives schema {history['schema']} "
+                "no location)."
             )
         return str(location)
+
+    def _schema_location(self, schema: str) -> str | None:
+        """The catalog's location of a schema (``DESCRIBE SCHEMA EXTENDED``), asked once."""
+        key = (*self._connection_key(), schema.lower())
+        if key not in _SCHEMA_LOCATIONS:
+            location = None
+            try:
+                rows = self._connection_rows(f"describe schema extended {schema}")
+            except DbtRuntimeError:
+                rows = []  # no such schema, or a catalog that does not answer this
+            for row in rows:
+                name, value = [*row.values(), None, None][:2]
+                if str(name).strip().lower() == "location" and value:
+                    location = location_from_information(f"Location: {value}")
+            _SCHEMA_LOCATIONS[key] = location
+        return _SCHEMA_LOCATIONS[key]
 
     def _maintainer(
         self, history: dict[str, Any], invocation_id: str, located: _Located

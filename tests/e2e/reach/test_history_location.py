@@ -1,0 +1,90 @@
+"""The post-hook on a thrift profile with no history var and no ``location_root`` in the profile.
+
+Then no setting says where the maintenance history goes; it goes where the cluster puts a
+managed table of its name: ``<the schema's location in the catalog>/maintenance_history``
+(``DESCRIBE SCHEMA EXTENDED``). Before, the post-hook failed every model with a Delta table,
+even with ``on_error: warn``, asking for var ``maintenance_history_location``.
+
+The server (from the installed pyspark) has no Delta: dbt builds ``orders`` as Parquet at the
+location the model declares, the test replaces it with a Delta table written by delta-rs (as
+another engine would), and the next incremental run appends to it and runs the post-hook.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+from deltalake import DeltaTable
+
+from python_ops.maintenance.history import HistoryStore
+from tests.e2e.reach.project import dbt, write_delta
+from tests.e2e.reach.servers import SparkServer
+
+pytest.importorskip("pyhive", reason="needs dbt-spark's PyHive extra (pip install -e '.[dev]')")
+
+pytestmark = pytest.mark.slow
+
+SCHEMA = "reach_history"
+
+PROJECT = """
+name: reach_history
+version: "1.0.0"
+config-version: 2
+profile: reach_history
+models:
+  reach_history:
+    +file_format: parquet
+    +location_root: "{lake}"
+    +post-hook: "{{{{ maintain_model() }}}}"
+    +maintenance_on_error: warn
+    +maintenance_min_small_files: 4
+"""
+
+ORDERS = """
+{{ config(materialized='incremental', incremental_strategy='append') }}
+select 1000 as order_id, 1 as customer_id, '2024-01-01' as day
+"""
+
+PROFILES = f"""
+reach_history:
+  target: thrift
+  outputs:
+    thrift:
+      type: sparkdelta
+      method: thrift
+      host: 127.0.0.1
+      port: {{port}}
+      user: dbt
+      schema: {SCHEMA}
+      connect_retries: 0
+      poll_interval: 1
+      threads: 1
+"""
+
+
+def test_post_hook_on_thrift_records_history_beside_the_schema(
+    thrift_server: SparkServer, tmp_path: Path
+) -> None:
+    lake, project = tmp_path / "lake", tmp_path / "project"
+    (project / "models").mkdir(parents=True)
+    (project / "dbt_project.yml").write_text(textwrap.dedent(PROJECT.format(lake=lake)))
+    (project / "profiles.yml").write_text(PROFILES.format(port=thrift_server.port))
+    (project / "models" / "orders.sql").write_text(ORDERS)
+
+    first = dbt(project, "run")
+    assert first.success, first.exception
+    write_delta(lake / "orders", partitioned=False)  # 12 small files: compaction is due
+
+    messages: list[str] = []
+    second = dbt(project, "run", messages=messages)
+
+    assert second.success, second.exception
+    expected = thrift_server.workdir / "spark-warehouse" / f"{SCHEMA}.db" / "maintenance_history"
+    assert DeltaTable.is_deltatable(str(expected)), messages
+    records = HistoryStore(str(expected)).records()
+    assert {(r.model, r.op, r.status) for r in records} >= {("orders", "optimize", "succeeded")}
+    assert any(m.startswith("maintenance orders: ") and "optimize" in m for m in messages), [
+        m for m in messages if "maintenance" in m
+    ]
