@@ -5,7 +5,9 @@ Plain JSON and dicts: this module never imports dbt. Inside dbt the adapter pass
 maintain``) the nodes come from the manifest that ``dbt parse``/``dbt run`` wrote, and tables are
 located the way the sparkdelta adapter places them: ``location_root/<alias>`` when the model sets
 ``location_root``, else the location recorded in the embedded engine's catalog journal
-(``<warehouse>/_sparkdelta_catalog.json``), else ``<warehouse>/<schema>/<alias>``.
+(``<warehouse>/_sparkdelta_catalog.json``), else ``<location_root>/<schema>/<alias>`` when the
+profile target sets ``location_root``, else ``<warehouse>/<schema>/<alias>`` (warehouse and
+location_root from the profile: ``python_ops.maintenance.dbt_profile``).
 """
 
 from __future__ import annotations
@@ -168,48 +170,88 @@ def _is_delta_table(location: str) -> bool:
     return os.path.isdir(os.path.join(location.removeprefix("file://"), "_delta_log"))
 
 
-def warehouse_locator(warehouse: str) -> Locator:
-    """Locate model tables as the sparkdelta adapter places them (see the module docstring).
+def expected_location(
+    warehouse: str | None,
+    schema: str,
+    alias: str,
+    config: Mapping[str, Any],
+    *,
+    location_root: str | None = None,
+    journal: Mapping[tuple[str, str], str] | None = None,
+) -> str:
+    """Where the sparkdelta adapter puts a model's table (built or not).
+
+    The model's ``location_root``/<alias>; else the location the catalog journal recorded; else
+    ``<profile location_root>/<schema>/<alias>``; else ``<warehouse>/<schema>/<alias>``.
 
     Args:
-        warehouse: The embedded engine's warehouse directory.
+        warehouse: The embedded engine's warehouse directory (None: the target has none).
+        schema: The model's schema.
+        alias: The model's alias.
+        config: The model's config (for ``location_root``).
+        location_root: The profile target's ``location_root``, if set.
+        journal: ``journal_tables(warehouse)``, if read.
+
+    Returns:
+        The table's location.
+    """
+    root = config.get("location_root")
+    if root:
+        return f"{str(root).rstrip('/')}/{alias}"
+    key = (schema.lower(), alias.lower())
+    recorded = (journal or {}).get(key)
+    if recorded:
+        return recorded
+    if location_root or not warehouse:
+        return f"{(location_root or '').rstrip('/')}/{key[0]}/{key[1]}"
+    return os.path.join(warehouse, key[0], key[1])
+
+
+def warehouse_locator(warehouse: str | None, *, location_root: str | None = None) -> Locator:
+    """Locate model tables as the sparkdelta adapter places them (``expected_location``).
+
+    Args:
+        warehouse: The embedded engine's warehouse directory (None: the target has none, its
+            tables are under ``location_root``).
+        location_root: The profile target's ``location_root``, if set.
 
     Returns:
         A locator for ``targets_from_nodes``; it returns None for tables not built yet.
     """
-    tables = journal_tables(warehouse)
+    tables = journal_tables(warehouse) if warehouse else {}
 
     def locate(schema: str, alias: str, config: Mapping[str, Any]) -> str | None:
-        root = config.get("location_root")
-        if root:
-            location = f"{str(root).rstrip('/')}/{alias}"
-        else:
-            key = (schema.lower(), alias.lower())
-            location = tables.get(key) or os.path.join(warehouse, key[0], key[1])
+        location = expected_location(
+            warehouse, schema, alias, config, location_root=location_root, journal=tables
+        )
         return location if _is_delta_table(location) else None
 
     return locate
 
 
-def default_history_location(warehouse: str, models: Iterable[Mapping[str, Any]]) -> str:
+def default_history_location(
+    warehouse: str | None, models: Iterable[Mapping[str, Any]], *, location_root: str | None = None
+) -> str:
     """Where the dbt side keeps the history table unless vars say otherwise.
 
     The table registered in the journal under the name ``maintenance_history`` when there is one;
-    else ``<warehouse>/<schema>/maintenance_history`` with the schema most models use (the
-    target schema, which is the default of var ``maintenance_history_schema``).
+    else ``<location_root or warehouse>/<schema>/maintenance_history`` with the schema most
+    models use (the target schema, which is the default of var ``maintenance_history_schema``).
 
     Args:
         warehouse: The warehouse directory.
         models: The project's model nodes.
+        location_root: The profile target's ``location_root``, if set.
 
     Returns:
         The history table's location.
     """
-    registered = [
-        loc for (_, name), loc in journal_tables(warehouse).items() if name == HISTORY_NAME
-    ]
+    journal = journal_tables(warehouse) if warehouse else {}
+    registered = [loc for (_, name), loc in journal.items() if name == HISTORY_NAME]
     if len(registered) == 1:
         return registered[0]
     schemas = Counter(str(m.get("schema", "default")).lower() for m in models)
     schema = schemas.most_common(1)[0][0] if schemas else "default"
+    if location_root or not warehouse:
+        return f"{(location_root or '').rstrip('/')}/{schema}/{HISTORY_NAME}"
     return os.path.join(warehouse, schema, HISTORY_NAME)

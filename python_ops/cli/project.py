@@ -1,0 +1,195 @@
+"""Where the command line finds a dbt project's tables: the profile, the manifest, the flags.
+
+``maintain`` and the path commands with ``--model`` read the project as dbt does: the models and
+their config from ``target/manifest.json``, the warehouse and ``location_root`` from the
+profile target (``python_ops.maintenance.dbt_profile``). ``--warehouse`` overrides the profile;
+without a ``profiles.yml`` anywhere dbt looks, ``$SPARKDELTA_WAREHOUSE``, else
+``<project-dir>/warehouse``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from dataclasses import dataclass
+from typing import Any
+
+from python_ops.errors import ConfigError
+from python_ops.maintenance.config import MaintenanceConfig, parse_config
+from python_ops.maintenance.dbt_profile import DEFAULT_WAREHOUSE, read_profile_target
+from python_ops.maintenance.targets import (
+    MAINTAINED,
+    expected_location,
+    journal_tables,
+    load_manifest,
+    manifest_models,
+    node_config,
+)
+
+
+def add_project_arguments(parser: argparse.ArgumentParser, *, required: bool) -> None:
+    """The flags that say which dbt project, profile and target (``maintain``, ``--model``).
+
+    Args:
+        parser: A sub-command's parser.
+        required: Whether ``--project-dir`` defaults to ``.`` (maintain) or goes with ``--model``.
+    """
+    parser.add_argument(
+        "--project-dir",
+        default="." if required else None,
+        help="dbt project (reads dbt_project.yml, its profile and target/manifest.json)",
+    )
+    parser.add_argument(
+        "--profiles-dir",
+        default=None,
+        help="directory of profiles.yml (default as dbt: $DBT_PROFILES_DIR, the current "
+        "directory, then the project directory and ~/.dbt)",
+    )
+    parser.add_argument("--profile", default=None, help="profile (default: dbt_project.yml's)")
+    parser.add_argument(
+        "--target", default=None, help="profile target (default: $DBT_TARGET, else the profile's)"
+    )
+    parser.add_argument(
+        "--warehouse",
+        default=None,
+        help="embedded warehouse directory, overriding the profile's 'warehouse'",
+    )
+
+
+@dataclass(frozen=True)
+class Places:
+    """Where a project's tables are and how that was decided.
+
+    Attributes:
+        project_dir: The project directory, absolute.
+        warehouse: The embedded warehouse (catalog journal, managed tables), or None.
+        location_root: The profile target's ``location_root``, or None.
+        source: Where the two came from, for messages.
+    """
+
+    project_dir: str
+    warehouse: str | None
+    location_root: str | None
+    source: str
+
+    def describe(self) -> str:
+        """The places in words: ``tables under <x> (<source>)``."""
+        where = self.location_root or self.warehouse
+        return f"tables under {where} ({self.source})"
+
+
+def resolve_places(args: Any) -> Places:
+    """Where the tables are, from ``--warehouse``, else the profile, else the fallbacks.
+
+    Args:
+        args: Parsed arguments with the flags of ``add_project_arguments``.
+
+    Returns:
+        The places.
+
+    Raises:
+        ConfigError: For a bad profile, or a target whose tables a metastore places.
+    """
+    project_dir = os.path.abspath(args.project_dir or ".")
+    if args.warehouse:
+        return Places(project_dir, os.path.abspath(args.warehouse), None, "--warehouse")
+    target = read_profile_target(
+        project_dir,
+        profiles_dir=args.profiles_dir,
+        profile=args.profile,
+        target=args.target,
+    )
+    if target is not None:
+        if target.warehouse is None and target.location_root is None:
+            raise ConfigError(
+                setting="location_root",
+                value=None,
+                fix=f"{target.describe()} (method {target.method}, mode {target.mode}) has no "
+                "'warehouse' or 'location_root': the cluster's metastore places its tables, "
+                "which cannot be asked outside dbt. Set location_root in the profile, pass "
+                "--warehouse, or use dbt run-operation maintain_all.",
+            )
+        return Places(project_dir, target.warehouse, target.location_root, target.describe())
+    env = os.environ.get("SPARKDELTA_WAREHOUSE")
+    if env:
+        return Places(
+            project_dir, os.path.abspath(env), None, "$SPARKDELTA_WAREHOUSE; no profiles.yml found"
+        )
+    return Places(
+        project_dir,
+        os.path.join(project_dir, DEFAULT_WAREHOUSE),
+        None,
+        "no profiles.yml found: the default warehouse",
+    )
+
+
+def maintained_models(models: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The enabled table and incremental models: the ones that have a Delta table to maintain."""
+    return [
+        m
+        for m in models
+        if node_config(m).get("materialized") in MAINTAINED
+        and node_config(m).get("enabled") is not False
+    ]
+
+
+def node_location(node: dict[str, Any], places: Places) -> str:
+    """Where ``places`` put a model's table (built or not)."""
+    return expected_location(
+        places.warehouse,
+        str(node.get("schema")),
+        str(node.get("alias") or node.get("name")),
+        node_config(node),
+        location_root=places.location_root,
+        journal=journal_tables(places.warehouse) if places.warehouse else None,
+    )
+
+
+@dataclass(frozen=True)
+class ModelPolicy:
+    """A model's maintenance config and table, for the path commands' ``--model``.
+
+    Attributes:
+        config: The model's maintenance config, as dbt resolved it.
+        location: Where its table is.
+        places: How the location was found.
+    """
+
+    config: MaintenanceConfig
+    location: str
+    places: Places
+
+
+def model_policy(args: Any) -> ModelPolicy:
+    """The ``--model`` of a path command: its config from the manifest and its table.
+
+    Args:
+        args: Parsed arguments with ``model`` and the flags of ``add_project_arguments``.
+
+    Returns:
+        The model's policy.
+
+    Raises:
+        ConfigError: For a model the manifest does not have, or that has no Delta table.
+    """
+    places = resolve_places(args)
+    models = manifest_models(load_manifest(places.project_dir))
+    found = [m for m in models if m.get("name") == args.model]
+    if not found:
+        names = sorted(str(m.get("name")) for m in maintained_models(models))
+        raise ConfigError(
+            setting="model",
+            value=args.model,
+            fix=f"The manifest of {places.project_dir} has no model of that name (table models: "
+            f"{', '.join(names) or 'none'}). Run 'dbt parse' after adding a model.",
+        )
+    node = found[0]
+    if node not in maintained_models(models):
+        raise ConfigError(
+            setting="model",
+            value=args.model,
+            fix=f"It is materialized as {node_config(node).get('materialized')!r} (or disabled): "
+            "only table and incremental models have a Delta table to maintain.",
+        )
+    config = parse_config(args.model, node_config(node))
+    return ModelPolicy(config, node_location(node, places), places)
