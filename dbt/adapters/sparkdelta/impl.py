@@ -690,7 +690,7 @@ class SparkDeltaAdapter(SparkAdapter):
         from dbt.contracts.graph.manifest import Manifest
 
         manifest = self.get_macro_resolver()
-        if not isinstance(manifest, Manifest):
+        if not isinstance(manifest, Manifest) or not manifest.sources:
             return
         history = dict(self.execute_macro("maintenance_history"))
         schema, name = str(history["schema"]), str(history["name"])
