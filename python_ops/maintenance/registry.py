@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import difflib
 import inspect
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
@@ -176,14 +177,40 @@ class OpSpec:
         return function(location, model=model, **options)
 
 
+# The op parameter each model setting is passed as, to the ``maintenance_*`` key the user wrote.
+_VACUUM_KEYS = {"retention_hours": "maintenance_vacuum_retention_hours"}
+_OPTIMIZE_KEYS = {
+    "zorder_by": "maintenance_zorder_by",
+    "target_size_bytes": "maintenance_target_file_size",
+    "min_small_files": "maintenance_min_small_files",
+}
+_CLEANUP_LOGS_KEYS = {"retention_days": "maintenance_log_retention_days"}
+
+
+@contextmanager
+def _named_as_configured(keys: Mapping[str, str]) -> Iterator[None]:
+    """Re-raise an op's ``ConfigError`` about a parameter under the config key it came from.
+
+    An op names its own parameter (``zorder_by``); a dbt user wrote ``maintenance_zorder_by``.
+    """
+    try:
+        yield
+    except ConfigError as err:
+        key = keys.get(err.setting)
+        if key is None:
+            raise
+        raise type(err)(setting=key, value=err.value, fix=err.fix, model=err.model) from err
+
+
 def _vacuum_due(target: ModelTarget, snapshot: Snapshot, now_ms: int) -> tuple[bool, str]:
     c = target.config
-    retention, _ = vacuum_retention(
-        snapshot,
-        c.vacuum_retention_hours,
-        allow_short_retention=c.vacuum_allow_short_retention,
-        model=c.model,
-    )
+    with _named_as_configured(_VACUUM_KEYS):
+        retention, _ = vacuum_retention(
+            snapshot,
+            c.vacuum_retention_hours,
+            allow_short_retention=c.vacuum_allow_short_retention,
+            model=c.model,
+        )
     cutoff = retention.cutoff_ms(now_ms)
     expired = sum(1 for t in snapshot.tombstones if t.deletion_timestamp_ms < cutoff)
     if expired:
@@ -197,16 +224,18 @@ def _run_vacuum(target: ModelTarget, ctx: RunContext) -> OpCounts:
     retention_hours = (
         c.vacuum_retention_hours if ctx.retention_hours is None else ctx.retention_hours
     )
-    v = vacuum(
-        target.location,
-        spark=ctx.spark,
-        retention_hours=retention_hours,
-        allow_short_retention=c.vacuum_allow_short_retention,
-        dry_run=ctx.dry_run,
-        model=c.model,
-        snapshot=ctx.snapshot,
-        engine=ctx.vacuum_engine,
-    )
+    # a run-operation's own retention_hours argument keeps its name
+    with _named_as_configured(_VACUUM_KEYS if ctx.retention_hours is None else {}):
+        v = vacuum(
+            target.location,
+            spark=ctx.spark,
+            retention_hours=retention_hours,
+            allow_short_retention=c.vacuum_allow_short_retention,
+            dry_run=ctx.dry_run,
+            model=c.model,
+            snapshot=ctx.snapshot,
+            engine=ctx.vacuum_engine,
+        )
     params = {
         "retention_hours": retention_hours,
         "allow_short_retention": c.vacuum_allow_short_retention,
@@ -224,14 +253,15 @@ def _optimize_due(target: ModelTarget, snapshot: Snapshot, now_ms: int) -> tuple
     from python_ops.ops.optimize.plan import plan_optimize
 
     c = target.config
-    plan = plan_optimize(
-        target.location,
-        snapshot=snapshot,
-        zorder_by=list(c.zorder_by),
-        target_size_bytes=c.target_file_size_bytes,
-        min_small_files=c.min_small_files,
-        model=c.model,
-    )
+    with _named_as_configured(_OPTIMIZE_KEYS):
+        plan = plan_optimize(
+            target.location,
+            snapshot=snapshot,
+            zorder_by=list(c.zorder_by),
+            target_size_bytes=c.target_file_size_bytes,
+            min_small_files=c.min_small_files,
+            model=c.model,
+        )
     if plan.work:
         kind = "Z-order" if plan.zorder_by else "compaction"
         return True, (
@@ -255,16 +285,17 @@ def _run_optimize(target: ModelTarget, ctx: RunContext) -> OpCounts:
         "target_size_bytes": c.target_file_size_bytes,
         "min_small_files": c.min_small_files,
     }
-    o = optimize(
-        target.location,
-        zorder_by=list(c.zorder_by),
-        target_size_bytes=c.target_file_size_bytes,
-        min_small_files=c.min_small_files,
-        dry_run=ctx.dry_run,
-        sql=ctx.sql,
-        model=c.model,
-        snapshot=ctx.snapshot,
-    )
+    with _named_as_configured(_OPTIMIZE_KEYS):
+        o = optimize(
+            target.location,
+            zorder_by=list(c.zorder_by),
+            target_size_bytes=c.target_file_size_bytes,
+            min_small_files=c.min_small_files,
+            dry_run=ctx.dry_run,
+            sql=ctx.sql,
+            model=c.model,
+            snapshot=ctx.snapshot,
+        )
     params["writer"] = o.writer
     after = max(o.commits) if o.commits else o.version_before
     if ctx.dry_run:
@@ -287,9 +318,10 @@ def _run_optimize(target: ModelTarget, ctx: RunContext) -> OpCounts:
 
 
 def _cleanup_logs_due(target: ModelTarget, snapshot: Snapshot, now_ms: int) -> tuple[bool, str]:
-    retention = resolve_log_retention(
-        snapshot.metadata.configuration, target.config.log_retention_days
-    )
+    with _named_as_configured(_CLEANUP_LOGS_KEYS):
+        retention = resolve_log_retention(
+            snapshot.metadata.configuration, target.config.log_retention_days
+        )
     if snapshot.checkpoint_version is None:
         return False, "no checkpoint yet (commits before one are never expired)"
     cutoff = expiry_cutoff_ms(now_ms, retention)
@@ -309,17 +341,18 @@ def _cleanup_logs_due(target: ModelTarget, snapshot: Snapshot, now_ms: int) -> t
 
 def _run_cleanup_logs(target: ModelTarget, ctx: RunContext) -> OpCounts:
     c = target.config
-    result = cleanup_logs(
-        target.location,
-        retention_days=c.log_retention_days,
-        dry_run=ctx.dry_run,
-        record_policy=policy_properties(
-            log_retention_days=c.log_retention_days,
-            deleted_file_retention_hours=c.vacuum_retention_hours,
-        ),
-        model=c.model,
-        snapshot=ctx.snapshot,
-    )
+    with _named_as_configured(_CLEANUP_LOGS_KEYS):
+        result = cleanup_logs(
+            target.location,
+            retention_days=c.log_retention_days,
+            dry_run=ctx.dry_run,
+            record_policy=policy_properties(
+                log_retention_days=c.log_retention_days,
+                deleted_file_retention_hours=c.vacuum_retention_hours,
+            ),
+            model=c.model,
+            snapshot=ctx.snapshot,
+        )
     return OpCounts(
         files_removed=result.files_found if ctx.dry_run else result.files_deleted,
         bytes_removed=result.bytes_found if ctx.dry_run else result.bytes_deleted,

@@ -18,11 +18,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from python_ops.delta.snapshot import Snapshot, read_snapshot
-from python_ops.errors import MaintenanceError
-from python_ops.maintenance.due import decide
+from python_ops.errors import MaintenanceError, RetentionTooShortError
+from python_ops.maintenance.due import Decision, decide
 from python_ops.maintenance.history import HistoryRecord, HistoryStore, parameters_json
 from python_ops.maintenance.registry import OPS, OpCounts, Reason, RunContext, Status, op_spec
 from python_ops.maintenance.targets import ModelTarget
+from python_ops.maintenance.wording import did_text
+from python_ops.ops.vacuum import vacuum_retention
 from python_ops.spark_sessions import DeltaSql
 from python_ops.values import MAX_HOURS, checked_number, optional_number
 
@@ -68,6 +70,22 @@ class OpOutcome:
         """True when the op was attempted (succeeded or failed)."""
         return self.status in (Status.SUCCEEDED, Status.FAILED)
 
+    @property
+    def did(self) -> str:
+        """What the op did (or would do, dry run) with files and bytes; '' when it did not run."""
+        if self.status is Status.FAILED:
+            return "failed"
+        if self.status is not Status.SUCCEEDED:
+            return ""
+        return did_text(
+            self.op,
+            dry_run=self.dry_run,
+            files_removed=self.files_removed,
+            bytes_removed=self.bytes_removed,
+            files_added=self.files_added,
+            bytes_added=self.bytes_added,
+        )
+
 
 @dataclass(frozen=True)
 class MaintenanceRun:
@@ -101,15 +119,20 @@ class MaintenanceRun:
         }
 
     def table(self) -> str:
-        """A per-model table with totals."""
+        """A per-model table with totals; a dry run's rows say what would be done."""
         head = f"{'model':<28} {'op':<13} {'status':<10} {'files -':>8} {'MB -':>8} "
         head += f"{'files +':>8} {'MB +':>8} {'s':>6}  reason"
         lines = [head]
+        if any(o.dry_run for o in self.outcomes):
+            lines.insert(0, "dry run: nothing was deleted or written")
         for o in self.outcomes:
+            dry = o.dry_run and o.status is Status.SUCCEEDED
+            status = "dry run" if dry else str(o.status)
+            detail = f"{o.did}; {o.detail}" if dry else o.detail
             lines.append(
-                f"{o.model:<28} {o.op:<13} {o.status:<10} {o.files_removed:>8} "
+                f"{o.model:<28} {o.op:<13} {status:<10} {o.files_removed:>8} "
                 f"{o.bytes_removed / 1e6:>8.2f} {o.files_added:>8} {o.bytes_added / 1e6:>8.2f} "
-                f"{o.duration_s:>6.2f}  {o.detail}"
+                f"{o.duration_s:>6.2f}  {detail}"
             )
         ran = [o for o in self.outcomes if o.ran]
         lines.append(
@@ -141,6 +164,9 @@ class Maintainer:
             delta-rs in this process.
         vacuum_engine: Where VACUUM's selection runs: ``spark`` (on ``spark``, e.g. a cluster
             the caller attached to) or ``auto`` (in this process unless Spark is needed).
+        on_model: Called with (models done, models total, model name, its outcomes) after each
+            model, e.g. for progress lines that say what was done.
+        log_failures: Log each failed op as a warning (False when the caller reports them).
     """
 
     spark: Any
@@ -149,6 +175,8 @@ class Maintainer:
     on_progress: Callable[[int, int, str], None] | None = None
     sql: DeltaSql | None = None
     vacuum_engine: str = "auto"
+    on_model: Callable[[int, int, str, list[OpOutcome]], None] | None = None
+    log_failures: bool = True
     _done: int = field(default=0, repr=False)
 
     def run_op(
@@ -201,7 +229,7 @@ class Maintainer:
                 error = f"{type(err).__name__}: {err}"
         duration = time.perf_counter() - started
         status = Status.FAILED if error else Status.SUCCEEDED
-        if error:
+        if error and self.log_failures:
             log.warning("maintenance %s of model %s failed: %s", op, c.model, error)
         if self.history is not None:
             record = HistoryRecord(
@@ -263,12 +291,19 @@ class Maintainer:
         outcomes = []
         try:
             snapshot = read_snapshot(target.location)
-            decisions = decide(target, snapshot, ops=ops, history=self.history)
-        except MaintenanceError as err:
-            # e.g. a Z-order column the table does not have: recorded like a failed op
+        except MaintenanceError as err:  # no table, unreadable log: every op fails alike
             return [self.run_op(target, op, dry_run=dry_run, failure=str(err)) for op in ops]
+        decided: dict[str, Decision | str] = {}
+        for op in ops:  # one op's bad setting (a Z-order column) fails that op only
+            try:
+                decided[op] = decide(target, snapshot, ops=(op,), history=self.history)[0]
+            except MaintenanceError as err:
+                decided[op] = str(err)
         current: Snapshot | None = snapshot
-        for d in decisions:
+        for op, d in decided.items():
+            if isinstance(d, str):
+                outcomes.append(self.run_op(target, op, dry_run=dry_run, failure=d))
+                continue
             if d.reason is Reason.DISABLED or (only_due and not d.due):
                 outcomes.append(
                     OpOutcome(
@@ -317,10 +352,14 @@ class Maintainer:
 
         Raises:
             ConfigError: For a bad thread count, time budget or retention (before any model).
+            RetentionTooShortError: Once, naming every model whose table's minimum is above
+                ``retention_hours`` (before any model).
         """
         threads = int(checked_number(threads, setting="threads", minimum=1, whole=True))
         time_budget_s = optional_number(time_budget_s, setting="time_budget_s")
         optional_number(retention_hours, setting="retention_hours", maximum=MAX_HOURS)
+        if "vacuum" in ops:
+            check_retention_argument(targets, retention_hours)
         started = time.perf_counter()
         not_started: list[str] = []
         total = len(targets)
@@ -340,6 +379,8 @@ class Maintainer:
             self._done += 1
             if self.on_progress is not None:
                 self.on_progress(self._done, total, target.name)
+            if self.on_model is not None:
+                self.on_model(self._done, total, target.name, result)
             return result
 
         with ThreadPoolExecutor(max_workers=max(1, threads)) as pool:
@@ -349,4 +390,52 @@ class Maintainer:
             models_started=total - len(not_started),
             models_not_started=tuple(sorted(not_started)),
             duration_s=time.perf_counter() - started,
+        )
+
+
+def check_retention_argument(targets: Sequence[ModelTarget], retention_hours: float | None) -> None:
+    """Refuse a caller's VACUUM retention below some table's minimum once, before any op runs.
+
+    The argument belongs to the run, not to a model: one error naming every model it is too short
+    for (and their minimums) replaces one failed VACUUM per model. Models that allow short
+    retention (``maintenance_vacuum_allow_short_retention``) or have VACUUM switched off are
+    not checked; a table that cannot be read is left to the op to report.
+
+    Args:
+        targets: The models of the run.
+        retention_hours: The caller's retention (None: each model's own, nothing to check).
+
+    Raises:
+        RetentionTooShortError: When the retention is below one or more tables' minimum.
+    """
+    if retention_hours is None:
+        return
+    hours = float(round(float(retention_hours)))  # as VACUUM rounds it
+    short: list[tuple[str, float]] = []
+    for target in targets:
+        c = target.config
+        if not c.op_enabled("vacuum") or c.vacuum_allow_short_retention:
+            continue
+        try:
+            minimum = vacuum_retention(
+                # a retention the package recorded is no floor (``policy``)
+                read_snapshot(target.location),
+                None,
+                allow_short_retention=False,
+                model=c.model,
+            )[0].hours
+        except MaintenanceError:
+            continue
+        if hours < minimum:
+            short.append((target.name, minimum))
+    if short:
+        models = ", ".join(f"{name} ({minimum:g} h)" for name, minimum in short)
+        raise RetentionTooShortError(
+            setting="retention_hours",
+            value=retention_hours,
+            fix=f"It is below the minimum retention (delta.deletedFileRetentionDuration) of "
+            f"{len(short)} model(s): {models}; files of writers that have not committed yet "
+            f"could be deleted. Nothing was run. Pass retention_hours of at least "
+            f"{max(m for _, m in short):g}, or set "
+            "'maintenance_vacuum_allow_short_retention: true' on those models.",
         )

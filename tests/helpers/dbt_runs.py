@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 from dbt.cli.main import dbtRunner, dbtRunnerResult
 
@@ -21,6 +22,7 @@ def run_dbt(
     batch: int = 0,
     target: str | None = None,
     extra_vars: dict[str, object] | None = None,
+    callbacks: Sequence[Callable[[Any], None]] = (),
 ) -> dbtRunnerResult:
     """Run ``dbt <args>`` in-process on a copy of the example project.
 
@@ -30,6 +32,8 @@ def run_dbt(
         batch: Which load batch ``landing_orders`` delivers.
         target: The profile target (None: the profile's default, embedded).
         extra_vars: More ``--vars``.
+        callbacks: Called with every event dbt fires (``EventMsg``: ``info.name``,
+            ``info.level``, ``info.msg``).
 
     Returns:
         dbt's result.
@@ -47,4 +51,4 @@ def run_dbt(
         command += ["--vars", json.dumps(variables)]
     if target:
         command += ["--target", target]
-    return dbtRunner().invoke(command)
+    return dbtRunner(callbacks=list(callbacks)).invoke(command)

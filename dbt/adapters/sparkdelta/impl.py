@@ -19,7 +19,7 @@ from dbt_common.exceptions import DbtRuntimeError
 from deltalake import DeltaTable, Field
 from deltalake.schema import PrimitiveType
 
-from dbt.adapters.sparkdelta import incremental
+from dbt.adapters.sparkdelta import incremental, maintenance_events
 from dbt.adapters.sparkdelta.config_aliases import warn_unsupported_configs
 from dbt.adapters.sparkdelta.connections import SparkDeltaConnectionManager
 from dbt.adapters.sparkdelta.engine import (
@@ -33,10 +33,11 @@ from dbt.adapters.sparkdelta.incremental import string_literal
 from dbt.adapters.sparkdelta.python_models import SessionPythonJobHelper, model_location
 from python_ops.delta.snapshot import read_snapshot
 from python_ops.errors import MaintenanceError, TableNotFoundError
+from python_ops.maintenance.config import parse_config
 from python_ops.maintenance.registry import Status, check_ops, op_spec
 from python_ops.maintenance.report import render_report, report_rows
-from python_ops.maintenance.runner import Maintainer
-from python_ops.maintenance.targets import targets_from_nodes
+from python_ops.maintenance.runner import Maintainer, OpOutcome
+from python_ops.maintenance.targets import MAINTAINED, node_config, targets_from_nodes
 from python_ops.ops.health import DEFAULT_SMALL_FILE_THRESHOLD_BYTES, table_health
 from python_ops.ops.log_cleanup import policy_properties
 from python_ops.spark_sessions import DeltaSql, Rows, session_sql
@@ -620,17 +621,62 @@ class SparkDeltaAdapter(SparkAdapter):
         return _SCHEMA_LOCATIONS[key]
 
     def _maintainer(
-        self, history: dict[str, Any], invocation_id: str, located: _Located
+        self,
+        history: dict[str, Any],
+        invocation_id: str,
+        located: _Located,
+        on_model: Callable[[int, int, str, list[OpOutcome]], None] | None = None,
     ) -> Maintainer:
         location = self._history_location(history)
         store = history_store(location)
+        maintenance_events.bridge_python_ops_logs()
         return Maintainer(
             spark=self._ops_spark(),
             sql=self._delta_sql(located.names),
             vacuum_engine=self._vacuum_engine(),
             history=store,
             invocation_id=str(invocation_id),
+            on_model=on_model,
+            log_failures=False,  # reported as dbt warnings (_warn_failures), with context
         )
+
+    @available
+    def validate_maintenance_config(self, model: Any) -> str:
+        """Check a model's ``maintenance_*`` config before its SQL runs (the materializations).
+
+        Args:
+            model: The model node (``model`` in the materialization's context).
+
+        Returns:
+            '' (so that ``{{ }}`` renders nothing).
+
+        Raises:
+            DbtRuntimeError: For a misspelt key (naming the nearest valid one) or a bad value,
+                naming the model, the key, the value and the fix; the table is not touched.
+        """
+        config = node_config(model)
+        if config.get("materialized") not in MAINTAINED:
+            return ""
+        name = str(model.get("name") if isinstance(model, Mapping) else model.name)
+        try:
+            parse_config(name, config)
+        except MaintenanceError as err:
+            raise DbtRuntimeError(
+                f"{err} The model was not built: its table is unchanged. Fix the setting in the "
+                "model's config() or in dbt_project.yml."
+            ) from err
+        return ""
+
+    @staticmethod
+    def _warn_failures(outcomes: list[OpOutcome], node: Any = None) -> None:
+        """One dbt warning per failed op of a model with ``on_error: warn``, with its reason."""
+        for o in outcomes:
+            if o.status is Status.FAILED and o.on_error != "fail":
+                maintenance_events.warn(
+                    f"maintenance {o.op} of model {o.model} failed (on_error: warn, so the "
+                    f"model itself succeeded): {o.detail}",
+                    node=node,
+                )
 
     def _connection_key(self) -> tuple[Any, ...]:
         """The engine behind dbt's connection, for answers kept per connection."""
@@ -783,7 +829,8 @@ class SparkDeltaAdapter(SparkAdapter):
             raise DbtRuntimeError(
                 "; ".join(f"maintenance {o.op} of {o.model} failed: {o.detail}" for o in failed)
             )
-        return ", ".join(f"{o.op} {o.status}" for o in ran)
+        self._warn_failures(outcomes, node=model)
+        return ", ".join(f"{o.op} {o.did} in {o.duration_s:.1f} s" for o in ran)
 
     @available
     def maintenance_selection(
@@ -855,17 +902,34 @@ class SparkDeltaAdapter(SparkAdapter):
         except MaintenanceError as err:
             raise DbtRuntimeError(str(err)) from err
         targets, _, located = self._targets(nodes)
-        maintainer = self._maintainer(history or {}, invocation_id, located)
-        run = maintainer.maintain(
-            targets,
-            ops=op_names,
-            only_due=only_due,
-            dry_run=dry_run,
-            retention_hours=retention_hours,
-            threads=int(threads),
-            time_budget_s=time_budget_s,
-        )
+        label = op_names[0] if len(op_names) == 1 else "maintenance"
+
+        def progress(done: int, total: int, name: str, outcomes: list[OpOutcome]) -> None:
+            did = [f"{o.op} {o.did}" for o in outcomes if o.ran]
+            idle = [o for o in outcomes if not o.ran]
+            words = "; ".join(did) or (idle[0].detail if idle else "nothing to do")
+            maintenance_events.info(f"{label} {done}/{total} {name}: {words}")
+
+        maintainer = self._maintainer(history or {}, invocation_id, located, on_model=progress)
+        if targets:
+            dry = " (dry run: nothing is deleted or written)" if dry_run else ""
+            maintenance_events.info(
+                f"{label}: {len(targets)} model(s) on {int(threads)} thread(s){dry}"
+            )
+        try:
+            run = maintainer.maintain(
+                targets,
+                ops=op_names,
+                only_due=only_due,
+                dry_run=dry_run,
+                retention_hours=retention_hours,
+                threads=int(threads),
+                time_budget_s=time_budget_s,
+            )
+        except MaintenanceError as err:  # a bad argument, refused before any op ran
+            raise DbtRuntimeError(str(err)) from err
         self._register_history(history or {})
+        self._warn_failures(list(run.outcomes))
         table = run.table() + located.lines(28)
         return {
             **run.to_dict(),

@@ -1,0 +1,71 @@
+"""What maintenance tells the dbt user, through dbt's own event system.
+
+A warning here is dbt's ``JinjaLogWarning`` (the event ``exceptions.warn`` fires in a macro):
+it shows in the console and in ``logs/dbt.log`` at warn level, and ``--warn-error`` (or
+``--warn-error-options '{"error": ["JinjaLogWarning"]}'``) turns it into an error. dbt's
+``WARN=`` count in the run summary counts node results whose status is ``warn``, which only
+tests have; a model's post-hook cannot set it, so a failed op under ``on_error: warn`` is a
+warning event next to a model that succeeded.
+
+``python_ops`` logs with the standard ``logging`` module; ``bridge_python_ops_logs`` sends those
+records into dbt's events too (without it Python prints bare ``WARNING:`` lines dbt does not
+keep, and drops the INFO progress of a long VACUUM).
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from dbt.events.types import JinjaLogInfo, JinjaLogWarning
+from dbt_common.events.base_types import EventLevel
+from dbt_common.events.functions import fire_event, warn_or_error
+from dbt_common.events.types import Note
+from dbt_common.ui import warning_tag
+
+_QUIET_LOGGERS = ("python_ops.ops.audit",)  # JSON audit lines: dbt.log only
+
+
+def warn(message: str, node: Any = None) -> None:
+    """Fire a dbt warning (``JinjaLogWarning``); an error under ``--warn-error``.
+
+    Args:
+        message: The full warning (shown after dbt's ``[WARNING]:`` tag).
+        node: The dbt node it concerns, if any.
+    """
+    warn_or_error(JinjaLogWarning(msg=warning_tag(message)), node=node)
+
+
+def info(message: str) -> None:
+    """Show a line in dbt's console and ``logs/dbt.log`` (as ``log(..., info=True)`` does)."""
+    fire_event(JinjaLogInfo(msg=message))
+
+
+class _DbtEventHandler(logging.Handler):
+    """Sends ``python_ops`` log records to dbt's events."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            message = record.getMessage()
+        except Exception:  # a bad format string must not break the op that logged it
+            self.handleError(record)
+            return
+        if record.levelno >= logging.WARNING:
+            fire_event(Note(msg=message), level=EventLevel.WARN)
+        elif record.levelno >= logging.INFO and not record.name.startswith(_QUIET_LOGGERS):
+            fire_event(Note(msg=message), level=EventLevel.INFO)
+        else:
+            fire_event(Note(msg=message), level=EventLevel.DEBUG)
+
+
+_HANDLER = _DbtEventHandler(level=logging.INFO)
+
+
+def bridge_python_ops_logs() -> None:
+    """Route the ``python_ops`` loggers' INFO and above into dbt's events (idempotent)."""
+    logger = logging.getLogger("python_ops")
+    if _HANDLER not in logger.handlers:
+        logger.addHandler(_HANDLER)
+    if logger.level == logging.NOTSET or logger.level > logging.INFO:
+        logger.setLevel(logging.INFO)
+    logger.propagate = False  # dbt's events are the output: no bare copies from the root logger

@@ -1,0 +1,222 @@
+"""What a dbt user sees of maintenance (issue 18), through real dbt on the example project.
+
+A bad ``maintenance_*`` config fails the model before its SQL runs; a failed op under
+``on_error: warn`` is a dbt warning that names the key the user wrote and fails only its own op;
+a refused run-operation argument is one error and a failed run-operation; dry runs say "would";
+run-operations report progress per model; the post-hook's line gives files and bytes.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from python_ops.maintenance.history import HistoryRecord, HistoryStore
+from tests.helpers.dbt_runs import Dbt
+
+pytestmark = pytest.mark.slow
+
+
+class Events:
+    """Every event dbt fires during a run, as (name, level, message)."""
+
+    def __init__(self) -> None:
+        self.seen: list[tuple[str, str, str]] = []
+
+    def __call__(self, event: Any) -> None:
+        self.seen.append((event.info.name, event.info.level, event.info.msg))
+
+    def messages(self, name: str, level: str | None = None) -> list[str]:
+        """Messages of the events called ``name`` (at ``level``, if given)."""
+        return [m for n, lvl, m in self.seen if n == name and (level is None or lvl == level)]
+
+
+def warehouse_of(project: Path) -> Path:
+    return project.parent / "warehouse"
+
+
+def history(project: Path) -> list[HistoryRecord]:
+    return HistoryStore(str(warehouse_of(project) / "shop" / "maintenance_history")).records()
+
+
+def log_version(table: Path) -> int:
+    """The newest commit version in a Delta table's log."""
+    return max(int(p.name[:20]) for p in (table / "_delta_log").glob("*.json"))
+
+
+def edit_fct_orders(project: Path, old: str, new: str) -> None:
+    sql = project / "models" / "marts" / "fct_orders.sql"
+    text = sql.read_text()
+    assert old in text
+    sql.write_text(text.replace(old, new))
+
+
+def test_a_bad_maintenance_config_fails_the_model_before_it_writes(
+    built_project: Path, dbt: Dbt
+) -> None:
+    table = warehouse_of(built_project) / "shop" / "fct_orders"
+    # new orders arrive, so fct_orders' MERGE would commit
+    assert dbt(built_project, "run", "--select", "landing_orders", batch=1).success
+    version = log_version(table)
+
+    edit_fct_orders(
+        built_project,
+        "maintenance_vacuum_retention_hours=336",
+        "maintenance_vacum_retention_hours=336",
+    )
+    misspelt = dbt(built_project, "run", "--select", "fct_orders", batch=1)
+    assert not misspelt.success
+    message = misspelt.result.results[0].message
+    assert "model 'fct_orders'" in message
+    assert "'maintenance_vacum_retention_hours' has bad value 336" in message
+    assert "Did you mean 'maintenance_vacuum_retention_hours'?" in message
+    assert "its table is unchanged" in message
+    assert log_version(table) == version  # no MERGE committed
+
+    edit_fct_orders(
+        built_project,
+        "maintenance_vacum_retention_hours=336",
+        "maintenance_vacuum_retention_hours='a week'",
+    )
+    bad_value = dbt(built_project, "run", "--select", "fct_orders", batch=1)
+    assert not bad_value.success
+    message = bad_value.result.results[0].message
+    assert "setting 'maintenance_vacuum_retention_hours' has bad value 'a week'" in message
+    assert "Use a number greater than 0" in message
+    assert log_version(table) == version
+
+    # the same run with the config fixed does write: the refusals above held back a real MERGE
+    edit_fct_orders(
+        built_project,
+        "maintenance_vacuum_retention_hours='a week'",
+        "maintenance_vacuum_retention_hours=336",
+    )
+    assert dbt(built_project, "run", "--select", "fct_orders", batch=1).success
+    assert log_version(table) > version
+
+
+def test_a_failed_op_is_a_dbt_warning_naming_the_users_key(built_project: Path, dbt: Dbt) -> None:
+    edit_fct_orders(built_project, "['customer_id', 'order_id']", "['usr_id']")
+    before = len(history(built_project))
+    events = Events()
+    run = dbt(
+        built_project,
+        "run",
+        "--select",
+        "landing_orders",
+        "fct_orders",
+        batch=1,
+        callbacks=[events],
+    )
+    assert run.success  # on_error: warn (the project default)
+
+    warnings = [m for m in events.messages("JinjaLogWarning", "warn") if "usr_id" in m]
+    assert len(warnings) == 1
+    assert "maintenance optimize of model fct_orders failed" in warnings[0]
+    assert "setting 'maintenance_zorder_by' has bad value 'usr_id'" in warnings[0]
+    assert "'usr_id' is not a column of the table; choose from: order_id" in warnings[0]
+    # no bare Python logging line, no internal parameter name anywhere
+    everything = "\n".join(m for _, _, m in events.seen)
+    assert "setting 'zorder_by'" not in everything
+    assert "WARNING:python_ops" not in everything
+    # dbt.log keeps the full reason at warn level
+    dbt_log = (built_project / "logs" / "dbt.log").read_text()
+    assert re.search(r"\[warn \].*setting 'maintenance_zorder_by' has bad value 'usr_id'", dbt_log)
+
+    # only OPTIMIZE failed: the bad Z-order column is OPTIMIZE's setting
+    failed = [(r.model, r.op) for r in history(built_project)[before:] if r.status == "failed"]
+    assert failed == [("fct_orders", "optimize")]
+
+    # dbt's --warn-error makes the warning an error, as for any dbt warning
+    strict = dbt(built_project, "--warn-error", "run", "--select", "fct_orders", batch=2)
+    assert not strict.success
+
+
+def test_a_refused_run_operation_argument_is_one_error_and_fails_the_run(
+    built_project: Path, dbt: Dbt
+) -> None:
+    before = len(history(built_project))
+    events = Events()
+    refused = dbt(
+        built_project,
+        "run-operation",
+        "vacuum_all",
+        "--args",
+        "{retention_hours: 1}",
+        callbacks=[events],
+    )
+    assert not refused.success  # the run-operation exits non-zero
+    # shown once (dbt.log also keeps debug copies with the traceback)
+    said = [m for _, level, m in events.seen if "has bad value 1" in m and level != "debug"]
+    assert len(said) == 1, said
+    assert "setting 'retention_hours' has bad value 1" in said[0]
+    assert "fct_orders (168 h)" in said[0]
+    assert "maintenance_vacuum_allow_short_retention: true" in said[0]
+    assert len(history(built_project)) == before  # nothing ran
+
+
+def test_a_dry_run_says_would_and_run_operations_show_progress(
+    built_project: Path, dbt: Dbt, capfd: pytest.CaptureFixture[str]
+) -> None:
+    # an untracked data file, older than any retention: VACUUM's to delete
+    table = warehouse_of(built_project) / "shop" / "fct_orders"
+    stray = table / "part-00000-stray.snappy.parquet"
+    stray.write_bytes(b"x" * 2048)
+    month_ago = time.time() - 30 * 24 * 3600
+    os.utime(stray, (month_ago, month_ago))
+
+    events = Events()
+    capfd.readouterr()
+    dry = dbt(
+        built_project,
+        "run-operation",
+        "vacuum_all",
+        "--args",
+        "{select: [marts], dry_run: true}",
+        callbacks=[events],
+    )
+    assert dry.success
+    assert stray.exists()
+    printed = capfd.readouterr().out
+    row = next(line for line in printed.splitlines() if line.startswith("fct_orders"))
+    assert "dry run" in row
+    assert "would delete 1 file (2.05 KB)" in row
+    assert "succeeded" not in row
+    assert "dry run: nothing was deleted or written" in printed
+
+    progress = [m for m in events.messages("JinjaLogInfo") if re.match(r"vacuum \d+/\d+ ", m)]
+    models = ["customer_order_summary", "dim_customers", "dim_products", "fct_orders"]
+    assert len(progress) == len(models)
+    assert [m.split()[1] for m in progress] == [f"{i}/{len(models)}" for i in range(1, 5)]
+    assert sorted(m.split()[2].rstrip(":") for m in progress) == models
+    assert any("fct_orders: vacuum would delete 1 file (2.05 KB)" in m for m in progress)
+
+
+def test_the_post_hook_line_gives_files_and_bytes_per_op(built_project: Path, dbt: Dbt) -> None:
+    events = Events()
+    run = dbt(
+        built_project,
+        "run",
+        "--select",
+        "landing_orders",
+        "stg_orders",
+        "fct_orders",
+        batch=1,
+        callbacks=[events],
+    )
+    assert run.success
+    lines = [m for m in events.messages("JinjaLogInfo") if m.startswith("maintenance fct_orders:")]
+    assert len(lines) == 1
+    size = r"\([\d.]+ (B|KB|MB|GB)\)"
+    assert re.fullmatch(
+        rf"maintenance fct_orders: optimize rewrote \d+ files {size} into \d+ files? {size} "
+        r"in [\d.]+ s",
+        lines[0],
+    ), lines[0]
+    record = [r for r in history(built_project) if r.op == "optimize"][-1]
+    assert f"rewrote {record.files_removed} files" in lines[0]
