@@ -27,17 +27,17 @@ from python_ops.maintenance.targets import (
 )
 
 
-def add_project_arguments(parser: argparse.ArgumentParser, *, required: bool) -> None:
+def add_project_arguments(parser: argparse.ArgumentParser) -> None:
     """The flags that say which dbt project, profile and target (``maintain``, ``--model``).
 
     Args:
         parser: A sub-command's parser.
-        required: Whether ``--project-dir`` defaults to ``.`` (maintain) or goes with ``--model``.
     """
     parser.add_argument(
         "--project-dir",
-        default="." if required else None,
-        help="dbt project (reads dbt_project.yml, its profile and target/manifest.json)",
+        default=None,
+        help="dbt project (reads dbt_project.yml, its profile and target/manifest.json; "
+        "default as dbt: $DBT_PROJECT_DIR, else the current directory)",
     )
     parser.add_argument(
         "--profiles-dir",
@@ -90,7 +90,7 @@ def resolve_places(args: Any) -> Places:
     Raises:
         ConfigError: For a bad profile, or a target whose tables a metastore places.
     """
-    project_dir = os.path.abspath(args.project_dir or ".")
+    project_dir = os.path.abspath(args.project_dir or os.environ.get("DBT_PROJECT_DIR") or ".")
     if args.warehouse:
         return Places(project_dir, os.path.abspath(args.warehouse), None, "--warehouse")
     target = read_profile_target(

@@ -173,3 +173,12 @@ def test_a_targets_location_root_places_tables_and_history(tmp_path: Path) -> No
     assert default_history_location(None, models, location_root=str(root)) == (
         f"{root}/shop/maintenance_history"
     )
+
+
+def test_project_dir_defaults_to_dbt_project_dir(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (project / "profiles.yml").write_text(PROFILE)
+    monkeypatch.setenv("DBT_PROJECT_DIR", str(project))
+    places = resolve_places(args(project, project_dir=None))
+    assert (places.project_dir, places.warehouse) == (str(project), str(project / "wh"))
