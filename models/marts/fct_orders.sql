@@ -6,7 +6,6 @@
         partition_by=['order_date'],
         maintenance_zorder_by=['customer_id', 'order_id'],
         maintenance_vacuum_retention_hours=336,
-        maintenance_optimize_interval_hours=0,
     )
 }}
 

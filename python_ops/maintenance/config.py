@@ -21,6 +21,9 @@ from python_ops.values import MAX_DAYS, MAX_HOURS, checked_number
 
 PREFIX = "maintenance_"
 ON_ERROR = ("warn", "fail")
+# The default OPTIMIZE interval of a model with Z-order columns: a Z-order rewrites every changed
+# partition whole, so without one each incremental build would rewrite them all again.
+ZORDER_INTERVAL_HOURS = 24.0
 
 Parser = Callable[[str, str, Any], Any]  # (model, key, raw value) -> typed value
 
@@ -124,7 +127,8 @@ class MaintenanceConfig:
         zorder_by: Z-order columns (empty: compaction).
         target_file_size_bytes: OPTIMIZE target size (None: table property or 100 MiB).
         min_small_files: Small files in a partition before compaction is due.
-        optimize_interval_hours: Minimum hours between OPTIMIZEs.
+        optimize_interval_hours: Minimum hours between OPTIMIZEs (None: 24 with Z-order, else
+            0; see ``interval_hours``).
         on_error: ``warn`` or ``fail``.
     """
 
@@ -204,11 +208,13 @@ class MaintenanceConfig:
             op="optimize",
         ),
     )
-    optimize_interval_hours: float = field(
-        default=0,
+    optimize_interval_hours: float | None = field(
+        default=None,
         metadata=_setting(
             "number >= 0",
-            "minimum time between OPTIMIZEs (0: whenever the threshold is met)",
+            "minimum time between OPTIMIZEs; null: 24 with maintenance_zorder_by (a Z-order "
+            "rewrites each changed partition whole), else 0 (compaction: whenever the threshold "
+            "is met)",
             _interval,
             op="optimize",
         ),
@@ -223,8 +229,11 @@ class MaintenanceConfig:
         return self.enabled and bool(getattr(self, f"{op}_enabled"))
 
     def interval_hours(self, op: str) -> float:
-        """The minimum hours between two runs of ``op``."""
-        return float(getattr(self, f"{op}_interval_hours"))
+        """The minimum hours between two runs of ``op`` (an unset OPTIMIZE interval resolved)."""
+        hours = getattr(self, f"{op}_interval_hours")
+        if hours is None:  # only the OPTIMIZE interval may be unset
+            return ZORDER_INTERVAL_HOURS if self.zorder_by else 0.0
+        return float(hours)
 
 
 @dataclass(frozen=True)

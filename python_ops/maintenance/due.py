@@ -25,11 +25,13 @@ class Decision:
         op: The op.
         reason: ``DUE``, ``NOT_DUE``, ``DISABLED`` or ``TOO_SOON``.
         detail: The reason in words, for logs and reports.
+        due_in_h: Hours until its minimum interval has passed (``TOO_SOON`` only).
     """
 
     op: str
     reason: Reason
     detail: str
+    due_in_h: float | None = None
 
     @property
     def due(self) -> bool:
@@ -39,14 +41,15 @@ class Decision:
 
 def _too_soon(
     target: ModelTarget, op: str, history: HistoryStore | None, now_s: float
-) -> str | None:
+) -> Decision | None:
     hours = target.config.interval_hours(op)
     last = history.last_success(target.config.model, op) if history is not None else None
     if last is None or hours <= 0:
         return None
     age_h = (now_s - last.started_at.timestamp()) / 3600
     if age_h < hours:
-        return f"last run {age_h:.1f} h ago, interval {hours:g} h"
+        detail = f"last run {age_h:.1f} h ago, interval {hours:g} h"
+        return Decision(op, Reason.TOO_SOON, detail, due_in_h=hours - age_h)
     return None
 
 
@@ -83,7 +86,7 @@ def decide(
             continue
         too_soon = _too_soon(target, op, history, now)
         if too_soon is not None:
-            out.append(Decision(op, Reason.TOO_SOON, too_soon))
+            out.append(too_soon)
             continue
         due, why = op_spec(op).due(target, snapshot, int(now * 1000))
         out.append(Decision(op, Reason.DUE if due else Reason.NOT_DUE, why))

@@ -19,17 +19,23 @@ from enum import StrEnum
 from typing import Any
 
 from python_ops.delta.log_files import LogFileKind
-from python_ops.delta.snapshot import Snapshot
+from python_ops.delta.snapshot import Snapshot, read_snapshot
 from python_ops.errors import ConfigError
 from python_ops.maintenance.config import SETTINGS, Setting
+from python_ops.maintenance.policy import (
+    describe_changes,
+    effective_snapshot,
+    pending_policy,
+    stale_policy,
+)
+from python_ops.maintenance.reclaim import vacuum_due
 from python_ops.maintenance.targets import ModelTarget
 from python_ops.ops.log_cleanup import (
     cleanup_logs,
     expiry_cutoff_ms,
-    policy_properties,
     resolve_log_retention,
 )
-from python_ops.ops.vacuum import vacuum, vacuum_retention
+from python_ops.ops.vacuum import vacuum
 from python_ops.spark_sessions import DeltaSql
 
 
@@ -203,19 +209,9 @@ def _named_as_configured(keys: Mapping[str, str]) -> Iterator[None]:
 
 
 def _vacuum_due(target: ModelTarget, snapshot: Snapshot, now_ms: int) -> tuple[bool, str]:
-    c = target.config
+    # removed or untracked files older than the retention (``reclaim``: cost-bounded)
     with _named_as_configured(_VACUUM_KEYS):
-        retention, _ = vacuum_retention(
-            snapshot,
-            c.vacuum_retention_hours,
-            allow_short_retention=c.vacuum_allow_short_retention,
-            model=c.model,
-        )
-    cutoff = retention.cutoff_ms(now_ms)
-    expired = sum(1 for t in snapshot.tombstones if t.deletion_timestamp_ms < cutoff)
-    if expired:
-        return True, f"{expired} removed file(s) older than the {retention.hours:g} h retention"
-    return False, f"no removed file older than the {retention.hours:g} h retention"
+        return vacuum_due(target, snapshot, now_ms)
 
 
 def _run_vacuum(target: ModelTarget, ctx: RunContext) -> OpCounts:
@@ -233,7 +229,8 @@ def _run_vacuum(target: ModelTarget, ctx: RunContext) -> OpCounts:
             allow_short_retention=c.vacuum_allow_short_retention,
             dry_run=ctx.dry_run,
             model=c.model,
-            snapshot=ctx.snapshot,
+            # the retention the package recorded follows the config: not a floor (``policy``)
+            snapshot=effective_snapshot(ctx.snapshot or read_snapshot(target.location)),
             engine=ctx.vacuum_engine,
         )
     params = {
@@ -262,12 +259,19 @@ def _optimize_due(target: ModelTarget, snapshot: Snapshot, now_ms: int) -> tuple
             min_small_files=c.min_small_files,
             model=c.model,
         )
-    if plan.work:
+    # Z-ordering a partition's only file (not above the target) changes no file's statistics
+    work = [
+        p
+        for p in plan.work
+        if not plan.zorder_by
+        or len(p.bins) > 1
+        or len(p.bins[0].files) > 1
+        or p.bins[0].bytes > plan.target_size_bytes
+    ]
+    if work:
         kind = "Z-order" if plan.zorder_by else "compaction"
-        return True, (
-            f"{kind}: {plan.files_to_rewrite} file(s) in {len(plan.work)} partition(s) "
-            "worth rewriting"
-        )
+        files = sum(len(b.files) for p in work for b in p.bins)
+        return True, f"{kind}: {files} file(s) in {len(work)} partition(s) worth rewriting"
     return False, f"nothing worth rewriting (min_small_files={c.min_small_files})"
 
 
@@ -319,8 +323,14 @@ def _run_optimize(target: ModelTarget, ctx: RunContext) -> OpCounts:
 
 def _cleanup_logs_due(target: ModelTarget, snapshot: Snapshot, now_ms: int) -> tuple[bool, str]:
     with _named_as_configured(_CLEANUP_LOGS_KEYS):
+        changes = stale_policy(snapshot, target.config)
         retention = resolve_log_retention(
-            snapshot.metadata.configuration, target.config.log_retention_days
+            effective_snapshot(snapshot).metadata.configuration, target.config.log_retention_days
+        )
+    if changes:  # log cleanup records the policy: the package's properties follow the config
+        return (
+            True,
+            f"recorded retention to follow the config: {describe_changes(snapshot, changes)}",
         )
     if snapshot.checkpoint_version is None:
         return False, "no checkpoint yet (commits before one are never expired)"
@@ -341,17 +351,19 @@ def _cleanup_logs_due(target: ModelTarget, snapshot: Snapshot, now_ms: int) -> t
 
 def _run_cleanup_logs(target: ModelTarget, ctx: RunContext) -> OpCounts:
     c = target.config
+    snapshot = ctx.snapshot or read_snapshot(target.location)
     with _named_as_configured(_CLEANUP_LOGS_KEYS):
+        # only what differs is written: the config's retentions where the table has none or
+        # the package's own, Delta's default where the config dropped one (``policy``)
+        changes = pending_policy(snapshot, c)
         result = cleanup_logs(
             target.location,
             retention_days=c.log_retention_days,
             dry_run=ctx.dry_run,
-            record_policy=policy_properties(
-                log_retention_days=c.log_retention_days,
-                deleted_file_retention_hours=c.vacuum_retention_hours,
-            ),
+            record_policy=changes,
             model=c.model,
-            snapshot=ctx.snapshot,
+            # a dry run decides as the recorded policy will be; a real run reads it again
+            snapshot=effective_snapshot(snapshot) if ctx.dry_run else snapshot,
         )
     return OpCounts(
         files_removed=result.files_found if ctx.dry_run else result.files_deleted,

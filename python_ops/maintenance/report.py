@@ -1,16 +1,70 @@
-"""The maintenance report: per model, health, reclaimable bytes and the last run of each op."""
+"""The maintenance report: per model, health, reclaimable bytes, what is due next, last runs."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from typing import Any
 
+from python_ops.delta.snapshot import read_snapshot
 from python_ops.errors import MaintenanceError
+from python_ops.maintenance.due import Decision, decide
 from python_ops.maintenance.history import HistoryRecord, HistoryStore
-from python_ops.maintenance.registry import OPS
+from python_ops.maintenance.policy import effective_snapshot
+from python_ops.maintenance.reclaim import hours_to_expiry
+from python_ops.maintenance.registry import OPS, Reason
 from python_ops.maintenance.targets import ModelTarget
+from python_ops.maintenance.wording import size_text
 from python_ops.ops.health import table_health
 from python_ops.ops.vacuum import vacuum
+
+
+def hours_text(hours: float) -> str:
+    """A wait in hours as ``40 min``, ``5 h`` or ``3 d``, rounded up (never "in 0 h")."""
+    if hours < 1:
+        return f"{max(1, -int(-hours * 60 // 1))} min"
+    if hours < 48:
+        return f"{-int(-hours // 1)} h"
+    return f"{-int(-hours // 24)} d"
+
+
+def next_action(decisions: Sequence[Decision], vacuum_in_h: float | None) -> str:
+    """What maintenance will do next for a model, in words.
+
+    Args:
+        decisions: Its ops' decisions now.
+        vacuum_in_h: Hours until a removed file passes VACUUM's retention (None: unknown).
+
+    Returns:
+        ``optimize now`` (every op due now), else the soonest wait (``vacuum in 5 h``: an op's
+        minimum interval, or removed files reaching the retention), else ``nothing due``.
+    """
+    now = [d.op for d in decisions if d.due]
+    if now:
+        return f"{', '.join(now)} now"
+    waits = [(d.due_in_h, d.op) for d in decisions if d.due_in_h is not None]
+    if vacuum_in_h is not None and any(
+        d.op == "vacuum" and d.reason is Reason.NOT_DUE for d in decisions
+    ):
+        waits.append((vacuum_in_h, "vacuum"))
+    if waits:
+        hours, op = min(waits)
+        return f"{op} in {hours_text(hours)}"
+    return "nothing due"
+
+
+def _next(target: ModelTarget, history: HistoryStore | None, now_s: float) -> str:
+    snapshot = read_snapshot(target.location)
+    decisions = []
+    for op in OPS:  # one op's bad setting (a Z-order column) leaves the others' answers
+        try:
+            decisions += decide(target, snapshot, ops=(op,), history=history, now_s=now_s)
+        except MaintenanceError:
+            decisions.append(Decision(op, Reason.ERROR, "error"))
+    if any(d.reason is Reason.ERROR for d in decisions):
+        failed = ", ".join(d.op for d in decisions if d.reason is Reason.ERROR)
+        return f"fix config ({failed})"
+    return next_action(decisions, hours_to_expiry(target, snapshot, int(now_s * 1000)))
 
 
 def report_rows(
@@ -19,18 +73,21 @@ def report_rows(
     spark: Any,
     history: HistoryStore | None,
     vacuum_engine: str = "auto",
+    now_s: float | None = None,
 ) -> list[dict[str, Any]]:
-    """One row per model: health from the log, reclaimable bytes (a VACUUM dry run), last runs.
+    """One row per model: health, reclaimable bytes (a VACUUM dry run), next action, last runs.
 
     Args:
         targets: The models.
         spark: A Spark session (for the VACUUM dry run).
-        vacuum_engine: Where the dry run's selection runs (``vacuum``'s ``engine``).
         history: The maintenance history.
+        vacuum_engine: Where the dry run's selection runs (``vacuum``'s ``engine``).
+        now_s: The current time (None = now).
 
     Returns:
-        Rows as plain data.
+        Rows as plain data (sizes in bytes).
     """
+    now = time.time() if now_s is None else now_s
     last: dict[tuple[str, str], HistoryRecord] = {}
     for r in history.records() if history is not None else []:
         if not r.dry_run:
@@ -43,7 +100,7 @@ def report_rows(
             row.update(
                 files=h.num_files,
                 small_files=h.num_small_files,
-                mb=h.total_bytes / 1e6,
+                bytes=h.total_bytes,
                 log_files=h.num_log_files,
                 tombstones=h.num_tombstones,
             )
@@ -55,8 +112,11 @@ def report_rows(
                 allow_short_retention=t.config.vacuum_allow_short_retention,
                 model=t.name,
                 engine=vacuum_engine,
+                # a retention the package recorded follows the config (``policy``)
+                snapshot=effective_snapshot(read_snapshot(t.location)),
             )
-            row["reclaimable_mb"] = v.bytes_found / 1e6
+            row["reclaimable_bytes"] = v.bytes_found
+            row["next"] = _next(t, history, now)
         except MaintenanceError as err:
             row["error"] = str(err)
         for op in OPS:
@@ -69,10 +129,11 @@ def report_rows(
 
 
 def render_report(rows: list[dict[str, Any]]) -> str:
-    """The rows as a fixed-width table with totals."""
+    """The rows as a fixed-width table, sizes in scaled units, with a labelled totals row."""
     head = (
-        f"{'model':<26} {'files':>6} {'small':>6} {'MB':>8} {'log':>5} {'tombs':>6} "
-        f"{'reclaim MB':>10}  {'last vacuum':<27} {'last optimize':<27} last cleanup_logs"
+        f"{'model':<26} {'files':>6} {'small':>6} {'size':>9} {'log':>5} {'tombs':>6} "
+        f"{'reclaim':>9}  {'next action':<22} {'last vacuum':<27} {'last optimize':<27} "
+        "last cleanup_logs"
     )
     lines = [head]
     for r in rows:
@@ -80,15 +141,19 @@ def render_report(rows: list[dict[str, Any]]) -> str:
             lines.append(f"{r['model']:<26} error: {r['error']}")
             continue
         lines.append(
-            f"{r['model']:<26} {r['files']:>6} {r['small_files']:>6} {r['mb']:>8.2f} "
-            f"{r['log_files']:>5} {r['tombstones']:>6} {r['reclaimable_mb']:>10.2f}  "
+            f"{r['model']:<26} {r['files']:>6} {r['small_files']:>6} "
+            f"{size_text(r['bytes']):>9} {r['log_files']:>5} {r['tombstones']:>6} "
+            f"{size_text(r['reclaimable_bytes']):>9}  {r['next']:<22} "
             f"{r['vacuum']:<27} {r['optimize']:<27} {r['cleanup_logs']}"
         )
     ok = [r for r in rows if "error" not in r]
+    due = sum(1 for r in ok if r["next"].endswith(" now"))
+    label = f"total ({len(rows)} model{'s' if len(rows) != 1 else ''})"
     lines.append(
-        f"{'total (' + str(len(rows)) + ' models)':<26} {sum(r['files'] for r in ok):>6} "
-        f"{sum(r['small_files'] for r in ok):>6} {sum(r['mb'] for r in ok):>8.2f} "
+        f"{label:<26} {sum(r['files'] for r in ok):>6} "
+        f"{sum(r['small_files'] for r in ok):>6} {size_text(sum(r['bytes'] for r in ok)):>9} "
         f"{sum(r['log_files'] for r in ok):>5} {sum(r['tombstones'] for r in ok):>6} "
-        f"{sum(r['reclaimable_mb'] for r in ok):>10.2f}"
+        f"{size_text(sum(r['reclaimable_bytes'] for r in ok)):>9}  "
+        f"{str(due) + ' with work due now':<22}"
     )
     return "\n".join(lines)

@@ -21,6 +21,7 @@ from python_ops.delta.snapshot import Snapshot, read_snapshot
 from python_ops.errors import MaintenanceError, RetentionTooShortError
 from python_ops.maintenance.due import Decision, decide
 from python_ops.maintenance.history import HistoryRecord, HistoryStore, parameters_json
+from python_ops.maintenance.policy import effective_snapshot
 from python_ops.maintenance.registry import OPS, OpCounts, Reason, RunContext, Status, op_spec
 from python_ops.maintenance.targets import ModelTarget
 from python_ops.maintenance.wording import did_text
@@ -128,7 +129,8 @@ class MaintenanceRun:
         for o in self.outcomes:
             dry = o.dry_run and o.status is Status.SUCCEEDED
             status = "dry run" if dry else str(o.status)
-            detail = f"{o.did}; {o.detail}" if dry else o.detail
+            # the outcome first, then why it ran: a reason never contradicts what happened
+            detail = f"{o.did}; {o.detail}" if o.status is Status.SUCCEEDED else o.detail
             lines.append(
                 f"{o.model:<28} {o.op:<13} {status:<10} {o.files_removed:>8} "
                 f"{o.bytes_removed / 1e6:>8.2f} {o.files_added:>8} {o.bytes_added / 1e6:>8.2f} "
@@ -318,7 +320,7 @@ class Maintainer:
                 dry_run=dry_run,
                 retention_hours=retention_hours,
                 reason=d.reason if d.due else Reason.REQUESTED,
-                detail=d.detail,
+                detail=d.detail if d.due else f"requested (not due: {d.detail})",
             )
             outcomes.append(outcome)
             if current is not None and outcome.version_after != current.version:
@@ -419,7 +421,7 @@ def check_retention_argument(targets: Sequence[ModelTarget], retention_hours: fl
         try:
             minimum = vacuum_retention(
                 # a retention the package recorded is no floor (``policy``)
-                read_snapshot(target.location),
+                effective_snapshot(read_snapshot(target.location)),
                 None,
                 allow_short_retention=False,
                 model=c.model,

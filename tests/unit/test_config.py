@@ -126,7 +126,10 @@ def test_values_as_dbt_passes_them() -> None:
     assert c.log_retention_days == 7
     assert c.on_error == "fail"
     assert c.interval_hours("vacuum") == 24
-    assert c.interval_hours("optimize") == 0
+    assert c.interval_hours("optimize") == 24  # unset, with Z-order columns: once a day
+    assert parse_config("m", {}).interval_hours("optimize") == 0  # compaction: when worth it
+    explicit = {"maintenance_zorder_by": ["a"], "maintenance_optimize_interval_hours": 0}
+    assert parse_config("m", explicit).interval_hours("optimize") == 0
 
 
 @pytest.mark.parametrize(
@@ -179,5 +182,8 @@ def test_policy_properties_refuse_bad_numbers_from_python_callers() -> None:
     assert policy_properties(log_retention_days=7, deleted_file_retention_hours=240) == {
         "delta.logRetentionDuration": "interval 7 days",
         "delta.deletedFileRetentionDuration": "interval 240 hours",
+        # what the package recorded, so that it follows the config instead of becoming a floor
+        "sparkdelta.recorded.logRetentionDuration": "interval 7 days",
+        "sparkdelta.recorded.deletedFileRetentionDuration": "interval 240 hours",
     }
     assert policy_properties(log_retention_days=None, deleted_file_retention_hours=None) == {}

@@ -61,7 +61,7 @@ def test_vacuum_due_counts_tombstones_older_than_the_default_retention(
     ] * 3 + [LAST_REMOVE]
     assert due("vacuum", cdf, FIRST_REMOVES + HOUR_MS) == (
         False,
-        "no removed file older than the 168 h retention",
+        "nothing to reclaim: no removed or untracked file older than the 168 h retention",
     )
     assert due("vacuum", cdf, SECOND_REMOVES + 1) == (
         True,
@@ -81,10 +81,13 @@ def test_vacuum_due_uses_the_model_retention_then_the_table_property(
     now = LAST_REMOVE + 1
     assert due("vacuum", cdf, now, maintenance_vacuum_retention_hours=1000) == (
         False,
-        "no removed file older than the 1000 h retention",
+        "nothing to reclaim: no removed or untracked file older than the 1000 h retention",
     )
     month = with_properties(cdf, **{"delta.deletedFileRetentionDuration": "interval 30 days"})
-    assert due("vacuum", month, now) == (False, "no removed file older than the 720 h retention")
+    assert due("vacuum", month, now) == (
+        False,
+        "nothing to reclaim: no removed or untracked file older than the 720 h retention",
+    )
     # the model's setting wins over the property (it may not go below it without the override)
     assert due("vacuum", month, now, maintenance_vacuum_retention_hours=800)[0] is False
     with pytest.raises(RetentionTooShortError, match=r"minimum for table .* is 720 hours"):
@@ -278,7 +281,9 @@ def test_minimum_interval_since_the_last_real_successful_run(
 
     history.append([record("vacuum", now - dt.timedelta(hours=2))])
     (vacuum,) = decide(fct, cdf, ops=("vacuum",), history=history, now_s=now_s)
-    assert vacuum == Decision("vacuum", Reason.TOO_SOON, "last run 2.0 h ago, interval 24 h")
+    assert vacuum == Decision(
+        "vacuum", Reason.TOO_SOON, "last run 2.0 h ago, interval 24 h", due_in_h=22.0
+    )
     assert not vacuum.due
     # another model's run, and another op's, do not count
     other = ModelTarget("other", cdf.location, parse_config("other", {}))
@@ -301,7 +306,9 @@ def test_minimum_interval_since_the_last_real_successful_run(
         history=history,
         now_s=now_s,
     )
-    assert optimize == Decision("optimize", Reason.TOO_SOON, "last run 0.0 h ago, interval 1 h")
+    assert optimize.reason is Reason.TOO_SOON
+    assert optimize.detail == "last run 0.0 h ago, interval 1 h"
+    assert optimize.due_in_h == pytest.approx(59 / 60)
 
 
 def test_a_bad_setting_found_against_the_table_stops_the_decision(

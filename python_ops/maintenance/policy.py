@@ -1,0 +1,98 @@
+"""A model's retention policy on its table: the properties the package records follow the config.
+
+Log cleanup records a model's retentions as ``delta.deletedFileRetentionDuration`` /
+``delta.logRetentionDuration`` so that every engine follows them, and notes each value it wrote
+(``python_ops.ops.log_cleanup.recorded_marker``). Those values are the package's, not floors:
+when the model's config changes (lowered, or removed), the next log cleanup rewrites them, and
+until then the maintenance decides and runs with the properties a user set only
+(``effective_snapshot``). A property someone else set stays a floor and is never overwritten.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from python_ops.delta.protocol import Op, check_protocol
+from python_ops.delta.snapshot import Snapshot
+from python_ops.errors import UnsupportedFeatureError
+from python_ops.maintenance.config import MaintenanceConfig
+from python_ops.ops.log_cleanup import (
+    policy_changes,
+    policy_properties,
+    recorded_by_package,
+    user_properties,
+)
+
+
+def effective_snapshot(snapshot: Snapshot) -> Snapshot:
+    """The snapshot as the model's ops should see it: without the retentions the package recorded.
+
+    Args:
+        snapshot: The table's snapshot.
+
+    Returns:
+        The same snapshot, its configuration holding only properties a user set (the snapshot
+        itself when there is nothing to drop).
+    """
+    configuration = snapshot.metadata.configuration
+    mine = user_properties(configuration)
+    if mine == configuration:
+        return snapshot
+    metadata = dataclasses.replace(snapshot.metadata, configuration=mine)
+    return dataclasses.replace(snapshot, metadata=metadata)
+
+
+def model_policy(config: MaintenanceConfig) -> dict[str, str]:
+    """The retention properties (with their markers) the model's config asks for.
+
+    Raises:
+        ConfigError: For negative values.
+    """
+    return policy_properties(
+        log_retention_days=config.log_retention_days,
+        deleted_file_retention_hours=config.vacuum_retention_hours,
+    )
+
+
+def pending_policy(snapshot: Snapshot, config: MaintenanceConfig) -> dict[str, str]:
+    """The property writes that would bring the table's recorded retentions to the config.
+
+    Args:
+        snapshot: The table's snapshot.
+        config: The model's config.
+
+    Returns:
+        Properties to record; empty when they already follow the config, or when the table's
+        features do not let the package record properties at all.
+    """
+    try:
+        check_protocol(snapshot.protocol, Op.PROPERTIES, location=snapshot.location)
+    except UnsupportedFeatureError:
+        return {}
+    return policy_changes(snapshot.metadata.configuration, model_policy(config))
+
+
+def stale_policy(snapshot: Snapshot, config: MaintenanceConfig) -> dict[str, str]:
+    """``pending_policy`` limited to retentions the package recorded and the config changed.
+
+    A retention the table has never had is recorded at the next log cleanup that is due anyway;
+    one the package recorded and the config has since lowered or dropped makes log cleanup due.
+    """
+    changes = pending_policy(snapshot, config)
+    configuration = snapshot.metadata.configuration
+    stale = {
+        prop
+        for prop in changes
+        if prop.startswith("delta.") and recorded_by_package(configuration, prop)
+    }
+    return changes if stale else {}
+
+
+def describe_changes(snapshot: Snapshot, changes: dict[str, str]) -> str:
+    """``delta.deletedFileRetentionDuration interval 336 hours -> interval 200 hours``, ..."""
+    configuration = snapshot.metadata.configuration
+    return ", ".join(
+        f"{prop} {configuration.get(prop, 'unset')} -> {value}"
+        for prop, value in sorted(changes.items())
+        if prop.startswith("delta.")
+    )

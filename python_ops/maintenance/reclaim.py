@@ -1,0 +1,99 @@
+"""Whether VACUUM has anything to reclaim, estimated at a bounded cost.
+
+VACUUM deletes two kinds of files: files the log removed (tombstones) once older than the
+retention, and untracked files (written by jobs that failed or were killed before they
+committed) once older than the retention. The log knows the first kind for free; the second
+kind only a listing finds. The estimate:
+
+1. an expired tombstone in the snapshot: due, nothing listed;
+2. else, for a table whose log knows at most ``LISTING_LIMIT`` files (live and removed), a VACUUM
+   dry run on the snapshot already read (one listing of the table; the same selection as the
+   real run, so the decision, ``maintenance_report``'s reclaimable bytes and what VACUUM then
+   deletes agree);
+3. else (a table too large to list on every build): due, and the model's
+   ``maintenance_vacuum_interval_hours`` (default 24) bounds it to one listing per interval.
+"""
+
+from __future__ import annotations
+
+from python_ops.delta.snapshot import Snapshot
+from python_ops.maintenance.policy import effective_snapshot
+from python_ops.maintenance.targets import ModelTarget
+from python_ops.maintenance.wording import size_text
+from python_ops.ops.vacuum import vacuum, vacuum_retention
+
+# About ten 1,000-key LIST requests on an object store; a few milliseconds on a local disk.
+LISTING_LIMIT = 10_000
+
+
+def vacuum_due(target: ModelTarget, snapshot: Snapshot, now_ms: int) -> tuple[bool, str]:
+    """VACUUM's due rule: removed or untracked files older than the retention exist.
+
+    Args:
+        target: The model (its retention settings and table location).
+        snapshot: The table's snapshot as the runner read it.
+        now_ms: The current time in ms.
+
+    Returns:
+        (due, why).
+
+    Raises:
+        ConfigError: For a bad retention.
+        RetentionTooShortError: For a retention below a floor a user set on the table, without
+            ``maintenance_vacuum_allow_short_retention``.
+    """
+    c = target.config
+    seen = effective_snapshot(snapshot)
+    retention, _ = vacuum_retention(
+        seen,
+        c.vacuum_retention_hours,
+        allow_short_retention=c.vacuum_allow_short_retention,
+        model=c.model,
+    )
+    cutoff = retention.cutoff_ms(now_ms)
+    older = f"older than the {retention.hours:g} h retention"
+    expired = sum(1 for t in snapshot.tombstones if t.deletion_timestamp_ms < cutoff)
+    if expired:
+        return True, f"{expired} removed file(s) {older}"
+    known = len(snapshot.files) + len(snapshot.tombstones)
+    if known > LISTING_LIMIT:
+        return True, (
+            f"untracked files not estimated ({known} files in the log, above {LISTING_LIMIT} "
+            "listed per decision): runs once per maintenance_vacuum_interval_hours"
+        )
+    found = vacuum(
+        target.location,
+        dry_run=True,
+        retention_hours=c.vacuum_retention_hours,
+        allow_short_retention=c.vacuum_allow_short_retention,
+        model=c.model,
+        snapshot=seen,
+        now_ms=now_ms,
+    )
+    if found.files_found:
+        return True, (
+            f"{found.files_found} untracked file(s) ({size_text(found.bytes_found)}) {older}"
+        )
+    return False, f"nothing to reclaim: no removed or untracked file {older}"
+
+
+def hours_to_expiry(target: ModelTarget, snapshot: Snapshot, now_ms: int) -> float | None:
+    """Hours until the oldest removed file passes the retention (None: the log removed none).
+
+    Untracked files are not counted: the log does not know when they were written.
+
+    Raises:
+        ConfigError: For a bad retention.
+        RetentionTooShortError: As ``vacuum_due``.
+    """
+    if not snapshot.tombstones:
+        return None
+    c = target.config
+    retention, _ = vacuum_retention(
+        effective_snapshot(snapshot),
+        c.vacuum_retention_hours,
+        allow_short_retention=c.vacuum_allow_short_retention,
+        model=c.model,
+    )
+    oldest = min(t.deletion_timestamp_ms for t in snapshot.tombstones)
+    return max(0.0, (oldest - retention.cutoff_ms(now_ms)) / 3_600_000)

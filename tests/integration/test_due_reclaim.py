@@ -1,0 +1,108 @@
+"""VACUUM is due when it has something to reclaim: removed files or untracked files.
+
+Real Delta tables written by the embedded engine; untracked files are what a failed job leaves
+(Parquet-named files no commit references), backdated as a month-old failure would be.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from python_ops.delta.snapshot import read_snapshot
+from python_ops.maintenance import reclaim
+from python_ops.maintenance.config import parse_config
+from python_ops.maintenance.due import decide
+from python_ops.maintenance.history import HistoryStore
+from python_ops.maintenance.registry import Reason, Status
+from python_ops.maintenance.runner import Maintainer
+from python_ops.maintenance.targets import ModelTarget
+from tests.helpers.optimize import events_table
+from tests.helpers.vacuum import content
+
+DAY_S = 86_400
+
+
+def _target(path: Path, **config: object) -> ModelTarget:
+    return ModelTarget("events", str(path), parse_config("events", config))
+
+
+def failed_job_files(table: Path, *, count: int, size: int, age_days: float) -> list[Path]:
+    """Files a failed writer left in a partition: never committed, ``age_days`` old."""
+    when = time.time() - age_days * DAY_S
+    paths = []
+    for i in range(count):
+        path = table / "day=2024-01-01" / f"part-{i:05d}-failed-job.snappy.parquet"
+        path.write_bytes(os.urandom(size))
+        os.utime(path, (when, when))
+        paths.append(path)
+    return paths
+
+
+def test_untracked_files_older_than_the_retention_make_vacuum_due(
+    tmp_path: Path, sail_spark
+) -> None:
+    table = tmp_path / "events"
+    events_table(sail_spark, table, batches=2)
+    assert read_snapshot(str(table)).tombstones == ()  # nothing removed: the log says "clean"
+    junk = failed_job_files(table, count=6, size=1_000_000, age_days=30)
+    before = content(table)
+
+    (vacuum,) = decide(_target(table), read_snapshot(str(table)), ops=("vacuum",))
+    assert vacuum.reason is Reason.DUE
+    assert vacuum.detail == "6 untracked file(s) (6.00 MB) older than the 168 h retention"
+
+    maintainer = Maintainer(spark=None, history=None, invocation_id="t")
+    (outcome,) = maintainer.maintain_model(_target(table), ops=("vacuum",), only_due=True)
+    assert outcome.status is Status.SUCCEEDED
+    assert (outcome.files_removed, outcome.bytes_removed) == (6, 6_000_000)
+    assert not any(p.exists() for p in junk)
+    assert content(table) == before
+    # the table's line says what was done, then why
+    assert outcome.did == "deleted 6 files (6.00 MB)"
+
+    (again,) = decide(_target(table), read_snapshot(str(table)), ops=("vacuum",))
+    assert again.reason is Reason.NOT_DUE
+    assert again.detail == (
+        "nothing to reclaim: no removed or untracked file older than the 168 h retention"
+    )
+
+
+def test_untracked_files_younger_than_the_retention_are_not_due(tmp_path: Path, sail_spark) -> None:
+    table = tmp_path / "events"
+    events_table(sail_spark, table, batches=1)
+    failed_job_files(table, count=2, size=1000, age_days=1)  # maybe a writer still running
+    (vacuum,) = decide(_target(table), read_snapshot(str(table)), ops=("vacuum",))
+    assert vacuum.reason is Reason.NOT_DUE
+    # the model's own retention decides: with 12 h the same files are reclaimable
+    short = _target(
+        table,
+        maintenance_vacuum_retention_hours=12,
+        maintenance_vacuum_allow_short_retention=True,
+    )
+    (vacuum,) = decide(short, read_snapshot(str(table)), ops=("vacuum",))
+    assert vacuum.detail == "2 untracked file(s) (2.00 KB) older than the 12 h retention"
+
+
+def test_a_table_too_large_to_list_is_due_once_per_interval(
+    tmp_path: Path, sail_spark, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    table = tmp_path / "events"
+    events_table(sail_spark, table, batches=2)  # 4 files in the log
+    monkeypatch.setattr(reclaim, "LISTING_LIMIT", 3)
+    history = HistoryStore(str(tmp_path / "history"))
+    target = _target(table)
+    (vacuum,) = decide(target, read_snapshot(str(table)), ops=("vacuum",), history=history)
+    assert vacuum.reason is Reason.DUE
+    assert "not estimated (4 files in the log, above 3" in vacuum.detail
+    maintainer = Maintainer(spark=None, history=history, invocation_id="t")
+    (ran,) = maintainer.maintain_model(target, ops=("vacuum",), only_due=True)
+    assert ran.status is Status.SUCCEEDED
+    # the interval (24 h by default) bounds the listing: not again until it has passed
+    (vacuum,) = decide(target, read_snapshot(str(table)), ops=("vacuum",), history=history)
+    assert vacuum.reason is Reason.TOO_SOON
+    assert vacuum.due_in_h is not None
+    assert 23.9 < vacuum.due_in_h <= 24
