@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import logging
 import os
 import sys
 from collections.abc import Sequence
 from typing import Any
 
+from python_ops.cli import policy, render
+from python_ops.cli.logs import configure_logging
+from python_ops.cli.project import add_project_arguments
 from python_ops.errors import MaintenanceError, OptimizeConflictError
 from python_ops.maintenance.registry import op_spec
 from python_ops.ops.health import table_health
@@ -29,7 +31,7 @@ def _parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="op", required=True)
 
     vac = sub.add_parser("vacuum", help="delete files the table no longer references")
-    vac.add_argument("table", help="table location (path or URI)")
+    policy.add_model_arguments(vac)
     vac.add_argument("--retention-hours", type=float, default=None)
     vac.add_argument("--dry-run", action="store_true", help="report only, delete nothing")
     vac.add_argument("--partition-filter", default=None, help="SQL predicate on partition columns")
@@ -47,7 +49,7 @@ def _parser() -> argparse.ArgumentParser:
     vac.add_argument("--json", action="store_true", help="print the result as JSON")
 
     logs = sub.add_parser("cleanup-logs", help="delete expired _delta_log files")
-    logs.add_argument("table", help="table location (path or URI)")
+    policy.add_model_arguments(logs)
     logs.add_argument("--retention-days", type=float, default=None)
     logs.add_argument("--dry-run", action="store_true", help="report only, delete nothing")
     logs.add_argument("--no-checkpoint", action="store_true", help="never write a checkpoint first")
@@ -57,27 +59,25 @@ def _parser() -> argparse.ArgumentParser:
     logs.add_argument("--json", action="store_true", help="print the result as JSON")
 
     opt = sub.add_parser("optimize", help="compact small files or Z-order")
-    opt.add_argument("table", help="table location (path or URI)")
+    policy.add_model_arguments(opt)
     opt.add_argument("--zorder-by", default=None, help="comma-separated Z-order columns")
     opt.add_argument("--where", default=None, help="predicate on partition columns")
     opt.add_argument("--full", action="store_true", help="not only partitions changed since")
     opt.add_argument("--target-size", type=int, default=None, help="target file size, bytes")
-    opt.add_argument("--min-small-files", type=int, default=DEFAULT_MIN_SMALL_FILES)
+    opt.add_argument(
+        "--min-small-files",
+        type=int,
+        default=None,
+        help="small files a partition needs (default: the model's, else "
+        f"{DEFAULT_MIN_SMALL_FILES})",
+    )
     opt.add_argument("--dry-run", action="store_true", help="print the plan only")
     opt.add_argument("--json", action="store_true", help="print the result as JSON")
 
     maint = sub.add_parser(
         "maintain", help="what dbt run-operation maintain_all does, from the dbt manifest"
     )
-    maint.add_argument(
-        "--project-dir", default=".", help="dbt project (reads target/manifest.json)"
-    )
-    maint.add_argument(
-        "--warehouse",
-        default=None,
-        help="embedded warehouse directory (default: $SPARKDELTA_WAREHOUSE, else "
-        "<project-dir>/warehouse)",
-    )
+    add_project_arguments(maint)
     maint.add_argument(
         "--select", nargs="*", default=None, help="dbt selection (as dbt ls --select), by dbt"
     )
@@ -94,26 +94,26 @@ def _parser() -> argparse.ArgumentParser:
     maint.add_argument("--json", action="store_true", help="print the run as JSON")
 
     health = sub.add_parser("health", help="table health from the Delta log")
-    health.add_argument("table")
-    health.add_argument("--json", action="store_true")
+    health.add_argument("table", help="table location (path or URI)")
+    health.add_argument("--json", action="store_true", help="print the health as JSON")
+    for command in (vac, logs, opt, maint, health):
+        _add_logging_flags(command)
     return parser
 
 
-def _print_vacuum(result: VacuumResult) -> None:
-    verb = "would delete" if result.dry_run else "deleted"
-    files = result.files_found if result.dry_run else result.files_deleted
-    size = result.bytes_found if result.dry_run else result.bytes_deleted
-    print(
-        f"vacuum {result.location} (version {result.table_version}, retention "
-        f"{result.retention_hours:g} h, {result.retention_source}): {verb} {files} files "
-        f"({size} bytes) and {result.dirs_found} directories; listed {result.files_listed} "
-        f"files in {result.identify_s:.2f} s"
+def _add_logging_flags(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        help="also print each op's audit record (a JSON line) and debug messages on stderr",
     )
-    for group in result.by_prefix:
-        prefix = group.prefix or "(table root)"
-        print(f"  {prefix}: {group.files} files, {group.bytes} bytes, {group.dirs} dirs")
-    if result.delete_failures:
-        print(f"  {result.delete_failures} paths could not be deleted")
+    parser.add_argument(
+        "--audit-log",
+        default=None,
+        metavar="FILE",
+        help="append each op's audit record to FILE (one JSON object per line)",
+    )
 
 
 def main(argv: Sequence[str] | None = None, *, spark: Any = None) -> int:
@@ -124,16 +124,15 @@ def main(argv: Sequence[str] | None = None, *, spark: Any = None) -> int:
         spark: A Spark session to run on instead of starting ``--engine`` (tests share one).
 
     Returns:
-        The process exit code: 0 on success, 2 for bad input, 1 for other failures.
+        The process exit code: 0 on success, 2 for bad input (a refusal: a named error, or
+        ``maintain`` finding no table to maintain), 1 for other failures.
     """
     args = _parser().parse_args(argv)
-    logging.basicConfig(
-        level=logging.INFO, format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr
-    )
+    undo_logging = configure_logging(verbose=args.verbose, audit_file=args.audit_log)
     try:
         if args.op == "health":
             health = table_health(args.table)
-            print(json.dumps(to_dict(health)) if args.json else health)
+            print(json.dumps(to_dict(health)) if args.json else render.health_text(health))
             return 0
         if args.op == "cleanup-logs":
             return _run_cleanup_logs(args)
@@ -147,6 +146,8 @@ def main(argv: Sequence[str] | None = None, *, spark: Any = None) -> int:
     except MaintenanceError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
+    finally:
+        undo_logging()
 
 
 def run(argv: Sequence[str] | None = None) -> int:
@@ -177,76 +178,79 @@ def run(argv: Sequence[str] | None = None) -> int:
 def _run_vacuum(args: Any, spark: Any) -> int:
     from python_ops.spark_sessions import SailEngine, classic_session
 
+    location, model = policy.resolve(args)
+    options, model_words = policy.vacuum_options(args, model)
     wants_spark = args.engine != "in-process" or args.cluster_listing
     sail = SailEngine() if spark is None and wants_spark and args.engine != "classic" else None
     if spark is None and wants_spark:
         spark = sail.spark if sail else classic_session()
     try:
         result: VacuumResult = op_spec("vacuum").invoke(
-            args.table,
+            location,
             spark=spark,
-            model=None,
-            retention_hours=args.retention_hours,
+            model=model.config.model if model else None,
             dry_run=args.dry_run,
             partition_filter=args.partition_filter,
-            allow_short_retention=args.allow_short_retention,
             max_workers=args.workers,
             cluster_listing=args.cluster_listing,
             engine="in_process" if args.engine == "in-process" else "spark",
+            **options,
         )
     finally:
         if sail:
             sail.stop()
     if args.json:
-        print(json.dumps(result.to_dict()))
+        result.write_json(sys.stdout)  # streams the path list
     else:
-        _print_vacuum(result)
+        words = policy.retention_words(
+            result.retention_source,
+            prop=policy.VACUUM_PROPERTY,
+            model_words=model_words,
+            flag="--retention-hours",
+            has_model=model is not None,
+        )
+        print(render.vacuum_text(result, policy=words))
     return 1 if result.delete_failures else 0
 
 
 def _run_cleanup_logs(args: Any) -> int:
+    location, model = policy.resolve(args)
+    options, model_words = policy.cleanup_logs_options(args, model)
     result: LogCleanupResult = op_spec("cleanup_logs").invoke(
-        args.table,
+        location,
         spark=None,
-        model=None,
-        retention_days=args.retention_days,
+        model=model.config.model if model else None,
         dry_run=args.dry_run,
         checkpoint_if_needed=not args.no_checkpoint,
         force=args.force,
+        **options,
     )
     if args.json:
         print(json.dumps(result.to_dict()))
         return 1 if result.delete_failures else 0
-    verb = "would delete" if result.dry_run else "deleted"
-    count = result.files_found if result.dry_run else result.files_deleted
-    print(
-        f"cleanup-logs {result.location} (retention {result.retention_days:g} days, "
-        f"{result.retention_source}): {verb} {count} log files; oldest version kept "
-        f"{result.oldest_version_kept}"
-        + (f"; skipped: {result.skipped_reason}" if result.skipped_reason else "")
+    words = policy.retention_words(
+        result.retention_source,
+        prop=policy.LOG_PROPERTY,
+        model_words=model_words,
+        flag="--retention-days",
+        has_model=model is not None,
     )
-    for f in result.files:
-        print(f"  {f.kind:<10} v{f.version if f.version is not None else '-'}  {f.path}")
+    print(render.cleanup_logs_text(result, policy=words))
     return 1 if result.delete_failures else 0
 
 
 def _run_optimize(args: Any) -> int:
     from python_ops.ops.optimize.plan import plan_optimize
 
-    columns = [c.strip() for c in args.zorder_by.split(",")] if args.zorder_by else None
-    options = {
-        "zorder_by": columns,
-        "where": args.where,
-        "full": args.full,
-        "target_size_bytes": args.target_size,
-        "min_small_files": args.min_small_files,
-    }
+    location, model = policy.resolve(args)
+    options = policy.optimize_options(args, model)
+    name = model.config.model if model else None
     if args.dry_run and not args.json:
-        print(plan_optimize(args.table, **options).describe())
+        print(render.optimize_plan_text(plan_optimize(location, model=name, **options)))
         return 0
     try:
         result: OptimizeResult = op_spec("optimize").invoke(
-            args.table, spark=None, model=None, dry_run=args.dry_run, **options
+            location, spark=None, model=name, dry_run=args.dry_run, **options
         )
     except OptimizeConflictError as err:
         # a conflict is not bad input: report what was committed and left behind, exit 1
@@ -257,9 +261,5 @@ def _run_optimize(args: Any) -> int:
     if args.json:
         print(json.dumps(result.to_dict()))
     else:
-        print(
-            f"optimize {result.location} ({result.writer}): {result.files_removed} files "
-            f"into {result.files_added} in {len(result.commits)} commit(s)"
-            + (f"; {result.skipped_reason}" if result.skipped_reason else "")
-        )
+        print(render.optimize_text(result))
     return 0

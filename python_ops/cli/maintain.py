@@ -1,25 +1,30 @@
 """``python -m python_ops maintain``: ``maintain_all`` for schedulers that do not run dbt.
 
 Reads the models and their resolved maintenance config from ``target/manifest.json``, locates
-their tables (``python_ops.maintenance.targets``), runs what is due on the embedded engine with a
-progress bar on stderr, records every op in the same history table the dbt side uses and prints
-the same per-model table as ``dbt run-operation maintain_all``.
+their tables where the profile target put them (``python_ops.cli.project``), runs what is due on
+the embedded engine with a progress bar on stderr, records every op in the same history table the
+dbt side uses and prints the same per-model table as ``dbt run-operation maintain_all``.
+
+A run that finds nothing to maintain (no table model built where the profile says, or a
+selection that keeps none) is refused with exit code 2 and a message saying where it looked: a
+scheduler must not report success for a run that did nothing.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import sys
 import uuid
 from typing import Any, TextIO
 
+from python_ops.cli.project import Places, maintained_models, node_location, resolve_places
 from python_ops.errors import ConfigError
 from python_ops.maintenance.history import HistoryStore
 from python_ops.maintenance.registry import check_ops
 from python_ops.maintenance.runner import Maintainer
 from python_ops.maintenance.selection import keep_selected, needs_resolution, resolve_with_dbt
 from python_ops.maintenance.targets import (
+    ModelTarget,
     default_history_location,
     load_manifest,
     manifest_models,
@@ -65,7 +70,9 @@ def run_maintain(args: Any) -> int:
         ``on_error: fail``.
 
     Raises:
-        ConfigError: For a missing manifest, bad arguments or a bad model setting.
+        ConfigError: For a missing manifest, bad arguments or a bad model setting, a bad
+            profile, no built table model where the profile puts them, or a selection that
+            keeps none (all exit code 2).
         EngineError: When the embedded engine cannot start.
     """
     if args.threads < 1:
@@ -75,15 +82,13 @@ def run_maintain(args: Any) -> int:
             setting="time_budget_s", value=args.time_budget_s, fix="Use a number of seconds > 0."
         )
     ops = check_ops([o.strip() for o in args.ops.split(",")] if args.ops else None)
-    project_dir = os.path.abspath(args.project_dir)
-    warehouse = os.path.abspath(
-        args.warehouse
-        or os.environ.get("SPARKDELTA_WAREHOUSE")
-        or os.path.join(project_dir, "warehouse")
-    )
+    places = resolve_places(args)
+    project_dir = places.project_dir
     manifest = load_manifest(project_dir)
     models = manifest_models(manifest)
-    targets, _ = targets_from_nodes(models, warehouse_locator(warehouse))
+    locate = warehouse_locator(places.warehouse, location_root=places.location_root)
+    targets, _ = targets_from_nodes(models, locate)
+    _check_found(targets, models, places)
     selector, state = getattr(args, "selector", None), getattr(args, "state", None)
     if needs_resolution(args.select, args.exclude, selector, manifest.get("selectors")):
         selection = resolve_with_dbt(
@@ -92,12 +97,24 @@ def run_maintain(args: Any) -> int:
         for warning in selection.warnings:
             print(f"maintain: warning: {warning}", file=sys.stderr)
         chosen = keep_selected(targets, selection.unique_ids)
+        if not chosen:
+            raise ConfigError(
+                setting="select",
+                value=" ".join(args.select or []) or selector,
+                fix=f"The selection keeps none of the {len(targets)} built table models "
+                f"({', '.join(t.name for t in targets)}); nothing was run. Check it with "
+                "'dbt ls --resource-type model --select ...'.",
+            )
     else:
         chosen = list(targets)
-    history = HistoryStore(args.history_location or default_history_location(warehouse, models))
+    history = HistoryStore(
+        args.history_location
+        or default_history_location(places.warehouse, models, location_root=places.location_root)
+    )
     print(
-        f"maintain: {len(chosen)} of {len(targets)} built models in {warehouse}; "
-        f"history at {history.location}",
+        f"maintain: {len(chosen)} of {len(targets)} built table models, {places.describe()}; "
+        f"history at {history.location}"
+        + (" (dry run: nothing is changed)" if args.dry_run else ""),
         file=sys.stderr,
     )
 
@@ -124,3 +141,36 @@ def run_maintain(args: Any) -> int:
         engine.stop()
     print(json.dumps(run.to_dict()) if args.json else run.table())
     return 1 if run.failed else 0
+
+
+def _check_found(targets: list[ModelTarget], models: list[dict[str, Any]], places: Places) -> None:
+    """Refuse a run that found no table; name the models not built yet on stderr.
+
+    Raises:
+        ConfigError: When the manifest has no table model, or none has a Delta table where
+            ``places`` put them.
+    """
+    wanted = maintained_models(models)
+    built = {t.unique_id for t in targets}
+    missing = [m for m in wanted if m.get("unique_id") not in built]
+    if not wanted:
+        raise ConfigError(
+            setting="project_dir",
+            value=places.project_dir,
+            fix="Its manifest has no enabled table or incremental model, so there is no Delta "
+            "table to maintain; nothing was run.",
+        )
+    if not targets:
+        looked = ", ".join(node_location(m, places) for m in wanted[:3])
+        raise ConfigError(
+            setting="warehouse",
+            value=places.location_root or places.warehouse,
+            fix=f"None of the {len(wanted)} table models of the manifest has a Delta table where "
+            f"{places.source} puts them (looked at {looked}"
+            f"{', ...' if len(wanted) > 3 else ''}); nothing was run. Build them first "
+            "(dbt build), or say where dbt put them: --profiles-dir, --profile, --target as "
+            "for dbt, or --warehouse.",
+        )
+    if missing:
+        names = ", ".join(str(m.get("name")) for m in missing)
+        print(f"maintain: not built yet (no Delta table): {names}", file=sys.stderr)

@@ -343,9 +343,10 @@ def test_cli_resolves_the_selection_with_dbt(built: Project) -> None:
     models = {o["model"] for o in json.loads(default.stdout)["outcomes"]}
     assert models == built.ls_maintained([], [], None)
 
-    unmatched = cli("--select", "nonexistent_model")
-    assert unmatched.returncode == 0, unmatched.stderr
+    unmatched = cli("--select", "nonexistent_model")  # a run that would do nothing is refused
+    assert unmatched.returncode == 2, unmatched.stderr
     assert "'nonexistent_model' does not match any enabled nodes" in unmatched.stderr
+    assert "The selection keeps none of the" in unmatched.stderr
     rejected = cli("--select", "colour:red")
     assert rejected.returncode == 2
     assert "'colour' is not a valid method name" in rejected.stderr

@@ -1,0 +1,145 @@
+"""What the path commands print for people (``--json`` prints the results themselves).
+
+Sizes are scaled by the helper the maintenance tables use too (``python_ops.maintenance.wording``:
+B, KB, MB, GB); a dry run says what it *would* do and ends with a line saying that nothing was
+changed. ``maintain`` prints the runner's per-model table, the same as ``maintain_all``.
+"""
+
+from __future__ import annotations
+
+from python_ops.maintenance.wording import files_text as files
+from python_ops.maintenance.wording import size_text as format_bytes
+from python_ops.ops.optimize.plan import OptimizePlan
+from python_ops.ops.results import LogCleanupResult, OptimizeResult, TableHealth, VacuumResult
+
+DRY_RUN_NOTE = "dry run: nothing was deleted or written"
+
+
+def vacuum_text(result: VacuumResult, *, policy: str) -> str:
+    """A VACUUM result: the retention policy that applied, what was (or would be) deleted.
+
+    Args:
+        result: The result.
+        policy: Where the retention came from, in words (``retention_policy``).
+
+    Returns:
+        The lines to print.
+    """
+    if result.dry_run:
+        count, size, dirs = result.files_found, result.bytes_found, result.dirs_found
+        verb = "would delete"
+    else:
+        count, size, dirs = result.files_deleted, result.bytes_deleted, result.dirs_deleted
+        verb = "deleted"
+    lines = [
+        f"vacuum {result.location} at version {result.table_version}",
+        f"  retention {result.retention_hours:g} h: {policy}",
+        f"  {verb} {files(count, size)} and {dirs} director{'y' if dirs == 1 else 'ies'}; "
+        f"listed {result.files_listed} files in {result.identify_s:.2f} s",
+    ]
+    for group in result.by_prefix:
+        prefix = group.prefix or "(table root)"
+        lines.append(f"    {prefix}: {files(group.files, group.bytes)}, {group.dirs} dirs")
+    if result.delete_failures:
+        lines.append(f"  {result.delete_failures} paths could not be deleted")
+    if result.dry_run:
+        lines.append(DRY_RUN_NOTE)
+    return "\n".join(lines)
+
+
+def cleanup_logs_text(result: LogCleanupResult, *, policy: str) -> str:
+    """A log cleanup result: the retention that applied, the log files (to be) deleted.
+
+    Args:
+        result: The result.
+        policy: Where the retention came from, in words.
+
+    Returns:
+        The lines to print.
+    """
+    if result.dry_run:
+        count, size, verb = result.files_found, result.bytes_found, "would delete"
+    else:
+        count, size, verb = result.files_deleted, result.bytes_deleted, "deleted"
+    lines = [
+        f"cleanup-logs {result.location} at version {result.table_version}",
+        f"  retention {result.retention_days:g} days: {policy}",
+        f"  {verb} {count} log file{'' if count == 1 else 's'} ({format_bytes(size)}); "
+        f"oldest version kept {result.oldest_version_kept}"
+        + (f"; skipped: {result.skipped_reason}" if result.skipped_reason else ""),
+    ]
+    if result.checkpoint_first is not None:
+        written = "would write" if result.dry_run else "wrote"
+        lines.append(f"  {written} a checkpoint at version {result.checkpoint_first} first")
+    for f in result.files:
+        version = f.version if f.version is not None else "-"
+        lines.append(f"    {f.kind:<10} v{version}  {f.path}")
+    if result.dry_run:
+        lines.append(DRY_RUN_NOTE)
+    return "\n".join(lines)
+
+
+def optimize_plan_text(plan: OptimizePlan) -> str:
+    """An OPTIMIZE plan (a dry run): what would be rewritten, per partition and in total."""
+    kind = f"Z-order by {', '.join(plan.zorder_by)}" if plan.zorder_by else "compaction"
+    lines = [
+        f"optimize {plan.location} at version {plan.version}: {kind}, target "
+        f"{format_bytes(plan.target_size_bytes)} ({plan.target_source}), scope {plan.scope}"
+        + (f" since version {plan.since_version}" if plan.since_version is not None else "")
+    ]
+    for p in plan.work:
+        where = ", ".join(f"{k}={v}" for k, v in p.partition_values.items()) or "(table)"
+        rewritten = sum(len(b.files) for b in p.bins)
+        lines.append(
+            f"  {where}: would rewrite {rewritten} of {p.files} files into {len(p.bins)} "
+            f"bin(s), {format_bytes(sum(b.bytes for b in p.bins))}"
+        )
+    lines.append(
+        f"  total: {len(plan.work)} partition(s), {sum(len(p.bins) for p in plan.work)} bin(s), "
+        f"{plan.files_to_rewrite} files, {format_bytes(plan.bytes_to_rewrite)} would be rewritten"
+    )
+    lines.append(DRY_RUN_NOTE)
+    return "\n".join(lines)
+
+
+def optimize_text(result: OptimizeResult) -> str:
+    """A real OPTIMIZE's result: files rewritten, commits, the writer."""
+    return (
+        f"optimize {result.location} ({result.writer}): rewrote "
+        f"{files(result.files_removed, result.bytes_removed)} into "
+        f"{files(result.files_added, result.bytes_added)} in {len(result.commits)} commit(s)"
+        + (f"; {result.skipped_reason}" if result.skipped_reason else "")
+    )
+
+
+def health_text(h: TableHealth) -> str:
+    """A table's health as label/value lines."""
+    checkpoint = (
+        f"checkpoint at version {h.checkpoint_version}"
+        if h.checkpoint_version is not None
+        else "no checkpoint"
+    )
+    partitions = (
+        f"{h.num_partitions} ({', '.join(h.partition_columns)})"
+        if h.partition_columns
+        else "not partitioned"
+    )
+    rows = [
+        ("table", h.location),
+        ("version", f"{h.version} ({checkpoint})"),
+        ("files", files(h.num_files, h.total_bytes)),
+        (
+            "small files",
+            f"{h.num_small_files} ({h.small_file_share:.0%}) below "
+            f"{format_bytes(h.small_file_threshold_bytes)}",
+        ),
+        ("partitions", partitions),
+        ("log files", str(h.num_log_files)),
+        (
+            "tombstones",
+            f"{h.num_tombstones} removed files within the {h.deleted_file_retention_hours:g} h "
+            "retention",
+        ),
+        ("read in", f"{h.duration_s:.2f} s (the Delta log only)"),
+    ]
+    return "\n".join(f"{label:<12} {value}" for label, value in rows)
