@@ -8,6 +8,7 @@ run-operations report progress per model; the post-hook's line gives files and b
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 import time
@@ -124,6 +125,9 @@ def test_a_failed_op_is_a_dbt_warning_naming_the_users_key(built_project: Path, 
     everything = "\n".join(m for _, _, m in events.seen)
     assert "setting 'zorder_by'" not in everything
     assert "WARNING:python_ops" not in everything
+    # python_ops' logging went through dbt only while maintenance ran; it is as it was now
+    assert logging.getLogger("python_ops").propagate
+    assert not logging.getLogger("python_ops").handlers
     # dbt.log keeps the full reason at warn level
     dbt_log = (built_project / "logs" / "dbt.log").read_text()
     assert re.search(r"\[warn \].*setting 'maintenance_zorder_by' has bad value 'usr_id'", dbt_log)

@@ -487,7 +487,8 @@ class SparkDeltaAdapter(SparkAdapter):
                 "(views have no Delta table)."
             )
         try:
-            result = call(location)
+            with maintenance_events.python_ops_logs_to_dbt():
+                result = call(location)
         except MaintenanceError as err:
             raise DbtRuntimeError(f"{op} of {relation}: {err}") from err
         return {"relation": str(relation), **result.to_dict()}
@@ -629,7 +630,6 @@ class SparkDeltaAdapter(SparkAdapter):
     ) -> Maintainer:
         location = self._history_location(history)
         store = history_store(location)
-        maintenance_events.bridge_python_ops_logs()
         return Maintainer(
             spark=self._ops_spark(),
             sql=self._delta_sql(located.names),
@@ -820,7 +820,8 @@ class SparkDeltaAdapter(SparkAdapter):
             reasons = list(located.not_delta.values())
             return f"skipped: {reasons[0]}" if reasons else ""
         maintainer = self._maintainer(history, invocation_id, located)
-        outcomes = maintainer.maintain_model(targets[0])
+        with maintenance_events.python_ops_logs_to_dbt():
+            outcomes = maintainer.maintain_model(targets[0])
         ran = [o for o in outcomes if o.ran]
         if ran:
             self._register_history(history)
@@ -917,15 +918,16 @@ class SparkDeltaAdapter(SparkAdapter):
                 f"{label}: {len(targets)} model(s) on {int(threads)} thread(s){dry}"
             )
         try:
-            run = maintainer.maintain(
-                targets,
-                ops=op_names,
-                only_due=only_due,
-                dry_run=dry_run,
-                retention_hours=retention_hours,
-                threads=int(threads),
-                time_budget_s=time_budget_s,
-            )
+            with maintenance_events.python_ops_logs_to_dbt():
+                run = maintainer.maintain(
+                    targets,
+                    ops=op_names,
+                    only_due=only_due,
+                    dry_run=dry_run,
+                    retention_hours=retention_hours,
+                    threads=int(threads),
+                    time_budget_s=time_budget_s,
+                )
         except MaintenanceError as err:  # a bad argument, refused before any op ran
             raise DbtRuntimeError(str(err)) from err
         self._register_history(history or {})

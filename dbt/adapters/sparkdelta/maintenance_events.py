@@ -7,7 +7,7 @@ it shows in the console and in ``logs/dbt.log`` at warn level, and ``--warn-erro
 tests have; a model's post-hook cannot set it, so a failed op under ``on_error: warn`` is a
 warning event next to a model that succeeded.
 
-``python_ops`` logs with the standard ``logging`` module; ``bridge_python_ops_logs`` sends those
+``python_ops`` logs with the standard ``logging`` module; ``python_ops_logs_to_dbt`` sends those
 records into dbt's events too (without it Python prints bare ``WARNING:`` lines dbt does not
 keep, and drops the INFO progress of a long VACUUM).
 """
@@ -15,6 +15,9 @@ keep, and drops the INFO progress of a long VACUUM).
 from __future__ import annotations
 
 import logging
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from dbt.events.types import JinjaLogInfo, JinjaLogWarning
@@ -59,13 +62,34 @@ class _DbtEventHandler(logging.Handler):
 
 
 _HANDLER = _DbtEventHandler(level=logging.INFO)
+_LOCK = threading.Lock()
+_users = 0
+_saved: tuple[int, bool] = (logging.NOTSET, True)
 
 
-def bridge_python_ops_logs() -> None:
-    """Route the ``python_ops`` loggers' INFO and above into dbt's events (idempotent)."""
+@contextmanager
+def python_ops_logs_to_dbt() -> Iterator[None]:
+    """While maintenance runs, send the ``python_ops`` loggers' INFO and above to dbt's events.
+
+    Only for the duration (threads share one count), so that the process's logging is as it
+    was between maintenance calls (a test's log capture, another library's handlers).
+    """
+    global _users, _saved
     logger = logging.getLogger("python_ops")
-    if _HANDLER not in logger.handlers:
-        logger.addHandler(_HANDLER)
-    if logger.level == logging.NOTSET or logger.level > logging.INFO:
-        logger.setLevel(logging.INFO)
-    logger.propagate = False  # dbt's events are the output: no bare copies from the root logger
+    with _LOCK:
+        if _users == 0:
+            _saved = (logger.level, logger.propagate)
+            logger.addHandler(_HANDLER)
+            if logger.level == logging.NOTSET or logger.level > logging.INFO:
+                logger.setLevel(logging.INFO)
+            logger.propagate = False  # dbt's events are the output: no bare copies via root
+        _users += 1
+    try:
+        yield
+    finally:
+        with _LOCK:
+            _users -= 1
+            if _users == 0:
+                logger.removeHandler(_HANDLER)
+                logger.setLevel(_saved[0])
+                logger.propagate = _saved[1]
