@@ -1,8 +1,9 @@
 """Audit records: one structured record per op run, dry or not.
 
-Every op run, also outside dbt, emits one JSON line on the ``python_ops.ops.audit`` logger;
-runs through the maintenance runner are recorded in the history table as well
-(``python_ops.maintenance.history``).
+Every op run, also outside dbt, emits one JSON line at INFO on the ``python_ops.ops.audit``
+logger; runs through the maintenance runner are recorded in the history table as well
+(``python_ops.maintenance.history``). The command line does not print these lines unless asked
+(``--verbose`` on stderr, ``--audit-log FILE`` as JSON lines; ``python_ops.cli.logs``).
 """
 
 from __future__ import annotations
