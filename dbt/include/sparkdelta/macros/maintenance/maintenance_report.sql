@@ -1,6 +1,7 @@
 {#-
-  Per model: files, small files, bytes, log files, tombstones, reclaimable bytes (a VACUUM dry
-  run), and the last run of each op with its outcome.
+  Per model: files, small files, size, log files, tombstones, reclaimable size (a VACUUM dry
+  run), the next action ("optimize now", "vacuum in 5 h", "nothing due") and the last run of
+  each op with its outcome; sizes in scaled units, a labelled total row.
       dbt run-operation maintenance_report [--args '{select: [+fct_orders], exclude: [dim_products]}' | '{selector: nightly}']
   Dispatched: see maintain_model.
 -#}
