@@ -6,7 +6,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from python_ops.delta.snapshot import read_snapshot
+from python_ops.delta.snapshot import Snapshot, read_snapshot
 from python_ops.errors import MaintenanceError
 from python_ops.maintenance.due import Decision, decide
 from python_ops.maintenance.history import HistoryRecord, HistoryStore
@@ -53,8 +53,9 @@ def next_action(decisions: Sequence[Decision], vacuum_in_h: float | None) -> str
     return "nothing due"
 
 
-def _next(target: ModelTarget, history: HistoryStore | None, now_s: float) -> str:
-    snapshot = read_snapshot(target.location)
+def _next(
+    target: ModelTarget, snapshot: Snapshot, history: HistoryStore | None, now_s: float
+) -> str:
     decisions = []
     for op in OPS:  # one op's bad setting (a Z-order column) leaves the others' answers
         try:
@@ -97,12 +98,12 @@ def report_rows(
         row: dict[str, Any] = {"model": t.name}
         try:
             h = table_health(t.location)
+            snapshot = read_snapshot(t.location)
             row.update(
                 files=h.num_files,
                 small_files=h.num_small_files,
                 bytes=h.total_bytes,
                 log_files=h.num_log_files,
-                tombstones=h.num_tombstones,
             )
             v = vacuum(
                 t.location,
@@ -113,10 +114,14 @@ def report_rows(
                 model=t.name,
                 engine=vacuum_engine,
                 # a retention the package recorded follows the config (``policy``)
-                snapshot=effective_snapshot(read_snapshot(t.location)),
+                snapshot=effective_snapshot(snapshot),
+            )
+            # removed files not yet past the model's retention (the one VACUUM uses)
+            row["tombstones"] = sum(
+                1 for f in snapshot.tombstones if f.deletion_timestamp_ms >= v.cutoff_ms
             )
             row["reclaimable_bytes"] = v.bytes_found
-            row["next"] = _next(t, history, now)
+            row["next"] = _next(t, snapshot, history, now)
         except MaintenanceError as err:
             row["error"] = str(err)
         for op in OPS:

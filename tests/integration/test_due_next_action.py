@@ -1,0 +1,61 @@
+"""``maintenance_report``'s rows on real tables: the next action, sizes, the labelled total."""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import time
+from pathlib import Path
+
+from python_ops.maintenance.config import parse_config
+from python_ops.maintenance.history import HistoryRecord, HistoryStore
+from python_ops.maintenance.report import render_report, report_rows
+from python_ops.maintenance.targets import ModelTarget
+from tests.helpers.optimize import events_table
+
+
+def _target(path: Path, **config: object) -> ModelTarget:
+    return ModelTarget("events", str(path), parse_config("events", config))
+
+
+def _ran(op: str, hours_ago: float) -> HistoryRecord:
+    return HistoryRecord(
+        invocation_id="t",
+        model="events",
+        table_location="",
+        op=op,
+        parameters="{}",
+        dry_run=False,
+        status="succeeded",
+        error=None,
+        started_at=dt.datetime.now(dt.UTC) - dt.timedelta(hours=hours_ago),
+        duration_s=0.1,
+    )
+
+
+def test_next_action_waits_for_intervals_and_the_retention(tmp_path: Path, sail_spark) -> None:
+    table = tmp_path / "events"
+    name = events_table(sail_spark, table, batches=3)
+    sail_spark.sql(f"insert overwrite {name} select * from {name}")  # removes every file: 6 tombs
+    history = HistoryStore(str(tmp_path / "history"))
+    history.append([_ran("optimize", 4)])  # Z-order ran 4 h ago: 20 h to go of 24
+    target = _target(table, maintenance_zorder_by=["customer_id"])
+
+    (row,) = report_rows([target], spark=None, history=history)
+    assert row["tombstones"] == 6  # removed just now: not past the 168 h retention
+    assert row["reclaimable_bytes"] == 0
+    assert row["next"] == "optimize in 20 h"
+    # without the Z-order wait, the next thing is the removed files reaching the retention
+    (row,) = report_rows([_target(table)], spark=None, history=history)
+    assert row["next"] == "vacuum in 7 d"
+
+    when = time.time() - 30 * 86_400
+    junk = table / "day=2024-01-01" / "part-00000-failed-job.snappy.parquet"
+    junk.write_bytes(os.urandom(2_500_000))
+    os.utime(junk, (when, when))
+    rows = report_rows([target], spark=None, history=history)
+    assert rows[0]["next"] == "vacuum now"
+    lines = render_report(rows).splitlines()
+    assert "2.50 MB" in lines[1]  # reclaimable, in scaled units
+    assert lines[-1].startswith("total (1 model)")
+    assert lines[-1].rstrip().endswith("1 with work due now")
