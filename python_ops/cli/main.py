@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import json
 import os
 import sys
@@ -10,6 +12,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from python_ops.cli import policy, render
+from python_ops.cli.lean_arrow import lean_arrow
 from python_ops.cli.logs import configure_logging
 from python_ops.cli.project import add_project_arguments
 from python_ops.errors import MaintenanceError, OptimizeConflictError
@@ -163,6 +166,9 @@ def run(argv: Sequence[str] | None = None) -> int:
         The process exit code.
     """
     try:
+        if _starts_no_engine(argv):
+            with lean_arrow():  # see lean_arrow: no pandas, the system allocator
+                return main(argv)
         return main(argv)
     except Exception as err:
         if os.environ.get("PYTHON_OPS_DEBUG"):
@@ -173,6 +179,18 @@ def run(argv: Sequence[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 1
+
+
+def _starts_no_engine(argv: Sequence[str] | None) -> bool:
+    """Whether the command runs wholly in this process (no Spark engine, which needs pandas)."""
+    try:
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+            args, _ = _parser().parse_known_args(argv)
+    except SystemExit:  # --help or a usage error: main prints it
+        return False
+    if args.op == "vacuum":
+        return bool(args.engine == "in-process" and not args.cluster_listing)
+    return bool(args.op in ("health", "cleanup-logs"))
 
 
 def _run_vacuum(args: Any, spark: Any) -> int:

@@ -39,7 +39,7 @@ from python_ops.ops.audit import audit_record
 from python_ops.ops.results import VacuumDiagnostics, VacuumFile, VacuumGroup, VacuumResult
 from python_ops.ops.vacuum_cluster import delete_on_cluster, select_on_cluster
 from python_ops.ops.vacuum_selection import select_in_process, select_on_spark
-from python_ops.storage import DirScan, Storage, open_storage
+from python_ops.storage import Storage, open_storage
 from python_ops.storage.listing import Listing, list_visible
 from python_ops.values import MAX_HOURS, checked_number
 
@@ -312,16 +312,17 @@ def vacuum(
                     max_workers=storage.listing_concurrency,
                 )
                 if roots
-                else Listing(DirScan(), 0, 0)  # a partition filter that matches nothing
+                else Listing((), 0, 0)  # a partition filter that matches nothing
             )
+            files_listed, symlinks = listing.files_listed, listing.symlinks_skipped
             table_of_entries = listing.table()
+            del listing, paths  # only the Arrow table and the protected set are needed now
             selected = (
                 select_on_spark(spark, table_of_entries, protected, cutoff)
                 if on_spark
                 else select_in_process(table_of_entries, protected, cutoff)
             )
-            files_listed = listing.scan.is_dir.count(False)
-            symlinks = listing.symlinks_skipped
+            del table_of_entries, protected
         identify_s = time.perf_counter() - started
         deleted = (0, 0, 0, 0)
         delete_started = time.perf_counter()

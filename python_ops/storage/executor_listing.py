@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from python_ops.storage.base import DirScan, Storage
+from python_ops.storage.listing import Listing, is_hidden, list_visible, scan_batch
 
 _SCHEMA = "path string, size long, mtime long, is_dir boolean"
 
@@ -81,22 +82,7 @@ class ClusterListing:
 
 
 def _visible(path: str, columns: tuple[str, ...]) -> bool:
-    from python_ops.storage.listing import is_hidden
-
     return not any(is_hidden(part, columns) for part in path.split("/"))
-
-
-def _listing_batch(scan: DirScan) -> Any:
-    import pyarrow as pa
-
-    return pa.RecordBatch.from_pydict(
-        {
-            "path": pa.array(scan.paths, pa.string()),
-            "size": pa.array(scan.sizes, pa.int64()),
-            "mtime": pa.array(scan.mtimes, pa.int64()),
-            "is_dir": pa.array(scan.is_dir, pa.bool_()),
-        }
-    )
 
 
 def _summary_path(summary: TaskSummary) -> str:
@@ -135,19 +121,16 @@ def split_summaries(table: Any) -> tuple[Any, list[TaskSummary]]:
     return table.filter(pc.invert(marked)), summaries
 
 
-def _scan_prefix(storage: Storage, prefix: str, columns: tuple[str, ...]) -> tuple[DirScan, int]:
-    """Visible entries below one prefix, and the symbolic links skipped."""
-    from python_ops.storage.listing import list_visible
-
+def _scan_prefix(storage: Storage, prefix: str, columns: tuple[str, ...]) -> Listing:
+    """Visible entries below one prefix (with the symbolic links skipped)."""
     if storage.flat_listing:  # object stores: one recursive listing; markers are directories
         scan = DirScan()
         for e in storage.list_tree(prefix):
             if _visible(e.path, columns):
                 scan.append(e.path, e.size_bytes, e.modification_time_ms, e.is_dir, False)
-        return scan, 0
+        return Listing((scan_batch(scan),), 0, 1)
     # a directory walk with the hidden-name rules, links never followed
-    listing = list_visible(storage, partition_columns=columns, roots=[prefix], max_workers=1)
-    return listing.scan, listing.symlinks_skipped
+    return list_visible(storage, partition_columns=columns, roots=[prefix], max_workers=1)
 
 
 def _task_lister(
@@ -166,12 +149,12 @@ def _task_lister(
         storage = reopen()
         files = symlinks = 0
         with ThreadPoolExecutor(max_workers=max(1, storage.listing_concurrency)) as pool:
-            for scan, links in pool.map(lambda p: _scan_prefix(storage, p, columns), prefixes):
-                files += len(scan.is_dir) - sum(scan.is_dir)
-                symlinks += links
-                yield _listing_batch(scan)
+            for listing in pool.map(lambda p: _scan_prefix(storage, p, columns), prefixes):
+                files += listing.files_listed
+                symlinks += listing.symlinks_skipped
+                yield from listing.batches
         summary = TaskSummary(os.getpid(), files, symlinks, len(prefixes))
-        yield _listing_batch(_one(_summary_path(summary)))
+        yield scan_batch(_one(_summary_path(summary)))
 
     return list_partition
 
@@ -271,7 +254,7 @@ def listing_frame(
     top, symlinks, prefixes = _top_levels(storage, columns, list(dict.fromkeys(roots)))
     frames = []
     if top.paths or not prefixes:
-        frames.append(spark.createDataFrame(pa.Table.from_batches([_listing_batch(top)])))
+        frames.append(spark.createDataFrame(pa.Table.from_batches([scan_batch(top)])))
     n_tasks = 0
     if prefixes:
         n_tasks = min(len(prefixes), tasks or task_slots(spark))

@@ -36,49 +36,85 @@ def is_hidden(name: str, partition_columns: Iterable[str]) -> bool:
     return not any(name.startswith(f"{column}=") for column in partition_columns)
 
 
+_BATCH_ROWS = 65_536  # entries held as Python values before they become an Arrow batch
+
+
+def scan_batch(scan: DirScan) -> Any:
+    """Entries as an Arrow record batch: ``path``, ``size``, ``mtime`` (ms), ``is_dir``."""
+    import pyarrow as pa
+
+    return pa.RecordBatch.from_arrays(
+        [
+            pa.array(scan.paths, pa.string()),
+            pa.array(scan.sizes, pa.int64()),
+            pa.array(scan.mtimes, pa.int64()),
+            pa.array(scan.is_dir, pa.bool_()),
+        ],
+        names=["path", "size", "mtime", "is_dir"],
+    )
+
+
 @dataclass(frozen=True)
 class Listing:
-    """Visible files and directories under some roots of a table, as columns.
+    """Visible files and directories under some roots of a table, as Arrow batches.
+
+    A big listing never exists as Python values all at once: entries become a batch every
+    65,536 (a million-file table: about 100 MB of Python objects otherwise).
 
     Attributes:
-        scan: The entries (paths relative to the table root), symbolic links left out.
+        batches: The entries (paths relative to the table root), symbolic links left out.
         symlinks_skipped: Symbolic links seen and left alone.
         directories_listed: Number of list calls made.
     """
 
-    scan: DirScan
+    batches: tuple[Any, ...]
     symlinks_skipped: int
     directories_listed: int
 
     @property
+    def files_listed(self) -> int:
+        """Files (not directories) in the listing."""
+        return sum(b.num_rows - b.column(3).true_count for b in self.batches)
+
+    @property
     def entries(self) -> tuple[FileEntry, ...]:
         """The entries as objects (for callers that want them; costs one object per entry)."""
-        s = self.scan
+        t = self.table()
         return tuple(
             FileEntry(p, z, m, d)
-            for p, z, m, d in zip(s.paths, s.sizes, s.mtimes, s.is_dir, strict=True)
+            for p, z, m, d in zip(
+                t.column("path").to_pylist(),
+                t.column("size").to_pylist(),
+                t.column("mtime").to_pylist(),
+                t.column("is_dir").to_pylist(),
+                strict=True,
+            )
         )
 
     def table(self) -> Any:
         """The entries as an Arrow table: ``path``, ``size``, ``mtime`` (ms), ``is_dir``."""
         import pyarrow as pa
 
-        s = self.scan
-        return pa.table(
-            {
-                "path": pa.array(s.paths, pa.string()),
-                "size": pa.array(s.sizes, pa.int64()),
-                "mtime": pa.array(s.mtimes, pa.int64()),
-                "is_dir": pa.array(s.is_dir, pa.bool_()),
-            }
-        )
+        return pa.Table.from_batches(self.batches, schema=scan_batch(DirScan()).schema)
 
 
-def _of_entries(entries: Iterable[FileEntry]) -> DirScan:
-    scan = DirScan()
-    for e in entries:
-        scan.append(e.path, e.size_bytes, e.modification_time_ms, e.is_dir, False)
-    return scan
+class _Batches:
+    """Entries collected into Arrow batches as they come."""
+
+    def __init__(self) -> None:
+        self.batches: list[Any] = []
+        self.scan = DirScan()
+
+    def append(self, path: str, size: int, mtime: int, is_dir: bool) -> None:
+        self.scan.append(path, size, mtime, is_dir, False)
+        if len(self.scan.paths) >= _BATCH_ROWS:
+            self.flush()
+
+    def flush(self) -> tuple[Any, ...]:
+        if self.scan.paths:
+            self.batches.append(scan_batch(self.scan))
+            self.scan = DirScan()
+        return tuple(self.batches)
 
 
 def list_visible(
@@ -107,7 +143,7 @@ def list_visible(
     columns = tuple(partition_columns)
     if storage.flat_listing:
         return _list_flat(storage, columns, list(dict.fromkeys(roots)), max_workers)
-    out = DirScan()
+    out = _Batches()
     symlinks = 0
     listed = 0
     level = list(dict.fromkeys(roots))
@@ -131,11 +167,11 @@ def list_visible(
                     if is_link:
                         symlinks += 1
                         continue
-                    out.append(path, size, mtime, is_dir, False)
+                    out.append(path, size, mtime, is_dir)
                     if is_dir:
                         next_level.append(path)
             level = next_level
-    return Listing(out, symlinks, listed)
+    return Listing(out.flush(), symlinks, listed)
 
 
 def _list_flat(
@@ -156,7 +192,7 @@ def _list_flat(
     def visible(path: str) -> bool:
         return not any(is_hidden(part, columns) for part in path.split("/"))
 
-    entries: list[FileEntry] = []
+    out = _Batches()
     prefixes: list[str] = []
     for root in roots:
         for entry in storage.list_dir(root):
@@ -165,8 +201,10 @@ def _list_flat(
             if entry.is_dir:
                 prefixes.append(entry.path)
             else:
-                entries.append(entry)
+                out.append(entry.path, entry.size_bytes, entry.modification_time_ms, False)
     with ThreadPoolExecutor(max_workers=max(1, max_workers)) as pool:
         for subtree in pool.map(storage.list_tree, prefixes):
-            entries += [e for e in subtree if visible(e.path)]
-    return Listing(_of_entries(entries), 0, len(roots) + len(prefixes))
+            for e in subtree:
+                if visible(e.path):
+                    out.append(e.path, e.size_bytes, e.modification_time_ms, e.is_dir)
+    return Listing(out.flush(), 0, len(roots) + len(prefixes))
