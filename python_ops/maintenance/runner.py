@@ -24,7 +24,7 @@ from python_ops.maintenance.history import HistoryRecord, HistoryStore, paramete
 from python_ops.maintenance.policy import effective_snapshot
 from python_ops.maintenance.registry import OPS, OpCounts, Reason, RunContext, Status, op_spec
 from python_ops.maintenance.targets import ModelTarget
-from python_ops.maintenance.wording import did_text
+from python_ops.maintenance.wording import did_text, size_text
 from python_ops.ops.vacuum import vacuum_retention
 from python_ops.spark_sessions import DeltaSql
 from python_ops.values import MAX_HOURS, checked_number, optional_number
@@ -120,9 +120,12 @@ class MaintenanceRun:
         }
 
     def table(self) -> str:
-        """A per-model table with totals; a dry run's rows say what would be done."""
-        head = f"{'model':<28} {'op':<13} {'status':<10} {'files -':>8} {'MB -':>8} "
-        head += f"{'files +':>8} {'MB +':>8} {'s':>6}  reason"
+        """A per-model table with a labelled totals row; sizes in scaled units (B, KB, MB, GB).
+
+        A dry run's rows say what would be done; each reason starts with what the op did.
+        """
+        head = f"{'model':<28} {'op':<13} {'status':<10} {'files -':>8} {'size -':>9} "
+        head += f"{'files +':>8} {'size +':>9} {'s':>6}  reason"
         lines = [head]
         if any(o.dry_run for o in self.outcomes):
             lines.insert(0, "dry run: nothing was deleted or written")
@@ -133,17 +136,19 @@ class MaintenanceRun:
             detail = f"{o.did}; {o.detail}" if o.status is Status.SUCCEEDED else o.detail
             lines.append(
                 f"{o.model:<28} {o.op:<13} {status:<10} {o.files_removed:>8} "
-                f"{o.bytes_removed / 1e6:>8.2f} {o.files_added:>8} {o.bytes_added / 1e6:>8.2f} "
-                f"{o.duration_s:>6.2f}  {detail}"
+                f"{size_text(o.bytes_removed):>9} {o.files_added:>8} "
+                f"{size_text(o.bytes_added):>9} {o.duration_s:>6.2f}  {detail}"
             )
         ran = [o for o in self.outcomes if o.ran]
+        models = len({o.model for o in self.outcomes})
+        failed = sum(1 for o in ran if o.status is Status.FAILED)
         lines.append(
-            f"{'total':<28} {len(ran):<13} "
-            f"{sum(1 for o in ran if o.status is Status.FAILED):<10} "
+            f"{f'total ({models} model' + ('s' if models != 1 else '') + ')':<28} "
+            f"{f'{len(ran)} op(s) ran':<13} {f'{failed} failed':<10} "
             f"{sum(o.files_removed for o in ran):>8} "
-            f"{sum(o.bytes_removed for o in ran) / 1e6:>8.2f} "
+            f"{size_text(sum(o.bytes_removed for o in ran)):>9} "
             f"{sum(o.files_added for o in ran):>8} "
-            f"{sum(o.bytes_added for o in ran) / 1e6:>8.2f} {self.duration_s:>6.2f}"
+            f"{size_text(sum(o.bytes_added for o in ran)):>9} {self.duration_s:>6.2f}"
             + (
                 f"  not started (time budget): {', '.join(self.models_not_started)}"
                 if self.models_not_started

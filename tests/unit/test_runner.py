@@ -8,6 +8,7 @@ real, is in ``tests/integration/test_maintenance_runner.py``.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -115,6 +116,7 @@ def test_a_bad_zorder_column_fails_only_optimize(
     outcomes = maintainer(history).maintain_model(
         target(table, maintenance_zorder_by=["nope"], maintenance_on_error="fail"),
         only_due=False,
+        dry_run=True,
     )
     assert snapshot_reads(str(table)) - reads >= 1
     by_op = {o.op: o for o in outcomes}
@@ -173,3 +175,23 @@ def test_progress_is_reported_per_model(fixture_table: FixtureTable) -> None:
 def test_bad_run_arguments_are_refused_before_any_model(kwargs: dict, setting: str) -> None:
     with pytest.raises(ConfigError, match=rf"setting '{setting}' has bad value"):
         maintainer().maintain([], **kwargs)
+
+
+def test_the_table_scales_sizes_and_labels_its_totals(fixture_table: FixtureTable) -> None:
+    table = fixture_table("simple_table_with_checkpoint")  # 11 small files: compaction is due
+    run = maintainer().maintain(
+        [target(table, maintenance_min_small_files=2, maintenance_vacuum_enabled=False)],
+        ops=("vacuum", "optimize"),
+        dry_run=True,
+    )
+    lines = run.table().splitlines()
+    assert lines[0] == "dry run: nothing was deleted or written"
+    assert "size -" in lines[1]
+    assert "MB" not in lines[1]  # the unit is in each cell
+    (optimize,) = [line for line in lines if " optimize " in line]
+    # files and size removed, e.g. "11   12.3 KB": the size scaled, not 0.01 (MB)
+    assert re.search(r" 11 +\d+(\.\d+)? KB ", optimize), optimize
+    total = lines[-1]
+    assert total.startswith("total (1 model)")
+    assert "1 op(s) ran" in total
+    assert "0 failed" in total
