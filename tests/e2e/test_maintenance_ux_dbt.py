@@ -200,6 +200,13 @@ def test_a_dry_run_says_would_and_run_operations_show_progress(
     assert sorted(m.split()[2].rstrip(":") for m in progress) == models
     assert any("fct_orders: vacuum would delete 1 file (2.05 KB)" in m for m in progress)
 
+    # the one-table run-operation says it the same way
+    capfd.readouterr()
+    one = dbt(built_project, "run-operation", "vacuum_table", "--args", "{model: fct_orders}")
+    assert one.success
+    assert "would delete from shop.fct_orders: 1 file (2.05 KB)," in capfd.readouterr().out
+    assert stray.exists()
+
 
 def test_the_post_hook_line_gives_files_and_bytes_per_op(built_project: Path, dbt: Dbt) -> None:
     events = Events()

@@ -38,6 +38,7 @@ from python_ops.maintenance.registry import Status, check_ops, op_spec
 from python_ops.maintenance.report import render_report, report_rows
 from python_ops.maintenance.runner import Maintainer, OpOutcome
 from python_ops.maintenance.targets import MAINTAINED, node_config, targets_from_nodes
+from python_ops.maintenance.wording import files_text
 from python_ops.ops.health import DEFAULT_SMALL_FILE_THRESHOLD_BYTES, table_health
 from python_ops.ops.log_cleanup import policy_properties
 from python_ops.spark_sessions import DeltaSql, Rows, session_sql
@@ -639,6 +640,20 @@ class SparkDeltaAdapter(SparkAdapter):
             on_model=on_model,
             log_failures=False,  # reported as dbt warnings (_warn_failures), with context
         )
+
+    @available
+    def files_text(self, count: Any, size_bytes: Any, noun: str = "file") -> str:
+        """Files and their size for printing: ``12 files (4.56 MB)``, ``1 log file (512 B)``.
+
+        Args:
+            count: How many.
+            size_bytes: Their bytes (in scaled units: B, KB, MB, GB, TB).
+            noun: What they are.
+
+        Returns:
+            The text.
+        """
+        return files_text(int(count or 0), int(size_bytes or 0), noun)
 
     @available
     def validate_maintenance_config(self, model: Any) -> str:

@@ -13,10 +13,10 @@
   {%- if execute -%}
     {%- set built = built_relation(model, 'cleanup_logs_table') -%}
     {%- set result = adapter.cleanup_logs(built.relation, retention_days=retention_days, dry_run=dry_run) -%}
-    {{ print("%s %s: %d log files, %d bytes; oldest version kept %s%s" | format(
+    {{ print("%s %s: %s; oldest version kept %s%s" | format(
           'would delete from' if result.dry_run else 'deleted from', result.relation,
-          result.files_found if result.dry_run else result.files_deleted,
-          result.bytes_found if result.dry_run else result.bytes_deleted,
+          adapter.files_text(result.files_found if result.dry_run else result.files_deleted,
+                             result.bytes_found if result.dry_run else result.bytes_deleted, 'log file'),
           result.oldest_version_kept,
           '; skipped: ' ~ result.skipped_reason if result.skipped_reason else '')) }}
     {{ return(result) }}

@@ -16,10 +16,10 @@
     {%- set result = adapter.vacuum(built.relation, retention_hours=retention_hours,
           dry_run=dry_run, partition_filter=partition_filter,
           allow_short_retention=built.node.config.get('maintenance_vacuum_allow_short_retention', false)) -%}
-    {{ print("%s %s: %d files, %d bytes, %d directories (retention %s h, version %d)" | format(
+    {{ print("%s %s: %s, %d directories (retention %s h, version %d)" | format(
           'would delete from' if result.dry_run else 'deleted from', result.relation,
-          result.files_found if result.dry_run else result.files_deleted,
-          result.bytes_found if result.dry_run else result.bytes_deleted,
+          adapter.files_text(result.files_found if result.dry_run else result.files_deleted,
+                             result.bytes_found if result.dry_run else result.bytes_deleted),
           result.dirs_found, result.retention_hours, result.table_version)) }}
     {{ return(result) }}
   {%- endif -%}

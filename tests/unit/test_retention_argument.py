@@ -1,0 +1,48 @@
+"""A run's retention_hours below some table's minimum: one refusal, before any op runs."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from python_ops.errors import RetentionTooShortError
+from python_ops.maintenance.config import parse_config
+from python_ops.maintenance.history import HistoryStore
+from python_ops.maintenance.runner import Maintainer, check_retention_argument
+from python_ops.maintenance.targets import ModelTarget
+
+FixtureTable = Callable[[str], Path]
+
+
+def target(table: Path, name: str, **settings: object) -> ModelTarget:
+    return ModelTarget(name, str(table), parse_config(name, settings))
+
+
+def test_one_error_names_every_model_and_nothing_runs(
+    fixture_table: FixtureTable, tmp_path: Path
+) -> None:
+    first = fixture_table("simple_table_with_checkpoint")
+    targets = [target(first, "orders"), target(first, "customers")]
+    history = HistoryStore(str(tmp_path / "history"))
+    runner = Maintainer(spark=None, history=history, invocation_id="unit")
+    with pytest.raises(
+        RetentionTooShortError,
+        match=r"setting 'retention_hours' has bad value 1\. .* of 2 model\(s\): "
+        r"orders \(168 h\), customers \(168 h\).*Nothing was run\. Pass retention_hours of at "
+        r"least 168, or set 'maintenance_vacuum_allow_short_retention: true'",
+    ):
+        runner.maintain(targets, ops=("vacuum",), only_due=False, retention_hours=1)
+    assert history.records() == []
+
+
+def test_models_that_allow_it_or_skip_vacuum_are_not_refused(
+    fixture_table: FixtureTable,
+) -> None:
+    table = fixture_table("simple_table_with_checkpoint")
+    allowed = target(table, "a", maintenance_vacuum_allow_short_retention=True)
+    no_vacuum = target(table, "b", maintenance_vacuum_enabled=False)
+    check_retention_argument([allowed, no_vacuum], 1)
+    check_retention_argument([target(table, "c")], 168)  # at the minimum
+    check_retention_argument([target(table, "d")], None)  # each model's own
