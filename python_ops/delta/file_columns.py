@@ -15,12 +15,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-import pyarrow as pa
-import pyarrow.compute as pc
-
 from python_ops.delta.actions import AddFile, RemoveFile, relativize
 
 if TYPE_CHECKING:
+    import pyarrow as pa
+
     from python_ops.delta.snapshot import Snapshot
 
 ADD_TYPES = {
@@ -51,6 +50,8 @@ class FileColumns:
 
     def without(self, keys: pa.Array) -> FileColumns:
         """These columns less the rows whose path is in ``keys`` (reconciled by later commits)."""
+        import pyarrow.compute as pc
+
         if len(keys) == 0:
             return self
         keep_live = pc.invert(pc.is_in(self.live, value_set=keys))
@@ -71,6 +72,8 @@ def ancestors(paths: Any) -> list[Any]:
     Returns:
         String Arrays of distinct directories: parents, then grandparents, and so on.
     """
+    import pyarrow.compute as pc
+
     out = []
     level = paths.filter(pc.match_substring(paths, "/"))
     while len(level):
@@ -102,6 +105,9 @@ class FilePaths:
         Returns:
             A string Array of relative paths (files and directories; may repeat a path).
         """
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
         location = self.head.location
         kept: list[AddFile | RemoveFile] = [*self.head.files]
         kept += [t for t in self.head.tombstones if t.deletion_timestamp_ms >= cutoff_ms]
@@ -122,6 +128,8 @@ class FilePaths:
 
 
 def _type_name(arrow_type: Any) -> str:
+    import pyarrow as pa
+
     if pa.types.is_map(arrow_type):  # its string names the entries field: compare parts
         return f"map<{arrow_type.key_type}, {arrow_type.item_type}>"
     return str(arrow_type)
@@ -151,6 +159,9 @@ def well_formed_adds(column: Any) -> tuple[Any, Any, dict[str, int]] | None:
         row needs the row-wise parser's judgement (deletion vectors, unexpected types, a
         missing or negative required field, an empty path).
     """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
     struct = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
     fields = _fields(struct, ADD_TYPES)
     if fields is None or not all(
@@ -175,6 +186,9 @@ def well_formed_adds(column: Any) -> tuple[Any, Any, dict[str, int]] | None:
 
 def _relative(paths: Any, root: str) -> Any:
     """Relative paths for a string column, or None when one lies outside the table root."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
     special = pc.match_substring_regex(paths, SPECIAL_PATH)
     if not special.true_count:
         return paths
@@ -186,6 +200,9 @@ def _relative(paths: Any, root: str) -> Any:
 
 
 def _removes(column: Any, root: str) -> tuple[Any, Any] | None:
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
     struct = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
     fields = _fields(struct, REMOVE_TYPES)
     if fields is None or "path" not in fields:
@@ -217,6 +234,8 @@ def checkpoint_columns(table: Any, root: str) -> FileColumns | None:
     Returns:
         The columns, or None when a row needs the row-wise parser (see the module docstring).
     """
+    import pyarrow as pa
+
     empty = pa.array([], pa.string())
     live, removed, removed_at = empty, empty, pa.array([], pa.int64())
     if "add" in table.column_names:

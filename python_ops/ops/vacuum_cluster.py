@@ -16,15 +16,16 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any
-
-import pyarrow as pa
+from typing import TYPE_CHECKING, Any
 
 from python_ops.ops.results import VacuumDiagnostics, VacuumFile
 from python_ops.ops.vacuum_selection import select_in_process, selected_paths, selection_frame
 from python_ops.storage import Storage
 from python_ops.storage.executor_delete import DeleteCounts, delete_on_executors
 from python_ops.storage.executor_listing import listing_frame, split_summaries
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 
 @dataclass(frozen=True)
