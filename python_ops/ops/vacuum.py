@@ -310,6 +310,7 @@ def vacuum(
                     partition_columns=snapshot.metadata.partition_columns,
                     roots=roots,
                     max_workers=storage.listing_concurrency,
+                    split_hints=protected,  # where to cut one big prefix into key ranges
                 )
                 if roots
                 else Listing((), 0, 0)  # a partition filter that matches nothing

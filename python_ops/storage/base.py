@@ -105,6 +105,8 @@ class Storage(ABC):
         batched_deletes: ``delete_files`` sends one request per ``delete_batch_size`` files.
         delete_batch_size: At most this many files per delete task.
         lists_on_executors: ``executor_factory`` can recreate the storage inside Spark tasks.
+        lists_key_ranges: ``list_range`` lists only the range (object stores start a listing
+            after a given key), so ranges of one prefix are worth listing in parallel.
     """
 
     listing_concurrency = 1
@@ -112,6 +114,7 @@ class Storage(ABC):
     batched_deletes = False
     delete_batch_size = 256
     lists_on_executors = False
+    lists_key_ranges = False
 
     def __init__(self, root: str) -> None:
         self.root = root
@@ -183,6 +186,35 @@ class Storage(ABC):
             out += children
             level = [e.path for e in children if e.is_dir and not e.is_symlink]
         return out
+
+    def list_range(
+        self,
+        rel: str = "",
+        *,
+        start_after: str | None = None,
+        last: str | None = None,
+        recursive: bool = False,
+    ) -> list[FileEntry]:
+        """The entries of ``rel`` whose paths sort after ``start_after``, up to ``last``.
+
+        This default lists everything and keeps the range (correct, saves nothing); storages
+        with ``lists_key_ranges`` list only the range.
+
+        Args:
+            rel: Directory relative to the root.
+            start_after: Only paths after this relative path (None: from the first).
+            last: Only paths up to and including this relative path (None: to the end).
+            recursive: The whole subtree (``list_tree``) instead of one level (``list_dir``).
+
+        Returns:
+            Entries with paths relative to the root.
+        """
+        entries = self.list_tree(rel) if recursive else self.list_dir(rel)
+        return [
+            e
+            for e in entries
+            if (start_after is None or e.path > start_after) and (last is None or e.path <= last)
+        ]
 
     def delete_files(self, rels: list[str]) -> list[str]:
         """Delete data files; object stores override this with batched requests.

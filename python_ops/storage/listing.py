@@ -9,12 +9,13 @@ links are never followed and never returned (they are counted, so callers can re
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
 from python_ops.storage import DirScan, FileEntry, Storage
+from python_ops.storage.key_ranges import Bounds, key_ranges, split_points
 
 _ALWAYS_VISIBLE = ("_delta_index", "_change_data")
 
@@ -123,6 +124,7 @@ def list_visible(
     partition_columns: Iterable[str],
     roots: Iterable[str] = ("",),
     max_workers: int = 8,
+    split_hints: Any = None,
 ) -> Listing:
     """List every visible file and directory below ``roots``, breadth-first in parallel.
 
@@ -133,6 +135,10 @@ def list_visible(
             roots themselves are not returned.
         max_workers: Directories listed concurrently (on a cluster,
             ``executor_listing.listing_frame`` lists in Spark tasks instead).
+        split_hints: Relative paths known to exist (VACUUM: the paths the log protects). On
+            storages that list key ranges (``lists_key_ranges``), a big prefix is cut into up
+            to ``max_workers`` ranges at quantiles of these names and the ranges are listed
+            in parallel (``key_ranges``); elsewhere ignored.
 
     Returns:
         The listing.
@@ -142,7 +148,8 @@ def list_visible(
     """
     columns = tuple(partition_columns)
     if storage.flat_listing:
-        return _list_flat(storage, columns, list(dict.fromkeys(roots)), max_workers)
+        hints = split_hints if storage.lists_key_ranges and max_workers > 1 else None
+        return _list_flat(storage, columns, list(dict.fromkeys(roots)), max_workers, hints)
     out = _Batches()
     symlinks = 0
     listed = 0
@@ -179,11 +186,14 @@ def _list_flat(
     columns: tuple[str, ...],
     roots: list[str],
     max_workers: int,
+    hints: Any,
 ) -> Listing:
     """Object stores: list each visible sub-prefix recursively and concurrently.
 
     One delimited listing per root finds its files and sub-prefixes; each visible sub-prefix
     is then listed recursively (paginated, 1,000 keys per request) on ``max_workers`` threads.
+    With ``hints``, a prefix with enough known names (fewer prefixes than threads) is listed as
+    key ranges in parallel: one unpartitioned table's root no longer lists page after page.
 
     Prefixes are not directories: only marker objects (``dir/``) are reported as directories,
     so the counting rule never selects a "directory" that exists only as a key prefix.
@@ -192,18 +202,37 @@ def _list_flat(
     def visible(path: str) -> bool:
         return not any(is_hidden(part, columns) for part in path.split("/"))
 
+    def jobs(rels: list[str], recursive: bool) -> list[tuple[str, Bounds]]:
+        if hints is None or len(rels) >= max_workers:  # the threads are busy without ranges
+            return [(rel, (None, None)) for rel in rels]
+        out: list[tuple[str, Bounds]] = []
+        for rel in rels:
+            ranges = max_workers // len(rels)
+            points = split_points(hints, rel, ranges=ranges, one_level=not recursive)
+            out += [(rel, bounds) for bounds in key_ranges(points)]
+        return out
+
+    def lister(recursive: bool) -> Callable[[tuple[str, Bounds]], list[FileEntry]]:
+        def run(job: tuple[str, Bounds]) -> list[FileEntry]:
+            rel, (start, last) = job
+            if start is None and last is None:
+                return storage.list_tree(rel) if recursive else storage.list_dir(rel)
+            return storage.list_range(rel, start_after=start, last=last, recursive=recursive)
+
+        return run
+
     out = _Batches()
     prefixes: list[str] = []
-    for root in roots:
-        for entry in storage.list_dir(root):
-            if not visible(entry.path):
-                continue  # e.g. _delta_log: never listed
-            if entry.is_dir:
-                prefixes.append(entry.path)
-            else:
-                out.append(entry.path, entry.size_bytes, entry.modification_time_ms, False)
     with ThreadPoolExecutor(max_workers=max(1, max_workers)) as pool:
-        for subtree in pool.map(storage.list_tree, prefixes):
+        for entries in pool.map(lister(False), jobs(roots, recursive=False)):
+            for entry in entries:
+                if not visible(entry.path):
+                    continue  # e.g. _delta_log: never listed
+                if entry.is_dir:
+                    prefixes.append(entry.path)
+                else:
+                    out.append(entry.path, entry.size_bytes, entry.modification_time_ms, False)
+        for subtree in pool.map(lister(True), jobs(prefixes, recursive=True)):
             for e in subtree:
                 if visible(e.path):
                     out.append(e.path, e.size_bytes, e.modification_time_ms, e.is_dir)

@@ -4,7 +4,8 @@ S3 has no directories. A "directory" is a key prefix, present while some key sta
 some tools also write zero-byte ``dir/`` marker objects. Listing reports markers (and, for
 one-level listings, common prefixes) as directories; deleting a directory deletes only its
 marker, and only when nothing else lies under the prefix. Recursive listing is one paginated
-``ListObjectsV2`` (1,000 keys per request) per prefix, never a request per file; deletes go in
+``ListObjectsV2`` (1,000 keys per request) per prefix, never a request per file (``list_range``
+lists one key range of a prefix, so ranges of one big prefix list in parallel); deletes go in
 ``DeleteObjects`` batches of up to 1,000 keys, with keys that fail for a retryable reason
 (throttling, 5xx) retried with backoff. Every request is counted per operation in ``requests``.
 """
@@ -56,6 +57,7 @@ class S3Storage(Storage):
     batched_deletes = True
     delete_batch_size = DELETE_BATCH
     lists_on_executors = True
+    lists_key_ranges = True
 
     def __init__(self, root: str, *, settings: S3Settings | None = None) -> None:
         super().__init__(root)
@@ -99,15 +101,7 @@ class S3Storage(Storage):
         return FileEntry(self._rel(key), int(obj["Size"]), mtime, False)
 
     def list_dir(self, rel: str = "") -> list[FileEntry]:  # noqa: D102
-        base = self._dir_key(self._check_relative(rel))
-        out: list[FileEntry] = []
-        for page in self._pages(Prefix=base, Delimiter="/"):
-            for common in page.get("CommonPrefixes", []):
-                out.append(FileEntry(self._rel(common["Prefix"].rstrip("/")), 0, 0, True))
-            for obj in page.get("Contents", []):
-                if obj["Key"] != base:  # the directory's own marker
-                    out.append(self._entry(obj))
-        return out
+        return self.list_range(rel)
 
     def list_tree(self, rel: str = "") -> list[FileEntry]:
         """Every object below ``rel`` (one paginated request per 1,000 keys).
@@ -119,14 +113,65 @@ class S3Storage(Storage):
             Files, and directory markers (``rel``'s own included) as directories; paths
             relative to the root.
         """
-        base = self._dir_key(self._check_relative(rel))
+        return self.list_range(rel, recursive=True)
+
+    def list_range(
+        self,
+        rel: str = "",
+        *,
+        start_after: str | None = None,
+        last: str | None = None,
+        recursive: bool = False,
+    ) -> list[FileEntry]:
+        """One key range of a prefix: ``ListObjectsV2`` from ``StartAfter``, stopped past ``last``.
+
+        One level (``/`` as delimiter: sub-prefixes as directories) or the whole subtree. The
+        page that crosses ``last`` is the range's last request; its keys past ``last`` belong
+        to the next range and are dropped here. Each range costs at most one request more
+        than its keys need.
+
+        Args:
+            rel: Directory relative to the root.
+            start_after: Only keys after this relative path below ``rel`` (None: from the first).
+            last: Only keys up to and including this relative path below ``rel`` (None: all).
+            recursive: The whole subtree instead of one level.
+
+        Returns:
+            Files, and directories (one level: sub-prefixes and markers; recursive: markers,
+            ``rel``'s own included unless ``rel`` is the root); paths relative to the root.
+
+        Raises:
+            StorageError: When the listing fails, or a bound lies outside ``rel``.
+        """
+        clean = self._check_relative(rel)
+        base = self._dir_key(clean)
+        params: dict[str, Any] = {"Prefix": base}
+        if not recursive:
+            params["Delimiter"] = "/"
+        if start_after is not None:
+            params["StartAfter"] = self._bound_key(clean, start_after)
+        end = None if last is None else self._bound_key(clean, last)
         out: list[FileEntry] = []
-        for page in self._pages(Prefix=base):
+        for page in self._pages(**params):
+            crossed = False
+            for common in page.get("CommonPrefixes", []):
+                if end is not None and common["Prefix"] > end:
+                    crossed = True
+                else:
+                    out.append(FileEntry(self._rel(common["Prefix"].rstrip("/")), 0, 0, True))
             for obj in page.get("Contents", []):
-                if obj["Key"] == base and not rel:
-                    continue  # the table root's own marker
-                out.append(self._entry(obj))
+                if end is not None and obj["Key"] > end:
+                    crossed = True
+                elif obj["Key"] != base or (recursive and clean):
+                    out.append(self._entry(obj))  # not the prefix's own marker (but a subtree's)
+            if crossed:
+                break  # the rest belongs to the next range
         return out
+
+    def _bound_key(self, clean: str, bound: str) -> str:
+        if clean and not bound.startswith(f"{clean}/"):
+            raise StorageError(f"key range bound '{bound}' is not below '{clean}' in {self.root}")
+        return self._key(bound)
 
     def read_bytes(self, rel: str) -> bytes:  # noqa: D102
         key = self._key(self._check_relative(rel))
