@@ -79,7 +79,7 @@ def test_build_twice_in_separate_engine_sessions(
     args = "{model: fct_orders, dry_run: false}"
     vacuumed = dbt(project, "run-operation", "vacuum_table", "--args", args)
     assert vacuumed.success, vacuumed.exception
-    assert "deleted from shop.fct_orders: 1 files" in capfd.readouterr().out
+    assert "deleted from shop.fct_orders: 1 file (" in capfd.readouterr().out
     assert not leftover.exists()
     assert content(fct_path) == before
 
