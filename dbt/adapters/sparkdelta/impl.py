@@ -834,7 +834,19 @@ class SparkDeltaAdapter(SparkAdapter):
         if not targets:
             reasons = list(located.not_delta.values())
             return f"skipped: {reasons[0]}" if reasons else ""
-        maintainer = self._maintainer(history, invocation_id, located)
+        try:
+            maintainer = self._maintainer(history, invocation_id, located)
+        except (DbtRuntimeError, MaintenanceError) as err:
+            # e.g. no place for the history (a catalog that gives schemas no location): a setup
+            # problem of maintenance, not of the model, so on_error decides as for a failed op
+            if targets[0].config.on_error == "fail":
+                raise
+            maintenance_events.warn(
+                f"maintenance of model {targets[0].config.model} did not run (on_error: warn, "
+                f"so the model itself succeeded): {err}",
+                node=model,
+            )
+            return "not run: maintenance could not start (see the warning)"
         with maintenance_events.python_ops_logs_to_dbt():
             outcomes = maintainer.maintain_model(targets[0])
         ran = [o for o in outcomes if o.ran]

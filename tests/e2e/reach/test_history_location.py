@@ -88,3 +88,16 @@ def test_post_hook_on_thrift_records_history_beside_the_schema(
     assert any(m.startswith("maintenance orders: ") and "optimize" in m for m in messages), [
         m for m in messages if "maintenance" in m
     ]
+
+    # No place for the history (a schema the catalog does not know: as Sail's catalog, which
+    # gives schemas no location): maintenance cannot start; with on_error: warn that is a dbt
+    # warning naming the fix, and the model still succeeds (it failed every model before).
+    warned: list[str] = []
+    third = dbt(
+        project, "run", "--vars", "{maintenance_history_schema: no_such_schema}", messages=warned
+    )
+    assert third.success, third.exception
+    reason = [m for m in warned if "did not run" in m]
+    assert reason, warned
+    assert "maintenance_history_location" in reason[0]
+    assert any(m.startswith("maintenance orders: not run") for m in warned), warned
