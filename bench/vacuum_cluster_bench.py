@@ -28,6 +28,11 @@ from pathlib import Path
 from report import write_section
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from tests.helpers.classic import classic_env  # noqa: E402
+from tests.helpers.spark_cluster import spark_home  # noqa: E402
+
 MASTER = "local-cluster[2,1,1024]"
 EXECUTORS = 2
 
@@ -56,7 +61,6 @@ def _driver_jvm(pid: int) -> int:
 
 def driver(table: str) -> None:
     """Run in the driver process: start the cluster session, one VACUUM, print the figures."""
-    sys.path.insert(0, str(ROOT))
     from pyspark.sql import SparkSession
 
     from python_ops.ops.vacuum import vacuum
@@ -104,26 +108,10 @@ def driver(table: str) -> None:
     spark.stop()
 
 
-def _spark_home(target: Path) -> Path:
-    """A SPARK_HOME of links to the pyspark package (workers write their ``work/`` into it)."""
-    import pyspark
-
-    package = Path(pyspark.__file__).parent
-    target.mkdir(parents=True, exist_ok=True)
-    for name in ("bin", "jars", "python", "sbin"):
-        if (package / name).exists() and not (target / name).exists():
-            (target / name).symlink_to(package / name)
-    return target
-
-
 def run_driver(table: Path, work: Path) -> dict:
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if k not in ("SPARK_CONNECT_MODE_ENABLED", "SPARK_REMOTE")
-    }
+    env = classic_env()
     env.update(
-        SPARK_HOME=str(_spark_home(work / "spark-home")),
+        SPARK_HOME=str(spark_home(work / "spark-home")),
         PYSPARK_PYTHON=sys.executable,
         PYSPARK_DRIVER_PYTHON=sys.executable,
         SPARK_LOCAL_IP="127.0.0.1",
