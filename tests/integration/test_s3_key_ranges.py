@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+import urllib.request
 import uuid
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -17,6 +18,7 @@ from python_ops.storage import key_ranges
 from python_ops.storage.key_ranges import key_ranges as ranges_of
 from python_ops.storage.listing import list_visible
 from python_ops.storage.s3 import S3Storage
+from python_ops.storage.s3_pages import parse_page
 from tests.helpers.s3 import S3Bucket
 from tests.helpers.vacuum import selected_files
 
@@ -122,3 +124,45 @@ def test_vacuum_with_key_ranges_selects_and_deletes_the_same(
     left = {key.removeprefix("tables/events/") for key in s3.keys("tables/events/")}
     assert not left & set(strays)
     assert len([k for k in left if not k.startswith("_delta_log/")]) == 40
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"Prefix": "t/", "Delimiter": "/"},
+        {"Prefix": "t/"},
+        {"Prefix": "t/", "StartAfter": "t/b", "MaxKeys": 2},
+        {"Prefix": "t/", "FetchOwner": True},  # Owner: left to botocore's parser
+    ],
+)
+def test_listing_pages_parse_as_botocore_parses_them(
+    s3: S3Bucket, params: dict[str, object]
+) -> None:
+    names = ["a b&c<d.parquet", "b.parquet", "\u00fc \u20ac.parquet", "p=1/x", "m/", "z%2F.parquet"]
+    put_all(s3, [f"t/{name}" for name in names])
+    ours = S3Storage(s3.uri("t"))._client  # with parse_listing registered
+    page = ours.list_objects_v2(Bucket=s3.bucket, **params)
+    plain = s3.client.list_objects_v2(Bucket=s3.bucket, **params)  # botocore's parser
+    page.pop("ResponseMetadata")
+    plain.pop("ResponseMetadata")
+    assert page == plain
+    assert page["KeyCount"] >= 2
+    if page.get("IsTruncated"):
+        token = page["NextContinuationToken"]
+        rest = ours.list_objects_v2(Bucket=s3.bucket, ContinuationToken=token, **params)
+        plain = s3.client.list_objects_v2(Bucket=s3.bucket, ContinuationToken=token, **params)
+        rest.pop("ResponseMetadata")
+        plain.pop("ResponseMetadata")
+        assert rest == plain
+
+
+def test_a_listing_page_is_parsed_without_botocore(s3: S3Bucket) -> None:
+    put_all(s3, ["t/a b&c<d.parquet", "t/p=1/x"])
+    url = f"{s3.endpoint}/{s3.bucket}?list-type=2&prefix=t/&delimiter=/&encoding-type=url"
+    with urllib.request.urlopen(url, timeout=10) as response:
+        parsed = parse_page(response.read())
+    assert parsed is not None
+    assert [c["Key"] for c in parsed["Contents"]] == ["t/a%20b%26c%3Cd.parquet"]
+    assert parsed["CommonPrefixes"] == [{"Prefix": "t/p%3D1/"}]
+    assert parsed["IsTruncated"] is False
+    assert parse_page(b"<Error><Code>SlowDown</Code></Error>") is None
