@@ -167,12 +167,12 @@ def bench_size(n: int, repeats: int, work: Path) -> dict:
     for _ in range(repeats):  # alternate: both tools see the same machine noise
         for name, argv in tools.items():
             runs[name].append(measure(argv(table, "dry")))
-    deletes: dict[str, list[float]] = {name: [] for name in tools}
+    deletes: dict[str, list[dict]] = {name: [] for name in tools}
     for _ in range(repeats if n <= 100_000 else 1):
         for name, argv in tools.items():
             copy = work / f"copy-{name}"
             shutil.copytree(table, copy, symlinks=True)
-            deletes[name].append(measure(argv(copy, "real"))["wall"])
+            deletes[name].append(measure(argv(copy, "real")))
             shutil.rmtree(copy)
     shutil.rmtree(table)
     row: dict = {"files": n}
@@ -184,7 +184,8 @@ def bench_size(n: int, repeats: int, work: Path) -> dict:
             "wall_max": max(r["wall"] for r in runs[name]),
             "cpu": statistics.median(r["cpu"] for r in runs[name]),
             "peak_mb": statistics.median(r["peak_mb"] for r in runs[name]),
-            "delete": statistics.median(deletes[name]),
+            "delete": statistics.median(d["wall"] for d in deletes[name]),
+            "delete_peak_mb": statistics.median(d["peak_mb"] for d in deletes[name]),
         }
     ours_op = [r["op_identify_s"] for r in runs["ours"]]
     row["ours"]["op_identify_s"] = statistics.median(ours_op)
@@ -192,7 +193,7 @@ def bench_size(n: int, repeats: int, work: Path) -> dict:
     return row
 
 
-def write_report(rows: list[dict], repeats: int) -> None:
+def write_report(rows: list[dict], repeats: int, loads: list[float]) -> None:
     lines = [
         "## VACUUM: whole processes, `python -m python_ops vacuum` vs a delta-rs script",
         "",
@@ -206,8 +207,9 @@ def write_report(rows: list[dict], repeats: int) -> None:
         "",
         "| files | selected (ours / delta-rs) | identify wall ours s | delta-rs s | ratio "
         "(min-max runs) | CPU ratio | peak RSS ours / delta-rs MB | ratio | delete ours s | "
-        "delta-rs s | ratio | ours op-internal identify s |",
-        "|---:|---|---:|---:|---|---:|---|---:|---:|---:|---:|---:|",
+        "delta-rs s | ratio | delete peak RSS ours / delta-rs MB | ratio | "
+        "ours op-internal identify s |",
+        "|---:|---|---:|---:|---|---:|---|---:|---:|---:|---:|---|---:|---:|",
     ]
     for r in rows:
         o, d = r["ours"], r["delta-rs"]
@@ -217,8 +219,15 @@ def write_report(rows: list[dict], repeats: int) -> None:
             f"({o['wall_min'] / d['wall_max']:.2f}-{o['wall_max'] / d['wall_min']:.2f}) | "
             f"{o['cpu'] / d['cpu']:.2f} | {o['peak_mb']:.0f} / {d['peak_mb']:.0f} | "
             f"{o['peak_mb'] / d['peak_mb']:.2f} | {o['delete']:.2f} | {d['delete']:.2f} | "
-            f"{o['delete'] / d['delete']:.2f} | {o['op_identify_s']:.2f} |"
+            f"{o['delete'] / d['delete']:.2f} | "
+            f"{o['delete_peak_mb']:.0f} / {d['delete_peak_mb']:.0f} | "
+            f"{o['delete_peak_mb'] / d['delete_peak_mb']:.2f} | {o['op_identify_s']:.2f} |"
         )
+    lines += [
+        "",
+        f"1-minute load average at the start and end of each size: "
+        f"{', '.join(f'{x:.1f}' for x in loads)} (2 cores).",
+    ]
     write_section("VACUUM", lines, source="bench/vacuum_bench.py")
 
 
@@ -228,10 +237,13 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=5)
     args = parser.parse_args()
     rows = []
+    loads: list[float] = []
     with tempfile.TemporaryDirectory(dir=ROOT / "bench") as work:
         for n in (int(s) for s in args.sizes.split(",")):
+            loads.append(os.getloadavg()[0])
             rows.append(bench_size(n, args.repeats, Path(work)))
-    write_report(rows, args.repeats)
+            loads.append(os.getloadavg()[0])
+    write_report(rows, args.repeats, loads)
     print((ROOT / "docs" / "benchmarks.md").read_text())
 
 
