@@ -69,6 +69,7 @@ def vacuum_due(target: ModelTarget, snapshot: Snapshot, now_ms: int) -> tuple[bo
         model=c.model,
         snapshot=seen,
         now_ms=now_ms,
+        audit=False,  # an estimate for the decision, not a VACUUM run: no audit record
     )
     if found.files_found:
         return True, (

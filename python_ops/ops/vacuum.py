@@ -225,6 +225,7 @@ def vacuum(
     cluster_listing: bool = False,
     snapshot: Snapshot | None = None,
     engine: str = "auto",
+    audit: bool = True,
 ) -> VacuumResult:
     """Delete (or, by default, only report) files the table no longer references.
 
@@ -253,6 +254,8 @@ def vacuum(
         engine: Where the selection runs: ``in_process`` (Arrow compute, no engine),
             ``spark`` (the DataFrame program on ``spark``), or ``auto``: on ``spark`` when the
             listing runs on its executors (``cluster_listing``), else in process.
+        audit: Write the run's audit record (off only for a dry run that is not an op run,
+            such as the due check's estimate; a real run is always recorded).
 
     Returns:
         What was found and deleted, with every selected path.
@@ -369,11 +372,16 @@ def vacuum(
             diagnostics=diagnostics,
         )
     except Exception as err:
-        audit_record(
-            "vacuum", storage.root, "failed", {**params, "model": model, "error": str(err)}
-        )
+        if audit or not dry_run:
+            audit_record(
+                "vacuum", storage.root, "failed", {**params, "model": model, "error": str(err)}
+            )
         raise
-    audit_record(
-        "vacuum", storage.root, "succeeded", {"model": model, **result.to_dict(include_paths=False)}
-    )
+    if audit or not dry_run:
+        audit_record(
+            "vacuum",
+            storage.root,
+            "succeeded",
+            {"model": model, **result.to_dict(include_paths=False)},
+        )
     return result

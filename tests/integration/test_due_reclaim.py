@@ -43,7 +43,7 @@ def failed_job_files(table: Path, *, count: int, size: int, age_days: float) -> 
 
 
 def test_untracked_files_older_than_the_retention_make_vacuum_due(
-    tmp_path: Path, sail_spark
+    tmp_path: Path, sail_spark, caplog: pytest.LogCaptureFixture
 ) -> None:
     table = tmp_path / "events"
     events_table(sail_spark, table, batches=2)
@@ -51,12 +51,18 @@ def test_untracked_files_older_than_the_retention_make_vacuum_due(
     junk = failed_job_files(table, count=6, size=1_000_000, age_days=30)
     before = content(table)
 
-    (vacuum,) = decide(_target(table), read_snapshot(str(table)), ops=("vacuum",))
+    with caplog.at_level("INFO", logger="python_ops.ops.audit"):
+        (vacuum,) = decide(_target(table), read_snapshot(str(table)), ops=("vacuum",))
     assert vacuum.reason is Reason.DUE
     assert vacuum.detail == "6 untracked file(s) (6.00 MB) older than the 168 h retention"
+    # the decision's dry run is an estimate, not a VACUUM run: no audit record of its own
+    assert [r for r in caplog.records if r.name == "python_ops.ops.audit"] == []
 
     maintainer = Maintainer(spark=None, history=None, invocation_id="t")
-    (outcome,) = maintainer.maintain_model(_target(table), ops=("vacuum",), only_due=True)
+    with caplog.at_level("INFO", logger="python_ops.ops.audit"):
+        (outcome,) = maintainer.maintain_model(_target(table), ops=("vacuum",), only_due=True)
+    audits = [r for r in caplog.records if r.name == "python_ops.ops.audit"]
+    assert len(audits) == 1, [r.getMessage()[:80] for r in audits]  # the run, once
     assert outcome.status is Status.SUCCEEDED
     assert (outcome.files_removed, outcome.bytes_removed) == (6, 6_000_000)
     assert not any(p.exists() for p in junk)
