@@ -154,17 +154,21 @@ class S3Storage(Storage):
         if start_after is not None:
             params["StartAfter"] = self._bound_key(clean, start_after)
         end = None if last is None else self._bound_key(clean, last)
+        start = params.get("StartAfter")  # also checked here: a store may ignore StartAfter
         out: list[FileEntry] = []
         for page in self._pages(**params):
             crossed = False
             for common in page.get("CommonPrefixes", []):
-                if end is not None and common["Prefix"] > end:
+                prefix = common["Prefix"]
+                if end is not None and prefix > end:
                     crossed = True
-                else:
-                    out.append(FileEntry(self._rel(common["Prefix"].rstrip("/")), 0, 0, True))
+                elif start is None or prefix > start or start.startswith(prefix):
+                    out.append(FileEntry(self._rel(prefix.rstrip("/")), 0, 0, True))
             for obj in page.get("Contents", []):
                 if end is not None and obj["Key"] > end:
                     crossed = True
+                elif start is not None and obj["Key"] <= start:
+                    continue
                 elif obj["Key"] != base or (recursive and clean):
                     out.append(self._entry(obj))  # not the prefix's own marker (but a subtree's)
             if crossed:

@@ -80,6 +80,28 @@ def test_key_ranges_list_every_key_once(s3: S3Bucket, points: list[str]) -> None
     assert NAMES[1_100] in paths
 
 
+def test_a_store_that_ignores_start_after_still_lists_every_key_once(s3: S3Bucket) -> None:
+    put_all(s3, [f"tables/t/{name}" for name in NAMES[:300]] + ["tables/t/p=1/x"])
+    storage = S3Storage(s3.uri("tables/t"))
+
+    def drop_start_after(params: dict[str, object], **_: object) -> None:
+        params.pop("StartAfter", None)  # as a store without StartAfter behaves
+
+    storage._client.meta.events.register(
+        "before-parameter-build.s3.ListObjectsV2", drop_start_after
+    )
+    points = [NAMES[100], NAMES[200]]
+    for recursive in (False, True):
+        whole = storage.list_tree("") if recursive else storage.list_dir("")
+        paths = [
+            e.path
+            for start, last in ranges_of(points)
+            for e in storage.list_range("", start_after=start, last=last, recursive=recursive)
+        ]
+        assert sorted(paths) == sorted(e.path for e in whole)
+        assert len(paths) == len(set(paths))
+
+
 def test_a_bound_outside_the_prefix_is_refused(s3: S3Bucket) -> None:
     storage = S3Storage(s3.uri("tables/t"))
     with pytest.raises(StorageError, match="key range bound 'p=2/a' is not below 'p=1'"):
