@@ -23,7 +23,6 @@ from typing import Any
 
 from python_ops.errors import StorageError
 from python_ops.storage.base import FileEntry, Storage
-from python_ops.storage.s3_pages import parse_listing
 from python_ops.storage.settings import S3Settings
 
 log = logging.getLogger(__name__)
@@ -69,8 +68,6 @@ class S3Storage(Storage):
         self._lock = threading.Lock()
         self._client = self.settings.boto3_client()
         self._client.meta.events.register("before-call.s3", self._count)
-        # first: a page it parses is no error, so botocore's 200-error check skips the XML
-        self._client.meta.events.register_first("before-parse.s3.ListObjectsV2", parse_listing)
         self._arrow: Any = None
 
     def _count(self, event_name: str, **_: Any) -> None:

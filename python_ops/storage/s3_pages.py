@@ -7,9 +7,10 @@ by the store. ``parse_listing`` is a ``before-parse`` handler (the hook botocore
 customizations use) that reads a page with ElementTree into the same structure botocore would
 produce, hands it back as the customized response, and leaves botocore an empty result element
 to parse. Anything it does not know (an element it does not expect, an error, another status)
-it leaves to botocore untouched. It runs before botocore's check for errors in 200 responses
-(another full XML parse): a body whose root is ``ListBucketResult`` is no error, and any other
-body is left as it came.
+it leaves to botocore untouched. ``S3Settings.boto3_client`` registers it on its session
+before botocore's own handlers, so botocore's check for errors in 200 responses (another full
+XML parse) sees the empty element: a body whose root is ``ListBucketResult`` is no error, and
+any other body is left as it came.
 """
 
 from __future__ import annotations
@@ -89,15 +90,21 @@ def parse_page(body: bytes) -> dict[str, Any] | None:
 
 
 def parse_listing(
-    response_dict: dict[str, Any], customized_response_dict: dict[str, Any], **_: Any
+    response_dict: dict[str, Any],
+    customized_response_dict: dict[str, Any],
+    operation_model: Any = None,
+    **_: Any,
 ) -> None:
-    """``before-parse.s3.ListObjectsV2`` handler: parse a page here, not in botocore.
+    """``before-parse.s3.*`` handler: parse a ListObjectsV2 page here, not in botocore.
 
     Args:
         response_dict: botocore's response (status, headers, body); a parsed page's body is
             replaced by an empty result element.
         customized_response_dict: Where the parsed fields go (botocore merges them in).
+        operation_model: The operation (only ``ListObjectsV2`` is parsed here).
     """
+    if getattr(operation_model, "name", None) != "ListObjectsV2":
+        return
     body = response_dict.get("body")
     if response_dict.get("status_code") != 200 or not isinstance(body, bytes | bytearray):
         return

@@ -161,8 +161,15 @@ class S3Settings:
             global _session
             if _session is None:
                 import botocore.session
+                from botocore.hooks import HierarchicalEmitter
 
-                core = botocore.session.get_session()
+                from python_ops.storage.s3_pages import parse_listing
+
+                events = HierarchicalEmitter()
+                # registered before botocore's own handlers (the session adds them next): see
+                # s3_pages; botocore's check for errors in 200 responses then sees a tiny body
+                events.register_first("before-parse.s3.*", parse_listing)
+                core = botocore.session.Session(event_hooks=events)
                 parsers = core.get_component("response_parser_factory")
                 parsers.set_parser_defaults(timestamp_parser=iso_timestamp)
                 _session = boto3.session.Session(botocore_session=core)
