@@ -34,16 +34,22 @@ from python_ops.maintenance.targets import (
 from python_ops.ops.health import table_health
 
 ROOT = Path(__file__).resolve().parent.parent
-WHAT_NEXT = """
-== what next (all from this directory; README "Automatic maintenance and run-operations")
-  what is due, per model:      .venv/bin/dbt run-operation maintenance_report --profiles-dir profiles_example
-  what VACUUM would delete:    .venv/bin/dbt run-operation vacuum_all --args '{{dry_run: true}}' --profiles-dir profiles_example
-  the same without dbt:        .venv/bin/python -m python_ops maintain --dry-run --profiles-dir profiles_example
-  one table, the model's policy: .venv/bin/python -m python_ops vacuum --model fct_orders --profiles-dir profiles_example
-  the history of every op:     .venv/bin/dbt show --profiles-dir profiles_example --inline "select * from {{{{ source('maintenance', 'maintenance_history') }}}}"
-  tune a model:                set maintenance_* in its config() or dbt_project.yml (README, config table)
-  the tables themselves:       {warehouse}/
-"""
+PROFILES = "--profiles-dir profiles_example"
+HISTORY = "select * from {{ source('maintenance', 'maintenance_history') }}"
+WHAT_NEXT = (  # what to try after the demo, each from the project directory
+    ("what is due, per model", f".venv/bin/dbt run-operation maintenance_report {PROFILES}"),
+    (
+        "what VACUUM would delete",
+        f".venv/bin/dbt run-operation vacuum_all --args '{{dry_run: true}}' {PROFILES}",
+    ),
+    ("the same without dbt", f".venv/bin/python -m python_ops maintain --dry-run {PROFILES}"),
+    (
+        "one table, its model's policy",
+        f".venv/bin/python -m python_ops vacuum --model fct_orders {PROFILES}",
+    ),
+    ("the history of every op", f'.venv/bin/dbt show {PROFILES} --inline "{HISTORY}"'),
+    ("tune a model", "maintenance_* in its config() or dbt_project.yml (README, config table)"),
+)
 Snapshot = dict[str, tuple[int, int, int, int]]  # model: (files, live bytes, disk bytes, logs)
 
 
@@ -171,7 +177,10 @@ def main() -> None:
         f"\nfirst dbt build {build_s:.1f} s; {len(batches)} batch loads {batches_s:.1f} s; "
         f"final build {final_s:.1f} s; maintain_all {maintain_s:.1f} s; total {total_s:.1f} s"
     )
-    print(WHAT_NEXT.format(warehouse=warehouse.relative_to(ROOT)))
+    print('\n== what next (from this directory; README, "Automatic maintenance ...")')
+    for what, how in WHAT_NEXT:
+        print(f"  {what + ':':<31} {how}")
+    print(f"  {'the tables themselves:':<31} {warehouse}/")
 
 
 if __name__ == "__main__":
