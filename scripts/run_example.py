@@ -45,7 +45,7 @@ WHAT_NEXT = (  # what to try after the demo, each from the project directory
     ("the same without dbt", f".venv/bin/python -m python_ops maintain --dry-run {PROFILES}"),
     (
         "one table, its model's policy",
-        f".venv/bin/python -m python_ops vacuum --model fct_orders {PROFILES}",
+        f".venv/bin/python -m python_ops vacuum --model fct_orders --dry-run {PROFILES}",
     ),
     ("the history of every op", f'.venv/bin/dbt show {PROFILES} --inline "{HISTORY}"'),
     ("tune a model", "maintenance_* in its config() or dbt_project.yml (README, config table)"),
