@@ -31,6 +31,7 @@ from python_ops.maintenance.targets import (
     targets_from_nodes,
     warehouse_locator,
 )
+from python_ops.maintenance.wording import size_text
 from python_ops.ops.health import table_health
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -71,15 +72,15 @@ def snapshot(warehouse: Path) -> Snapshot:
 
 
 def before_after(before: Snapshot, after: Snapshot) -> str:
-    """The per-model before/after table with totals."""
-    head = f"{'model':<24} {'files':>13} {'live MB':>15} {'MB on disk':>15} {'log files':>11}"
+    """The per-model before/after table with a labelled totals row; sizes in scaled units."""
+    head = f"{'model':<24} {'files':^14} {'live size':^22} {'size on disk':^22} {'log files':^12}"
     lines = [head]
     rows = [(m, before[m], after.get(m, before[m])) for m in before]
     totals = tuple(tuple(sum(r[i][k] for r in rows) for k in range(4)) for i in (1, 2))
-    for name, b, a in [*rows, ("total", *totals)]:
+    for name, b, a in [*rows, (f"total ({len(rows)} models)", *totals)]:
         lines.append(
-            f"{name:<24} {b[0]:>5} -> {a[0]:<5} {b[1] / 1e6:>6.2f} -> {a[1] / 1e6:<6.2f} "
-            f"{b[2] / 1e6:>6.2f} -> {a[2] / 1e6:<6.2f} {b[3]:>4} -> {a[3]:<4}"
+            f"{name:<24} {b[0]:>5} -> {a[0]:<5} {size_text(b[1]):>9} -> {size_text(a[1]):<9} "
+            f"{size_text(b[2]):>9} -> {size_text(a[2]):<9} {b[3]:>4} -> {a[3]:<4}"
         )
     return "\n".join(lines)
 
@@ -169,7 +170,7 @@ def main() -> None:
     before = snapshot(warehouse)
     maintain_s = dbt(runner, "run-operation", "maintain_all", "--args", "{threads: 2}")
     after = snapshot(warehouse)
-    print("\n== before / after maintain_all (files and bytes of the current version, bytes of")
+    print("\n== before / after maintain_all (files and size of the current version, size of")
     print("   all data files on disk, Delta log files)")
     print(before_after(before, after))
     total_s = time.perf_counter() - started
