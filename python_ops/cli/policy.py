@@ -15,8 +15,8 @@ import os
 from typing import Any
 
 from python_ops.cli.project import ModelPolicy, add_project_arguments, model_policy
+from python_ops.delta.recorded_retentions import policy_properties
 from python_ops.errors import ConfigError
-from python_ops.ops.log_cleanup import policy_properties
 from python_ops.storage import normalize_location
 
 VACUUM_PROPERTY = "delta.deletedFileRetentionDuration"

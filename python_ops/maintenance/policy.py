@@ -13,15 +13,15 @@ from __future__ import annotations
 import dataclasses
 
 from python_ops.delta.protocol import Op, check_protocol
-from python_ops.delta.snapshot import Snapshot
-from python_ops.errors import UnsupportedFeatureError
-from python_ops.maintenance.config import MaintenanceConfig
-from python_ops.ops.log_cleanup import (
+from python_ops.delta.recorded_retentions import (
     policy_changes,
     policy_properties,
     recorded_by_package,
     user_properties,
 )
+from python_ops.delta.snapshot import Snapshot
+from python_ops.errors import UnsupportedFeatureError
+from python_ops.maintenance.config import MaintenanceConfig
 
 
 def effective_snapshot(snapshot: Snapshot) -> Snapshot:

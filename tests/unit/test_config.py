@@ -175,7 +175,7 @@ def test_a_key_like_no_other_lists_the_valid_keys() -> None:
 
 
 def test_policy_properties_refuse_bad_numbers_from_python_callers() -> None:
-    from python_ops.ops.log_cleanup import policy_properties
+    from python_ops.delta.recorded_retentions import policy_properties
 
     with pytest.raises(ConfigError, match="deleted_file_retention_hours"):
         policy_properties(log_retention_days=None, deleted_file_retention_hours=float("nan"))

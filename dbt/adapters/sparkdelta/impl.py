@@ -31,6 +31,7 @@ from dbt.adapters.sparkdelta.engine import (
 from dbt.adapters.sparkdelta.history_stores import history_is_a_source, history_store
 from dbt.adapters.sparkdelta.incremental import string_literal
 from dbt.adapters.sparkdelta.python_models import SessionPythonJobHelper, model_location
+from python_ops.delta.recorded_retentions import policy_properties
 from python_ops.delta.snapshot import read_snapshot
 from python_ops.errors import MaintenanceError, TableNotFoundError
 from python_ops.maintenance.config import parse_config
@@ -40,7 +41,6 @@ from python_ops.maintenance.runner import Maintainer, OpOutcome
 from python_ops.maintenance.targets import MAINTAINED, node_config, targets_from_nodes
 from python_ops.maintenance.wording import files_text
 from python_ops.ops.health import DEFAULT_SMALL_FILE_THRESHOLD_BYTES, table_health
-from python_ops.ops.log_cleanup import policy_properties
 from python_ops.spark_sessions import DeltaSql, Rows, session_sql
 from python_ops.storage import delta_storage_options, is_remote, open_storage
 
