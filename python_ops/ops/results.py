@@ -136,6 +136,8 @@ class VacuumDiagnostics:
         listing_pids: Process ids the listing tasks ran in (distinct, sorted).
         num_delete_tasks: Spark tasks that deleted (0 for a dry run or deletes on the driver).
         delete_pids: Process ids the delete tasks ran in (distinct, sorted).
+        num_key_ranges_in_tasks: Key ranges of one big prefix listed in tasks (an
+            unpartitioned table on an object store; 0 when no prefix was cut).
     """
 
     driver_pid: int
@@ -144,6 +146,7 @@ class VacuumDiagnostics:
     listing_pids: tuple[int, ...]
     num_delete_tasks: int = 0
     delete_pids: tuple[int, ...] = ()
+    num_key_ranges_in_tasks: int = 0
 
 
 @dataclass(frozen=True)

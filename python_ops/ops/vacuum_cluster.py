@@ -70,7 +70,13 @@ def select_on_cluster(
     Returns:
         The selection, the listing's counts and where the listing ran.
     """
-    listing = listing_frame(spark, storage, partition_columns=partition_columns, roots=roots)
+    listing = listing_frame(
+        spark,
+        storage,
+        partition_columns=partition_columns,
+        roots=roots,
+        split_hints=protected,  # where to cut a root with many files into key ranges
+    )
     if on_spark:
         answer, summaries = split_summaries(
             selection_frame(spark, listing.frame, protected, cutoff_ms).toArrow()
@@ -88,6 +94,7 @@ def select_on_cluster(
             num_prefixes_in_tasks=len(listing.prefixes),
             num_listing_tasks=listing.tasks,
             listing_pids=tuple(sorted({s.pid for s in summaries})),
+            num_key_ranges_in_tasks=listing.ranges,
         ),
     )
 

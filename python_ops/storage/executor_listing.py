@@ -14,12 +14,15 @@ executors have their own credentials (instance roles), pass settings without key
 
 ``listing_frame`` keeps the listing on the cluster: the driver lists the top of the table (a level
 or a few), the rest is listed in tasks and stays a DataFrame of Arrow batches for a program on
-the same session (VACUUM's selection) to consume; nothing per file reaches the driver. Each task
-also emits one summary row (what it listed, symbolic links skipped, its process id), marked by a
-path starting with NUL, which no file name contains: a program that treats it as one more old
-root-level file (VACUUM's counting rule selects it, being counted once and never protected)
-carries it to its output, so one pass over the listing yields both the answer and the listing's
-counts, with no cache and no second listing. ``split_summaries`` separates them again.
+the same session (VACUUM's selection) to consume; nothing per file reaches the driver. A root
+with many files directly in it (an unpartitioned table on an object store) is not listed by the
+driver at all: with ``split_hints`` it is cut into key ranges (``key_ranges``), one per task.
+Each task also emits one summary row (what it listed, symbolic links skipped, its process
+id), marked by a path starting with NUL, which no file name contains: a program that treats it
+as one more old root-level file (VACUUM's counting rule selects it, being counted once and never
+protected) carries it to its output, so one pass over the listing yields both the answer and
+the listing's counts, with no cache and no second listing. ``split_summaries`` separates them
+again.
 """
 
 from __future__ import annotations
@@ -32,9 +35,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from python_ops.storage.base import DirScan, Storage
+from python_ops.storage.key_ranges import key_ranges, split_points
 from python_ops.storage.listing import Listing, is_hidden, list_visible, scan_batch
 
 _SCHEMA = "path string, size long, mtime long, is_dir boolean"
+Job = tuple[str, str | None, str | None]  # (prefix, start after, last): a range, or all of it
 
 
 SUMMARY_MARK = "\0"  # starts the path of a task's summary row; no file or key name contains NUL
@@ -72,6 +77,7 @@ class ClusterListing:
         driver_symlinks: Symbolic links the driver saw and left alone.
         prefixes: Directories handed to the tasks.
         tasks: Listing tasks (0 when the top levels held everything).
+        ranges: Key ranges of roots handed to the tasks (0 when no root was cut).
     """
 
     frame: Any
@@ -79,6 +85,7 @@ class ClusterListing:
     driver_symlinks: int
     prefixes: tuple[str, ...] = field(default=())
     tasks: int = 0
+    ranges: int = 0
 
 
 def _visible(path: str, columns: tuple[str, ...]) -> bool:
@@ -133,27 +140,60 @@ def _scan_prefix(storage: Storage, prefix: str, columns: tuple[str, ...]) -> Lis
     return list_visible(storage, partition_columns=columns, roots=[prefix], max_workers=1)
 
 
+def _scan_range(storage: Storage, job: Job, columns: tuple[str, ...]) -> Listing:
+    """Visible entries of one key range of a prefix, and everything below its sub-prefixes.
+
+    The range is listed one level deep (``list_range``); each visible sub-prefix found in it
+    (it lies in exactly one range) is then listed whole, as ``_scan_prefix`` lists a prefix.
+    """
+    prefix, start, last = job
+    scan = DirScan()
+    below: list[Any] = []
+    for e in storage.list_range(prefix, start_after=start, last=last, recursive=False):
+        if not _visible(e.path, columns):
+            continue
+        if e.is_dir:  # a sub-prefix: not an entry itself (its marker comes with its listing)
+            below += _scan_prefix(storage, e.path, columns).batches
+        else:
+            scan.append(e.path, e.size_bytes, e.modification_time_ms, False, False)
+    return Listing((scan_batch(scan), *below), 0, 1)
+
+
 def _task_lister(
     reopen: Callable[[], Storage], columns: tuple[str, ...]
 ) -> Callable[[Iterator[Any]], Iterator[Any]]:
-    """The ``mapInArrow`` function: list the task's prefixes, then summarise.
+    """The ``mapInArrow`` function: list the task's prefixes (or key ranges), then summarise.
 
     Prefixes are listed ``listing_concurrency`` at a time (object stores: requests in flight;
-    local disks: one), one Arrow batch per prefix.
+    local disks: one), one Arrow batch per prefix. A row with bounds is one key range of a
+    prefix (``start`` exclusive, ``last`` inclusive, either null for an open end).
     """
 
     def list_partition(batches: Iterator[Any]) -> Iterator[Any]:
-        prefixes = [p for batch in batches for p in batch.column(0).to_pylist()]
-        if not prefixes:
+        jobs: list[Job] = []
+        for batch in batches:
+            jobs += zip(
+                batch.column(0).to_pylist(),
+                batch.column(1).to_pylist(),
+                batch.column(2).to_pylist(),
+                strict=True,
+            )
+        if not jobs:
             return
         storage = reopen()
+
+        def scan(job: Job) -> Listing:
+            if job[1] is None and job[2] is None:
+                return _scan_prefix(storage, job[0], columns)
+            return _scan_range(storage, job, columns)
+
         files = symlinks = 0
         with ThreadPoolExecutor(max_workers=max(1, storage.listing_concurrency)) as pool:
-            for listing in pool.map(lambda p: _scan_prefix(storage, p, columns), prefixes):
+            for listing in pool.map(scan, jobs):
                 files += listing.files_listed
                 symlinks += listing.symlinks_skipped
                 yield from listing.batches
-        summary = TaskSummary(os.getpid(), files, symlinks, len(prefixes))
+        summary = TaskSummary(os.getpid(), files, symlinks, len(jobs))
         yield scan_batch(_one(_summary_path(summary)))
 
     return list_partition
@@ -227,6 +267,7 @@ def listing_frame(
     partition_columns: Iterable[str],
     roots: Iterable[str] = ("",),
     tasks: int | None = None,
+    split_hints: Any = None,
 ) -> ClusterListing:
     """List a table's visible files in Spark tasks, keeping the listing on the cluster.
 
@@ -240,6 +281,10 @@ def listing_frame(
         partition_columns: Partition columns (their ``col=`` directories are visible).
         roots: Directories to start from ("" = the table root); not returned themselves.
         tasks: Listing tasks (default: ``task_slots``; never more than prefixes).
+        split_hints: Relative paths known to exist (VACUUM: the paths the log protects). On
+            storages that list key ranges, a root with enough known names directly in it (an
+            unpartitioned table) is not listed on the driver: it is cut into key ranges at
+            their quantiles (``key_ranges``), one range per task.
 
     Returns:
         The listing (``ClusterListing.frame`` is lazy: listing happens when it is consumed).
@@ -251,15 +296,34 @@ def listing_frame(
     import pyarrow as pa
 
     columns = tuple(partition_columns)
-    top, symlinks, prefixes = _top_levels(storage, columns, list(dict.fromkeys(roots)))
+    slots = tasks or task_slots(spark)
+    ranged: list[Job] = []
+    plain = list(dict.fromkeys(roots))
+    if split_hints is not None and storage.flat_listing and storage.lists_key_ranges:
+        for root in list(plain):
+            points = split_points(split_hints, root, ranges=slots, one_level=True)
+            if points:
+                plain.remove(root)
+                ranged += [(root, start, last) for start, last in key_ranges(points)]
+    top, symlinks, prefixes = _top_levels(storage, columns, plain)
+    jobs: list[Job] = [*ranged, *((p, None, None) for p in prefixes)]
     frames = []
-    if top.paths or not prefixes:
+    if top.paths or not jobs:
         frames.append(spark.createDataFrame(pa.Table.from_batches([scan_batch(top)])))
     n_tasks = 0
-    if prefixes:
-        n_tasks = min(len(prefixes), tasks or task_slots(spark))
+    if jobs:
+        n_tasks = min(len(jobs), slots)
         lister = _task_lister(storage.executor_factory(), columns)
-        given = spark.createDataFrame(pa.table({"prefix": pa.array(prefixes, pa.string())}))
+        prefix, start, last = (list(c) for c in zip(*jobs, strict=True))
+        given = spark.createDataFrame(
+            pa.table(
+                {
+                    "prefix": pa.array(prefix, pa.string()),
+                    "start": pa.array(start, pa.string()),
+                    "last": pa.array(last, pa.string()),
+                }
+            )
+        )
         frames.append(given.repartition(n_tasks).mapInArrow(lister, _SCHEMA))
     frame = frames[0] if len(frames) == 1 else frames[0].unionByName(frames[1])
     return ClusterListing(
@@ -268,4 +332,5 @@ def listing_frame(
         driver_symlinks=symlinks,
         prefixes=tuple(prefixes),
         tasks=n_tasks,
+        ranges=len(ranged),
     )

@@ -7,6 +7,7 @@ import urllib.request
 import uuid
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import pyarrow as pa
 import pytest
@@ -142,6 +143,33 @@ def test_vacuum_with_key_ranges_selects_and_deletes_the_same(
     )
 
     deleted = vacuum(S3Storage(uri), dry_run=False, now_ms=now)
+    assert deleted.files_deleted == len(strays)
+    left = {key.removeprefix("tables/events/") for key in s3.keys("tables/events/")}
+    assert not left & set(strays)
+    assert len([k for k in left if not k.startswith("_delta_log/")]) == 40
+
+
+def test_cluster_listing_hands_key_ranges_to_tasks(
+    tmp_path: Path, s3: S3Bucket, monkeypatch: pytest.MonkeyPatch, sail_spark: Any
+) -> None:
+    """An unpartitioned table's root is cut into key ranges listed in Spark tasks, not by the
+    driver: the same selection and deletes as the driver's own listing."""
+    monkeypatch.setattr(key_ranges, "MIN_PER_RANGE", 10)  # 40 tracked names: 4 ranges
+    uri, strays = delta_rs_table(tmp_path, s3, appends=40)
+    now = int(time.time() * 1000) + LATER
+    driver, tasks = OneRange(uri), S3Storage(uri)
+    scope = {"now_ms": now, "spark": sail_spark, "engine": "spark"}
+    on_driver = vacuum(driver, dry_run=True, **scope)
+    in_tasks = vacuum(tasks, dry_run=True, cluster_listing=True, **scope)
+    assert selected_files(in_tasks) == selected_files(on_driver) == set(strays)
+    assert in_tasks.files_listed == on_driver.files_listed == 40 + len(strays)
+    assert in_tasks.diagnostics is not None
+    assert in_tasks.diagnostics.num_key_ranges_in_tasks == 4
+    assert in_tasks.diagnostics.num_listing_tasks == 4
+    # the driver's own client listed only the log: the root's pages were the tasks' requests
+    assert tasks.requests["ListObjectsV2"] < driver.requests["ListObjectsV2"]
+
+    deleted = vacuum(S3Storage(uri), dry_run=False, cluster_listing=True, **scope)
     assert deleted.files_deleted == len(strays)
     left = {key.removeprefix("tables/events/") for key in s3.keys("tables/events/")}
     assert not left & set(strays)
