@@ -3,7 +3,9 @@
     so a misspelt key or a bad value fails the model before its MERGE/INSERT runs, and a refused
     config never leaves a commit behind. A copy rather than a wrapper around
     materialization_incremental_spark(): dbt runs a Python model's job only when the
-    materialization itself calls statement() (submit_python_job checks the macro stack). -#}
+    materialization itself calls statement() (submit_python_job checks the macro stack).
+    Source: dbt-spark 1.11 (dbt/include/spark/macros/materializations/incremental/incremental.sql), Apache License 2.0,
+    copyright dbt Labs; keep in step with dbt-spark upgrades. -#}
 {% materialization incremental, adapter='sparkdelta', supported_languages=['sql', 'python'] -%}
   {%- do adapter.validate_maintenance_config(model) -%}
   {#-- Validate early so we don't run SQL if the file_format + strategy combo is invalid --#}

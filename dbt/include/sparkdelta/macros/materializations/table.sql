@@ -3,7 +3,9 @@
     so a misspelt key or a bad value fails the model before a pre-hook, a drop or its SQL runs,
     and a refused config never leaves a new table version behind. A copy rather than a wrapper
     around materialization_table_spark(): dbt runs a Python model's job only when the
-    materialization itself calls statement() (submit_python_job checks the macro stack). -#}
+    materialization itself calls statement() (submit_python_job checks the macro stack).
+    Source: dbt-spark 1.11 (dbt/include/spark/macros/materializations/table.sql), Apache License 2.0,
+    copyright dbt Labs; keep in step with dbt-spark upgrades. -#}
 {% materialization table, adapter='sparkdelta', supported_languages=['sql', 'python'] %}
   {%- do adapter.validate_maintenance_config(model) -%}
   {%- set language = model['language'] -%}
