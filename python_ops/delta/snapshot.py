@@ -18,12 +18,12 @@ from typing import Any
 
 from python_ops.delta.actions import (
     AddFile,
-    CommitInfo,
     RemoveFile,
     optional_int,
     relativize,
     require_str,
 )
+from python_ops.delta.commits import At, commit_info, json_lines, list_log, location_of
 from python_ops.delta.file_columns import (
     SPECIAL_PATH,
     FileColumns,
@@ -37,23 +37,12 @@ from python_ops.delta.log_files import (
     SIDECAR_DIR,
     LogFile,
     LogFileKind,
-    classify,
     complete_checkpoints,
 )
 from python_ops.errors import DeltaLogError, TableNotFoundError
 from python_ops.storage import Storage, open_storage
 
 log = logging.getLogger(__name__)
-
-# Where an action was read: (file, "line" or "row", number). Formatted only for errors, so the
-# reader does not build a string per action.
-At = tuple[str, str, int]
-
-
-def location_of(at: At) -> str:
-    """``file, line N`` (or ``row N`` in a checkpoint) for an error message."""
-    return f"{at[0]}, {at[1]} {at[2]}"
-
 
 _ADD_FIELDS = ("path", "size", "modificationTime", "partitionValues", "deletionVector")
 _REMOVE_FIELDS = ("path", "deletionTimestamp", "size", "deletionVector")
@@ -106,55 +95,6 @@ class Snapshot:
     tombstones: tuple[RemoveFile, ...]
     log_files: tuple[LogFile, ...] = field(repr=False)
     commit_timestamp_ms: int = 0
-
-
-def _list_log(storage: Storage) -> list[LogFile]:
-    return [classify(e) for e in storage.list_dir(LOG_DIR) if not e.is_dir]
-
-
-# Every action type of the Delta protocol (4.x). Anything else is a log this reader does not
-# understand: refused, never skipped.
-ACTION_TYPES = frozenset(
-    {
-        "add",
-        "remove",
-        "metaData",
-        "protocol",
-        "commitInfo",
-        "txn",
-        "cdc",
-        "domainMetadata",
-        "checkpointMetadata",
-        "sidecar",
-    }
-)
-
-
-def _json_lines(data: bytes, where: str) -> Iterator[tuple[At, dict[str, Any]]]:
-    """Yield (location, action) for each line: one JSON object holding exactly one action.
-
-    Raises:
-        DeltaLogError: For a line that is not JSON, not an object, holds several actions or an
-            unknown action type.
-    """
-    for number, line in enumerate(data.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            action = json.loads(line)
-        except (json.JSONDecodeError, UnicodeDecodeError) as err:
-            raise DeltaLogError(f"{where}, line {number}: not valid JSON ({err})") from err
-        if not isinstance(action, dict) or len(action) != 1:
-            raise DeltaLogError(
-                f"{where}, line {number}: expected a JSON object holding one action, found "
-                f"{line[:80]!r}"
-            )
-        (kind,) = action
-        if kind not in ACTION_TYPES:
-            raise DeltaLogError(f"{where}, line {number}: unknown action type {kind!r}")
-        if not isinstance(action[kind], dict):
-            raise DeltaLogError(f"{where}, line {number}: the '{kind}' action is not an object")
-        yield (where, "line", number), action
 
 
 _ROWS_PER_CHUNK = 65_536
@@ -375,22 +315,6 @@ def _metadata(raw: Mapping[str, Any], where: str) -> TableMetadata:
         raise DeltaLogError(f"{where}: {err}") from err
 
 
-def _commit_info(version: int, actions: list[dict[str, Any]], mtime_ms: int) -> CommitInfo:
-    for action in actions:
-        if (info := action.get("commitInfo")) is not None:
-            stamp = info.get("inCommitTimestamp") or info.get("timestamp")
-            return CommitInfo(
-                version=version,
-                timestamp_ms=stamp
-                if isinstance(stamp, int) and not isinstance(stamp, bool)
-                else mtime_ms,
-                operation=info.get("operation"),
-                operation_parameters=dict(info.get("operationParameters") or {}),
-                operation_metrics=dict(info.get("operationMetrics") or {}),
-            )
-    return CommitInfo(version, mtime_ms, None, {}, {})
-
-
 _reads: collections.Counter[str] = collections.Counter()
 _reads_lock = threading.Lock()
 
@@ -469,7 +393,7 @@ def _reconstruct(
     root = storage.root
     with _reads_lock:
         _reads[root] += 1
-    log_files = _list_log(storage)
+    log_files = list_log(storage)
     commits = {
         f.version: f for f in log_files if f.kind is LogFileKind.COMMIT and f.version is not None
     }
@@ -516,11 +440,11 @@ def _reconstruct(
         )
     timestamp = 0
     for v in range(first, target + 1):
-        lines = list(_json_lines(storage.read_bytes(commits[v].path), f"{root}/{commits[v].path}"))
+        lines = list(json_lines(storage.read_bytes(commits[v].path), f"{root}/{commits[v].path}"))
         for at, action in lines:
             replay.apply(at, action)
         actions = [action for _, action in lines]
-        timestamp = _commit_info(v, actions, commits[v].modification_time_ms).timestamp_ms
+        timestamp = commit_info(v, actions, commits[v].modification_time_ms).timestamp_ms
     if replay.metadata is None or replay.protocol is None:
         missing_action = "metaData" if replay.metadata is None else "protocol"
         raise DeltaLogError(
@@ -598,59 +522,6 @@ def _checkpoint_actions(
     data = storage.read_bytes(part.path)
     where = f"{storage.root}/{part.path}"
     if part.name.endswith(".json"):
-        return _json_lines(data, where)
+        return json_lines(data, where)
     root = storage.root if parse_adds else None
     return _read_parquet_actions(data, where, with_stats=with_stats, root=root, columns=columns)
-
-
-def read_history(location: str | Storage, *, limit: int | None = None) -> list[CommitInfo]:
-    """Read the ``commitInfo`` of every commit still in the log, newest first.
-
-    Args:
-        location: Table location or an open ``Storage``.
-        limit: Return at most this many (newest) commits.
-
-    Returns:
-        Commit infos, newest first.
-
-    Raises:
-        TableNotFoundError: When there is no Delta log at the location.
-    """
-    storage = location if isinstance(location, Storage) else open_storage(location)
-    commits = sorted(
-        (f for f in _list_log(storage) if f.kind is LogFileKind.COMMIT and f.version is not None),
-        key=lambda f: -(f.version or 0),
-    )
-    if not commits:
-        raise TableNotFoundError(f"no Delta table at {storage.root}: '{LOG_DIR}' has no commits")
-    out = []
-    for f in commits[:limit] if limit else commits:
-        assert f.version is not None
-        actions = [
-            a for _, a in _json_lines(storage.read_bytes(f.path), f"{storage.root}/{f.path}")
-        ]
-        out.append(_commit_info(f.version, actions, f.modification_time_ms))
-    return out
-
-
-def commit_versions(storage: Storage) -> list[int]:
-    """Versions of the JSON commits still in the log, ascending."""
-    return sorted(
-        f.version
-        for f in _list_log(storage)
-        if f.kind is LogFileKind.COMMIT and f.version is not None
-    )
-
-
-def commit_actions(storage: Storage, version: int) -> list[dict[str, Any]]:
-    """The actions of one JSON commit.
-
-    Args:
-        storage: The table's storage.
-        version: The commit version.
-
-    Returns:
-        The commit's actions in file order.
-    """
-    path = f"{LOG_DIR}/{version:020d}.json"
-    return [action for _, action in _json_lines(storage.read_bytes(path), f"{storage.root}/{path}")]

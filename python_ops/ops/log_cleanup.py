@@ -23,13 +23,13 @@ from dataclasses import replace
 from datetime import timedelta
 from typing import Any
 
+from python_ops.delta.commits import commit_actions, list_log
 from python_ops.delta.log_files import (
     LAST_CHECKPOINT,
     LOG_DIR,
     SIDECAR_DIR,
     LogFile,
     LogFileKind,
-    classify,
     complete_checkpoints,
     stale_staged_files,
 )
@@ -46,7 +46,6 @@ from python_ops.delta.protocol import IN_COMMIT_TIMESTAMP_FEATURES, Op, check_pr
 from python_ops.delta.snapshot import (
     Snapshot,
     checkpoint_sidecars,
-    commit_actions,
     last_checkpoint_version,
     read_snapshot,
 )
@@ -125,10 +124,6 @@ def select_expired(
     if kept is None:
         return None, []
     return kept, [f for f in candidates if (f.version or 0) < kept]
-
-
-def _list_log(storage: Storage) -> list[LogFile]:
-    return [classify(e) for e in storage.list_dir(LOG_DIR) if not e.is_dir]
 
 
 def resolve_log_retention(
@@ -299,7 +294,7 @@ def _cleanup(
         elif note is None:
             first = last = write_checkpoint(storage.root)
             log.info("cleanup_logs %s: wrote a checkpoint at version %d first", storage.root, first)
-            files = _list_log(storage)
+            files = list_log(storage)
     if last is None:
         reason = f"no {LAST_CHECKPOINT}: Delta deletes nothing without it"
         return result(
@@ -353,7 +348,7 @@ def remove_stale_staged(storage: Storage, *, latest_version: int, now_ms: int) -
     Returns:
         The paths deleted.
     """
-    stale = stale_staged_files(_list_log(storage), latest_version=latest_version, now_ms=now_ms)
+    stale = stale_staged_files(list_log(storage), latest_version=latest_version, now_ms=now_ms)
     removed = [f.path for f in stale if storage.delete_log_file(f.path)]
     if removed:
         log.info("%s: removed %d staged file(s) of killed writers", storage.root, len(removed))

@@ -9,7 +9,8 @@ import textwrap
 import time
 from pathlib import Path
 
-from python_ops.delta.snapshot import commit_actions, read_snapshot
+from python_ops.delta.commits import commit_actions
+from python_ops.delta.snapshot import read_snapshot
 from python_ops.ops.optimize.execute import optimize
 from python_ops.ops.optimize.plan import OPERATION_MARKER, plan_optimize
 from python_ops.storage import open_storage

@@ -13,10 +13,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from python_ops.delta.actions import AddFile
+from python_ops.delta.commits import commit_actions, commit_versions
 from python_ops.delta.partition_scope import parse_scope
 from python_ops.delta.properties import INDEXED_COLUMNS, STATS_COLUMNS, TARGET_FILE_SIZE
 from python_ops.delta.protocol import Op, check_protocol
-from python_ops.delta.snapshot import Snapshot, commit_actions, commit_versions, read_snapshot
+from python_ops.delta.snapshot import Snapshot, read_snapshot
 from python_ops.errors import ConfigError
 from python_ops.storage import Storage, open_storage
 from python_ops.values import checked_number

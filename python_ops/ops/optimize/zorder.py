@@ -35,7 +35,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from python_ops.delta.actions import AddFile
-from python_ops.delta.snapshot import commit_actions, commit_versions
+from python_ops.delta.commits import commit_actions, commit_versions
 from python_ops.delta.stats import delta_stats
 from python_ops.delta.writer import open_delta
 from python_ops.errors import (

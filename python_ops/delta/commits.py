@@ -1,0 +1,145 @@
+"""The Delta log's JSON commits: strict line parsing, commit infos, the history.
+
+``json_lines`` is the one parser of JSON log files (commits and JSON checkpoints): one object per
+line holding exactly one known action, anything else refused with its file and line. The
+snapshot reader (``snapshot``) replays what it yields; ``read_history`` and the commit helpers
+read commits one by one.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+from python_ops.delta.actions import CommitInfo
+from python_ops.delta.log_files import LOG_DIR, LogFile, LogFileKind, classify
+from python_ops.errors import DeltaLogError, TableNotFoundError
+from python_ops.storage import Storage, open_storage
+
+# Where an action was read: (file, "line" or "row", number). Formatted only for errors, so the
+# reader does not build a string per action.
+At = tuple[str, str, int]
+
+
+def location_of(at: At) -> str:
+    """``file, line N`` (or ``row N`` in a checkpoint) for an error message."""
+    return f"{at[0]}, {at[1]} {at[2]}"
+
+
+def list_log(storage: Storage) -> list[LogFile]:
+    """Every file in ``_delta_log``, its name classified."""
+    return [classify(e) for e in storage.list_dir(LOG_DIR) if not e.is_dir]
+
+
+# Every action type of the Delta protocol (4.x). Anything else is a log this reader does not
+# understand: refused, never skipped.
+ACTION_TYPES = frozenset(
+    {
+        "add",
+        "remove",
+        "metaData",
+        "protocol",
+        "commitInfo",
+        "txn",
+        "cdc",
+        "domainMetadata",
+        "checkpointMetadata",
+        "sidecar",
+    }
+)
+
+
+def json_lines(data: bytes, where: str) -> Iterator[tuple[At, dict[str, Any]]]:
+    """Yield (location, action) for each line: one JSON object holding exactly one action.
+
+    Raises:
+        DeltaLogError: For a line that is not JSON, not an object, holds several actions or an
+            unknown action type.
+    """
+    for number, line in enumerate(data.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            action = json.loads(line)
+        except (json.JSONDecodeError, UnicodeDecodeError) as err:
+            raise DeltaLogError(f"{where}, line {number}: not valid JSON ({err})") from err
+        if not isinstance(action, dict) or len(action) != 1:
+            raise DeltaLogError(
+                f"{where}, line {number}: expected a JSON object holding one action, found "
+                f"{line[:80]!r}"
+            )
+        (kind,) = action
+        if kind not in ACTION_TYPES:
+            raise DeltaLogError(f"{where}, line {number}: unknown action type {kind!r}")
+        if not isinstance(action[kind], dict):
+            raise DeltaLogError(f"{where}, line {number}: the '{kind}' action is not an object")
+        yield (where, "line", number), action
+
+
+def commit_info(version: int, actions: list[dict[str, Any]], mtime_ms: int) -> CommitInfo:
+    """A commit's ``commitInfo`` (timestamp: in-commit, else recorded, else the file's time)."""
+    for action in actions:
+        if (info := action.get("commitInfo")) is not None:
+            stamp = info.get("inCommitTimestamp") or info.get("timestamp")
+            return CommitInfo(
+                version=version,
+                timestamp_ms=stamp
+                if isinstance(stamp, int) and not isinstance(stamp, bool)
+                else mtime_ms,
+                operation=info.get("operation"),
+                operation_parameters=dict(info.get("operationParameters") or {}),
+                operation_metrics=dict(info.get("operationMetrics") or {}),
+            )
+    return CommitInfo(version, mtime_ms, None, {}, {})
+
+
+def read_history(location: str | Storage, *, limit: int | None = None) -> list[CommitInfo]:
+    """Read the ``commitInfo`` of every commit still in the log, newest first.
+
+    Args:
+        location: Table location or an open ``Storage``.
+        limit: Return at most this many (newest) commits.
+
+    Returns:
+        Commit infos, newest first.
+
+    Raises:
+        TableNotFoundError: When there is no Delta log at the location.
+    """
+    storage = location if isinstance(location, Storage) else open_storage(location)
+    commits = sorted(
+        (f for f in list_log(storage) if f.kind is LogFileKind.COMMIT and f.version is not None),
+        key=lambda f: -(f.version or 0),
+    )
+    if not commits:
+        raise TableNotFoundError(f"no Delta table at {storage.root}: '{LOG_DIR}' has no commits")
+    out = []
+    for f in commits[:limit] if limit else commits:
+        assert f.version is not None
+        actions = [a for _, a in json_lines(storage.read_bytes(f.path), f"{storage.root}/{f.path}")]
+        out.append(commit_info(f.version, actions, f.modification_time_ms))
+    return out
+
+
+def commit_versions(storage: Storage) -> list[int]:
+    """Versions of the JSON commits still in the log, ascending."""
+    return sorted(
+        f.version
+        for f in list_log(storage)
+        if f.kind is LogFileKind.COMMIT and f.version is not None
+    )
+
+
+def commit_actions(storage: Storage, version: int) -> list[dict[str, Any]]:
+    """The actions of one JSON commit.
+
+    Args:
+        storage: The table's storage.
+        version: The commit version.
+
+    Returns:
+        The commit's actions in file order.
+    """
+    path = f"{LOG_DIR}/{version:020d}.json"
+    return [action for _, action in json_lines(storage.read_bytes(path), f"{storage.root}/{path}")]
