@@ -40,19 +40,19 @@ class _NoPandas(importlib.abc.MetaPathFinder):
 
 
 @contextmanager
-def pandas_blocked() -> Iterator[bool]:
+def pandas_blocked() -> Iterator[None]:
     """Run the body with ``import pandas`` failing (unless pandas is already imported).
 
     Yields:
-        True when pandas is blocked; False when it was already imported (nothing changes).
+        Nothing; a process that has imported pandas already is left as it is.
     """
     if "pandas" in sys.modules:
-        yield False
+        yield
         return
     finder = _NoPandas()
     sys.meta_path.insert(0, finder)
     try:
-        yield True
+        yield
     finally:
         sys.meta_path.remove(finder)
 

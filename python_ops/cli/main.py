@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import contextlib
-import io
 import json
 import os
 import sys
@@ -130,7 +128,10 @@ def main(argv: Sequence[str] | None = None, *, spark: Any = None) -> int:
         The process exit code: 0 on success, 2 for bad input (a refusal: a named error, or
         ``maintain`` finding no table to maintain), 1 for other failures.
     """
-    args = _parser().parse_args(argv)
+    return _dispatch(_parser().parse_args(argv), spark)
+
+
+def _dispatch(args: argparse.Namespace, spark: Any) -> int:
     undo_logging = configure_logging(verbose=args.verbose, audit_file=args.audit_log)
     try:
         if args.op == "health":
@@ -165,11 +166,12 @@ def run(argv: Sequence[str] | None = None) -> int:
     Returns:
         The process exit code.
     """
+    args = _parser().parse_args(argv)  # --help and usage errors exit here, as argparse does
     try:
-        if _starts_no_engine(argv):
+        if _starts_no_engine(args):
             with lean_arrow():  # see lean_arrow: no pandas, the system allocator
-                return main(argv)
-        return main(argv)
+                return _dispatch(args, None)
+        return _dispatch(args, None)
     except Exception as err:
         if os.environ.get("PYTHON_OPS_DEBUG"):
             raise
@@ -181,13 +183,8 @@ def run(argv: Sequence[str] | None = None) -> int:
         return 1
 
 
-def _starts_no_engine(argv: Sequence[str] | None) -> bool:
+def _starts_no_engine(args: argparse.Namespace) -> bool:
     """Whether the command runs wholly in this process (no Spark engine, which needs pandas)."""
-    try:
-        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
-            args, _ = _parser().parse_known_args(argv)
-    except SystemExit:  # --help or a usage error: main prints it
-        return False
     if args.op == "vacuum":
         return bool(args.engine == "in-process" and not args.cluster_listing)
     return bool(args.op in ("health", "cleanup-logs"))
