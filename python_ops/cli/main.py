@@ -13,6 +13,7 @@ from python_ops.cli import policy, render
 from python_ops.cli.lean_arrow import lean_arrow
 from python_ops.cli.logs import configure_logging
 from python_ops.cli.project import add_project_arguments
+from python_ops.delta.properties import DELETED_FILE_RETENTION, LOG_RETENTION
 from python_ops.errors import MaintenanceError, OptimizeConflictError
 from python_ops.maintenance.registry import op_spec
 from python_ops.ops.health import table_health
@@ -219,7 +220,7 @@ def _run_vacuum(args: Any, spark: Any) -> int:
     else:
         words = policy.retention_words(
             result.retention_source,
-            prop=policy.VACUUM_PROPERTY,
+            prop=DELETED_FILE_RETENTION,
             model_words=model_words,
             flag="--retention-hours",
             has_model=model is not None,
@@ -245,7 +246,7 @@ def _run_cleanup_logs(args: Any) -> int:
         return 1 if result.delete_failures else 0
     words = policy.retention_words(
         result.retention_source,
-        prop=policy.LOG_PROPERTY,
+        prop=LOG_RETENTION,
         model_words=model_words,
         flag="--retention-days",
         has_model=model is not None,

@@ -11,7 +11,6 @@ finds it). The output says which policy applied.
 from __future__ import annotations
 
 import argparse
-import os
 from typing import Any
 
 from python_ops.cli.project import ModelPolicy, add_project_arguments, model_policy
@@ -19,8 +18,6 @@ from python_ops.delta.recorded_retentions import policy_properties
 from python_ops.errors import ConfigError
 from python_ops.storage import normalize_location
 
-VACUUM_PROPERTY = "delta.deletedFileRetentionDuration"
-LOG_PROPERTY = "delta.logRetentionDuration"
 OP_SETTING = {"vacuum": "vacuum", "cleanup-logs": "cleanup_logs", "optimize": "optimize"}
 
 
@@ -78,15 +75,14 @@ def resolve(args: Any) -> tuple[str, ModelPolicy | None]:
     c = policy.config
     op = OP_SETTING[args.op]
     if not c.op_enabled(op):
-        key = "maintenance_enabled" if not c.enabled else f"maintenance_{op}_enabled"
         raise ConfigError(
-            setting=key,
+            setting=c.switched_off_by(op),
             value=False,
             model=c.model,
             fix=f"The model switches {args.op} off. Run it on the table's path without --model "
             "to do it anyway, or change the model's config.",
         )
-    if args.table and _same(args.table) != _same(policy.location):
+    if args.table and normalize_location(args.table) != normalize_location(policy.location):
         raise ConfigError(
             setting="table",
             value=args.table,
@@ -95,11 +91,6 @@ def resolve(args: Any) -> tuple[str, ModelPolicy | None]:
             "out the path, or drop --model.",
         )
     return policy.location, policy
-
-
-def _same(location: str) -> str:
-    text = normalize_location(location)
-    return os.path.abspath(text) if "://" not in text else text.rstrip("/")
 
 
 def vacuum_options(args: Any, policy: ModelPolicy | None) -> tuple[dict[str, Any], str | None]:

@@ -228,6 +228,10 @@ class MaintenanceConfig:
         """Whether ``op`` may run for this model."""
         return self.enabled and bool(getattr(self, f"{op}_enabled"))
 
+    def switched_off_by(self, op: str) -> str:
+        """The key that switches ``op`` off for this model (for messages; ``op`` is off)."""
+        return "maintenance_enabled" if not self.enabled else f"maintenance_{op}_enabled"
+
     def interval_hours(self, op: str) -> float:
         """The minimum hours between two runs of ``op`` (an unset OPTIMIZE interval resolved)."""
         hours = getattr(self, f"{op}_interval_hours")

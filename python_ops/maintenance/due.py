@@ -81,8 +81,7 @@ def decide(
     out = []
     for op in ops:
         if not config.op_enabled(op):
-            switch = "maintenance_enabled" if not config.enabled else f"maintenance_{op}_enabled"
-            out.append(Decision(op, Reason.DISABLED, f"disabled by {switch}"))
+            out.append(Decision(op, Reason.DISABLED, f"disabled by {config.switched_off_by(op)}"))
             continue
         too_soon = _too_soon(target, op, history, now)
         if too_soon is not None:
