@@ -37,6 +37,20 @@ _ENV_VAR = re.compile(
 )
 
 
+def embedded_warehouse(setting: str | None, project_dir: str) -> str:
+    """The embedded engine's warehouse directory, as the adapter resolves it.
+
+    Args:
+        setting: The target's ``warehouse`` (None: ``warehouse``).
+        project_dir: The dbt project directory (relative paths are relative to it).
+
+    Returns:
+        An absolute path (or the URI as given).
+    """
+    path = os.path.expanduser(setting or DEFAULT_WAREHOUSE)
+    return path if "://" in path else os.path.abspath(os.path.join(project_dir, path))
+
+
 @dataclass(frozen=True)
 class ProfileTarget:
     """The parts of a dbt target that say where its tables are.
@@ -241,8 +255,8 @@ def read_profile_target(
     mode = _value(output, "mode", path) or "embedded"
     warehouse = _value(output, "warehouse", path)
     if method == "session" and mode == "embedded":
-        warehouse = warehouse or DEFAULT_WAREHOUSE
-    if warehouse is not None and "://" not in warehouse:
+        warehouse = embedded_warehouse(warehouse, project_dir)
+    elif warehouse is not None and "://" not in warehouse:
         warehouse = os.path.abspath(os.path.join(project_dir, os.path.expanduser(warehouse)))
     return ProfileTarget(
         profiles_path=path,

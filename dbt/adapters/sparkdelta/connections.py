@@ -26,6 +26,7 @@ from dbt.adapters.sparkdelta.profile_checks import (
     ignored_connect_url,
 )
 from python_ops.errors import MaintenanceError
+from python_ops.maintenance.dbt_profile import embedded_warehouse
 
 logger = AdapterLogger("SparkDelta")
 ADAPTER_TYPE = "sparkdelta"
@@ -105,9 +106,6 @@ class SparkDeltaCredentials(SparkCredentials):
         """
         if self.method != SparkConnectionMethod.SESSION or self.mode != "embedded":
             return self.warehouse
-        path = self.warehouse or "warehouse"
-        if os.path.isabs(path):
-            return path
         base = os.getcwd()
         try:
             from dbt.flags import get_flags
@@ -115,7 +113,7 @@ class SparkDeltaCredentials(SparkCredentials):
             base = getattr(get_flags(), "PROJECT_DIR", None) or base  # type: ignore[no-untyped-call]
         except Exception:  # flags are not set outside a dbt invocation
             pass
-        return os.path.abspath(os.path.join(base, path))
+        return embedded_warehouse(self.warehouse, base)
 
 
 def engine_for(creds: SparkDeltaCredentials) -> Engine:
