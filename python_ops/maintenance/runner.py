@@ -17,7 +17,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from python_ops.delta.snapshot import Snapshot, read_snapshot
+from python_ops.delta.snapshot import Snapshot, read_file_paths, read_snapshot
 from python_ops.errors import MaintenanceError, RetentionTooShortError
 from python_ops.maintenance.due import Decision, decide
 from python_ops.maintenance.history import HistoryRecord, HistoryStore, parameters_json
@@ -425,8 +425,9 @@ def check_retention_argument(targets: Sequence[ModelTarget], retention_hours: fl
             continue
         try:
             minimum = vacuum_retention(
-                # a retention the package recorded is no floor (``policy``)
-                effective_snapshot(read_snapshot(target.location)),
+                # only the table's properties matter: the log's paths stay columns (no object
+                # per file); a retention the package recorded is no floor (``policy``)
+                effective_snapshot(read_file_paths(target.location).head),
                 None,
                 allow_short_retention=False,
                 model=c.model,
