@@ -53,8 +53,8 @@ def path_array(paths: Iterable[str] | pa.Array) -> pa.Array:
     return pa.array(list(paths), pa.string())
 
 
-def _counted_once(kept: pa.Table) -> pa.Array:
-    """Kept entries counted exactly once by the counting rule (as a boolean mask).
+def _counted_once(kept: pa.Table) -> pa.Array | None:
+    """Kept entries counted exactly once by the counting rule (a boolean mask; None: all).
 
     An entry counts itself once and once more for every kept file below it, so it is counted
     once when no kept file lies below it and no other kept entry has the same path (an object
@@ -70,7 +70,7 @@ def _counted_once(kept: pa.Table) -> pa.Array:
         twice = counts.filter(pc.greater(counts.column("path_count"), 1)).column("path")
         alone = pc.invert(pc.is_in(paths, value_set=twice.combine_chunks()))
         once = alone if once is None else pc.and_(once, alone)
-    return pa.array([True] * len(paths), pa.bool_()) if once is None else once
+    return once
 
 
 def select_in_process(
@@ -97,8 +97,8 @@ def select_in_process(
     if kept.num_rows == 0:
         return []
     unprotected = pc.invert(pc.is_in(kept.column("path"), value_set=path_array(protected)))
-    chosen = pc.and_(_counted_once(kept), unprotected)
-    return selected_paths(kept.filter(chosen))
+    once = _counted_once(kept)
+    return selected_paths(kept.filter(unprotected if once is None else pc.and_(once, unprotected)))
 
 
 def selection_frame(
