@@ -25,3 +25,5 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   "$venv/bin/python" -c "import dbt.adapters.sparkdelta, python_ops, pysail, deltalake"
   echo "$want" > "$stamp"
 fi
+# Delta Lake's JVM jars (pinned, checksummed; nothing happens when they are already there)
+"$root/scripts/fetch_delta_jars.sh"

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.e2e.reach.servers import SparkServer, start_connect_server, start_thrift_server
+from tests.helpers.spark_servers import SparkServer, start_connect_server, start_thrift_server
 
 
 @pytest.fixture(scope="session")

@@ -30,7 +30,7 @@ from tests.e2e.reach.project import (
     write_delta,
     write_project,
 )
-from tests.e2e.reach.servers import SparkServer
+from tests.helpers.spark_servers import SparkServer
 
 pytestmark = pytest.mark.slow
 

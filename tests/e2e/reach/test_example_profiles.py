@@ -20,7 +20,7 @@ import pytest
 from dbt.cli.main import dbtRunner
 
 from python_ops.maintenance.history import HistoryStore
-from tests.e2e.reach.servers import SparkServer
+from tests.helpers.spark_servers import SparkServer
 
 pytestmark = pytest.mark.slow
 

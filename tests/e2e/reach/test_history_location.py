@@ -20,7 +20,7 @@ from deltalake import DeltaTable
 
 from python_ops.maintenance.history import HistoryStore
 from tests.e2e.reach.project import dbt, write_delta
-from tests.e2e.reach.servers import SparkServer
+from tests.helpers.spark_servers import SparkServer
 
 pytest.importorskip("pyhive", reason="needs dbt-spark's PyHive extra (pip install -e '.[dev]')")
 

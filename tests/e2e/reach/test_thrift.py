@@ -31,7 +31,7 @@ from tests.e2e.reach.project import (
     write_delta,
     write_project,
 )
-from tests.e2e.reach.servers import SparkServer
+from tests.helpers.spark_servers import SparkServer
 
 pytest.importorskip("pyhive", reason="needs dbt-spark's PyHive extra (pip install -e '.[dev]')")
 

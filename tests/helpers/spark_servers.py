@@ -3,8 +3,12 @@
 ``start_thrift_server`` runs the Spark Thrift Server (HiveServer2 protocol, what dbt-spark's
 ``thrift`` method talks to), ``start_connect_server`` the Spark Connect server; both through the
 package's own ``bin/spark-submit`` with a local master, a Derby metastore and a warehouse in the
-given directory, so nothing outside it is touched. Neither has Delta (its JVM jars come from
-Maven Central, which these machines cannot reach).
+given directory, so nothing outside it is touched. Both load Delta Lake from the project's
+pinned jars (``python_ops.delta_jars``; the setup fetches them) unless asked not to: Delta's SQL
+extension and catalog, so ``USING delta``, ``MERGE``, ``OPTIMIZE``, ``VACUUM`` and ``DESCRIBE
+HISTORY`` are Delta's own. The Delta Connect plugin (Delta's ``DeltaTable`` API over Connect) is
+not loaded: ``io.delta:delta-connect-server_4.2_2.13`` is not on Maven Central; SQL is all the
+project sends.
 """
 
 from __future__ import annotations
@@ -75,7 +79,21 @@ def _spark_home() -> Path:
     return Path(pyspark.__file__).resolve().parent
 
 
-def _start(main_class: str, workdir: Path, args: list[str], ready: str) -> SparkServer:
+def _delta_args(delta: bool) -> list[str]:
+    if not delta:
+        return []
+    from python_ops.delta_jars import LOCAL_CONF, require_delta_jars, spark_submit_args
+
+    args = spark_submit_args(require_delta_jars())
+    for key, value in LOCAL_CONF.items():
+        if key != "spark.ui.enabled":  # the tests read the server's UI
+            args += ["--conf", f"{key}={value}"]
+    return args
+
+
+def _start(
+    main_class: str, workdir: Path, args: list[str], ready: str, *, delta: bool = True
+) -> SparkServer:
     if shutil.which("java") is None:
         pytest.skip("needs Java (the JVM Spark servers run on it)")
     workdir.mkdir(parents=True, exist_ok=True)
@@ -99,6 +117,7 @@ def _start(main_class: str, workdir: Path, args: list[str], ready: str) -> Spark
         f"spark.driver.extraJavaOptions=-Dderby.system.home={workdir}",
         "--conf",
         "spark.sql.shuffle.partitions=2",
+        *_delta_args(delta),
         *[a.format(port=port, workdir=workdir) for a in args],
     ]
     connect_switches = ("SPARK_CONNECT_MODE_ENABLED", "SPARK_REMOTE")
@@ -135,8 +154,8 @@ def log_text(log: Path) -> str:
     return log.read_text(errors="replace")[-3000:] if log.exists() else ""
 
 
-def start_thrift_server(workdir: Path) -> SparkServer:
-    """The Spark Thrift Server on 127.0.0.1 (auth NONE: SASL PLAIN, any user)."""
+def start_thrift_server(workdir: Path, *, delta: bool = True) -> SparkServer:
+    """The Spark Thrift Server on 127.0.0.1 (auth NONE: SASL PLAIN, any user), with Delta."""
     return _start(
         THRIFT_CLASS,
         workdir,
@@ -151,11 +170,12 @@ def start_thrift_server(workdir: Path) -> SparkServer:
             "create=true",
         ],
         ready="HiveThriftServer2 started",
+        delta=delta,
     )
 
 
-def start_connect_server(workdir: Path) -> SparkServer:
-    """The Spark Connect server on 127.0.0.1."""
+def start_connect_server(workdir: Path, *, delta: bool = True) -> SparkServer:
+    """The Spark Connect server on 127.0.0.1, with Delta."""
     return _start(
         CONNECT_CLASS,
         workdir,
@@ -166,4 +186,5 @@ def start_connect_server(workdir: Path) -> SparkServer:
             "spark.connect.grpc.binding.port={port}",
         ],
         ready="Spark Connect server started",
+        delta=delta,
     )
