@@ -70,6 +70,30 @@ def sail_spark() -> Iterator[object]:
 
 
 @pytest.fixture(scope="session")
+def delta_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """A JVM Spark Connect server with Delta Lake 4.4 on 127.0.0.1 for the whole test run.
+
+    Delta's own implementation of every op, the oracle the tests hold ours against; also the
+    ``mode: attach`` + ``connect_url`` engine of the reach tests.
+    """
+    from tests.helpers.spark_servers import start_connect_server
+
+    server = start_connect_server(tmp_path_factory.mktemp("delta-connect-server"))
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def delta_spark(delta_server: Any) -> Iterator[Any]:
+    """A Spark Connect session on the Delta server (``delta_server``): Delta's own SQL."""
+    from pyspark.sql import SparkSession
+
+    spark = SparkSession.builder.remote(f"sc://127.0.0.1:{delta_server.port}").create()
+    yield spark
+    spark.stop()
+
+
+@pytest.fixture(scope="session")
 def classic_vacuum() -> Iterator[Callable[..., dict[str, Any]]]:
     """Run VACUUM on classic local JVM Spark in one worker process for the whole test run."""
     worker = subprocess.Popen(
