@@ -1,4 +1,4 @@
-"""Credentials and connection manager: dbt-spark's, plus the embedded and attach modes."""
+"""Credentials and connection manager: dbt-spark's, plus the embedded, local and attach modes."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from dbt.adapters.spark.session import Cursor, SessionConnectionWrapper
 from dbt_common.exceptions import DbtRuntimeError
 
 from dbt.adapters.sparkdelta.config_aliases import translate_config_aliases
-from dbt.adapters.sparkdelta.engine import MODES, Engine, get_engine
+from dbt.adapters.sparkdelta.engine import MODES, MODES_HELP, Engine, get_engine
 from dbt.adapters.sparkdelta.profile_checks import (
     check_engine_port,
     check_profile_keys,
@@ -37,8 +37,10 @@ class SparkDeltaCredentials(SparkCredentials):
     """dbt-spark credentials plus the engine settings of this adapter.
 
     ``method: session`` (the default) runs in-process; ``mode`` says with which engine:
-    ``embedded`` starts Sail with tables under ``warehouse``, ``attach`` uses ``connect_url`` or
-    the process's running Spark session. Other methods (thrift, http, odbc) are dbt-spark's.
+    ``embedded`` starts Sail with tables under ``warehouse``, ``local`` starts a classic local
+    Spark with the Delta jars and Spark's own metastore in ``warehouse`` (same table layout),
+    ``attach`` uses ``connect_url`` or the process's running Spark session. Other methods
+    (thrift, http, odbc) are dbt-spark's.
     """
 
     mode: str = "embedded"
@@ -72,8 +74,7 @@ class SparkDeltaCredentials(SparkCredentials):
         if self.method == SparkConnectionMethod.SESSION and self.mode not in MODES:
             raise DbtRuntimeError(
                 f"profile setting 'mode' has bad value {self.mode!r}. Use one of: "
-                f"{', '.join(MODES)} (embedded starts Sail in-process; attach uses connect_url "
-                "or the running Spark session)."
+                f"{', '.join(MODES)} ({MODES_HELP})."
             )
         check_engine_port(self.engine_port)
         warning = ignored_connect_url(str(self.method), self.mode, self.connect_url)
@@ -100,11 +101,12 @@ class SparkDeltaCredentials(SparkCredentials):
     def resolved_warehouse(self) -> str | None:
         """The warehouse directory as an absolute path (relative paths: to the project dir).
 
-        Only the embedded engine has a warehouse of its own; with ``mode: attach`` it is the
-        ``warehouse`` setting, and with thrift/http/odbc the cluster's metastore places tables
-        (``location_root`` fixes their paths), so None unless set.
+        The embedded and local engines have a warehouse of their own (default ``warehouse``);
+        with ``mode: attach`` it is the ``warehouse`` setting, and with thrift/http/odbc the
+        cluster's metastore places tables (``location_root`` fixes their paths), so None unless
+        set.
         """
-        if self.method != SparkConnectionMethod.SESSION or self.mode != "embedded":
+        if self.method != SparkConnectionMethod.SESSION or self.mode not in ("embedded", "local"):
             return self.warehouse
         base = os.getcwd()
         try:

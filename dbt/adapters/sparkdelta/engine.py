@@ -1,4 +1,4 @@
-"""The Spark engines dbt talks to: an embedded Sail server (default) or an existing Spark.
+"""The Spark engines dbt talks to: embedded Sail (default), local Spark with Delta, or attach.
 
 One engine per profile target lives for the whole process and is shared by every dbt thread and
 every in-process ``dbtRunner`` invocation (Sail's catalog belongs to one Spark session, so all
@@ -30,7 +30,11 @@ from python_ops.storage import is_remote, normalize_location
 
 log = logging.getLogger(__name__)
 
-MODES = ("embedded", "attach")
+MODES = ("embedded", "local", "attach")
+MODES_HELP = (
+    "embedded starts Sail in-process; local starts a classic local Spark with the Delta jars "
+    "in-process; attach uses connect_url or the running Spark session"
+)
 
 
 def location_from_information(information: str | None) -> str | None:
@@ -104,6 +108,31 @@ class Engine(ABC):
         """Release the session (and the server, for the embedded engine)."""
 
 
+def _prepare_warehouse(warehouse: str) -> str:
+    """The warehouse as an absolute path, created and writable.
+
+    Raises:
+        ConfigError: When it cannot be created or is not writable.
+    """
+    path = os.path.abspath(warehouse)
+    try:
+        os.makedirs(path, exist_ok=True)
+    except OSError as err:
+        raise ConfigError(
+            setting="warehouse",
+            value=warehouse,
+            fix=f"The directory cannot be created ({err.strerror}). Point 'warehouse' in "
+            "your profile at a writable directory.",
+        ) from err
+    if not os.access(path, os.W_OK):
+        raise ConfigError(
+            setting="warehouse",
+            value=warehouse,
+            fix="The directory is not writable. Point 'warehouse' at a writable directory.",
+        )
+    return path
+
+
 class EmbeddedEngine(Engine):
     """Sail's Spark Connect server inside this process, with a persistent catalog journal.
 
@@ -120,22 +149,7 @@ class EmbeddedEngine(Engine):
     mode = "embedded"
 
     def __init__(self, warehouse: str, *, port: int = 0, spark_conf: dict[str, str] | None = None):
-        self.warehouse = os.path.abspath(warehouse)
-        try:
-            os.makedirs(self.warehouse, exist_ok=True)
-        except OSError as err:
-            raise ConfigError(
-                setting="warehouse",
-                value=warehouse,
-                fix=f"The directory cannot be created ({err.strerror}). Point 'warehouse' in "
-                "your profile at a writable directory.",
-            ) from err
-        if not os.access(self.warehouse, os.W_OK):
-            raise ConfigError(
-                setting="warehouse",
-                value=warehouse,
-                fix="The directory is not writable. Point 'warehouse' at a writable directory.",
-            )
+        self.warehouse = _prepare_warehouse(warehouse)
         self.journal = CatalogJournal(self.warehouse)
         self._sail = SailEngine(port=port, spark_conf=spark_conf)
         self.url = self._sail.url
@@ -292,6 +306,155 @@ class EmbeddedEngine(Engine):
         self._sail.stop()
 
 
+def local_session_conf(warehouse: str, jars: list[str]) -> dict[str, str]:
+    """Settings of a classic local Spark with Delta and a persistent catalog in ``warehouse``.
+
+    Delta from ``jars`` (``spark.jars``, Delta's SQL extension and catalog), the small-machine
+    sizes of ``python_ops.delta_jars.LOCAL_CONF``, and Spark's own persistent catalog: Hive
+    support with an embedded Derby metastore in ``<warehouse>/metastore_db`` (``derby.log`` in
+    the warehouse too), so tables survive the process. The driver binds to 127.0.0.1.
+
+    Args:
+        warehouse: The warehouse directory, absolute.
+        jars: Paths of the Delta jars.
+
+    Returns:
+        Spark settings (without the master).
+    """
+    from python_ops.delta_jars import LOCAL_CONF, session_conf
+
+    return {
+        **session_conf(jars),
+        **LOCAL_CONF,
+        "spark.sql.catalogImplementation": "hive",
+        "spark.sql.warehouse.dir": warehouse,
+        "spark.hadoop.javax.jdo.option.ConnectionURL": (
+            f"jdbc:derby:;databaseName={warehouse}/metastore_db;create=true"
+        ),
+        "spark.driver.extraJavaOptions": f"-Dderby.system.home={warehouse}",
+        "spark.driver.host": "127.0.0.1",
+        "spark.driver.bindAddress": "127.0.0.1",
+    }
+
+
+def _uses_spark_connect() -> bool:
+    """Whether PySpark in this process is switched to Spark Connect (classic Spark is then out)."""
+    return bool(os.environ.get("SPARK_CONNECT_MODE_ENABLED") or os.environ.get("SPARK_REMOTE"))
+
+
+class LocalEngine(Engine):
+    """A classic local Spark (``local[*]``) with Delta Lake's jars inside this process.
+
+    Delta's own engine for every statement (``MERGE``, ``OPTIMIZE``, ``VACUUM``, deletion
+    vectors...), and Spark's own persistent catalog (Hive support, embedded Derby metastore in
+    ``<warehouse>/metastore_db``): tables survive across processes without a catalog journal.
+    Tables live at ``<warehouse>/<schema>/<name>`` as with the embedded engine, so a dropped
+    table's files at that location are removed with it (Spark treats a table with a location as
+    external and would leave them). The embedded Derby database takes one process at a time.
+
+    Args:
+        warehouse: Directory holding the tables, the metastore and ``derby.log``.
+        spark_conf: More session settings (the profile's ``server_side_parameters``); they win
+            over the engine's own, ``spark.driver.extraJavaOptions`` is appended to.
+
+    Raises:
+        ConfigError: When the warehouse cannot be created.
+        EngineError: When the Delta jars are missing, this process already uses Spark Connect
+            or another classic Spark, or Spark cannot start.
+    """
+
+    mode = "local"
+
+    def __init__(self, warehouse: str, *, spark_conf: dict[str, str] | None = None) -> None:
+        from python_ops.delta_jars import require_delta_jars
+
+        self.warehouse = _prepare_warehouse(warehouse)
+        jars = require_delta_jars()
+        conf = local_session_conf(self.warehouse, jars)
+        for key, value in (spark_conf or {}).items():
+            if key == "spark.driver.extraJavaOptions":
+                value = f"{conf[key]} {value}"
+            conf[key] = str(value)
+        if _uses_spark_connect():
+            raise EngineError(
+                "mode: local needs classic (JVM) Spark, but PySpark in this process is already "
+                "switched to Spark Connect (SPARK_CONNECT_MODE_ENABLED/SPARK_REMOTE), e.g. by an "
+                "embedded or attached target used before. Run dbt with mode: local in a process "
+                "of its own."
+            )
+        from pyspark import SparkContext
+        from pyspark.sql import SparkSession
+
+        running = SparkContext._active_spark_context
+        if running is not None:
+            current = running.getConf().get("spark.sql.warehouse.dir")
+            if os.path.abspath(str(current or "")) != self.warehouse:
+                raise EngineError(
+                    f"mode: local with warehouse {self.warehouse}: this process already runs a "
+                    f"classic Spark (warehouse {current}); one process has one. Use mode: attach "
+                    "to run on that session, or run dbt in a process of its own."
+                )
+        try:
+            builder = SparkSession.builder.master(conf.pop("spark.master", "local[*]"))
+            builder = builder.appName("dbt-sparkdelta")
+            for key, value in conf.items():
+                builder = builder.config(key, value)
+            self._spark = builder.enableHiveSupport().getOrCreate()
+        except Exception as err:  # py4j and pyspark raise many types while starting
+            raise EngineError(
+                f"cannot start the local Spark with Delta (warehouse {self.warehouse}): {err}"
+            ) from err
+
+    @property
+    def spark(self) -> Any:  # noqa: D102
+        return self._spark
+
+    def sql(self, statement: str) -> Any:
+        """Run a statement; a dropped table (or schema) takes its managed files with it."""
+        event = parse_ddl(statement)
+        if event is None or event.action not in ("drop", "drop_schema"):
+            return self._spark.sql(statement)
+        if event.action == "drop":
+            doomed = [(event.schema, event.name, self._location_of(event.schema, event.name))]
+        else:
+            doomed = self._tables_in(event.schema)
+        df = self._spark.sql(statement)
+        for schema, name, location in doomed:
+            expected = managed_location(self.warehouse or "", schema, name)
+            if (
+                location is not None
+                and os.path.abspath(location) == expected
+                and os.path.isdir(expected)
+                and not os.path.islink(expected)
+            ):
+                shutil.rmtree(expected)
+        return df
+
+    def _location_of(self, schema: str, name: str) -> str | None:
+        try:
+            rows = self._spark.sql(f"show table extended in `{schema}` like '{name}'").collect()
+        except Exception:  # no such schema: nothing to delete
+            return None
+        for row in rows:
+            if (location := location_from_information(row["information"])) is not None:
+                return location
+        return None
+
+    def _tables_in(self, schema: str) -> list[tuple[str, str, str | None]]:
+        try:
+            rows = self._spark.sql(f"show table extended in `{schema}` like '*'").collect()
+        except Exception:  # no such schema: nothing to delete
+            return []
+        return [
+            (schema, str(row["tableName"]).lower(), location_from_information(row["information"]))
+            for row in rows
+            if not row["isTemporary"]
+        ]
+
+    def stop(self) -> None:  # noqa: D102
+        self._spark.stop()
+
+
 class AttachedEngine(Engine):
     """An existing Spark: a Spark Connect endpoint, or the process's classic session.
 
@@ -378,8 +541,8 @@ def get_engine(
     """Return the process-wide engine for these settings, starting it on first use.
 
     Args:
-        mode: ``embedded`` or ``attach``.
-        warehouse: Warehouse directory (embedded mode).
+        mode: ``embedded``, ``local`` or ``attach``.
+        warehouse: Warehouse directory (embedded and local modes).
         connect_url: Spark Connect URL (attach mode; None for the classic session).
         port: Port of the embedded server (0 = free port).
         spark_conf: Session configuration.
@@ -395,8 +558,7 @@ def get_engine(
         raise ConfigError(
             setting="mode",
             value=mode,
-            fix=f"Use one of: {', '.join(MODES)} (embedded starts Sail in-process; attach uses "
-            "connect_url or the running Spark session).",
+            fix=f"Use one of: {', '.join(MODES)} ({MODES_HELP}).",
         )
     key = (mode, os.path.abspath(warehouse) if warehouse else None, connect_url)
     with _engines_lock:
@@ -404,6 +566,8 @@ def get_engine(
         if engine is None:
             if mode == "embedded":
                 engine = EmbeddedEngine(warehouse or "warehouse", port=port, spark_conf=spark_conf)
+            elif mode == "local":
+                engine = LocalEngine(warehouse or "warehouse", spark_conf=spark_conf)
             else:
                 engine = AttachedEngine(connect_url, spark_conf=spark_conf)
             _engines[key] = engine
