@@ -272,7 +272,9 @@ def session_sql(spark: Any) -> DeltaSql:
 
 
 def _describe_session(spark: Any) -> str:
-    client = getattr(spark, "client", None)
+    # a classic session's ``client`` raises PySparkRuntimeError (not AttributeError)
+    connect = type(spark).__module__.startswith("pyspark.sql.connect")
+    client = getattr(spark, "client", None) if connect else None
     if client is not None:  # Spark Connect
         url = getattr(getattr(client, "_builder", None), "url", None)
         netloc = getattr(url, "netloc", None)
