@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import threading
 import weakref
 from collections.abc import Callable, Mapping
@@ -55,6 +56,7 @@ class SailEngine:
             for key, value in (spark_conf or {}).items():
                 builder = builder.config(key, value)
             self.spark: Any = builder.create()
+            mark_no_delta_sql(self.spark)  # Sail has no Delta SQL: never probe it
         except Exception as err:  # pyspark raises many types while connecting
             self._server.stop()
             raise EngineError(f"cannot open a Spark session on the embedded engine: {err}") from err
@@ -98,6 +100,7 @@ class LazySession:
         self._engine: SailEngine | None = None
         self._lock = threading.Lock()
         self.starts = 0  # how many times the engine was started (0 or 1)
+        mark_no_delta_sql(self)  # it only ever starts Sail, which has no Delta SQL
 
     @property
     def started(self) -> bool:
@@ -148,6 +151,48 @@ class _PendingConf:
 
 Rows = list[dict[str, Any]]
 PROBE = "DESCRIBE HISTORY {table} LIMIT 1"
+# What an engine without Delta's SQL answers the probe (measured): Spark 4.2 without
+# delta-spark "[PARSE_SYNTAX_ERROR] Syntax error at or near 'LIMIT'" (older Spark: "mismatched
+# input 'LIMIT'"; without the LIMIT it parses DESCRIBE HISTORY as a table named HISTORY), Sail
+# "invalid argument: found HISTORY at 9:16 expected 'FUNCTION', ...". Only these answers mean
+# "no Delta"; any other failure of the probe is an error, never a silent switch of writer.
+_NO_DELTA_ANSWERS = re.compile(
+    r"PARSE_SYNTAX_ERROR|mismatched input 'LIMIT'|found HISTORY\b"
+    r"|table or view `HISTORY` cannot be found",
+    re.IGNORECASE,
+)
+# Session settings read over SQL (``SET key``) answer this for a key that is not set.
+_UNDEFINED = "<undefined>"
+
+_no_delta_sessions: weakref.WeakSet[Any] = weakref.WeakSet()
+
+
+def mark_no_delta_sql(spark: Any) -> None:
+    """Record that a session's engine has no Delta SQL (the embedded Sail engine).
+
+    ``session_sql`` then answers "no Delta" for it without sending a probe.
+
+    Args:
+        spark: The session (or a ``LazySession``).
+    """
+    _no_delta_sessions.add(spark)
+
+
+def says_no_delta(err: BaseException) -> bool:
+    """Whether a failed probe is the engine's clear "I have no Delta SQL" answer.
+
+    Args:
+        err: What the probe raised.
+
+    Returns:
+        True for a parse error of ``DESCRIBE HISTORY`` (Spark without Delta, Sail).
+    """
+    return bool(_NO_DELTA_ANSWERS.search(str(err)))
+
+
+def _first_line(err: BaseException) -> str:
+    lines = [line.strip() for line in str(err).splitlines() if line.strip()]
+    return lines[0][:300] if lines else type(err).__name__
 
 
 class DeltaSql:
@@ -156,8 +201,13 @@ class DeltaSql:
     ``has_delta`` asks the engine once whether it has Delta, with a statement only Delta knows
     (``DESCRIBE HISTORY <table> LIMIT 1`` on a Delta table), and keeps the answer for the
     engine (``key``): no JVM classes are looked for, so classic Spark, Spark Connect, a thrift
-    server and Databricks answer the same way. Engines without Delta's SQL (Sail, Spark without
-    delta-spark) refuse to parse it.
+    server and Databricks answer the same way. Only an engine's parse error of the probe
+    (Spark without delta-spark, Sail) means "no Delta"; any other failure raises.
+
+    ``run_with_settings`` runs one statement with session settings that hold for that statement
+    only, under a lock per engine, so threads sharing one session never see each other's
+    settings. Settings go through ``conf`` (a ``spark.conf``: ``get``/``set``/``unset``) when
+    given, else through ``SET key=value`` / ``RESET key`` statements (a SQL-only connection).
 
     Args:
         execute: Runs one statement and returns its rows as dicts (column name to value).
@@ -166,10 +216,13 @@ class DeltaSql:
             None keeps it in this object (one object per engine, e.g. ``session_sql``).
         names: Table location to the SQL name the engine knows it by; other locations are
             named by path (``delta.`<location>```).
+        conf: The session's ``spark.conf`` (None: settings through SQL statements).
+        has_delta: The answer when it is known without asking (False for Sail), else None.
     """
 
     _answers: dict[Any, bool] = {}  # noqa: RUF012 (one answer per engine, process-wide)
     _answers_lock = threading.Lock()
+    _locks: dict[Any, threading.RLock] = {}  # noqa: RUF012 (one settings lock per engine)
 
     def __init__(
         self,
@@ -178,12 +231,21 @@ class DeltaSql:
         where: str,
         key: Any = None,
         names: Mapping[str, str] | None = None,
+        conf: Any = None,
+        has_delta: bool | None = None,
     ) -> None:
         self._execute = execute
         self.where = where
         self._key = key
-        self._answer: list[bool | None] = [None]  # shared with ``named`` copies
+        self._answer: list[bool | None] = [has_delta]  # shared with ``named`` copies
+        self._known = has_delta
         self.names = dict(names or {})
+        self._conf = conf
+        if key is None:
+            self._settings_lock = threading.RLock()
+        else:
+            with self._answers_lock:
+                self._settings_lock = self._locks.setdefault(key, threading.RLock())
 
     def named(self, names: Mapping[str, str]) -> DeltaSql:
         """The same engine (and answer) with tables named as the caller's catalog knows them.
@@ -192,10 +254,18 @@ class DeltaSql:
             names: Table location to SQL name (e.g. ``shop.fct_orders``).
 
         Returns:
-            A ``DeltaSql`` sharing this one's engine and cached answer.
+            A ``DeltaSql`` sharing this one's engine, cached answer and settings lock.
         """
-        copy = DeltaSql(self._execute, where=self.where, key=self._key, names=names)
+        copy = DeltaSql(
+            self._execute,
+            where=self.where,
+            key=self._key,
+            names=names,
+            conf=self._conf,
+            has_delta=self._known,
+        )
         copy._answer = self._answer
+        copy._settings_lock = self._settings_lock
         return copy
 
     @classmethod
@@ -205,14 +275,28 @@ class DeltaSql:
             cls._answers.clear()
 
     def table(self, location: str) -> str:
-        """How a statement names the table at ``location``."""
+        """How a statement names the table at ``location``.
+
+        Args:
+            location: The table location.
+
+        Returns:
+            Its catalog name when known, else ``delta.`<location>```.
+        """
         name = self.names.get(location)
         if name is not None:
             return name
         return "delta.`" + location.replace("`", "``") + "`"
 
     def execute(self, statement: str) -> Rows:
-        """Run one statement; its rows as dicts."""
+        """Run one statement.
+
+        Args:
+            statement: The SQL statement.
+
+        Returns:
+            Its rows as dicts.
+        """
         log.debug("Delta SQL on %s: %s", self.where, statement)
         return self._execute(statement)
 
@@ -223,20 +307,34 @@ class DeltaSql:
             location: A Delta table the engine can read (the probe reads its latest commit).
 
         Returns:
-            True when the engine answered the probe.
+            True when the engine answered the probe, False when it could not parse it.
+
+        Raises:
+            EngineError: When the probe failed for another reason (no such table, no access,
+                the engine unreachable): whether the engine has Delta is then unknown, and
+                nothing is cached.
         """
+        if self._known is not None:
+            return self._known
         with self._answers_lock:
             known = self._answer[0] if self._key is None else self._answers.get(self._key)
         if known is not None:
             return known
+        table = self.table(location)
         try:
-            self.execute(PROBE.format(table=self.table(location)))
+            self.execute(PROBE.format(table=table))
             answer = True
         except Exception as err:  # every client raises its own types for a refused statement
+            if not says_no_delta(err):
+                raise EngineError(
+                    f"cannot tell whether {self.where} has Delta's SQL: 'DESCRIBE HISTORY "
+                    f"{table}' failed: {_first_line(err)}. Nothing was run; fix the access to "
+                    "the table (or its name) and run again."
+                ) from err
             log.info(
                 "%s has no Delta SQL (%s); OPTIMIZE runs through delta-rs in this process",
                 self.where,
-                str(err).strip().splitlines()[0][:200] if str(err).strip() else type(err).__name__,
+                _first_line(err),
             )
             answer = False
         with self._answers_lock:
@@ -244,6 +342,84 @@ class DeltaSql:
             if self._key is not None:
                 self._answers[self._key] = answer
         return answer
+
+    def run_with_settings(self, statement: str, settings: Mapping[str, str | None]) -> Rows:
+        """Run one statement with session settings that hold for it only.
+
+        Each setting is read, set (None: unset) and, after the statement (also when it fails),
+        restored: to its previous value, or unset when it had none. The engine's settings lock
+        is held throughout.
+
+        Args:
+            statement: The SQL statement.
+            settings: Setting name to value (None: unset while the statement runs).
+
+        Returns:
+            The statement's rows.
+
+        Raises:
+            EngineError: When a setting cannot be read, set or restored.
+        """
+        with self._settings_lock:
+            previous: dict[str, str | None] = {}
+            try:
+                for key, value in settings.items():
+                    previous[key] = self._get_setting(key)
+                    self._put_setting(key, value)
+            except Exception as err:
+                self._restore(previous, failed=True)
+                raise EngineError(f"cannot set {key} on {self.where}: {_first_line(err)}") from err
+            try:
+                rows = self.execute(statement)
+            except Exception:
+                self._restore(previous, failed=True)
+                raise
+            self._restore(previous, failed=False)
+            return rows
+
+    def _restore(self, previous: Mapping[str, str | None], *, failed: bool) -> None:
+        problems = []
+        for key, value in previous.items():
+            try:
+                self._reset_setting(key, value)
+            except Exception as err:  # keep restoring the others
+                problems.append(f"{key} ({_first_line(err)})")
+        if problems and not failed:
+            raise EngineError(
+                f"the statement ran on {self.where}, but these session settings could not be "
+                f"restored: {', '.join(problems)}"
+            )
+        if problems:
+            log.error("session settings not restored on %s: %s", self.where, problems)
+
+    def _get_setting(self, key: str) -> str | None:
+        if self._conf is not None:
+            value = self._conf.get(key, None)
+            return None if value is None else str(value)
+        rows = self.execute(f"SET {key}")
+        value = next((r.get("value") for r in rows if r.get("key") == key), None)
+        return None if value is None or value == _UNDEFINED else str(value)
+
+    def _put_setting(self, key: str, value: str | None) -> None:
+        if self._conf is not None:
+            if value is None:
+                self._conf.unset(key)
+            else:
+                self._conf.set(key, value)
+        elif value is None:
+            self.execute(f"RESET {key}")
+        else:
+            self.execute(f"SET {key}={value}")
+
+    def _reset_setting(self, key: str, previous: str | None) -> None:
+        if self._conf is not None:
+            self._put_setting(key, previous)
+            return
+        # Over SQL "not set" and "set to the default" look alike (SET shows the default):
+        # RESET returns the key to the session's initial value; set it again if that differs.
+        self.execute(f"RESET {key}")
+        if previous is not None and self._get_setting(key) != previous:
+            self.execute(f"SET {key}={previous}")
 
 
 _session_sql: weakref.WeakKeyDictionary[Any, DeltaSql] = weakref.WeakKeyDictionary()
@@ -253,8 +429,11 @@ _session_sql_lock = threading.Lock()
 def session_sql(spark: Any) -> DeltaSql:
     """Delta SQL on a Spark session (classic or Connect); one per session, answer cached.
 
+    A session of the embedded Sail engine (``mark_no_delta_sql``) is known to have no Delta
+    SQL: it is never probed (and a ``LazySession`` is not started by asking).
+
     Args:
-        spark: A ``SparkSession``.
+        spark: A ``SparkSession`` (or a ``LazySession``).
 
     Returns:
         The session's ``DeltaSql``.
@@ -266,7 +445,10 @@ def session_sql(spark: Any) -> DeltaSql:
             def execute(statement: str) -> Rows:
                 return [row.asDict(recursive=True) for row in spark.sql(statement).collect()]
 
-            found = DeltaSql(execute, where=_describe_session(spark))
+            if spark in _no_delta_sessions:
+                found = DeltaSql(execute, where="the embedded Sail engine", has_delta=False)
+            else:
+                found = DeltaSql(execute, where=_describe_session(spark), conf=spark.conf)
             _session_sql[spark] = found
         return found
 

@@ -7,6 +7,11 @@ ones, or a feature whose rule for the op is "refused" stops the op with
 must never guess what an unknown feature means.
 
 ``FEATURES`` is the one table of decisions (rendered into the README by ``support_table``).
+Its rules for the writer ops are delta-rs's: the writer this project runs in-process. When an
+engine with Delta's own SQL rewrites the table (OPTIMIZE handed to Delta), the gate asks that
+writer instead (``Writer.DELTA``): every feature Delta 4.4 writes is supported for the rewrite
+ops, except the table-level refusals (a catalog-owned or redirected table) that hold for any
+writer.
 """
 
 from __future__ import annotations
@@ -42,6 +47,64 @@ class Op(StrEnum):
     PROPERTIES = "properties"
     HEALTH = "health"
 
+
+class Writer(StrEnum):
+    """Who commits a rewrite: the gate asks the writer that will actually run."""
+
+    DELTA_RS = "delta-rs"
+    DELTA = "Delta"  # Delta's own SQL on the engine (delta-spark 4.4)
+
+
+# Every table feature delta-spark 4.4.0 reads and writes (``TableFeature.allSupportedFeaturesMap``
+# in delta-io/delta v4.4.0, test-only features left out).
+DELTA_WRITES = frozenset(
+    {
+        "allowColumnDefaults",
+        "appendOnly",
+        "catalogManaged",
+        "changeDataFeed",
+        "checkConstraints",
+        "checkpointProtection",
+        "clustering",
+        "columnMapping",
+        "coordinatedCommits-preview",
+        "deletionVectors",
+        "domainMetadata",
+        "generatedColumns",
+        "geospatial",
+        "geospatial-dev",
+        "icebergCompatV1",
+        "icebergCompatV2",
+        "icebergCompatV3",
+        "identityColumns",
+        "inCommitTimestamp",
+        "invariants",
+        "materializePartitionColumns",
+        "rowTracking",
+        "timestampNtz",
+        "typeWidening",
+        "typeWidening-preview",
+        "v2Checkpoint",
+        "vacuumProtocolCheck",
+        "variantShredding",
+        "variantShredding-preview",
+        "variantType",
+        "variantType-preview",
+    }
+)
+# Refusals that hold whoever writes: the table's log is not (only) the one at its location.
+_TABLE_LEVEL_REFUSALS = frozenset(
+    {
+        "catalogManaged",
+        "catalogOwned-preview",
+        "redirectReaderWriter-preview",
+        "redirectWriterOnly-preview",
+    }
+)
+_DELTA_CLUSTERS = (
+    "Delta's OPTIMIZE clusters the table on its clustering columns; the plan's choice of "
+    "files does not apply"
+)
 
 # Ops whose commit goes through delta-rs (checkpoints, OPTIMIZE, table properties).
 WRITER_OPS = (Op.CHECKPOINT, Op.COMPACTION, Op.ZORDER, Op.PROPERTIES)
@@ -80,9 +143,32 @@ class Feature:
     reader: bool
     decisions: Mapping[Op, Decision] = field(default_factory=dict)
 
-    def decision(self, op: Op) -> Decision:
-        """The decision for ``op`` (plain support when none is recorded)."""
-        return self.decisions.get(op, Decision(Verdict.SUPPORTED))
+    def decision(self, op: Op, writer: Writer = Writer.DELTA_RS) -> Decision:
+        """The decision for ``op`` when ``writer`` commits it.
+
+        Args:
+            op: The op.
+            writer: Who rewrites and commits (only the rewrite ops can go to Delta).
+
+        Returns:
+            The recorded decision (plain support when none is recorded); for Delta's own
+            rewrite, support for every feature Delta 4.4 writes.
+        """
+        recorded = self.decisions.get(op, Decision(Verdict.SUPPORTED))
+        if writer is Writer.DELTA_RS or op not in REWRITE_OPS:
+            return recorded
+        if self.name in _TABLE_LEVEL_REFUSALS and recorded.verdict is Verdict.REFUSED:
+            return recorded
+        if self.name not in DELTA_WRITES:
+            return Decision(
+                Verdict.REFUSED,
+                "Delta 4.4, which would rewrite the table on the engine, does not support it",
+            )
+        if self.name == "clustering":
+            return Decision(Verdict.RULE, _DELTA_CLUSTERS)
+        if recorded.verdict is Verdict.REFUSED:  # a delta-rs limit; Delta writes the feature
+            return Decision(Verdict.SUPPORTED)
+        return recorded
 
 
 def _rule(reason: str, *ops: Op) -> dict[Op, Decision]:
@@ -412,13 +498,17 @@ def table_features(protocol: Mapping[str, Any], *, location: str) -> TableFeatur
     return TableFeatures(reader_version, writer_version, reader, writer | reader)
 
 
-def check_protocol(protocol: Mapping[str, Any], op: Op, *, location: str) -> tuple[str, ...]:
+def check_protocol(
+    protocol: Mapping[str, Any], op: Op, *, location: str, writer: Writer = Writer.DELTA_RS
+) -> tuple[str, ...]:
     """Refuse ``op`` unless every feature of the table is supported for it.
 
     Args:
         protocol: The table's ``protocol`` action.
         op: The op about to run.
         location: The table, for errors.
+        writer: Who will rewrite and commit (``Writer.DELTA`` when Delta's own SQL runs the
+            rewrite ops on the engine); the other ops are ours and delta-rs's.
 
     Returns:
         The features whose rule applies to this op (sorted), for results and logs.
@@ -438,7 +528,7 @@ def check_protocol(protocol: Mapping[str, Any], op: Op, *, location: str) -> tup
                 op=op.value,
                 reason="the feature is unknown to this project, so no op can know what it requires",
             )
-        decision = feature.decision(op)
+        decision = feature.decision(op, writer)
         if decision.verdict is Verdict.REFUSED:
             raise UnsupportedFeatureError(
                 table=location, feature=name, op=op.value, reason=decision.reason

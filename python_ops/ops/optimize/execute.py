@@ -8,7 +8,11 @@
   committed through delta-rs's transaction API on the planned snapshot version.
 - On an engine with Delta (a Spark session with delta-spark, or a cluster behind dbt's
   connection; ``DeltaSql.has_delta`` asks it), both go to Delta's own ``OPTIMIZE ... WHERE
-  <our partitions> [ZORDER BY (...)]`` instead, and the counts are read from its history.
+  <our partitions> [ZORDER BY (...)]`` instead, with the session settings that make Delta pick
+  exactly the planned files (``optimize_settings``) for that statement only; the counts are
+  Delta's own OPTIMIZE output row, the commit is found by a marker in its ``userMetadata``.
+  The protocol gate asks the writer that runs (``Writer.DELTA`` accepts every feature Delta
+  4.4 writes: deletion vectors, column mapping, clustering, ...).
 
 Conflicts (SPEC §3.7): delta-rs's conflict checker lets concurrent appends through and fails a
 commit when a concurrent commit removed one of its input files. We then retry the partition
@@ -20,15 +24,25 @@ one that failed and the untracked files the failed attempt wrote (left for VACUU
 from __future__ import annotations
 
 import json
+import logging
 import posixpath
 import time
+import uuid
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from python_ops.delta.actions import AddFile
+from python_ops.delta.actions import AddFile, relativize
+from python_ops.delta.commits import commit_actions, commit_versions
+from python_ops.delta.protocol import Op, Writer, check_protocol
 from python_ops.delta.snapshot import Snapshot, read_snapshot
 from python_ops.delta.writer import open_delta
-from python_ops.errors import OptimizeConflictError, WriterError
+from python_ops.errors import (
+    EngineError,
+    OptimizeConflictError,
+    UnsupportedFeatureError,
+    WriterError,
+)
 from python_ops.ops.audit import audit_record
 from python_ops.ops.log_cleanup import remove_stale_staged
 from python_ops.ops.optimize.plan import (
@@ -53,6 +67,18 @@ from python_ops.storage import Storage, open_storage
 WRITER_COMPACT = "delta-rs optimize.compact"
 WRITER_ZORDER = "python_ops z-order + delta-rs commit"
 WRITER_DELTA_SQL = "Delta OPTIMIZE (SQL)"
+
+log = logging.getLogger(__name__)
+
+# Delta's session settings that decide which files its OPTIMIZE rewrites and how it commits
+# (delta-io/delta v4.4.0: OptimizeExecutor.optimize, CompactionStrategy, DeltaSQLConf).
+_DELTA = "spark.databricks.delta."
+MIN_FILE_SIZE = _DELTA + "optimize.minFileSize"
+MAX_FILE_SIZE = _DELTA + "optimize.maxFileSize"
+MAX_DELETED_ROWS_RATIO = _DELTA + "optimize.maxDeletedRowsRatio"
+BATCH_SIZE = _DELTA + "optimize.batchSize"
+USER_METADATA = _DELTA + "commitInfo.userMetadata"
+MARKER_PREFIX = "python_ops OPTIMIZE "
 
 
 @dataclass(frozen=True)
@@ -165,15 +191,15 @@ def _partition_predicate(plan: OptimizePlan) -> str | None:
     return " OR ".join(terms)
 
 
-def optimize_statements(plan: OptimizePlan, table: str) -> list[str]:
-    """Delta's own OPTIMIZE for our plan: its partitions with work, its target file size.
+def optimize_statement(plan: OptimizePlan, table: str) -> str:
+    """Delta's own OPTIMIZE for our plan: its partitions with work, its Z-order columns.
 
     Args:
         plan: The plan (``plan_optimize``).
         table: How the engine names the table (``delta.`<location>``` or its catalog name).
 
     Returns:
-        The statements, in order.
+        The statement (run it with ``optimize_settings``).
     """
     statement = f"OPTIMIZE {table}"
     predicate = _partition_predicate(plan)
@@ -181,46 +207,127 @@ def optimize_statements(plan: OptimizePlan, table: str) -> list[str]:
         statement += f" WHERE {predicate}"
     if plan.zorder_by:
         statement += " ZORDER BY (" + ", ".join(f"`{c}`" for c in plan.zorder_by) + ")"
-    return [
-        f"SET spark.databricks.delta.optimize.maxFileSize = {plan.target_size_bytes}",
-        statement,
-    ]
+    return statement
 
 
-def _metrics(row: dict[str, Any]) -> dict[str, Any]:
-    raw = row.get("operationMetrics") or {}
-    return dict(json.loads(raw) if isinstance(raw, str) else raw)
+def optimize_settings(plan: OptimizePlan, marker: str) -> dict[str, str | None]:
+    """Session settings under which Delta's OPTIMIZE rewrites exactly the planned files.
+
+    Delta takes every file of the ``WHERE`` partitions smaller than ``minFileSize`` (all of
+    them for Z-order), sorts each partition's files by size, fills bins up to ``maxFileSize``
+    and drops single-file bins: our plan's rule with our target as both sizes. Its other
+    candidate rule (files whose deletion vectors delete more than ``maxDeletedRowsRatio`` of
+    their rows) is not part of our plan, so the ratio is set to 1 (no file exceeds it).
+    ``batchSize`` unset: one batch, so one commit for the statement. ``userMetadata`` carries a
+    marker unique to this run, so the commit it made is found without guessing.
+
+    Args:
+        plan: The plan.
+        marker: This run's marker for the commit's ``userMetadata``.
+
+    Returns:
+        Setting name to value (None: unset while the statement runs).
+    """
+    return {
+        MIN_FILE_SIZE: str(plan.target_size_bytes),
+        MAX_FILE_SIZE: str(plan.target_size_bytes),
+        MAX_DELETED_ROWS_RATIO: "1.0",
+        BATCH_SIZE: None,
+        USER_METADATA: marker,
+    }
+
+
+def _as_dict(value: Any) -> dict[str, Any]:
+    """A struct from a result row: a dict (Spark Connect, classic), or JSON text (thrift)."""
+    if value is None:
+        return {}
+    if isinstance(value, str):
+        value = json.loads(value)
+    if isinstance(value, Mapping):
+        return dict(value)
+    as_dict = getattr(value, "asDict", None)  # a pyspark Row
+    if as_dict is not None:
+        return dict(as_dict(recursive=True))
+    raise EngineError(f"Delta's OPTIMIZE answered an unexpected metrics value: {value!r}")
+
+
+def _marked_commit(plan: OptimizePlan, marker: str) -> tuple[int, set[str]] | None:
+    """The commit after the planned version whose ``userMetadata`` is this run's marker.
+
+    The marker is a fresh UUID set as ``commitInfo.userMetadata`` for our statement only, so
+    exactly one commit can carry it: unlike "the newest OPTIMIZE in the history", another
+    OPTIMIZE committed by someone else meanwhile cannot be mistaken for ours.
+
+    Returns:
+        (version, paths the commit removed, relative to the table root), or None.
+    """
+    storage = open_storage(plan.location)
+    for version in sorted(v for v in commit_versions(storage) if v > plan.version):
+        actions = commit_actions(storage, version)
+        info = next((a["commitInfo"] for a in actions if "commitInfo" in a), None)
+        if info is None or info.get("userMetadata") != marker:
+            continue
+        removed = {
+            relativize(str(a["remove"]["path"]), storage.root) or str(a["remove"]["path"])
+            for a in actions
+            if "remove" in a
+        }
+        return version, removed
+    return None
 
 
 def _run_with_delta_sql(sql: DeltaSql, plan: OptimizePlan) -> list[_Outcome]:
-    """Hand the plan's scope to Delta's own OPTIMIZE; read what it did from the table history.
+    """Hand the plan to Delta's own OPTIMIZE; what it did is its own output row.
 
-    Thin on purpose: the statements come from ``optimize_statements``, the counts from the
-    ``OPTIMIZE`` commits after the planned version (``DESCRIBE HISTORY``).
+    The statement comes from ``optimize_statement`` and runs under ``optimize_settings``
+    (restored afterwards); the counts are the metrics of the row Delta's OPTIMIZE returns for
+    this very statement, the commit version the one marked with this run's marker.
     """
     table = sql.table(plan.location)
-    for statement in optimize_statements(plan, table):
-        sql.execute(statement)
-    outcomes = []
-    for row in sql.execute(f"DESCRIBE HISTORY {table} LIMIT 20"):
-        version = int(row["version"])
-        if version <= plan.version or str(row.get("operation")).upper() != "OPTIMIZE":
-            continue
-        m = _metrics(row)
-        removed = int(m.get("numRemovedFiles") or 0)
-        outcomes.append(
-            _Outcome(
-                version=version,
-                files_added=int(m.get("numAddedFiles") or 0),
-                files_removed=removed,
-                bytes_added=int(m.get("numAddedBytes") or 0),
-                bytes_removed=int(m.get("numRemovedBytes") or 0),
-                considered=removed,
-                skipped=0,
-                partitions=len(plan.work),
-            )
+    marker = MARKER_PREFIX + uuid.uuid4().hex
+    rows = sql.run_with_settings(optimize_statement(plan, table), optimize_settings(plan, marker))
+    if len(rows) != 1 or "metrics" not in rows[0]:
+        raise EngineError(
+            f"Delta's OPTIMIZE of {table} on {sql.where} answered {len(rows)} row(s) without "
+            f"the expected 'metrics' column: {rows[:1]!r}"
         )
-    return sorted(outcomes, key=lambda o: o.version or 0)
+    m = _as_dict(rows[0]["metrics"])
+    added = int(m.get("numFilesAdded") or 0)
+    removed = int(m.get("numFilesRemoved") or 0)
+    version: int | None = None
+    if added or removed:
+        found = _marked_commit(plan, marker)
+        if found is None:
+            raise EngineError(
+                f"Delta's OPTIMIZE of {table} on {sql.where} rewrote {removed} file(s), but no "
+                f"commit after version {plan.version} carries its marker {marker!r} "
+                f"({USER_METADATA}); its history cannot be attributed"
+            )
+        version, paths = found
+        planned = {f for p in plan.work for b in p.bins for f in b.files}
+        if paths != planned:  # e.g. the table changed between planning and the statement
+            log.warning(
+                "Delta's OPTIMIZE of %s (version %d) rewrote %d file(s), the plan %d; %d "
+                "planned file(s) not rewritten, %d unplanned file(s) rewritten",
+                plan.location,
+                version,
+                len(paths),
+                len(planned),
+                len(planned - paths),
+                len(paths - planned),
+            )
+    return [
+        _Outcome(
+            version=version,
+            files_added=added,
+            files_removed=removed,
+            bytes_added=int(_as_dict(m.get("filesAdded")).get("totalSize") or 0),
+            bytes_removed=int(_as_dict(m.get("filesRemoved")).get("totalSize") or 0),
+            considered=int(m.get("totalConsideredFiles") or 0),
+            skipped=int(m.get("totalFilesSkipped") or 0),
+            partitions=int(m.get("partitionsOptimized") or 0),
+        )
+    ]
 
 
 _Unit = tuple[tuple[PartitionPlan, ...], list[Filter] | None]
@@ -262,6 +369,13 @@ def _execute(
     snapshot = plan.snapshot
     if snapshot is None or snapshot.version != plan.version:
         snapshot = read_snapshot(storage, version=plan.version)
+    # the gate asks the writer that runs: delta-rs (the plan may have been gated for Delta)
+    check_protocol(
+        snapshot.protocol,
+        Op.ZORDER if plan.zorder_by else Op.COMPACTION,
+        location=plan.location,
+        writer=Writer.DELTA_RS,
+    )
     files_by_path = {f.relative_path: f for f in snapshot.files}
     if plan.zorder_by:
         check_supported(snapshot.metadata.configuration, list(snapshot.files))
@@ -365,14 +479,23 @@ def optimize(
 
     Raises:
         ConfigError: For bad columns, predicates or sizes.
+        UnsupportedFeatureError: When the writer that would run does not support the table.
+        EngineError: When the engine cannot say whether it has Delta, or its OPTIMIZE answers
+            something unexpected.
         OptimizeConflictError: When a concurrent change removed files being rewritten; its
             ``result`` says what was committed and which untracked files were left.
     """
     started = time.perf_counter()
-    location = open_storage(table).root
+    storage = open_storage(table)
+    location = storage.root
+    if sql is None and spark is not None:
+        sql = session_sql(spark)
     try:
+        snapshot = read_snapshot(storage) if snapshot is None else snapshot
+        gate = _gate(snapshot, Op.ZORDER if zorder_by else Op.COMPACTION, sql, location)
         plan = plan_optimize(
-            location,
+            storage,
+            writer=gate,
             zorder_by=zorder_by,
             where=where,
             full=full,
@@ -399,6 +522,26 @@ def optimize(
         model=model,
         started=started,
     )
+
+
+def _gate(snapshot: Snapshot, op: Op, sql: DeltaSql | None, location: str) -> Writer:
+    """The writer whose protocol gate the plan passes: the one that will run.
+
+    delta-rs when it supports the table (every such table Delta 4.4 supports too; whether the
+    engine has Delta is then asked only when there is work). Otherwise Delta, when the engine
+    has Delta's SQL; else delta-rs's refusal stands.
+
+    Raises:
+        UnsupportedFeatureError: When no available writer supports the table.
+        EngineError: When the engine cannot say whether it has Delta.
+    """
+    try:
+        check_protocol(snapshot.protocol, op, location=location, writer=Writer.DELTA_RS)
+        return Writer.DELTA_RS
+    except UnsupportedFeatureError:
+        if sql is not None and sql.has_delta(location):
+            return Writer.DELTA
+        raise
 
 
 def execute(
@@ -429,6 +572,9 @@ def execute(
         What was committed.
 
     Raises:
+        UnsupportedFeatureError: When delta-rs would run and does not support the table.
+        EngineError: When the engine cannot say whether it has Delta, or its OPTIMIZE answers
+            something unexpected.
         OptimizeConflictError: When a concurrent change removed files being rewritten.
     """
     started = time.perf_counter() if started is None else started
@@ -439,13 +585,13 @@ def execute(
     untracked: list[str] = []
     if sql is None and spark is not None:
         sql = session_sql(spark)
-    # asked only when there is work: a no-op never sends a statement
-    use_sql = sql is not None and bool(plan.work) and not dry_run and sql.has_delta(location)
     writer = WRITER_ZORDER if plan.zorder_by else WRITER_COMPACT
-    if use_sql and sql is not None:
-        writer = f"{WRITER_DELTA_SQL} on {sql.where}"
     outcomes: list[_Outcome] = []
     try:
+        # asked only when there is work: a no-op never sends a statement
+        use_sql = sql is not None and bool(plan.work) and not dry_run and sql.has_delta(location)
+        if use_sql and sql is not None:
+            writer = f"{WRITER_DELTA_SQL} on {sql.where}"
         if not dry_run:
             # a killed earlier run may have left a staged commit file; it can never commit now
             remove_stale_staged(

@@ -16,7 +16,7 @@ from python_ops.delta.actions import AddFile
 from python_ops.delta.commits import commit_actions, commit_versions
 from python_ops.delta.partition_scope import parse_scope
 from python_ops.delta.properties import INDEXED_COLUMNS, STATS_COLUMNS, TARGET_FILE_SIZE
-from python_ops.delta.protocol import Op, check_protocol
+from python_ops.delta.protocol import Op, Writer, check_protocol
 from python_ops.delta.snapshot import Snapshot, read_snapshot
 from python_ops.errors import ConfigError
 from python_ops.storage import Storage, open_storage
@@ -260,6 +260,7 @@ def plan_optimize(
     min_small_files: int = DEFAULT_MIN_SMALL_FILES,
     model: str | None = None,
     snapshot: Snapshot | None = None,
+    writer: Writer = Writer.DELTA_RS,
 ) -> OptimizePlan:
     """Plan OPTIMIZE (compaction, or Z-order when ``zorder_by`` is given).
 
@@ -274,6 +275,8 @@ def plan_optimize(
         min_small_files: Compact a partition only when it has at least this many small files.
         model: The dbt model, for error messages.
         snapshot: The table's latest snapshot when the caller has already read it.
+        writer: Who will rewrite the table, for the protocol gate (delta-rs, or Delta's own
+            SQL on an engine that has it); the executor asks again for the writer that runs.
 
     Returns:
         The plan.
@@ -287,7 +290,10 @@ def plan_optimize(
     meta = snapshot.metadata
     columns = list(zorder_by or [])
     check_protocol(
-        snapshot.protocol, Op.ZORDER if columns else Op.COMPACTION, location=storage.root
+        snapshot.protocol,
+        Op.ZORDER if columns else Op.COMPACTION,
+        location=storage.root,
+        writer=writer,
     )
     if columns:
         validate_zorder(snapshot, columns, model=model)
