@@ -109,6 +109,20 @@ class VacuumFile:
 
 
 @dataclass(frozen=True)
+class VacuumKeptDir:
+    """A selected directory VACUUM kept: it was not empty when its turn came (not a failure).
+
+    Attributes:
+        path: Path relative to the table root.
+        reason: Why, e.g. ``not empty: holds p=1/part-0.parquet (modified after the cutoff: a
+            writer may be filling it)``.
+    """
+
+    path: str
+    reason: str
+
+
+@dataclass(frozen=True)
 class VacuumGroup:
     """Totals of selected paths under one partition directory or top-level directory.
 
@@ -179,6 +193,17 @@ class VacuumResult:
         by_prefix: Totals per partition / top-level directory.
         diagnostics: Where the listing and deletes ran, for runs with ``cluster_listing`` on a
             storage Spark tasks can reopen; None otherwise.
+        mode: ``full`` (listed storage) or ``lite`` (read the log's removes, listed nothing).
+        mode_reason: Why that mode ran (requested, or ``auto``'s reason).
+        dirs_kept: Selected directories not deleted because they were not empty when their
+            turn came (a writer filling one, a file that appeared after the listing), with the
+            reason; not failures.
+        paths_not_deleted: Selected paths that could not be deleted (``delete_failures`` of
+            them), by name.
+        commit_range: LITE: the commits whose removes were read (first, last); None otherwise.
+        last_vacuum_version: The ``latestCommitVersionOutsideOfRetentionWindow`` this run wrote
+            to ``_delta_log/_last_vacuum_info`` (None: not written: a dry run, a failure, a
+            partition filter, or nothing new).
     """
 
     location: str
@@ -204,6 +229,12 @@ class VacuumResult:
     paths: tuple[VacuumFile, ...]
     by_prefix: tuple[VacuumGroup, ...]
     diagnostics: VacuumDiagnostics | None = None
+    mode: str = "full"
+    mode_reason: str = "FULL requested"
+    dirs_kept: tuple[VacuumKeptDir, ...] = ()
+    paths_not_deleted: tuple[str, ...] = ()
+    commit_range: tuple[int, int] | None = None
+    last_vacuum_version: int | None = None
 
     def to_dict(self, *, include_paths: bool = True) -> dict[str, Any]:
         """The result as plain data; ``include_paths=False`` leaves out the path list."""

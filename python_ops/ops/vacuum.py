@@ -36,9 +36,19 @@ from python_ops.delta.protocol import Op, check_protocol
 from python_ops.delta.snapshot import Snapshot, read_file_paths
 from python_ops.errors import ConfigError, RetentionTooShortError
 from python_ops.ops.audit import audit_record
-from python_ops.ops.results import VacuumDiagnostics, VacuumFile, VacuumGroup, VacuumResult
+from python_ops.ops.results import (
+    VacuumDiagnostics,
+    VacuumFile,
+    VacuumGroup,
+    VacuumKeptDir,
+    VacuumResult,
+)
 from python_ops.ops.vacuum_cluster import delete_on_cluster, select_on_cluster
+from python_ops.ops.vacuum_kept import delete_dirs, still_there
+from python_ops.ops.vacuum_lite import lite_candidates, select_lite
+from python_ops.ops.vacuum_mode import choose_mode, next_state
 from python_ops.ops.vacuum_selection import select_in_process, select_on_spark
+from python_ops.ops.vacuum_state import write_last_vacuum_info
 from python_ops.storage import Storage, open_storage
 from python_ops.storage.listing import Listing, list_visible
 from python_ops.values import MAX_HOURS, checked_number
@@ -154,12 +164,19 @@ def _delete(
     max_workers: int,
     on_progress: Callable[[int, int], None] | None,
     progress_interval_s: float,
-) -> tuple[int, int, int, int]:
-    """Delete files in a bounded pool, then directories deepest first; never recursive."""
+    cutoff_ms: int,
+) -> tuple[int, int, int, list[VacuumKeptDir], list[str]]:
+    """Delete files in a bounded pool, then directories deepest first; never recursive.
+
+    Returns:
+        (files deleted, their bytes, directories deleted, directories kept because they were
+        not empty, paths that could not be deleted).
+    """
     files = [f for f in selected if not f.is_dir]
     dirs = [f for f in selected if f.is_dir]
     total = len(files)
-    deleted_files = deleted_bytes = deleted_dirs = failures = 0
+    deleted_files = deleted_bytes = 0
+    not_deleted: list[str] = []
     # Chunks, not one task per file: the executor's per-task cost would dominate an unlink;
     # on object stores a chunk is one batched delete request (up to 1,000 keys).
     size = max(1, min(storage.delete_batch_size, total // (4 * max(1, max_workers)) or 1))
@@ -167,10 +184,10 @@ def _delete(
         size = storage.delete_batch_size  # full batches: fewest requests
     chunks = [files[i : i + size] for i in range(0, total, size)]
 
-    def delete_chunk(chunk: list[VacuumFile]) -> tuple[int, int, int]:
+    def delete_chunk(chunk: list[VacuumFile]) -> tuple[int, int, list[str]]:
         failed = set(storage.delete_files([f.path for f in chunk]))
         ok = [f for f in chunk if f.path not in failed]
-        return len(ok), sum(f.size_bytes for f in ok), len(chunk) - len(ok)
+        return len(ok), sum(f.size_bytes for f in ok), sorted(failed)
 
     done = 0
     last_report = time.monotonic()
@@ -182,10 +199,10 @@ def _delete(
         in_flight = deque((c, pool.submit(delete_chunk, c)) for c in islice(pending, workers))
         while in_flight:
             chunk, future = in_flight.popleft()
-            n_ok, n_bytes, n_failed = future.result()
+            n_ok, n_bytes, failed = future.result()
             deleted_files += n_ok
             deleted_bytes += n_bytes
-            failures += n_failed
+            not_deleted += failed
             done += len(chunk)
             now = time.monotonic()
             if done == total or now - last_report >= progress_interval_s:
@@ -196,14 +213,10 @@ def _delete(
             following = next(pending, None)
             if following is not None:
                 in_flight.append((following, pool.submit(delete_chunk, following)))
-        by_depth: dict[int, list[str]] = defaultdict(list)
-        for d in dirs:
-            by_depth[d.path.count("/")].append(d.path)
-        for depth in sorted(by_depth, reverse=True):
-            for ok in pool.map(storage.delete_dir, by_depth[depth]):
-                deleted_dirs += ok
-                failures += not ok
-    return deleted_files, deleted_bytes, deleted_dirs, failures
+        deleted_dirs, kept, failed_dirs = delete_dirs(
+            storage, (d.path for d in dirs), pool, cutoff_ms=cutoff_ms
+        )
+    return deleted_files, deleted_bytes, deleted_dirs, kept, not_deleted + failed_dirs
 
 
 ENGINES = ("auto", "in_process", "spark")
@@ -226,6 +239,8 @@ def vacuum(
     snapshot: Snapshot | None = None,
     engine: str = "auto",
     audit: bool = True,
+    mode: str = "full",
+    full_interval_days: float = 7.0,
 ) -> VacuumResult:
     """Delete (or, by default, only report) files the table no longer references.
 
@@ -256,13 +271,22 @@ def vacuum(
             listing runs on its executors (``cluster_listing``), else in process.
         audit: Write the run's audit record (off only for a dry run that is not an op run,
             such as the due check's estimate; a real run is always recorded).
+        mode: ``full`` lists storage (finds untracked files too); ``lite`` reads the removes
+            of the commits since the last vacuum from the log and lists nothing
+            (``vacuum_lite``); ``auto`` runs LITE when it can be complete and the last FULL run
+            is recent, else FULL (``vacuum_mode``). ``result.mode_reason`` says why.
+        full_interval_days: ``auto``: run FULL when the last FULL run recorded in
+            ``_delta_log/_last_vacuum_info`` started this many days ago or more.
 
     Returns:
         What was found and deleted, with every selected path.
 
     Raises:
-        ConfigError: For a bad retention or partition filter.
+        ConfigError: For a bad retention, partition filter or mode (LITE takes no partition
+            filter).
         RetentionTooShortError: For a retention below the table's minimum without override.
+        LiteVacuumUnavailableError: For ``mode="lite"`` when the log no longer reaches back to
+            where LITE must start (run FULL); nothing is deleted.
         TableNotFoundError: When there is no Delta table at the location.
         DeltaLogError: When the log cannot be read.
         UnsupportedFeatureError: When the table uses a feature VACUUM does not support
@@ -276,6 +300,7 @@ def vacuum(
         "retention_hours": retention_hours,
         "dry_run": dry_run,
         "partition_filter": partition_filter,
+        "mode": mode,
     }
     try:
         # Without a snapshot in hand, read the log's paths only: no object per checkpoint row.
@@ -287,13 +312,28 @@ def vacuum(
         )
         now = int(time.time() * 1000) if now_ms is None else now_ms
         cutoff = retention.cutoff_ms(now)
+        choice = choose_mode(
+            storage,
+            snapshot,
+            mode=mode,
+            cutoff_ms=cutoff,
+            now_ms=now,
+            partition_filter=partition_filter,
+            full_interval_days=full_interval_days,
+            model=model,
+        )
         roots: list[str] = [""]
         if partition_filter is not None:
             roots = matching_partition_dirs(storage, snapshot, partition_filter, model=model)
         protected = paths.protected(cutoff)
         on_cluster = cluster_listing and storage.lists_on_executors and bool(roots)
         diagnostics: VacuumDiagnostics | None = None
-        if on_cluster:
+        if choice.mode == "lite":  # the log's removes: nothing is listed
+            candidates = lite_candidates(storage, choice.window, snapshot.location)
+            selected = select_lite(candidates, protected, cutoff)
+            files_listed = symlinks = 0
+            del candidates, paths, protected
+        elif on_cluster:
             found = select_on_cluster(
                 spark,
                 storage,
@@ -328,13 +368,16 @@ def vacuum(
             )
             del table_of_entries, protected
         identify_s = time.perf_counter() - started
-        deleted = (0, 0, 0, 0)
+        deleted: tuple[int, int, int, list[VacuumKeptDir], list[str]] = (0, 0, 0, [], [])
         delete_started = time.perf_counter()
         if not dry_run and selected and diagnostics is not None:  # on the cluster
             counts = delete_on_cluster(
                 spark, storage, selected, threads=max_workers, on_progress=on_progress
             )
-            deleted = (counts.files, counts.bytes, counts.dirs, counts.failures)
+            kept, failed = (
+                still_there(storage, selected, cutoff_ms=cutoff) if counts.failures else ([], [])
+            )
+            deleted = (counts.files, counts.bytes, counts.dirs, kept, failed)
             diagnostics = dataclasses.replace(
                 diagnostics, num_delete_tasks=counts.tasks, delete_pids=counts.pids
             )
@@ -345,7 +388,14 @@ def vacuum(
                 max_workers=max_workers,
                 on_progress=on_progress,
                 progress_interval_s=progress_interval_s,
+                cutoff_ms=cutoff,
             )
+        written = None
+        # only after a real whole-table run deleted everything it selected (never more claimed)
+        if not dry_run and not deleted[4] and partition_filter is None:
+            state = next_state(choice, now_ms=now)
+            if state is not None and write_last_vacuum_info(storage, state):
+                written = state.version
         result = VacuumResult(
             location=storage.root,
             dry_run=dry_run,
@@ -364,12 +414,18 @@ def vacuum(
             files_deleted=deleted[0],
             bytes_deleted=deleted[1],
             dirs_deleted=deleted[2],
-            delete_failures=deleted[3],
+            delete_failures=len(deleted[4]),
             identify_s=identify_s,
             delete_s=time.perf_counter() - delete_started,
             paths=tuple(selected),
             by_prefix=_group(selected),
             diagnostics=diagnostics,
+            mode=choice.mode,
+            mode_reason=choice.reason,
+            dirs_kept=tuple(deleted[3]),
+            paths_not_deleted=tuple(deleted[4]),
+            commit_range=choice.window.commit_range if choice.mode == "lite" else None,
+            last_vacuum_version=written,
         )
     except Exception as err:
         if audit or not dry_run:
