@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import sys
@@ -19,10 +20,15 @@ from python_ops.maintenance.registry import op_spec
 from python_ops.ops.health import table_health
 from python_ops.ops.optimize.plan import DEFAULT_MIN_SMALL_FILES
 from python_ops.ops.results import LogCleanupResult, OptimizeResult, VacuumResult, to_dict
+from python_ops.ops.vacuum_mode import MODES
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m python_ops", description=__doc__)
+    # allow_abbrev=False everywhere: an option is only ever its full name (``--mode`` is not
+    # ``--model`` cut short, and a future option cannot change what a short form means)
+    parser = argparse.ArgumentParser(
+        prog="python -m python_ops", description=__doc__, allow_abbrev=False
+    )
     parser.add_argument(
         "--engine",
         choices=("in-process", "embedded", "classic"),
@@ -31,8 +37,9 @@ def _parser() -> argparse.ArgumentParser:
         "started), the embedded Sail engine, or local classic Spark",
     )
     sub = parser.add_subparsers(dest="op", required=True)
+    sub_parser = functools.partial(sub.add_parser, allow_abbrev=False)
 
-    vac = sub.add_parser("vacuum", help="delete files the table no longer references")
+    vac = sub_parser("vacuum", help="delete files the table no longer references")
     policy.add_model_arguments(vac)
     vac.add_argument("--retention-hours", type=float, default=None)
     vac.add_argument("--dry-run", action="store_true", help="report only, delete nothing")
@@ -42,6 +49,23 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="allow a retention below the table's minimum (unsafe with concurrent writers)",
     )
+    vac.add_argument(
+        "--mode",
+        choices=MODES,
+        default=None,
+        help="full: list storage (finds untracked files too); lite: read the removed files from "
+        "the log since the last VACUUM (_delta_log/_last_vacuum_info, as Delta's VACUUM LITE); "
+        "auto: lite when it can be complete, full when it cannot and every "
+        "--full-interval-days (default: the model's maintenance_vacuum_mode with --model, else "
+        "full)",
+    )
+    vac.add_argument(
+        "--full-interval-days",
+        type=float,
+        default=None,
+        help="auto: days between FULL runs (default: the model's "
+        "maintenance_vacuum_full_interval_days with --model, else 7)",
+    )
     vac.add_argument("--workers", type=int, default=8, help="parallel list/delete calls")
     vac.add_argument(
         "--cluster-listing",
@@ -50,7 +74,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     vac.add_argument("--json", action="store_true", help="print the result as JSON")
 
-    logs = sub.add_parser("cleanup-logs", help="delete expired _delta_log files")
+    logs = sub_parser("cleanup-logs", help="delete expired _delta_log files")
     policy.add_model_arguments(logs)
     logs.add_argument("--retention-days", type=float, default=None)
     logs.add_argument("--dry-run", action="store_true", help="report only, delete nothing")
@@ -60,7 +84,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     logs.add_argument("--json", action="store_true", help="print the result as JSON")
 
-    opt = sub.add_parser("optimize", help="compact small files or Z-order")
+    opt = sub_parser("optimize", help="compact small files or Z-order")
     policy.add_model_arguments(opt)
     opt.add_argument("--zorder-by", default=None, help="comma-separated Z-order columns")
     opt.add_argument("--where", default=None, help="predicate on partition columns")
@@ -76,7 +100,7 @@ def _parser() -> argparse.ArgumentParser:
     opt.add_argument("--dry-run", action="store_true", help="print the plan only")
     opt.add_argument("--json", action="store_true", help="print the result as JSON")
 
-    maint = sub.add_parser(
+    maint = sub_parser(
         "maintain", help="what dbt run-operation maintain_all does, from the dbt manifest"
     )
     add_project_arguments(maint)
@@ -95,7 +119,7 @@ def _parser() -> argparse.ArgumentParser:
     maint.add_argument("--history-location", default=None, help="maintenance history table")
     maint.add_argument("--json", action="store_true", help="print the run as JSON")
 
-    health = sub.add_parser("health", help="table health from the Delta log")
+    health = sub_parser("health", help="table health from the Delta log")
     health.add_argument("table", help="table location (path or URI)")
     health.add_argument("--json", action="store_true", help="print the health as JSON")
     for command in (vac, logs, opt, maint, health):
@@ -226,6 +250,7 @@ def _run_vacuum(args: Any, spark: Any) -> int:
             has_model=model is not None,
         )
         print(render.vacuum_text(result, policy=words))
+    # a directory kept because it was not empty is VACUUM working as meant, not a failure
     return 1 if result.delete_failures else 0
 
 

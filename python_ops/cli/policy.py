@@ -94,19 +94,32 @@ def resolve(args: Any) -> tuple[str, ModelPolicy | None]:
 
 
 def vacuum_options(args: Any, policy: ModelPolicy | None) -> tuple[dict[str, Any], str | None]:
-    """VACUUM's retention options: the flags, else the model's; and who set the retention.
+    """VACUUM's retention and mode options: the flags, else the model's; who set the retention.
+
+    Without ``--model`` the mode is ``--mode``, else ``full`` (what VACUUM did before modes).
 
     Returns:
         (options, words for a retention the model set, or None).
     """
     allow = bool(args.allow_short_retention)
     hours, words = args.retention_hours, None
+    mode, interval = args.mode, args.full_interval_days
     if policy is not None:
-        allow = allow or policy.config.vacuum_allow_short_retention
-        if hours is None and policy.config.vacuum_retention_hours is not None:
-            hours = policy.config.vacuum_retention_hours
-            words = f"maintenance_vacuum_retention_hours of model {policy.config.model}"
-    return {"retention_hours": hours, "allow_short_retention": allow}, words
+        c = policy.config
+        allow = allow or c.vacuum_allow_short_retention
+        if hours is None and c.vacuum_retention_hours is not None:
+            hours = c.vacuum_retention_hours
+            words = f"maintenance_vacuum_retention_hours of model {c.model}"
+        mode = mode or c.vacuum_mode
+        interval = c.vacuum_full_interval_days if interval is None else interval
+    options: dict[str, Any] = {
+        "retention_hours": hours,
+        "allow_short_retention": allow,
+        "mode": mode or "full",
+    }
+    if interval is not None:
+        options["full_interval_days"] = interval
+    return options, words
 
 
 def cleanup_logs_options(

@@ -31,17 +31,38 @@ def vacuum_text(result: VacuumResult, *, policy: str) -> str:
     else:
         count, size, dirs = result.files_deleted, result.bytes_deleted, result.dirs_deleted
         verb = "deleted"
+    if result.mode == "lite":
+        span = result.commit_range
+        found = (
+            f"read the removes of commits {span[0]}..{span[1]}"
+            if span
+            else "no commit to read since the last VACUUM"
+        ) + f" in {result.identify_s:.2f} s (nothing listed)"
+    else:
+        found = f"listed {result.files_listed} files in {result.identify_s:.2f} s"
     lines = [
         f"vacuum {result.location} at version {result.table_version}",
+        f"  mode {result.mode.upper()}: {result.mode_reason}",
         f"  retention {result.retention_hours:g} h: {policy}",
-        f"  {verb} {files(count, size)} and {dirs} director{'y' if dirs == 1 else 'ies'}; "
-        f"listed {result.files_listed} files in {result.identify_s:.2f} s",
+        f"  {verb} {files(count, size)} and {dirs} director{'y' if dirs == 1 else 'ies'}; {found}",
     ]
     for group in result.by_prefix:
         prefix = group.prefix or "(table root)"
         lines.append(f"    {prefix}: {files(group.files, group.bytes)}, {group.dirs} dirs")
+    for kept in result.dirs_kept:
+        lines.append(f"  kept directory {kept.path}: {kept.reason}")
     if result.delete_failures:
-        lines.append(f"  {result.delete_failures} paths could not be deleted")
+        shown = result.paths_not_deleted[:20]
+        more = len(result.paths_not_deleted) - len(shown)
+        lines.append(
+            f"  {result.delete_failures} paths could not be deleted: {', '.join(shown)}"
+            + (f" and {more} more (--json lists all)" if more > 0 else "")
+        )
+    if result.last_vacuum_version is not None:
+        lines.append(
+            "  recorded in _delta_log/_last_vacuum_info: the next LITE starts after version "
+            f"{result.last_vacuum_version}"
+        )
     if result.dry_run:
         lines.append(DRY_RUN_NOTE)
     return "\n".join(lines)

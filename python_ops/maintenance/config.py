@@ -21,6 +21,7 @@ from python_ops.values import MAX_DAYS, MAX_HOURS, checked_number
 
 PREFIX = "maintenance_"
 ON_ERROR = ("warn", "fail")
+VACUUM_MODES = ("auto", "full", "lite")
 # The default OPTIMIZE interval of a model with Z-order columns: a Z-order rewrites every changed
 # partition whole, so without one each incremental build would rewrite them all again.
 ZORDER_INTERVAL_HOURS = 24.0
@@ -94,6 +95,22 @@ def _min_small_files(model: str, key: str, value: Any) -> int:
     return int(value)
 
 
+def _vacuum_mode(model: str, key: str, value: Any) -> str:
+    if not isinstance(value, str) or value.strip().lower() not in VACUUM_MODES:
+        raise ConfigError(
+            setting=key,
+            value=value,
+            fix=f"Choose one of: {', '.join(VACUUM_MODES)} (auto: LITE from the log, FULL when "
+            "LITE cannot be complete and every maintenance_vacuum_full_interval_days).",
+            model=model,
+        )
+    return value.strip().lower()
+
+
+def _days(model: str, key: str, value: Any) -> float:
+    return checked_number(value, setting=key, model=model, maximum=MAX_DAYS)
+
+
 def _on_error(model: str, key: str, value: Any) -> str:
     if value not in ON_ERROR:
         raise ConfigError(
@@ -122,6 +139,8 @@ class MaintenanceConfig:
         vacuum_retention_hours: VACUUM retention (None: table property or 168 h).
         vacuum_allow_short_retention: Override of the retention check.
         vacuum_interval_hours: Minimum hours between VACUUMs.
+        vacuum_mode: ``auto``, ``full`` or ``lite``.
+        vacuum_full_interval_days: ``auto``: days between FULL VACUUMs.
         log_retention_days: Log retention (None: table property or 30 days).
         cleanup_logs_interval_hours: Minimum hours between log cleanups.
         zorder_by: Z-order columns (empty: compaction).
@@ -167,6 +186,28 @@ class MaintenanceConfig:
     vacuum_interval_hours: float = field(
         default=24,
         metadata=_setting("number >= 0", "minimum time between VACUUMs", _interval, op="vacuum"),
+    )
+    vacuum_mode: str = field(
+        default="auto",
+        metadata=_setting(
+            "auto | full | lite",
+            "full lists storage (finds untracked files too); lite reads the removed files from "
+            "the log since the last VACUUM (_delta_log/_last_vacuum_info, as Delta's VACUUM "
+            "LITE); auto: lite when it can be complete, full when it cannot and every "
+            "maintenance_vacuum_full_interval_days",
+            _vacuum_mode,
+            op="vacuum",
+        ),
+    )
+    vacuum_full_interval_days: float = field(
+        default=7,
+        metadata=_setting(
+            "number >= 0",
+            "auto mode: days between FULL VACUUMs (from the last FULL run recorded in "
+            "_delta_log/_last_vacuum_info; 0: always full)",
+            _days,
+            op="vacuum",
+        ),
     )
     log_retention_days: float | None = field(
         default=None,

@@ -12,6 +12,9 @@ kind only a listing finds. The estimate:
    deletes agree);
 3. else (a table too large to list on every build): due, and the model's
    ``maintenance_vacuum_interval_hours`` (default 24) bounds it to one listing per interval.
+
+A model in ``maintenance_vacuum_mode: lite`` never deletes untracked files, so only step 1
+applies to it.
 """
 
 from __future__ import annotations
@@ -55,6 +58,11 @@ def vacuum_due(target: ModelTarget, snapshot: Snapshot, now_ms: int) -> tuple[bo
     expired = sum(1 for t in snapshot.tombstones if t.deletion_timestamp_ms < cutoff)
     if expired:
         return True, f"{expired} removed file(s) {older}"
+    if c.vacuum_mode == "lite":  # LITE deletes removed files only: no listing to estimate
+        return (
+            False,
+            f"nothing to reclaim: no removed file {older} (LITE: untracked not looked for)",
+        )
     known = len(snapshot.files) + len(snapshot.tombstones)
     if known > LISTING_LIMIT:
         return True, (

@@ -35,6 +35,7 @@ from python_ops.ops.log_cleanup import (
     expiry_cutoff_ms,
     resolve_log_retention,
 )
+from python_ops.ops.results import VacuumResult
 from python_ops.ops.vacuum import vacuum
 from python_ops.spark_sessions import DeltaSql
 
@@ -72,6 +73,8 @@ class OpCounts:
         version_before: The table version the op started from.
         version_after: The table version after it (None when it did not read one).
         parameters: The settings it ran with, for the history.
+        note: How it ran, when that matters to people (VACUUM's mode and why, directories it
+            kept); shown after what it did.
     """
 
     files_removed: int = 0
@@ -81,6 +84,7 @@ class OpCounts:
     version_before: int | None = None
     version_after: int | None = None
     parameters: dict[str, Any] = field(default_factory=dict)
+    note: str = ""
 
 
 @dataclass(frozen=True)
@@ -208,6 +212,25 @@ def _named_as_configured(keys: Mapping[str, str]) -> Iterator[None]:
         raise type(err)(setting=key, value=err.value, fix=err.fix, model=err.model) from err
 
 
+def vacuum_note(result: VacuumResult) -> str:
+    """VACUUM's mode and why, and the directories it kept, in words (CLI and run-operations).
+
+    Args:
+        result: The VACUUM result.
+
+    Returns:
+        E.g. ``LITE (auto: last FULL run 0.5 days ago, next FULL in 6.5 days); kept 1
+        directory: p=1 (not empty: holds p=1/part-0.parquet (...))``.
+    """
+    words = f"{result.mode.upper()} ({result.mode_reason})"
+    kept = result.dirs_kept
+    if kept:
+        words += f"; kept {len(kept)} director{'y' if len(kept) == 1 else 'ies'}: " + ", ".join(
+            f"{k.path} ({k.reason})" for k in kept
+        )
+    return words
+
+
 def _vacuum_due(target: ModelTarget, snapshot: Snapshot, now_ms: int) -> tuple[bool, str]:
     # removed or untracked files older than the retention (``reclaim``: cost-bounded)
     with _named_as_configured(_VACUUM_KEYS):
@@ -232,10 +255,15 @@ def _run_vacuum(target: ModelTarget, ctx: RunContext) -> OpCounts:
             # the retention the package recorded follows the config: not a floor (``policy``)
             snapshot=effective_snapshot(ctx.snapshot or read_snapshot(target.location)),
             engine=ctx.vacuum_engine,
+            mode=c.vacuum_mode,
+            full_interval_days=c.vacuum_full_interval_days,
         )
     params = {
         "retention_hours": retention_hours,
         "allow_short_retention": c.vacuum_allow_short_retention,
+        "mode": v.mode,
+        "mode_reason": v.mode_reason,
+        "dirs_kept": [{"path": k.path, "reason": k.reason} for k in v.dirs_kept],
     }
     return OpCounts(
         files_removed=v.files_found if ctx.dry_run else v.files_deleted,
@@ -243,10 +271,12 @@ def _run_vacuum(target: ModelTarget, ctx: RunContext) -> OpCounts:
         version_before=v.table_version,
         version_after=v.table_version,
         parameters=params,
+        note=vacuum_note(v),
     )
 
 
 def _optimize_due(target: ModelTarget, snapshot: Snapshot, now_ms: int) -> tuple[bool, str]:
+    from python_ops.delta.protocol import Writer
     from python_ops.ops.optimize.plan import plan_optimize
 
     c = target.config

@@ -50,6 +50,7 @@ class OpOutcome:
         duration_s: Seconds.
         on_error: The model's ``on_error`` setting.
         version_after: The table version after the op (None when unknown).
+        note: How it ran (VACUUM's mode and why, directories it kept); part of ``did``.
     """
 
     model: str
@@ -65,6 +66,7 @@ class OpOutcome:
     duration_s: float = 0.0
     on_error: str = "warn"
     version_after: int | None = None
+    note: str = ""
 
     @property
     def ran(self) -> bool:
@@ -78,7 +80,7 @@ class OpOutcome:
             return "failed"
         if self.status is not Status.SUCCEEDED:
             return ""
-        return did_text(
+        did = did_text(
             self.op,
             dry_run=self.dry_run,
             files_removed=self.files_removed,
@@ -86,6 +88,7 @@ class OpOutcome:
             files_added=self.files_added,
             bytes_added=self.bytes_added,
         )
+        return f"{did}, {self.note}" if self.note else did
 
 
 @dataclass(frozen=True)
@@ -275,6 +278,7 @@ class Maintainer:
             duration_s=duration,
             on_error=c.on_error,
             version_after=counts.version_after if not error else None,
+            note=counts.note if not error else "",
         )
 
     def maintain_model(

@@ -112,20 +112,22 @@ def choose_mode(
         return ModeChoice("lite", "LITE requested", window, last)
     if partition_filter is not None:
         return ModeChoice(
-            "full", "auto: a partition filter (LITE covers whole tables)", window, last
+            "full", "auto: a partition filter, LITE covers whole tables only", window, last
         )
     if not window.complete:
-        why = f"auto: LITE cannot be complete ({_unreachable(window, last)})"
+        why = f"auto: LITE cannot be complete: {_unreachable(window, last)}"
         return ModeChoice("full", why, window, last)
     started = last.full_vacuum_started_ms if last is not None else None
     if started is None:
-        why = f"auto: no FULL run recorded in {LAST_VACUUM_INFO} (only FULL finds untracked files)"
+        why = f"auto: no FULL run recorded in {LAST_VACUUM_INFO}; only FULL finds untracked files"
         return ModeChoice("full", why, window, last)
     age_days = (now_ms - started) / DAY_MS
     if age_days >= interval:
         why = f"auto: last FULL run {age_days:.1f} days ago, FULL every {interval:g} days"
         return ModeChoice("full", why, window, last)
-    why = f"auto: last FULL run {age_days:.1f} days ago (FULL every {interval:g} days)"
+    why = (
+        f"auto: last FULL run {age_days:.1f} days ago, next FULL in {interval - age_days:.1f} days"
+    )
     return ModeChoice("lite", why, window, last)
 
 

@@ -37,6 +37,9 @@ def test_defaults_and_values() -> None:
     assert not c.op_enabled("vacuum")
     assert c.op_enabled("optimize")
     assert (c.on_error, c.min_small_files, c.vacuum_interval_hours) == ("warn", 10, 24)
+    assert (c.vacuum_mode, c.vacuum_full_interval_days) == ("auto", 7)
+    lite = parse_config("fct", {"maintenance_vacuum_mode": "LITE"})
+    assert (lite.vacuum_mode, lite.vacuum_full_interval_days) == ("lite", 7)
 
 
 @pytest.mark.parametrize(
@@ -51,6 +54,10 @@ def test_defaults_and_values() -> None:
         ("maintenance_min_small_files", 1, r"2 or more"),
         ("maintenance_target_file_size", "big", r"'128MB'"),
         ("maintenance_enabled", "yes", r"true or false"),
+        ("maintenance_vacuum_mode", "fast", r"'fast'\. Choose one of: auto, full, lite"),
+        ("maintenance_vacuum_mode", 1, r"1\. Choose one of: auto, full, lite"),
+        ("maintenance_vacuum_full_interval_days", -1, r"'?-1'?\. Use a number of 0 or more"),
+        ("maintenance_vacuum_full_interval_days", "weekly", r"Use a number of 0 or more"),
         (
             "maintenance_vacum_retention_hours",
             10,

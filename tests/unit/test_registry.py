@@ -49,6 +49,8 @@ def test_settings_slices_belong_to_their_op() -> None:
             "maintenance_vacuum_retention_hours",
             "maintenance_vacuum_allow_short_retention",
             "maintenance_vacuum_interval_hours",
+            "maintenance_vacuum_mode",
+            "maintenance_vacuum_full_interval_days",
         },
         "optimize": {
             "maintenance_optimize_enabled",
