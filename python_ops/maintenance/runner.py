@@ -50,7 +50,7 @@ class OpOutcome:
         duration_s: Seconds.
         on_error: The model's ``on_error`` setting.
         version_after: The table version after the op (None when unknown).
-        note: How it ran (VACUUM's mode and why, directories it kept); part of ``did``.
+        note: How it ran (VACUUM's mode and why, directories it kept); see ``summary``.
     """
 
     model: str
@@ -80,7 +80,7 @@ class OpOutcome:
             return "failed"
         if self.status is not Status.SUCCEEDED:
             return ""
-        did = did_text(
+        return did_text(
             self.op,
             dry_run=self.dry_run,
             files_removed=self.files_removed,
@@ -88,7 +88,11 @@ class OpOutcome:
             files_added=self.files_added,
             bytes_added=self.bytes_added,
         )
-        return f"{did}, {self.note}" if self.note else did
+
+    @property
+    def summary(self) -> str:
+        """``did`` and, where it matters, how (VACUUM's mode and why, directories it kept)."""
+        return f"{self.did}; {self.note}" if self.note and self.did else self.did
 
 
 @dataclass(frozen=True)
@@ -137,6 +141,8 @@ class MaintenanceRun:
             status = "dry run" if dry else str(o.status)
             # the outcome first, then why it ran: a reason never contradicts what happened
             detail = f"{o.did}; {o.detail}" if o.status is Status.SUCCEEDED else o.detail
+            if o.status is Status.SUCCEEDED and o.note:
+                detail += f"; {o.note}"  # then how it ran (VACUUM's mode, kept directories)
             lines.append(
                 f"{o.model:<28} {o.op:<13} {status:<10} {o.files_removed:>8} "
                 f"{size_text(o.bytes_removed):>9} {o.files_added:>8} "

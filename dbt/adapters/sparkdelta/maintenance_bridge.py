@@ -601,7 +601,7 @@ class MaintenanceBridge(SparkAdapter):
                 "; ".join(f"maintenance {o.op} of {o.model} failed: {o.detail}" for o in failed)
             )
         self._warn_failures(outcomes, node=model)
-        return ", ".join(f"{o.op} {o.did} in {o.duration_s:.1f} s" for o in ran)
+        return ", ".join(f"{o.op} {o.summary} in {o.duration_s:.1f} s" for o in ran)
 
     @available
     def maintenance_selection(
@@ -676,7 +676,7 @@ class MaintenanceBridge(SparkAdapter):
         label = op_names[0] if len(op_names) == 1 else "maintenance"
 
         def progress(done: int, total: int, name: str, outcomes: list[OpOutcome]) -> None:
-            did = [f"{o.op} {o.did}" for o in outcomes if o.ran]
+            did = [f"{o.op} {o.summary}" for o in outcomes if o.ran]
             idle = [o for o in outcomes if not o.ran]
             words = "; ".join(did) or (idle[0].detail if idle else "nothing to do")
             maintenance_events.info(f"{label} {done}/{total} {name}: {words}")
