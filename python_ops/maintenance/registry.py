@@ -284,6 +284,9 @@ def _optimize_due(target: ModelTarget, snapshot: Snapshot, now_ms: int) -> tuple
         plan = plan_optimize(
             target.location,
             snapshot=snapshot,
+            # due = worth rewriting; the gate of the writer that runs (delta-rs or Delta's
+            # SQL on the engine) is asked when the op runs
+            writer=Writer.DELTA,
             zorder_by=list(c.zorder_by),
             target_size_bytes=c.target_file_size_bytes,
             min_small_files=c.min_small_files,

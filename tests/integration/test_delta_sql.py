@@ -1,148 +1,393 @@
-"""Delta's own SQL where the engine has Delta: the probe, the statements, the history read-back.
+"""Delta's own SQL where the engine has Delta: the probe, the settings, the statement, the result.
 
-No engine here has Delta (its JVM jars come from Maven Central, which these machines cannot
-reach), so the statements go to a recording stand-in for such an engine; the real run is the
-last test, skipped here. ``LazySession`` (the embedded ops engine for thrift/http/odbc) runs on
-real Sail.
+Everything runs on real engines: Delta Lake 4.4's JVM Spark Connect server (``delta_spark``),
+the embedded Sail engine and a standalone Sail server. Tables are written by delta-rs or by
+Delta's own SQL; after each OPTIMIZE, Delta itself reads the rows back (count and checksum)
+and its ``DESCRIBE HISTORY`` shows the commit.
 """
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
-import textwrap
+import threading
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 import pytest
 from deltalake import write_deltalake
+from pyspark.errors import AnalysisException
+from pyspark.sql import SparkSession
 
-from python_ops.ops.optimize.execute import WRITER_DELTA_SQL, optimize, optimize_statements
+from python_ops.delta.actions import relativize
+from python_ops.delta.commits import commit_actions
+from python_ops.delta.snapshot import read_snapshot
+from python_ops.errors import EngineError, UnsupportedFeatureError
+from python_ops.ops.optimize.execute import (
+    BATCH_SIZE,
+    MARKER_PREFIX,
+    MAX_DELETED_ROWS_RATIO,
+    MAX_FILE_SIZE,
+    MIN_FILE_SIZE,
+    USER_METADATA,
+    WRITER_COMPACT,
+    WRITER_DELTA_SQL,
+    optimize,
+    optimize_statement,
+)
 from python_ops.ops.optimize.plan import plan_optimize
-from python_ops.spark_sessions import DeltaSql, LazySession
+from python_ops.spark_sessions import DeltaSql, LazySession, Rows, session_sql
+from python_ops.storage import open_storage
+
+SETTINGS = (MIN_FILE_SIZE, MAX_FILE_SIZE, MAX_DELETED_ROWS_RATIO, BATCH_SIZE, USER_METADATA)
+TARGET = 100_000  # bytes: every small file of these tables fits one bin; "big" files exceed it
 
 
-def small_files(location: Path, batches: int = 6, *, one_file_day: bool = True) -> None:
-    """One file per batch in partition ``it's``; partition ``2024-01-01`` gets one file only."""
-    for batch in range(batches):
-        ids = list(range(batch * 30, batch * 30 + 30))
-        days = ["2024-01-01" if one_file_day and batch == 0 and i % 2 else "it's" for i in ids]
-        data = pa.table(
-            {
-                "id": pa.array(ids, pa.int64()),
-                "customer_id": pa.array([i % 11 for i in ids], pa.int64()),
-                "day": pa.array(days, pa.string()),
-            }
-        )
-        write_deltalake(str(location), data, mode="append", partition_by=["day"])
+def append(location: Path, partition: str, rows: int, start: int, *, big: bool = False) -> None:
+    """One data file in ``partition``; ``big`` files hold incompressible values (> TARGET)."""
+    rng = np.random.default_rng(start)
+    values = rng.integers(0, 2**62, rows) if big else np.arange(start, start + rows)
+    data = pa.table(
+        {
+            "id": pa.array(np.arange(start, start + rows), pa.int64()),
+            "v": pa.array(values, pa.int64()),
+            "p": pa.array([partition] * rows, pa.string()),
+        }
+    )
+    write_deltalake(str(location), data, mode="append", partition_by=["p"])
 
 
-class DeltaEngine:
-    """Records statements and answers as Spark with Delta would (history newest first)."""
-
-    def __init__(self, version: int, *, metrics_as_json: bool = False) -> None:
-        self.version = version
-        self.statements: list[str] = []
-        self.metrics_as_json = metrics_as_json
-
-    def __call__(self, statement: str) -> list[dict[str, Any]]:
-        self.statements.append(statement)
-        if statement.startswith("DESCRIBE HISTORY") and statement.endswith("LIMIT 1"):
-            return [{"version": self.version, "operation": "WRITE"}]
-        if statement.startswith("DESCRIBE HISTORY"):
-            metrics = {
-                "numAddedFiles": "1",
-                "numRemovedFiles": "6",
-                "numAddedBytes": "900",
-                "numRemovedBytes": "4000",
-            }
-            return [
-                {
-                    "version": self.version + 1,
-                    "operation": "OPTIMIZE",
-                    # over thrift a map column arrives as JSON text
-                    "operationMetrics": json.dumps(metrics) if self.metrics_as_json else metrics,
-                },
-                {"version": self.version, "operation": "WRITE", "operationMetrics": {}},
-            ]
-        return []
+def layout(location: Path) -> None:
+    """Partitions a, b: 6 small files each (a also one big file); c: 3 small files."""
+    start = 0
+    for partition, files in (("a", 6), ("b", 6), ("c", 3)):
+        for i in range(files):
+            append(location, partition, 10 + i, start)
+            start += 1000
+    append(location, "a", 20_000, start, big=True)
 
 
-class NoDelta:
-    """An engine without Delta's SQL: every statement is a parse error."""
-
-    def __init__(self) -> None:
-        self.calls = 0
-
-    def __call__(self, statement: str) -> list[dict[str, Any]]:
-        self.calls += 1
-        raise RuntimeError("[PARSE_SYNTAX_ERROR] Syntax error at or near 'LIMIT'")
+def table_sql(location: Path | str) -> str:
+    return "delta.`" + str(location).replace("`", "``") + "`"
 
 
-@pytest.mark.parametrize("metrics_as_json", [False, True])
-def test_optimize_hands_our_scope_to_delta_sql_and_reads_its_history(
-    tmp_path: Path, metrics_as_json: bool
+def oracle(spark: Any, location: Path | str) -> tuple[int, int]:
+    """Delta's own read of the table: row count and an order-independent checksum."""
+    row = spark.sql(
+        f"SELECT count(*) AS n, coalesce(sum(hash(*)), 0) AS h FROM {table_sql(location)}"
+    ).first()
+    return int(row["n"]), int(row["h"])
+
+
+def history(spark: Any, location: Path | str, version: int) -> dict[str, Any]:
+    rows = spark.sql(f"DESCRIBE HISTORY {table_sql(location)}").collect()
+    found: dict[str, Any] = next(
+        r.asDict(recursive=True) for r in rows if int(r["version"]) == version
+    )
+    return found
+
+
+def removed_by(location: Path, version: int) -> set[str]:
+    root = open_storage(str(location)).root
+    return {
+        relativize(a["remove"]["path"], root) or a["remove"]["path"]
+        for a in commit_actions(open_storage(str(location)), version)
+        if "remove" in a
+    }
+
+
+def planned_files(plan: Any) -> set[str]:
+    return {f for p in plan.work for b in p.bins for f in b.files}
+
+
+def settings_of(spark: Any) -> dict[str, str | None]:
+    return {key: spark.conf.get(key, None) for key in SETTINGS}
+
+
+def sql_only(spark: Any) -> DeltaSql:
+    """Delta's SQL on the Delta engine through statements only (as over a thrift connection)."""
+
+    def execute(statement: str) -> Rows:
+        return [r.asDict(recursive=True) for r in spark.sql(statement).collect()]
+
+    return DeltaSql(execute, where="a SQL-only connection", key=("sql-only", id(spark)))
+
+
+@pytest.mark.classic_spark
+def test_delta_rewrites_exactly_the_plan_and_reports_its_own_metrics(
+    tmp_path: Path, delta_spark: Any
 ) -> None:
     table = tmp_path / "events"
-    small_files(table)
-    engine = DeltaEngine(version=5, metrics_as_json=metrics_as_json)
-    sql = DeltaSql(engine, where="a Delta cluster", names={str(table): "shop.events"})
-    # partition 2024-01-01 has one file: only it's has work, so the statement names it
-    result = optimize(str(table), min_small_files=2, target_size_bytes=64 * 1024 * 1024, sql=sql)
-    assert engine.statements == [
-        "DESCRIBE HISTORY shop.events LIMIT 1",
-        f"SET spark.databricks.delta.optimize.maxFileSize = {64 * 1024 * 1024}",
-        "OPTIMIZE shop.events WHERE (`day` = 'it\\'s')",
-        "DESCRIBE HISTORY shop.events LIMIT 20",
-    ]
-    assert result.writer == f"{WRITER_DELTA_SQL} on a Delta cluster"
-    assert result.commits == (6,)
-    assert (result.files_added, result.files_removed) == (1, 6)
-    assert (result.bytes_added, result.bytes_removed) == (900, 4000)
-    assert result.partitions_optimized == 1
-
-
-def test_z_order_within_a_where_scope(tmp_path: Path) -> None:
-    table = tmp_path / "events"
-    small_files(table)
-    plan = plan_optimize(str(table), zorder_by=["customer_id", "id"], where="day = '2024-01-01'")
-    assert optimize_statements(plan, "shop.events")[1] == (
-        "OPTIMIZE shop.events WHERE (`day` = '2024-01-01') ZORDER BY (`customer_id`, `id`)"
+    layout(table)
+    before = oracle(delta_spark, table)
+    snapshot = read_snapshot(str(table))
+    big = {f.relative_path for f in snapshot.files if f.size_bytes >= TARGET}
+    in_c = {f.relative_path for f in snapshot.files if f.partition_values["p"] == "c"}
+    assert len(big) == 1
+    delta_spark.conf.set(MIN_FILE_SIZE, "12345")  # a value of the session's own: restored
+    try:
+        dry = optimize(
+            str(table), target_size_bytes=TARGET, min_small_files=4, dry_run=True, spark=delta_spark
+        )
+        result = optimize(
+            str(table), target_size_bytes=TARGET, min_small_files=4, spark=delta_spark
+        )
+        after_settings = settings_of(delta_spark)
+    finally:
+        delta_spark.conf.unset(MIN_FILE_SIZE)
+    assert after_settings == {**dict.fromkeys(SETTINGS), MIN_FILE_SIZE: "12345"}
+    plan = {f for p in dry.plan["partitions"] for b in p["bins"] for f in b["files"]}
+    assert result.writer.startswith(WRITER_DELTA_SQL)
+    assert result.plan == dry.plan
+    (version,) = result.commits
+    # Delta rewrote exactly the plan: the 12 small files of a and b; not the big file, not c
+    assert removed_by(table, version) == plan
+    assert len(plan) == 12
+    assert not plan & (big | in_c)
+    live = {f.relative_path for f in read_snapshot(str(table)).files}
+    assert big | in_c <= live
+    # our result is Delta's own: its history of that commit and its OPTIMIZE output row
+    h = history(delta_spark, table, version)
+    assert h["operation"] == "OPTIMIZE"
+    assert str(h["userMetadata"]).startswith(MARKER_PREFIX)
+    m = h["operationMetrics"]
+    assert (result.files_added, result.files_removed) == (
+        int(m["numAddedFiles"]),
+        int(m["numRemovedFiles"]),
     )
+    assert (result.bytes_added, result.bytes_removed) == (
+        int(m["numAddedBytes"]),
+        int(m["numRemovedBytes"]),
+    )
+    # considered: every file of the WHERE partitions (a: 7, b: 6); skipped: the big one
+    assert (result.files_considered, result.files_skipped) == (13, 1)
+    assert result.partitions_optimized == 2
+    assert result.files_added == 2
+    assert oracle(delta_spark, table) == before
+
+
+@pytest.mark.classic_spark
+def test_settings_are_restored_after_a_failed_statement_on_both_kinds_of_connection(
+    tmp_path: Path, delta_spark: Any
+) -> None:
+    missing = table_sql(tmp_path / "missing")
+    wanted = {MIN_FILE_SIZE: "1", MAX_FILE_SIZE: "2", BATCH_SIZE: None, USER_METADATA: "m"}
+    delta_spark.conf.set(MAX_FILE_SIZE, "777")
+    delta_spark.conf.set(BATCH_SIZE, "5")
+    try:
+        for sql in (session_sql(delta_spark), sql_only(delta_spark)):
+            with pytest.raises(AnalysisException, match="DELTA_MISSING_DELTA_TABLE"):
+                sql.run_with_settings(f"OPTIMIZE {missing}", wanted)
+            assert settings_of(delta_spark) == {
+                **dict.fromkeys(SETTINGS),
+                MAX_FILE_SIZE: "777",
+                BATCH_SIZE: "5",
+            }
+        # and while the statement runs, it sees exactly what was asked (SET/RESET route)
+        rows = sql_only(delta_spark).run_with_settings(f"SET {USER_METADATA}", {USER_METADATA: "x"})
+        assert rows == [{"key": USER_METADATA, "value": "x"}]
+        assert settings_of(delta_spark)[USER_METADATA] is None
+    finally:
+        delta_spark.conf.unset(MAX_FILE_SIZE)
+        delta_spark.conf.unset(BATCH_SIZE)
+
+
+@pytest.mark.classic_spark
+def test_threads_sharing_one_session_each_get_their_own_settings(
+    tmp_path: Path, delta_spark: Any
+) -> None:
+    # x: all 8 files are small at TARGET; y: at 5,000 bytes its two big files are not
+    x, y = tmp_path / "x", tmp_path / "y"
+    for i in range(8):
+        append(x, "a", 10 + i, i * 100)
+    for i in range(6):
+        append(y, "a", 10 + i, i * 100)
+    append(y, "a", 2_000, 10_000, big=True)
+    append(y, "a", 2_500, 20_000, big=True)
+    targets = {x: TARGET, y: 5_000}
+    plans = {
+        t: plan_optimize(str(t), target_size_bytes=s, min_small_files=2) for t, s in targets.items()
+    }
+    results: dict[Path, Any] = {}
+    errors: list[BaseException] = []
+
+    def run(t: Path) -> None:
+        try:
+            results[t] = optimize(
+                str(t), target_size_bytes=targets[t], min_small_files=2, spark=delta_spark
+            )
+        except BaseException as err:  # reported by the assertion below
+            errors.append(err)
+
+    threads = [threading.Thread(target=run, args=(t,)) for t in (x, y)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert not errors, errors
+    for t in (x, y):
+        (version,) = results[t].commits
+        assert removed_by(t, version) == planned_files(plans[t])
+    # with x's 100,000 bytes Delta would have taken all 8 files of y, the big ones too
+    assert 2 <= len(planned_files(plans[y])) <= 6
+    assert settings_of(delta_spark) == dict.fromkeys(SETTINGS)
+
+
+@pytest.mark.classic_spark
+def test_z_order_runs_as_delta_zorder_by(tmp_path: Path, delta_spark: Any) -> None:
+    table = tmp_path / "events"
+    layout(table)
+    before = oracle(delta_spark, table)
+    plan = plan_optimize(str(table), zorder_by=["v", "id"], where="p = 'b'")
+    assert optimize_statement(plan, "shop.events") == (
+        "OPTIMIZE shop.events WHERE (`p` = 'b') ZORDER BY (`v`, `id`)"
+    )
+    result = optimize(str(table), zorder_by=["v", "id"], where="p = 'b'", spark=delta_spark)
+    (version,) = result.commits
+    h = history(delta_spark, table, version)
+    assert h["operation"] == "OPTIMIZE"
+    assert h["operationParameters"]["zOrderBy"] == '["v","id"]'
+    assert removed_by(table, version) == planned_files(plan)
+    assert result.partitions_optimized == 1
+    assert oracle(delta_spark, table) == before
+
+
+def _delta_table(spark: Any, location: Path, properties: str) -> None:
+    spark.sql(
+        f"CREATE TABLE {table_sql(location)} (id BIGINT, name STRING, p STRING) USING delta "
+        f"PARTITIONED BY (p) TBLPROPERTIES ({properties})"
+    ).collect()
+    for i in range(4):
+        spark.sql(
+            f"INSERT INTO {table_sql(location)} SELECT id, concat('n', id), 'a' "
+            f"FROM range({i * 100}, {i * 100 + 100})"
+        ).collect()
+
+
+@pytest.mark.classic_spark
+@pytest.mark.parametrize(
+    ("properties", "feature"),
+    [
+        ("'delta.enableDeletionVectors' = 'true'", "deletionVectors"),
+        (
+            "'delta.columnMapping.mode' = 'name', 'delta.minReaderVersion' = '2', "
+            "'delta.minWriterVersion' = '5'",
+            "columnMapping",
+        ),
+    ],
+    ids=["deletion-vectors", "column-mapping"],
+)
+def test_tables_delta_rs_refuses_are_optimized_by_delta(
+    tmp_path: Path, delta_spark: Any, properties: str, feature: str
+) -> None:
+    table = tmp_path / "t"
+    _delta_table(delta_spark, table, properties)
+    if feature == "deletionVectors":
+        delta_spark.sql(f"DELETE FROM {table_sql(table)} WHERE id % 7 = 0").collect()
+        assert any(f.deletion_vector for f in read_snapshot(str(table)).files)
+    else:
+        delta_spark.sql(f"ALTER TABLE {table_sql(table)} RENAME COLUMN name TO label").collect()
+    before = oracle(delta_spark, table)
+    with pytest.raises(UnsupportedFeatureError, match=feature):
+        optimize(str(table), min_small_files=2)  # no engine with Delta: delta-rs's gate
+    plan = plan_optimize(str(table), min_small_files=2, writer=_delta_writer())
+    result = optimize(str(table), min_small_files=2, spark=delta_spark)
+    assert result.writer.startswith(WRITER_DELTA_SQL)
+    (version,) = result.commits
+    assert removed_by(table, version) == planned_files(plan)
+    assert history(delta_spark, table, version)["operation"] == "OPTIMIZE"
+    assert oracle(delta_spark, table) == before
+    if feature == "deletionVectors":
+        assert not any(f.deletion_vector for f in read_snapshot(str(table)).files)
+
+
+def _delta_writer() -> Any:
+    from python_ops.delta.protocol import Writer
+
+    return Writer.DELTA
+
+
+@pytest.mark.classic_spark
+@pytest.mark.parametrize("route", ["delta-rs", "delta"])
+def test_optimize_oracle_delta_reads_the_same_rows_and_shows_the_commit(
+    tmp_path: Path, delta_spark: Any, sail_spark: Any, route: str
+) -> None:
+    table = tmp_path / "events"
+    layout(table)
+    before = oracle(delta_spark, table)
+    spark = delta_spark if route == "delta" else sail_spark
+    result = optimize(str(table), target_size_bytes=TARGET, min_small_files=2, spark=spark)
+    assert result.writer.startswith(WRITER_DELTA_SQL if route == "delta" else WRITER_COMPACT)
+    assert result.files_removed == 15
+    after = oracle(delta_spark, table)
+    assert after == before
+    (version,) = result.commits
+    assert history(delta_spark, table, version)["operation"] == "OPTIMIZE"
+    print(f"oracle {route}: rows {after[0]}, checksum {after[1]}, commit {version} OPTIMIZE")
+
+
+@pytest.mark.classic_spark
+def test_probe_on_a_delta_engine_names_a_missing_table_and_caches_nothing(
+    tmp_path: Path, delta_spark: Any
+) -> None:
+    sql = DeltaSql(
+        lambda s: [r.asDict(recursive=True) for r in delta_spark.sql(s).collect()],
+        where="the Delta server",
+    )
+    missing = tmp_path / "missing"
+    with pytest.raises(EngineError, match=r"DESCRIBE HISTORY delta.`.*/missing`.*not a Delta"):
+        sql.has_delta(str(missing))
+    table = tmp_path / "t"
+    append(table, "a", 3, 0)
+    assert sql.has_delta(str(table))  # the failure was not taken for "no Delta"
+
+
+def test_sail_is_known_to_have_no_delta_without_a_statement(
+    tmp_path: Path, sail_spark: Any
+) -> None:
+    lazy = LazySession()
+    try:
+        assert not session_sql(lazy).has_delta(str(tmp_path / "missing"))
+        assert not lazy.started  # not even started, let alone probed
+    finally:
+        lazy.stop()
+    sail = session_sql(sail_spark)
+    assert sail.where == "the embedded Sail engine"
+    assert not sail.has_delta(str(tmp_path / "missing"))  # a missing table: no probe, no error
+
+
+def test_an_attached_sail_server_answers_the_probe_with_no_delta(
+    tmp_path: Path, sail_server: str
+) -> None:
+    spark = SparkSession.builder.remote(sail_server).create()
+    try:
+        statements: list[str] = []
+
+        def execute(statement: str) -> Rows:
+            statements.append(statement)
+            return [r.asDict(recursive=True) for r in spark.sql(statement).collect()]
+
+        sql = DeltaSql(execute, where="an attached Sail server", key=("sail", sail_server))
+        table = tmp_path / "t"
+        append(table, "a", 3, 0)
+        assert not sql.has_delta(str(table))
+        assert not sql.named({}).has_delta(str(table))  # kept for the engine: asked once
+        assert len(statements) == 1
+        result = optimize(str(table), sql=sql)  # nothing worth it: no statement either
+        assert result.skipped_reason is not None
+        assert len(statements) == 1
+    finally:
+        spark.stop()
 
 
 def test_every_partition_with_work_needs_no_where_and_paths_are_quoted(tmp_path: Path) -> None:
     table = tmp_path / "odd`name"
-    small_files(table, one_file_day=False)
+    for i in range(3):
+        append(table, "a", 10, i * 10)
     plan = plan_optimize(str(table), min_small_files=2)
     assert len(plan.work) == len(plan.partitions) == 1
-    statements = optimize_statements(plan, DeltaSql(NoDelta(), where="x").table(plan.location))
-    assert statements[1] == f"OPTIMIZE delta.`{str(table).replace('`', '``')}`"
-
-
-def test_no_delta_answer_is_asked_once_and_routes_to_delta_rs(tmp_path: Path) -> None:
-    first, second = tmp_path / "a", tmp_path / "b"
-    small_files(first)
-    small_files(second)
-    engine = NoDelta()
-    sql = DeltaSql(engine, where="a cluster without Delta", key=("test", str(tmp_path)))
-    results = [optimize(str(t), min_small_files=2, sql=sql.named({})) for t in (first, second)]
-    assert engine.calls == 1  # the answer is kept for the engine (key), across named copies
-    assert [r.writer for r in results] == ["delta-rs optimize.compact"] * 2
-    assert all(r.files_removed == 6 for r in results), results
-
-
-def test_a_no_op_or_a_dry_run_sends_no_statement(tmp_path: Path) -> None:
-    table = tmp_path / "t"
-    small_files(table, batches=1)
-    engine = DeltaEngine(version=0)
-    optimize(str(table), min_small_files=2, sql=DeltaSql(engine, where="x"))
-    small_files(table, batches=3)
-    optimize(str(table), min_small_files=2, dry_run=True, sql=DeltaSql(engine, where="x"))
-    assert engine.statements == []
+    name = DeltaSql(lambda s: [], where="x").table(plan.location)
+    assert optimize_statement(plan, name) == f"OPTIMIZE delta.`{str(table).replace('`', '``')}`"
 
 
 def test_lazy_session_starts_the_embedded_engine_on_first_use_only() -> None:
@@ -161,47 +406,3 @@ def test_lazy_session_starts_the_embedded_engine_on_first_use_only() -> None:
     finally:
         lazy.stop()
     assert not lazy.started
-
-
-def _delta_jars() -> list[Path]:
-    ivy = Path.home() / ".ivy2" / "jars"
-    return sorted(ivy.glob("io.delta_delta-spark_2.13-*.jar")) if ivy.is_dir() else []
-
-
-@pytest.mark.delta_jars
-@pytest.mark.skipif(
-    not _delta_jars(),
-    reason="needs the Delta JVM jars (io.delta:delta-spark_2.13; Maven Central unreachable)",
-)
-def test_optimize_runs_as_delta_sql_on_a_delta_enabled_session(tmp_path: Path) -> None:
-    script = textwrap.dedent(
-        f"""
-        from delta import configure_spark_with_delta_pip
-        from pyspark.sql import SparkSession
-        from python_ops.ops.optimize.execute import optimize
-        from python_ops.spark_sessions import session_sql
-
-        builder = (
-            SparkSession.builder.master("local[1]")
-            .config("spark.sql.extensions", "io.delta.sql.DeltaSparkSessionExtension")
-            .config("spark.sql.catalog.spark_catalog",
-                    "org.apache.spark.sql.delta.catalog.DeltaCatalog")
-        )
-        spark = configure_spark_with_delta_pip(builder).getOrCreate()
-        location = "{tmp_path}/t"
-        for i in range(6):
-            spark.range(i * 10, i * 10 + 10).selectExpr("id", "id % 2 as p").write.format(
-                "delta").mode("append").partitionBy("p").save(location)
-        assert session_sql(spark).has_delta(location)
-        result = optimize(location, spark=spark, zorder_by=["id"], min_small_files=2)
-        assert result.writer.startswith("Delta OPTIMIZE (SQL)"), result.writer
-        assert result.files_removed == 12 and result.files_added == 2, result
-        print(spark.sql(f"describe history delta.`{{location}}` limit 1").first()["operation"])
-        """
-    )
-    env = {k: v for k, v in os.environ.items() if k != "SPARK_CONNECT_MODE_ENABLED"}
-    done = subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, text=True, timeout=600, env=env
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
-    assert done.stdout.strip().splitlines()[-1] == "OPTIMIZE"

@@ -78,7 +78,7 @@ MAX_FILE_SIZE = _DELTA + "optimize.maxFileSize"
 MAX_DELETED_ROWS_RATIO = _DELTA + "optimize.maxDeletedRowsRatio"
 BATCH_SIZE = _DELTA + "optimize.batchSize"
 USER_METADATA = _DELTA + "commitInfo.userMetadata"
-MARKER_PREFIX = "python_ops OPTIMIZE "
+MARKER_PREFIX = "python_ops.optimize:"  # no spaces or semicolons: also set by SET
 
 
 @dataclass(frozen=True)
