@@ -301,6 +301,29 @@ def test_tables_delta_rs_refuses_are_optimized_by_delta(
         assert not any(f.deletion_vector for f in read_snapshot(str(table)).files)
 
 
+@pytest.mark.classic_spark
+def test_a_clustered_table_is_clustered_by_delta(tmp_path: Path, delta_spark: Any) -> None:
+    table = tmp_path / "clustered"
+    name = table_sql(table)
+    delta_spark.sql(
+        f"CREATE TABLE {name} (id BIGINT, v BIGINT) USING delta CLUSTER BY (v)"
+    ).collect()
+    for i in range(4):
+        delta_spark.sql(
+            f"INSERT INTO {name} SELECT id, id % 13 FROM range({i * 100}, {i * 100 + 100})"
+        ).collect()
+    before = oracle(delta_spark, table)
+    with pytest.raises(UnsupportedFeatureError, match="clustering"):
+        optimize(str(table), min_small_files=2)  # delta-rs would compact, not cluster
+    result = optimize(str(table), min_small_files=2, spark=delta_spark)
+    assert result.writer.startswith(WRITER_DELTA_SQL)
+    (version,) = result.commits
+    h = history(delta_spark, table, version)
+    assert h["operation"] == "OPTIMIZE"
+    assert h["operationParameters"]["clusterBy"] == '["v"]'
+    assert oracle(delta_spark, table) == before
+
+
 def _delta_writer() -> Any:
     from python_ops.delta.protocol import Writer
 

@@ -15,8 +15,10 @@ import pytest
 from python_ops.delta.log_files import LogFileKind, classify
 from python_ops.delta.protocol import (
     FEATURES,
+    REWRITE_OPS,
     Op,
     Verdict,
+    Writer,
     check_protocol,
     support_table,
     table_features,
@@ -122,6 +124,56 @@ def test_decisions(feature: str, op: Op, refused: bool) -> None:
             check_protocol(protocol, op, location="t")
     else:
         check_protocol(protocol, op, location="t")
+
+
+@pytest.mark.parametrize(
+    ("feature", "op", "verdict"),
+    [
+        # delta-rs limits: Delta's own OPTIMIZE writes these features
+        ("deletionVectors", Op.COMPACTION, Verdict.SUPPORTED),
+        ("columnMapping", Op.ZORDER, Verdict.SUPPORTED),
+        ("rowTracking", Op.COMPACTION, Verdict.SUPPORTED),
+        ("v2Checkpoint", Op.COMPACTION, Verdict.SUPPORTED),
+        ("identityColumns", Op.COMPACTION, Verdict.SUPPORTED),
+        ("inCommitTimestamp", Op.ZORDER, Verdict.SUPPORTED),
+        ("typeWidening", Op.COMPACTION, Verdict.SUPPORTED),
+        ("domainMetadata", Op.COMPACTION, Verdict.SUPPORTED),
+        ("clustering", Op.COMPACTION, Verdict.RULE),  # Delta clusters the table
+        ("changeDataFeed", Op.COMPACTION, Verdict.RULE),  # the recorded rule still holds
+        # refused whoever writes, or unknown to Delta 4.4
+        ("catalogManaged", Op.COMPACTION, Verdict.REFUSED),
+        ("redirectWriterOnly-preview", Op.ZORDER, Verdict.REFUSED),
+        ("timestampNanos", Op.COMPACTION, Verdict.REFUSED),
+        ("collations", Op.COMPACTION, Verdict.REFUSED),
+        ("inCommitTimestamp-preview", Op.COMPACTION, Verdict.REFUSED),
+        # only the rewrite ops go to Delta: a checkpoint is still delta-rs's
+        ("v2Checkpoint", Op.CHECKPOINT, Verdict.REFUSED),
+    ],
+)
+def test_the_gate_asks_delta_when_delta_rewrites(feature: str, op: Op, verdict: Verdict) -> None:
+    assert FEATURES[feature].decision(op, Writer.DELTA).verdict is verdict
+    protocol = {
+        "minReaderVersion": 3,
+        "minWriterVersion": 7,
+        "readerFeatures": [feature] if FEATURES[feature].reader else [],
+        "writerFeatures": [feature],
+    }
+    if verdict is Verdict.REFUSED:
+        with pytest.raises(UnsupportedFeatureError, match=f"'{feature}'"):
+            check_protocol(protocol, op, location="t", writer=Writer.DELTA)
+    else:
+        check_protocol(protocol, op, location="t", writer=Writer.DELTA)
+
+
+def test_delta_writes_every_feature_delta_rs_writes_for_the_rewrite_ops() -> None:
+    # so a table delta-rs may rewrite is one Delta may rewrite (the executor relies on it)
+    for feature in FEATURES.values():
+        for op in REWRITE_OPS:
+            if feature.decision(op).verdict is not Verdict.REFUSED:
+                assert feature.decision(op, Writer.DELTA).verdict is not Verdict.REFUSED, (
+                    feature.name,
+                    op,
+                )
 
 
 def test_writer_ops_refuse_unsupported_features_before_planning() -> None:
