@@ -12,6 +12,7 @@ import re
 import threading
 import weakref
 from collections.abc import Callable, Mapping
+from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
 from python_ops.errors import ConfigError, EngineError
@@ -218,6 +219,9 @@ class DeltaSql:
             named by path (``delta.`<location>```).
         conf: The session's ``spark.conf`` (None: settings through SQL statements).
         has_delta: The answer when it is known without asking (False for Sail), else None.
+        session: Keeps one connection open around ``run_with_settings``'s statements, so the
+            settings and the statement share a session (e.g. dbt's connection on a worker
+            thread, which otherwise opens and closes a connection per statement).
     """
 
     _answers: dict[Any, bool] = {}  # noqa: RUF012 (one answer per engine, process-wide)
@@ -233,8 +237,10 @@ class DeltaSql:
         names: Mapping[str, str] | None = None,
         conf: Any = None,
         has_delta: bool | None = None,
+        session: Callable[[], AbstractContextManager[Any]] | None = None,
     ) -> None:
         self._execute = execute
+        self._session = session
         self.where = where
         self._key = key
         self._answer: list[bool | None] = [has_delta]  # shared with ``named`` copies
@@ -263,6 +269,7 @@ class DeltaSql:
             names=names,
             conf=self._conf,
             has_delta=self._known,
+            session=self._session,
         )
         copy._answer = self._answer
         copy._settings_lock = self._settings_lock
@@ -348,7 +355,7 @@ class DeltaSql:
 
         Each setting is read, set (None: unset) and, after the statement (also when it fails),
         restored: to its previous value, or unset when it had none. The engine's settings lock
-        is held throughout.
+        is held throughout, and the connection (``session``) kept open.
 
         Args:
             statement: The SQL statement.
@@ -360,7 +367,7 @@ class DeltaSql:
         Raises:
             EngineError: When a setting cannot be read, set or restored.
         """
-        with self._settings_lock:
+        with self._settings_lock, self._session() if self._session else nullcontext():
             previous: dict[str, str | None] = {}
             try:
                 for key, value in settings.items():

@@ -14,6 +14,7 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Callable, Mapping
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from dataclasses import field as dataclass_field
 from pathlib import Path
@@ -199,10 +200,14 @@ class MaintenanceBridge(SparkAdapter):
             _, table = self.execute(statement, fetch=True)
             return [dict(zip(table.column_names, row, strict=True)) for row in table]
 
+        with self._one_connection():
+            return run()
+
+    def _one_connection(self) -> AbstractContextManager[Any]:
+        """This thread's dbt connection, opened for the block when it has none (a worker)."""
         if self.connections.get_if_exists() is not None:
-            return run()
-        with self.connection_named("sparkdelta maintenance"):  # a maintenance worker thread
-            return run()
+            return nullcontext()
+        return self.connection_named("sparkdelta maintenance")  # a maintenance worker thread
 
     def _delta_sql(self, names: Mapping[str, str] | None = None) -> DeltaSql:
         """Where Delta's own SQL runs: the connection's session, else dbt's connection.
@@ -214,7 +219,13 @@ class MaintenanceBridge(SparkAdapter):
             return session_sql(engine.spark).named(names or {})
         creds = self.config.credentials
         where = f"the {creds.method} connection to {creds.host}"
-        return DeltaSql(self._connection_rows, where=where, key=self._connection_key(), names=names)
+        return DeltaSql(
+            self._connection_rows,
+            where=where,
+            key=self._connection_key(),
+            names=names,
+            session=self._one_connection,  # session settings and OPTIMIZE on one connection
+        )
 
     def _run_op(
         self, relation: BaseRelation, op: str, call: Callable[[str], Any]
