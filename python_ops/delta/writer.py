@@ -1,9 +1,18 @@
 """The delta-rs writer: opening a table for a commit, checkpoints and table properties.
 
-Every commit this project makes goes through delta-rs: checkpoints and properties here, OPTIMIZE
-compaction (``DeltaTable.optimize``) and the Z-order commit (``create_write_transaction``) in
-``python_ops.ops.optimize``, history rows in ``python_ops.maintenance.history``; all open their
-table with ``open_delta`` (and, on S3, only after ``commit_storage_options``' safe-commit check).
+Every commit this project makes in-process goes through delta-rs: checkpoints and properties
+here, OPTIMIZE compaction (``DeltaTable.optimize``) and the Z-order commit
+(``create_write_transaction``) in ``python_ops.ops.optimize``, history rows in
+``python_ops.maintenance.history``; all open their table with ``open_delta`` (and, on S3, only
+after ``commit_storage_options``' safe-commit check). Where the engine has Delta, OPTIMIZE is
+Delta's own SQL instead (``python_ops.ops.optimize.execute``).
+
+Checkpoints stay delta-rs's even then: Delta's SQL has no statement that writes one (Delta
+4.4's grammar has none; its checkpoint is a post-commit hook at multiples of
+``delta.checkpointInterval``, and ``DeltaLog.checkpoint`` is JVM API, out of reach over Spark
+Connect or thrift). Forcing one through SQL would take two property commits (interval 1, then
+back), which changes the table's history for a maintenance side effect; so a table whose
+features delta-rs cannot checkpoint gets no checkpoint from us (the gate says why).
 """
 
 from __future__ import annotations

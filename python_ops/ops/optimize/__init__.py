@@ -1,7 +1,8 @@
 """OPTIMIZE: compaction and Z-order of a Delta table.
 
-``plan`` decides what is worth rewriting, ``execute`` rewrites and commits it through delta-rs,
-``zorder`` orders rows along a Z-order curve and commits one partition at a time. ``optimize``
+``plan`` decides what is worth rewriting, ``execute`` has it rewritten and committed by Delta's
+own SQL where the engine has Delta, else by delta-rs; ``zorder`` orders rows along a Z-order
+curve and commits one partition at a time (the delta-rs route). ``optimize``
 and ``plan_optimize`` are imported on first use, so reading ``plan``'s defaults (the CLI, the
 config) does not load the rewrite machinery.
 """
