@@ -1,0 +1,291 @@
+"""Running Delta Lake 4.4 (the oracle) and our ops side by side on copies of one table.
+
+Used by the tests in ``tests/oracle`` and by ``scripts/compatibility.py``: where the tables are
+(``_delta_log`` found at any depth under the shared fixtures), how a table is copied and aged so
+both sides see the same files and times, Delta's VACUUM through SQL, and what is left on disk
+afterwards.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tests.helpers.delta_corpus import sql_path
+
+AGE_S = 60 * 86_400
+LOG = "_delta_log"
+
+
+@dataclass(frozen=True)
+class Case:
+    """One directory the oracle compares on.
+
+    Attributes:
+        id: ``<group>/<relative path>`` (e.g. ``golden/data-reader-date-types-Asia/Beirut``).
+        path: The original (never modified).
+        is_table: False for a fixture directory with no ``_delta_log`` at any depth.
+        age: Backdate every file ``AGE_S`` before use (shared fixtures: git keeps no times);
+            corpus tables are already aged and planted.
+    """
+
+    id: str
+    path: Path
+    is_table: bool = True
+    age: bool = True
+
+
+def find_cases(group: str, root: Path) -> list[Case]:
+    """Every table under ``root``: each directory holding a ``_delta_log``, at any depth.
+
+    A top-level directory with no ``_delta_log`` anywhere below it is one "not a table" case.
+
+    Args:
+        group: The id prefix (``golden``, ``delta-tables``).
+        root: The fixtures directory.
+
+    Returns:
+        The cases, sorted by id.
+    """
+    cases = []
+    if not root.is_dir():
+        return cases
+    for top in sorted(p for p in root.iterdir() if p.is_dir()):
+        found = []
+        for dirpath, dirnames, _ in os.walk(top):
+            if LOG in dirnames:
+                found.append(Path(dirpath))
+                dirnames[:] = []  # a table's own directories are not other tables
+        if not found:
+            cases.append(Case(f"{group}/{top.name}", top, is_table=False))
+        for table in sorted(found):
+            cases.append(Case(f"{group}/{table.relative_to(root).as_posix()}", table))
+    return cases
+
+
+def age_all(path: Path, age_s: float = AGE_S) -> None:
+    """Backdate every file and directory under ``path`` (symbolic links not followed)."""
+    when = time.time() - age_s
+    for dirpath, dirnames, filenames in os.walk(path):
+        for name in filenames + dirnames:
+            os.utime(os.path.join(dirpath, name), (when, when), follow_symlinks=False)
+
+
+def prepare(case: Case, work: Path, *names: str) -> list[Path]:
+    """Copies of the case's directory under ``work/<name>/``, identical in content and times.
+
+    Args:
+        case: The case.
+        work: A scratch directory.
+        names: One copy per name.
+
+    Returns:
+        The copies' table directories.
+    """
+    first = work / names[0] / case.path.name
+    shutil.copytree(case.path, first, symlinks=True)
+    if case.age:
+        age_all(first)
+    copies = [first]
+    for name in names[1:]:
+        copy = work / name / case.path.name
+        shutil.copytree(first, copy, symlinks=True)  # copy2: file and directory times kept
+        copies.append(copy)
+    return copies
+
+
+def tree(table: Path) -> set[str]:
+    """Relative paths of every file and directory under ``table`` except ``_delta_log/``'s."""
+    out = set()
+    for dirpath, dirnames, filenames in os.walk(table):
+        here = Path(dirpath)
+        if here == table and LOG in dirnames:
+            dirnames.remove(LOG)
+        for name in filenames:
+            out.add((here / name).relative_to(table).as_posix())
+        for name in dirnames:
+            out.add((here / name).relative_to(table).as_posix() + "/")
+    return out
+
+
+def log_tree(table: Path) -> dict[str, int]:
+    """Every file under ``_delta_log`` with its size."""
+    log = table / LOG
+    return {p.relative_to(log).as_posix(): p.stat().st_size for p in log.rglob("*") if p.is_file()}
+
+
+def delta_relative(table: Path, path: str) -> str:
+    """A path Delta's VACUUM DRY RUN printed (``file:/abs/...``) relative to ``table``."""
+    local = Path(path.removeprefix("file:"))
+    for root in (table, table.resolve()):
+        try:
+            return local.relative_to(root).as_posix()
+        except ValueError:
+            continue
+    return f"(outside) {path}"
+
+
+def delta_vacuum(spark: Any, table: Path, *, zero: bool, dry_run: bool) -> list[str]:
+    """Delta's own VACUUM (retention check off in ``spark``); dry run: the files it lists.
+
+    Args:
+        spark: A Spark Connect session on the Delta server.
+        table: The table.
+        zero: ``RETAIN 0 HOURS``; else the table's ``delta.deletedFileRetentionDuration``.
+        dry_run: ``DRY RUN``.
+
+    Returns:
+        For a dry run, the relative paths Delta would delete; else what it returned.
+    """
+    sql = f"VACUUM {sql_path(table)}" + (" RETAIN 0 HOURS" if zero else "")
+    rows = spark.sql(sql + (" DRY RUN" if dry_run else "")).collect()
+    if not dry_run:
+        return [str(r[0]) for r in rows]
+    return [delta_relative(table, str(r[0])) for r in rows]
+
+
+def first_line(err: BaseException) -> str:
+    """The first meaningful line of an error (Spark's JVM stack trace dropped)."""
+    text = str(err).strip().splitlines()
+    return (text[0] if text else type(err).__name__)[:300]
+
+
+@dataclass
+class VacuumComparison:
+    """Our VACUUM and Delta's on copies of one table.
+
+    Attributes:
+        case: The case id.
+        is_table: False when the fixture directory has no ``_delta_log``.
+        ours_refused: Our ``MaintenanceError`` (class: message), or None.
+        delta_refused: Delta's error (first line), or None.
+        ours_at_table: Paths (files and directories) our dry run selected at the table's
+            retention.
+        ours_at_zero: ... at zero retention with the check overridden.
+        delta_at_table: Paths Delta's ``VACUUM ... DRY RUN`` listed at the table's retention
+            (it lists the directories it selected too).
+        delta_at_zero: ... with ``RETAIN 0 HOURS``.
+        after_ours: What is left on copy A after our real run at zero (files, ``dir/``).
+        after_delta: What is left on copy B after Delta's real run at zero.
+        before: What was there before (both copies).
+        ours_log_changed: Our real run changed ``_delta_log`` (it must not).
+        files_only: Delta's selections were read from its real run (files only).
+        seconds: Wall time of the whole comparison.
+    """
+
+    case: str
+    is_table: bool
+    ours_refused: str | None = None
+    delta_refused: str | None = None
+    ours_at_table: set[str] = field(default_factory=set)
+    ours_at_zero: set[str] = field(default_factory=set)
+    delta_at_table: set[str] = field(default_factory=set)
+    delta_at_zero: set[str] = field(default_factory=set)
+    after_ours: set[str] = field(default_factory=set)
+    after_delta: set[str] = field(default_factory=set)
+    before: set[str] = field(default_factory=set)
+    ours_log_changed: bool = False
+    files_only: bool = False
+    seconds: float = 0.0
+
+    @property
+    def verdict(self) -> str:
+        """``not a table``, ``both refuse``, ``refused``, ``delta refuses``, ``compared``."""
+        if not self.is_table:
+            return "not a table"
+        if self.ours_refused and self.delta_refused:
+            return "both refuse"
+        if self.ours_refused:
+            return "refused"
+        if self.delta_refused:
+            return "delta refuses"
+        return "compared"
+
+
+def hadoop_checksum(path: str) -> str:
+    """The hidden checksum file Hadoop's local file system keeps beside ``path``."""
+    head, _, name = path.rpartition("/")
+    return f"{head}/.{name}.crc" if head else f".{name}.crc"
+
+
+def deleted_by(before: set[str], after: set[str]) -> set[str]:
+    """What a real run deleted, as a dry run names it (directories without the slash).
+
+    Hadoop's local file system deletes the hidden ``.<name>.crc`` beside each file it deletes;
+    those checksums are not part of what VACUUM selected and are left out.
+    """
+    gone = before - after
+    checksums = {hadoop_checksum(p) for p in gone if not p.endswith("/")}
+    return {p.rstrip("/") for p in gone - checksums}
+
+
+def _files(paths: set[str], before: set[str]) -> set[str]:
+    return {p for p in paths if p + "/" not in before}
+
+
+def compare_vacuum(
+    spark: Any, case: Case, work: Path, *, delta_dry_runs: bool = True
+) -> VacuumComparison:
+    """Run our VACUUM and Delta's on copies of ``case`` and record both answers.
+
+    Copy A: our dry runs (table retention, zero), Delta's dry runs, then our real run at zero.
+    Copy B: Delta's real run at zero. Each side's refusal is recorded, not raised; any other
+    exception from our side propagates (a traceback is never a right answer).
+
+    Without ``delta_dry_runs`` (to save two Delta statements per table) Delta's selection at
+    zero is what its real run on copy B deleted (``deleted_by``; Delta's dry and real runs share
+    one selection, ``VacuumCommand.gc``; only its files are kept, since a selected directory
+    that still holds hidden files silently stays), and its selection at the table's retention is
+    asked for only when ours differs from ours at zero.
+
+    Args:
+        spark: A Spark Connect session on the Delta server, retention check off.
+        case: The table.
+        work: An empty scratch directory.
+        delta_dry_runs: Run Delta's two dry runs.
+
+    Returns:
+        The comparison.
+    """
+    from python_ops.errors import MaintenanceError
+    from python_ops.ops.vacuum import vacuum
+
+    started = time.perf_counter()
+    out = VacuumComparison(case.id, case.is_table)
+    a, b = prepare(case, work, "a", "b")
+    out.before = tree(a)
+    try:
+        at_table = vacuum(str(a), dry_run=True, audit=False)
+        at_zero = vacuum(str(a), retention_hours=0, allow_short_retention=True, audit=False)
+        out.ours_at_table = {f.path for f in at_table.paths}
+        out.ours_at_zero = {f.path for f in at_zero.paths}
+    except MaintenanceError as err:
+        out.ours_refused = f"{type(err).__name__}: {err}"
+    try:
+        if delta_dry_runs:
+            out.delta_at_table = set(delta_vacuum(spark, a, zero=False, dry_run=True))
+            out.delta_at_zero = set(delta_vacuum(spark, a, zero=True, dry_run=True))
+        delta_vacuum(spark, b, zero=True, dry_run=False)
+        out.after_delta = tree(b)
+        if not delta_dry_runs:
+            out.files_only = True
+            same = out.ours_at_table == out.ours_at_zero
+            out.delta_at_zero = _files(deleted_by(out.before, out.after_delta), out.before)
+            out.ours_at_zero = _files(out.ours_at_zero, out.before)
+            if same or out.ours_refused:
+                out.delta_at_table, out.ours_at_table = out.delta_at_zero, out.ours_at_zero
+            else:  # our table-retention answer differs from zero: ask Delta for its own
+                out.delta_at_table = set(delta_vacuum(spark, a, zero=False, dry_run=True))
+    except Exception as err:  # Delta's errors come as several pyspark exception types
+        out.delta_refused = first_line(err)
+    if out.ours_refused is None:
+        log_before = log_tree(a)
+        vacuum(str(a), retention_hours=0, allow_short_retention=True, dry_run=False, audit=False)
+        out.after_ours = tree(a)
+        out.ours_log_changed = log_tree(a) != log_before
+    out.seconds = time.perf_counter() - started
+    return out

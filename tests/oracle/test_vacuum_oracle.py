@@ -1,0 +1,181 @@
+"""Our VACUUM against Delta Lake 4.4's own, on Delta-written corpus tables and every fixture table.
+
+For each table (the corpus Delta writes in this session, every ``_delta_log`` at any depth under
+``../shared/fixtures/delta-tables`` and ``../shared/fixtures/golden``), on copies with identical
+files and times:
+
+- our dry run selects exactly the files Delta's ``VACUUM ... DRY RUN`` lists, (a) at the table's
+  own ``delta.deletedFileRetentionDuration`` and (b) with ``RETAIN 0 HOURS`` and the check off;
+- our real run at zero on copy A and Delta's real run on copy B leave the same files and
+  directories (``_delta_log`` aside: Delta commits ``VACUUM START``/``END`` there, we never
+  touch it).
+
+Delta's DRY RUN lists the directories it would delete as well as the files, so both are
+compared. On the shared fixtures (aged 60 days, tombstones years old) Delta runs one statement
+per table to keep the run short: its real run at zero, whose deletions are its selection at
+zero (files; ``runs.compare_vacuum``); our selection at the table's retention equals ours at
+zero there, and when it does not, Delta's dry run at the table's retention is asked for too.
+The corpus tables (planted, with fresh tombstones and 48-hour retentions, where the two
+retentions select differently) get both Delta dry runs.
+
+Where we answer differently on purpose, the difference is named here with its reason (the
+``ON_PURPOSE`` rules and the ``*_KNOWN`` tables); nothing is compared loosely. The comparisons
+run once per session, a few tables at a time (``vacuum_comparisons``); each table's test then
+only checks its own record, so a failure names the table.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from collections import Counter
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.helpers.delta_corpus import TABLES
+from tests.helpers.paths import DELTA_TABLES, GOLDEN
+from tests.oracle.runs import (
+    Case,
+    VacuumComparison,
+    compare_vacuum,
+    find_cases,
+    hadoop_checksum,
+)
+
+pytestmark = [pytest.mark.slow, pytest.mark.classic_spark]
+
+FIXTURE_CASES = find_cases("delta-tables", DELTA_TABLES) + find_cases("golden", GOLDEN)
+CASE_IDS = [f"corpus/{t.name}" for t in TABLES] + [c.id for c in FIXTURE_CASES]
+
+_NO_SCHEMA = (
+    "gap: our strict log reader refuses a metaData action without schemaString "
+    "(DeltaLogError); Delta vacuums the table (its add paths are absolute, outside the root, "
+    "so it deletes nothing). A refusal, never a wrong deletion"
+)
+# Tables we refuse although Delta vacuums them: gaps, each with why we refuse.
+GAPS_KNOWN: dict[str, str] = {
+    "golden/canonicalized-paths-normal-a": _NO_SCHEMA,
+    "golden/canonicalized-paths-special-a": _NO_SCHEMA,
+    "golden/deltalog-commit-info": _NO_SCHEMA,
+    "golden/corrupted-last-checkpoint": (
+        "gap: the checkpoint's metaData row has no schemaString and our strict reader refuses "
+        "it (DeltaLogError); Delta reads the table and vacuums it"
+    ),
+    "golden/table-with-icebegCompatV2Enabled": (
+        "Project rule (python_ops.delta.protocol): UniForm (icebergCompatV2) keeps Iceberg "
+        "metadata beside the data that the Delta log does not reference; VACUUM it with Delta"
+    ),
+}
+# Tables Delta refuses but we vacuum: each must say why that is right.
+DELTA_REFUSES_KNOWN: dict[str, str] = {
+    "golden/collations-preview-table": (
+        "Delta 4.4 no longer supports the writer feature collations-preview and refuses even a "
+        "dry run (DELTA_UNSUPPORTED_FEATURES_FOR_WRITE); collations change string ordering and "
+        "statistics, not which files the log references, and our protocol gate supports it "
+        "for VACUUM"
+    ),
+}
+
+
+def on_purpose_real_run(c: VacuumComparison) -> tuple[set[str], set[str]]:
+    """What is left after each real run, with the one deliberate difference taken out.
+
+    Hadoop's local file system (``ChecksumFileSystem``, what Delta's ``file:`` paths use)
+    deletes the hidden ``.<name>.crc`` checksum beside every file it deletes. We never touch
+    hidden files (SPEC 1.5) and object stores have no such files, so after our run those
+    checksums of the files both runs deleted remain. Exactly those are taken out of our side;
+    any other difference fails.
+    """
+    deleted = c.before - c.after_delta
+    leftover_checksums = {hadoop_checksum(p) for p in deleted if not p.endswith("/")} & (
+        c.after_ours - c.after_delta
+    )
+    return c.after_ours - leftover_checksums, c.after_delta
+
+
+@pytest.fixture(scope="module")
+def vacuum_comparisons(
+    oracle_spark: Any, delta_corpus: dict[str, Path]
+) -> Iterator[dict[str, VacuumComparison]]:
+    """Every case compared once (three at a time), by case id."""
+    cases = [Case(f"corpus/{name}", path, age=False) for name, path in delta_corpus.items()]
+    cases += FIXTURE_CASES
+    full = {c.id for c in cases if c.id.startswith("corpus/")}
+    work = Path(tempfile.mkdtemp(prefix="vacuum-oracle-"))
+    try:
+
+        def one(index_case: tuple[int, Case]) -> VacuumComparison:
+            index, case = index_case
+            scratch = work / str(index)
+            scratch.mkdir()
+            try:
+                return compare_vacuum(oracle_spark, case, scratch, delta_dry_runs=case.id in full)
+            finally:
+                shutil.rmtree(scratch, ignore_errors=True)
+
+        with ThreadPoolExecutor(max_workers=3) as pool:
+            results = list(pool.map(one, enumerate(cases)))
+        yield {r.case: r for r in results}
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+@pytest.mark.parametrize("case_id", CASE_IDS)
+def test_vacuum_matches_delta(case_id: str, vacuum_comparisons: dict[str, Any]) -> None:
+    c: VacuumComparison = vacuum_comparisons[case_id]
+    verdict = c.verdict
+    if verdict == "not a table":
+        assert c.delta_refused, c
+        assert c.ours_refused, c
+        assert "TableNotFoundError" in c.ours_refused
+        return
+    if verdict == "both refuse":
+        return  # a broken or foreign log: a clear refusal on both sides is the right answer
+    if verdict == "refused":
+        assert case_id in GAPS_KNOWN, (
+            f"gap: we refuse a table Delta vacuums: {c.ours_refused} "
+            f"(Delta would delete {len(c.delta_at_zero)} files at zero)"
+        )
+        return
+    assert case_id not in GAPS_KNOWN, f"no longer refused: drop it from GAPS_KNOWN ({c})"
+    if verdict == "delta refuses":
+        assert case_id in DELTA_REFUSES_KNOWN, f"Delta refuses, we ran: {c.delta_refused}"
+        return
+    assert case_id not in DELTA_REFUSES_KNOWN, "Delta vacuums it now: drop it"
+    assert c.ours_at_table == c.delta_at_table, (
+        f"at the table's retention: only ours {sorted(c.ours_at_table - c.delta_at_table)}, "
+        f"only Delta's {sorted(c.delta_at_table - c.ours_at_table)}"
+    )
+    assert c.ours_at_zero == c.delta_at_zero, (
+        f"at zero: only ours {sorted(c.ours_at_zero - c.delta_at_zero)}, "
+        f"only Delta's {sorted(c.delta_at_zero - c.ours_at_zero)}"
+    )
+    assert not c.ours_log_changed, "our VACUUM changed _delta_log"
+    ours, delta = on_purpose_real_run(c)
+    assert ours == delta, (
+        f"after the real runs: only in ours {sorted(ours - delta)}, "
+        f"only in Delta's {sorted(delta - ours)}"
+    )
+    # the selection is the planted and tombstoned files, not nothing
+    if case_id.startswith("corpus/"):
+        assert "untracked-old.parquet" in c.ours_at_table
+        assert "untracked-young.parquet" not in c.ours_at_table
+        assert {".hidden", "_tmp/x.parquet"} <= c.after_ours
+        assert "empty-old-dir/" not in c.after_ours
+
+
+def test_vacuum_oracle_summary(vacuum_comparisons: dict[str, VacuumComparison]) -> None:
+    """The counts (printed with ``-s``), and the corpus: Delta vacuums every table it wrote."""
+    counts = Counter(c.verdict for c in vacuum_comparisons.values())
+    slowest = max(vacuum_comparisons.values(), key=lambda c: c.seconds)
+    print(f"vacuum oracle: {dict(counts)}; slowest {slowest.case} {slowest.seconds:.1f} s")
+    for c in vacuum_comparisons.values():
+        if c.verdict in ("refused", "delta refuses", "both refuse"):
+            print(f"  {c.case}: {c.verdict}: ours {c.ours_refused} / Delta {c.delta_refused}")
+    corpus = [c for c in vacuum_comparisons.values() if c.case.startswith("corpus/")]
+    assert len(corpus) == len(TABLES)
+    assert all(c.delta_refused is None for c in corpus), [c.delta_refused for c in corpus]
