@@ -14,11 +14,14 @@ rewrites the file; a missing FULL time makes ``auto`` run FULL (the safe side).
 
 The file is written only after a real run deleted everything it selected, and atomically (a
 local file is written beside it and renamed over it; an object store's PUT replaces an object
-whole), so a run killed at any point leaves the previous, still true, claim.
+whole), so a run killed at any point leaves the previous, still true, claim. On a local disk
+Hadoop's checksum of the file (``._last_vacuum_info.crc``, written by Delta) is removed first:
+Hadoop refuses a file that no longer matches its checksum, and Delta would read it as absent.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
@@ -34,6 +37,7 @@ log = logging.getLogger(__name__)
 LAST_VACUUM_INFO = f"{LOG_DIR}/_last_vacuum_info"
 VERSION_FIELD = "latestCommitVersionOutsideOfRetentionWindow"
 OWN_FIELD = "pythonOps"
+HADOOP_CHECKSUM = "._last_vacuum_info.crc"
 
 
 @dataclass(frozen=True)
@@ -131,6 +135,11 @@ def write_last_vacuum_info(storage: Storage, info: LastVacuumInfo) -> bool:
                     out.write(data)
                     out.flush()
                     os.fsync(out.fileno())
+                # Hadoop's local file system (Delta's) keeps a checksum beside each file it
+                # writes and refuses a file that no longer matches it, and Delta reads a refused
+                # file as absent: drop it first (no checksum: Hadoop reads unverified)
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(os.path.join(os.path.dirname(path), HADOOP_CHECKSUM))
                 os.replace(temporary, path)  # atomic: readers see the old or the new file
             finally:
                 if os.path.exists(temporary):

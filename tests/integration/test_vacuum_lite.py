@@ -19,6 +19,7 @@ import sys
 import textwrap
 import time
 from pathlib import Path
+from typing import Any
 
 import pyarrow as pa
 import pytest
@@ -281,3 +282,133 @@ def test_cli_mode_lite_and_mode_is_never_an_abbreviation(tmp_path: Path, capsys)
         "auto: no FULL run recorded in _delta_log/_last_vacuum_info; only FULL finds untracked "
         "files",
     )
+
+
+# --- against Delta Lake 4.4 itself ---------------------------------------------------------
+
+
+def delta_written(spark: Any, path: Path, *, deletion_vectors: bool) -> str:
+    """A partitioned table Delta writes: inserts, DELETE, UPDATE, a partition dropped, OPTIMIZE."""
+    t = f"delta.`{path}`"
+    dv = str(deletion_vectors).lower()
+    for statement in (
+        f"CREATE TABLE {t} (id BIGINT, p INT) USING delta PARTITIONED BY (p) "
+        f"TBLPROPERTIES ('delta.enableDeletionVectors'='{dv}')",
+        f"INSERT INTO {t} SELECT id, id % 3 FROM range(0, 30, 1, 3)",
+        f"INSERT INTO {t} SELECT id, id % 3 FROM range(30, 60, 1, 2)",
+        f"DELETE FROM {t} WHERE id % 7 = 0",
+        f"UPDATE {t} SET id = id + 1000 WHERE id % 5 = 0",
+        f"DELETE FROM {t} WHERE p = 2",
+        f"OPTIMIZE {t}",
+    ):
+        spark.sql(statement).collect()
+    return t
+
+
+def delta_lite_dry_run(spark: Any, t: str, path: Path) -> set[str]:
+    """Delta's own ``VACUUM ... LITE DRY RUN`` at a zero retention, as relative paths."""
+    rows = spark.sql(f"VACUUM {t} LITE RETAIN 0 HOURS DRY RUN").collect()
+    root = str(path).rstrip("/") + "/"
+    out = set()
+    for row in rows:
+        absolute = row["path"].removeprefix("file:").replace("///", "/")
+        assert absolute.startswith(root), absolute
+        out.add(absolute[len(root) :])
+    return out
+
+
+@pytest.fixture
+def delta(delta_spark: Any) -> Any:
+    delta_spark.conf.set("spark.databricks.delta.retentionDurationCheck.enabled", "false")
+    return delta_spark
+
+
+@pytest.mark.parametrize("deletion_vectors", [False, True], ids=["no-dv", "dv"])
+@pytest.mark.classic_spark
+@pytest.mark.slow
+def test_lite_selects_what_deltas_lite_selects(
+    delta: Any, tmp_path: Path, deletion_vectors: bool
+) -> None:
+    path = tmp_path / "t"
+    t = delta_written(delta, path, deletion_vectors=deletion_vectors)
+    untracked(path, "p=0/leftover.parquet", days=30)
+
+    theirs = delta_lite_dry_run(delta, t, path)
+    ours = vacuum(str(path), mode="lite", now_ms=_now_ms(), **ZERO)
+    full = vacuum(str(path), mode="full", now_ms=_now_ms(), **ZERO)
+
+    assert _files(ours) == theirs
+    assert theirs == expired_tombstones(path, ours.cutoff_ms)
+    assert _files(ours) <= _files(full)
+    assert "p=0/leftover.parquet" not in theirs
+    if deletion_vectors:  # a DV file only a tombstone references is LITE's too
+        assert any(p.endswith(".bin") for p in theirs), theirs
+
+
+@pytest.mark.classic_spark
+@pytest.mark.slow
+def test_delta_and_ours_continue_each_others_lite(delta: Any, tmp_path: Path) -> None:
+    path = tmp_path / "t"
+    t = delta_written(delta, path, deletion_vectors=False)
+    created = read_snapshot(str(path)).version
+
+    delta.sql(f"VACUUM {t} LITE RETAIN 0 HOURS").collect()  # Delta's real LITE
+    info = read_last_vacuum_info(open_storage(str(path)))
+    assert info is not None
+    assert info.version == created
+    delta.sql(f"DELETE FROM {t} WHERE p = 0").collect()
+    latest = read_snapshot(str(path)).version  # after VACUUM START / END and the DELETE
+
+    ours = vacuum(str(path), mode="lite", now_ms=_now_ms(), **ZERO)
+    assert ours.commit_range == (created + 1, latest)
+    assert _files(ours) == delta_lite_dry_run(delta, t, path)
+    removed_now = {f.relative_path for f in read_snapshot(str(path), version=latest - 1).files}
+    assert _files(ours) == removed_now - {f.relative_path for f in read_snapshot(str(path)).files}
+
+    done = vacuum(str(path), mode="lite", dry_run=False, now_ms=_now_ms(), **ZERO)
+    assert done.last_vacuum_version == latest
+    assert not any((path / p).exists() for p in _files(ours))
+
+    delta.sql(f"UPDATE {t} SET id = id + 1 WHERE p = 1").collect()
+    updated = read_snapshot(str(path)).version
+    theirs = delta_lite_dry_run(delta, t, path)  # Delta reads our file: starts after `latest`
+    again = vacuum(str(path), mode="lite", now_ms=_now_ms(), **ZERO)
+    assert again.commit_range == (latest + 1, updated)
+    assert _files(again) == theirs
+    assert theirs
+    assert not theirs & _files(ours)
+
+    delta.sql(f"VACUUM {t} LITE RETAIN 0 HOURS").collect()  # Delta's real LITE continues too
+    assert not any((path / p).exists() for p in theirs)
+    info = read_last_vacuum_info(open_storage(str(path)))
+    assert info is not None
+    assert info.version == updated
+
+
+@pytest.mark.classic_spark
+@pytest.mark.slow
+def test_after_deltas_full_run_and_log_cleanup_both_refuse_lite(delta: Any, tmp_path: Path) -> None:
+    path = tmp_path / "t"
+    t = delta_written(delta, path, deletion_vectors=False)
+    delta.sql(f"VACUUM {t} RETAIN 0 HOURS").collect()  # Delta 4.4's FULL: no version (#4162)
+    info = read_last_vacuum_info(open_storage(str(path)))
+    assert info is not None
+    assert info.version is None
+    ours = vacuum(str(path), mode="lite", now_ms=_now_ms(), **ZERO)
+    assert ours.commit_range is not None
+    assert ours.commit_range[0] == 0
+    assert _files(ours) == delta_lite_dry_run(delta, t, path)  # both from commit 0 again
+
+    cleaned = cleanup_logs(str(path), dry_run=False, now_ms=_now_ms() + 40 * DAY_S * 1000)
+    assert cleaned.files_deleted > 0
+    data = set(path.rglob("*.parquet"))
+    with pytest.raises(Exception, match="DELTA_CANNOT_VACUUM_LITE"):
+        delta.sql(f"VACUUM {t} LITE RETAIN 0 HOURS DRY RUN").collect()
+    with pytest.raises(LiteVacuumUnavailableError, match=r"no _delta_log/_last_vacuum_info"):
+        vacuum(str(path), mode="lite", dry_run=False, now_ms=_now_ms(), **ZERO)
+    assert set(path.rglob("*.parquet")) == data
+
+    repaired = vacuum(str(path), mode="auto", dry_run=False, now_ms=_now_ms(), **ZERO)
+    assert repaired.mode == "full"
+    assert repaired.last_vacuum_version == read_snapshot(str(path)).version
+    delta.sql(f"VACUUM {t} LITE RETAIN 0 HOURS DRY RUN").collect()  # Delta's LITE runs again
