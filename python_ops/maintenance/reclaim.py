@@ -14,7 +14,9 @@ kind only a listing finds. The estimate:
    ``maintenance_vacuum_interval_hours`` (default 24) bounds it to one listing per interval.
 
 A model in ``maintenance_vacuum_mode: lite`` never deletes untracked files, so only step 1
-applies to it.
+applies to it; in ``auto`` mode steps 2 and 3 apply only when the run would be FULL (``auto``'s
+rule: the last FULL run is ``maintenance_vacuum_full_interval_days`` old, or LITE cannot be
+complete).
 """
 
 from __future__ import annotations
@@ -24,6 +26,8 @@ from python_ops.maintenance.policy import effective_snapshot
 from python_ops.maintenance.targets import ModelTarget
 from python_ops.maintenance.wording import size_text
 from python_ops.ops.vacuum import vacuum, vacuum_retention
+from python_ops.ops.vacuum_mode import choose_mode
+from python_ops.storage import open_storage
 
 # About ten 1,000-key LIST requests on an object store; a few milliseconds on a local disk.
 LISTING_LIMIT = 10_000
@@ -63,6 +67,22 @@ def vacuum_due(target: ModelTarget, snapshot: Snapshot, now_ms: int) -> tuple[bo
             False,
             f"nothing to reclaim: no removed file {older} (LITE: untracked not looked for)",
         )
+    if c.vacuum_mode == "auto":  # untracked files count only when this run would be FULL
+        choice = choose_mode(
+            open_storage(target.location),
+            seen,
+            mode="auto",
+            cutoff_ms=cutoff,
+            now_ms=now_ms,
+            partition_filter=None,
+            full_interval_days=c.vacuum_full_interval_days,
+            model=c.model,
+        )
+        if choice.mode == "lite":
+            return False, (
+                f"nothing LITE would reclaim: no removed file {older}; untracked files wait for "
+                f"the next FULL run ({choice.reason.removeprefix('auto: ')})"
+            )
     known = len(snapshot.files) + len(snapshot.tombstones)
     if known > LISTING_LIMIT:
         return True, (

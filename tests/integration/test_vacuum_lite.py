@@ -27,6 +27,11 @@ from deltalake import DeltaTable, write_deltalake
 
 from python_ops.cli.main import _parser
 from python_ops.delta.snapshot import read_snapshot
+from python_ops.maintenance.config import parse_config
+from python_ops.maintenance.due import decide
+from python_ops.maintenance.registry import Reason, Status
+from python_ops.maintenance.runner import Maintainer, MaintenanceRun
+from python_ops.maintenance.targets import ModelTarget
 from python_ops.ops.log_cleanup import cleanup_logs
 from python_ops.ops.vacuum import vacuum
 from python_ops.ops.vacuum_lite import LiteVacuumUnavailableError
@@ -412,3 +417,38 @@ def test_after_deltas_full_run_and_log_cleanup_both_refuse_lite(delta: Any, tmp_
     assert repaired.mode == "full"
     assert repaired.last_vacuum_version == read_snapshot(str(path)).version
     delta.sql(f"VACUUM {t} LITE RETAIN 0 HOURS DRY RUN").collect()  # Delta's LITE runs again
+
+
+def test_a_models_auto_vacuum_is_due_for_untracked_files_only_when_it_would_run_full(
+    tmp_path: Path,
+) -> None:
+    table = generated(tmp_path / "t", seed=8, steps=3)
+    junk = untracked(table, "p=0/part-failed-job.parquet", days=30)
+    auto = ModelTarget("events", str(table), parse_config("events", {}))
+    maintainer = Maintainer(spark=None, history=None, invocation_id="test")
+
+    (first,) = maintainer.maintain_model(auto, ops=("vacuum",))
+    assert first.status is Status.SUCCEEDED
+    assert first.files_removed == 1
+    assert not junk.exists()
+    assert first.summary == (
+        "deleted 1 file (100 B); FULL (auto: no FULL run recorded in "
+        "_delta_log/_last_vacuum_info; only FULL finds untracked files)"
+    )
+    assert "; FULL (auto: no FULL run recorded" in MaintenanceRun((first,), 1, (), 0.0).table()
+
+    junk = untracked(table, "p=0/part-failed-job-2.parquet", days=30)
+    (later,) = decide(auto, read_snapshot(str(table)), ops=("vacuum",))
+    assert later.reason is Reason.NOT_DUE
+    assert "untracked files wait for the next FULL run (last FULL run 0.0 days ago" in later.detail
+    daily = ModelTarget(
+        "events", str(table), parse_config("events", {"maintenance_vacuum_full_interval_days": 0})
+    )
+    (due,) = decide(daily, read_snapshot(str(table)), ops=("vacuum",))
+    assert due.reason is Reason.DUE
+    lite = ModelTarget(
+        "events", str(table), parse_config("events", {"maintenance_vacuum_mode": "lite"})
+    )
+    (never,) = decide(lite, read_snapshot(str(table)), ops=("vacuum",))
+    assert never.reason is Reason.NOT_DUE
+    assert junk.exists()
