@@ -152,11 +152,13 @@ class _PendingConf:
 
 Rows = list[dict[str, Any]]
 PROBE = "DESCRIBE HISTORY {table} LIMIT 1"
-# What an engine without Delta's SQL answers the probe (measured): Spark 4.2 without
-# delta-spark "[PARSE_SYNTAX_ERROR] Syntax error at or near 'LIMIT'" (older Spark: "mismatched
-# input 'LIMIT'"; without the LIMIT it parses DESCRIBE HISTORY as a table named HISTORY), Sail
-# "invalid argument: found HISTORY at 9:16 expected 'FUNCTION', ...". Only these answers mean
-# "no Delta"; any other failure of the probe is an error, never a silent switch of writer.
+# What an engine without Delta's SQL answers the probe. Measured: Spark 4.2 without delta-spark
+# "[PARSE_SYNTAX_ERROR] Syntax error at or near 'LIMIT'" (without the LIMIT it would parse
+# DESCRIBE HISTORY as a table named HISTORY: "[TABLE_OR_VIEW_NOT_FOUND] The table or view
+# `HISTORY` cannot be found"), Sail "invalid argument: found HISTORY at 9:16 expected
+# 'FUNCTION', ...". Not measured here: Spark before 3.4 words it "mismatched input 'LIMIT'".
+# Only these answers mean "no Delta"; any other failure of the probe (Delta's own "is not a
+# Delta table", no access, unreachable) is an error, never a silent switch of writer.
 _NO_DELTA_ANSWERS = re.compile(
     r"PARSE_SYNTAX_ERROR|mismatched input 'LIMIT'|found HISTORY\b"
     r"|table or view `HISTORY` cannot be found",
