@@ -452,3 +452,22 @@ def test_a_models_auto_vacuum_is_due_for_untracked_files_only_when_it_would_run_
     (never,) = decide(lite, read_snapshot(str(table)), ops=("vacuum",))
     assert never.reason is Reason.NOT_DUE
     assert junk.exists()
+
+
+def test_lite_on_s3_writes_and_reads_its_state(tmp_path: Path, s3: Any) -> None:
+    local = generated(tmp_path / "t", seed=6, steps=5)
+    expected = vacuum(str(local), mode="lite", now_ms=_now_ms(), **ZERO)
+    uri = s3.upload_tree(local, "tables/t")
+    keys = s3.keys("tables/t/")
+
+    done = vacuum(uri, mode="lite", dry_run=False, now_ms=_now_ms(), **ZERO)
+
+    assert _files(done) == _files(expected)
+    assert done.files_deleted == len(_files(expected)) > 0
+    assert keys - s3.keys("tables/t/") == {f"tables/t/{p}" for p in _files(expected)}
+    body = s3.client.get_object(Bucket=s3.bucket, Key=f"tables/t/{LAST_VACUUM_INFO}")["Body"]
+    state = json.loads(body.read())
+    latest = read_snapshot(str(local)).version
+    assert state["latestCommitVersionOutsideOfRetentionWindow"] == latest
+    again = vacuum(uri, mode="lite", now_ms=_now_ms(), **ZERO)
+    assert again.commit_range == (latest, latest)  # min(latest, last + 1), as Delta
