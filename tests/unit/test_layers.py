@@ -16,7 +16,7 @@ PACKAGE = Path(__file__).resolve().parents[2] / "python_ops"
 # Lowest first; a module may import from its own layer and the layers before it.
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("errors", "values"),
-    ("storage", "spark_sessions"),
+    ("storage", "spark_sessions", "delta_jars"),
     ("delta",),
     ("ops",),
     ("maintenance",),
