@@ -10,7 +10,7 @@ from python_ops.errors import ConfigError
 
 
 def test_unknown_mode_names_the_setting() -> None:
-    with pytest.raises(ConfigError, match=r"'mode' has bad value 'turbo'.*embedded, attach"):
+    with pytest.raises(ConfigError, match=r"'mode' has bad value 'turbo'.*embedded, local, attach"):
         get_engine(mode="turbo", warehouse=None, connect_url=None)
 
 
