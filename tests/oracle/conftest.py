@@ -20,15 +20,20 @@ from tests.helpers.delta_corpus import build_corpus
 
 @pytest.fixture(scope="session")
 def oracle_spark(delta_server: Any) -> Iterator[Any]:
-    """A Spark Connect session on the Delta server, with Delta's retention check off.
+    """A Spark Connect session on the Delta server, with Delta's retention checks off.
 
-    Zero-retention VACUUM (``RETAIN 0 HOURS``) is one of the comparisons; the check is a session
-    setting of this session only.
+    Zero-retention VACUUM (``RETAIN 0 HOURS``) is one of the comparisons, and the log cleanup
+    comparison reads versions whose (backdated) commit files are older than the table's
+    ``delta.deletedFileRetentionDuration``, which Delta 4.4 refuses to time travel to by
+    default. Both are session settings of this session only.
     """
     from pyspark.sql import SparkSession
 
     spark = SparkSession.builder.remote(f"sc://127.0.0.1:{delta_server.port}").create()
     spark.conf.set("spark.databricks.delta.retentionDurationCheck.enabled", "false")
+    spark.conf.set(
+        "spark.databricks.delta.vacuum.enforceTimeTravelWithinDeletedFileRetentionDuration", "false"
+    )
     yield spark
     spark.stop()
 
