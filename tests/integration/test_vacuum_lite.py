@@ -292,13 +292,17 @@ def test_cli_mode_lite_and_mode_is_never_an_abbreviation(tmp_path: Path, capsys)
 # --- against Delta Lake 4.4 itself ---------------------------------------------------------
 
 
-def delta_written(spark: Any, path: Path, *, deletion_vectors: bool) -> str:
+def delta_written(
+    spark: Any, path: Path, *, deletion_vectors: bool, in_commit_timestamps: bool = False
+) -> str:
     """A partitioned table Delta writes: inserts, DELETE, UPDATE, a partition dropped, OPTIMIZE."""
     t = f"delta.`{path}`"
     dv = str(deletion_vectors).lower()
+    ict = str(in_commit_timestamps).lower()
     for statement in (
         f"CREATE TABLE {t} (id BIGINT, p INT) USING delta PARTITIONED BY (p) "
-        f"TBLPROPERTIES ('delta.enableDeletionVectors'='{dv}')",
+        f"TBLPROPERTIES ('delta.enableDeletionVectors'='{dv}', "
+        f"'delta.enableInCommitTimestamps'='{ict}')",
         f"INSERT INTO {t} SELECT id, id % 3 FROM range(0, 30, 1, 3)",
         f"INSERT INTO {t} SELECT id, id % 3 FROM range(30, 60, 1, 2)",
         f"DELETE FROM {t} WHERE id % 7 = 0",
@@ -328,14 +332,22 @@ def delta(delta_spark: Any) -> Any:
     return delta_spark
 
 
-@pytest.mark.parametrize("deletion_vectors", [False, True], ids=["no-dv", "dv"])
+@pytest.mark.parametrize(
+    ("deletion_vectors", "in_commit_timestamps"),
+    [(False, False), (True, False), (False, True)],
+    ids=["plain", "deletion-vectors", "in-commit-timestamps"],
+)
 @pytest.mark.classic_spark
 @pytest.mark.slow
 def test_lite_selects_what_deltas_lite_selects(
-    delta: Any, tmp_path: Path, deletion_vectors: bool
+    delta: Any, tmp_path: Path, deletion_vectors: bool, in_commit_timestamps: bool
 ) -> None:
     path = tmp_path / "t"
-    t = delta_written(delta, path, deletion_vectors=deletion_vectors)
+    t = delta_written(
+        delta, path, deletion_vectors=deletion_vectors, in_commit_timestamps=in_commit_timestamps
+    )
+    ict = read_snapshot(str(path)).metadata.configuration.get("delta.enableInCommitTimestamps")
+    assert ict == str(in_commit_timestamps).lower()
     untracked(path, "p=0/leftover.parquet", days=30)
 
     theirs = delta_lite_dry_run(delta, t, path)
