@@ -172,7 +172,11 @@ class VacuumComparison:
         after_ours: What is left on copy A after our real run at zero (files, ``dir/``).
         after_delta: What is left on copy B after Delta's real run at zero.
         before: What was there before (both copies).
-        ours_log_changed: Our real run changed ``_delta_log`` (it must not).
+        ours_log_changed: ``_delta_log`` files our real run deleted or rewrote (must be none).
+        ours_log_added: ``_delta_log`` files our real run added (``_last_vacuum_info``, as
+            Delta's FULL run writes it for VACUUM LITE).
+        delta_log_added: ``_delta_log`` files Delta's real run added (its VACUUM START and END
+            commits, their checksums, ``_last_vacuum_info``).
         files_only: Delta's selections were read from its real run (files only).
         seconds: Wall time of the whole comparison.
     """
@@ -188,7 +192,9 @@ class VacuumComparison:
     after_ours: set[str] = field(default_factory=set)
     after_delta: set[str] = field(default_factory=set)
     before: set[str] = field(default_factory=set)
-    ours_log_changed: bool = False
+    ours_log_changed: list[str] = field(default_factory=list)
+    ours_log_added: set[str] = field(default_factory=set)
+    delta_log_added: set[str] = field(default_factory=set)
     files_only: bool = False
     seconds: float = 0.0
 
@@ -212,6 +218,15 @@ def hadoop_checksum(path: str) -> str:
     return f"{head}/.{name}.crc" if head else f".{name}.crc"
 
 
+def checksum_of(path: str) -> str | None:
+    """The file a hidden Hadoop checksum (``.<name>.crc``) belongs to; None for other files."""
+    head, _, name = path.rpartition("/")
+    if not (name.startswith(".") and name.endswith(".crc")):
+        return None
+    data = name[1:].removesuffix(".crc")
+    return f"{head}/{data}" if head else data
+
+
 def deleted_by(before: set[str], after: set[str]) -> set[str]:
     """What a real run deleted, as a dry run names it (directories without the slash).
 
@@ -221,6 +236,43 @@ def deleted_by(before: set[str], after: set[str]) -> set[str]:
     gone = before - after
     checksums = {hadoop_checksum(p) for p in gone if not p.endswith("/")}
     return {p.rstrip("/") for p in gone - checksums}
+
+
+def on_purpose_real_run(c: VacuumComparison) -> tuple[set[str], set[str]]:
+    """What is left after each real run, with the one deliberate difference taken out.
+
+    Hadoop's local file system (``ChecksumFileSystem``, what Delta's ``file:`` paths use)
+    deletes the hidden ``.<name>.crc`` checksum beside every file it deletes. We never touch
+    hidden files (SPEC 1.5) and object stores have no such files, so after our run those
+    checksums of the files both runs deleted remain. Exactly those are taken out of our side;
+    any other difference counts.
+
+    Returns:
+        (left after ours, left after Delta's).
+    """
+    deleted = c.before - c.after_delta
+    leftover = {hadoop_checksum(p) for p in deleted if not p.endswith("/")} & (
+        c.after_ours - c.after_delta
+    )
+    return c.after_ours - leftover, c.after_delta
+
+
+def vacuum_differences(c: VacuumComparison) -> dict[str, str]:
+    """Per comparison (``at table retention``, ``at zero``, ``real run``), how we differ."""
+    out = {}
+    for key, ours, delta in (
+        ("at table retention", c.ours_at_table, c.delta_at_table),
+        ("at zero", c.ours_at_zero, c.delta_at_zero),
+        ("real run", *on_purpose_real_run(c)),
+    ):
+        if ours != delta:
+            mine, theirs = sorted(ours - delta)[:3], sorted(delta - ours)[:3]
+            out[key] = f"only ours {mine}, only Delta's {theirs}"
+    if c.ours_log_changed:
+        out["real run"] = f"our VACUUM deleted or rewrote log files {c.ours_log_changed[:3]}"
+    elif c.delta_refused is None and not c.ours_log_added <= c.delta_log_added:
+        out["real run"] = f"our VACUUM added log files Delta's does not: {c.ours_log_added}"
+    return out
 
 
 def _files(paths: set[str], before: set[str]) -> set[str]:
@@ -269,8 +321,10 @@ def compare_vacuum(
         if delta_dry_runs:
             out.delta_at_table = set(delta_vacuum(spark, a, zero=False, dry_run=True))
             out.delta_at_zero = set(delta_vacuum(spark, a, zero=True, dry_run=True))
+        delta_log_before = log_tree(b)
         delta_vacuum(spark, b, zero=True, dry_run=False)
         out.after_delta = tree(b)
+        out.delta_log_added = set(log_tree(b)) - set(delta_log_before)
         if not delta_dry_runs:
             out.files_only = True
             same = out.ours_at_table == out.ours_at_zero
@@ -286,6 +340,141 @@ def compare_vacuum(
         log_before = log_tree(a)
         vacuum(str(a), retention_hours=0, allow_short_retention=True, dry_run=False, audit=False)
         out.after_ours = tree(a)
-        out.ours_log_changed = log_tree(a) != log_before
+        log_after = log_tree(a)
+        out.ours_log_added = set(log_after) - set(log_before)
+        out.ours_log_changed = sorted(k for k, v in log_before.items() if log_after.get(k) != v)
     out.seconds = time.perf_counter() - started
+    return out
+
+
+def log_files(table: Path) -> set[str]:
+    """Every file under ``_delta_log`` (relative), hidden ones too."""
+    log = table / LOG
+    return {p.relative_to(log).as_posix() for p in log.rglob("*") if p.is_file()}
+
+
+def read_versions(spark: Any, table: Path, versions: list[int]) -> dict[int, tuple[int, int]]:
+    """Delta reads each version (one statement): row count and an order-free checksum."""
+    if not versions:
+        return {}
+    parts = [
+        f"SELECT {v} AS v, count(*) AS n, coalesce(sum(pmod(xxhash64(*), 1000000007)), 0) AS h "
+        f"FROM {sql_path(table)} VERSION AS OF {v}"
+        for v in versions
+    ]
+    rows = spark.sql(" UNION ALL ".join(parts)).collect()
+    return {int(r["v"]): (int(r["n"]), int(r["h"])) for r in rows}
+
+
+def delta_log_cleanup(spark: Any, table: Path, retention: str) -> None:
+    """Delta's own expired-log cleanup, the way Delta runs it: after a checkpoint.
+
+    One ``ALTER TABLE ... SET TBLPROPERTIES`` sets ``delta.logRetentionDuration`` (and
+    ``delta.deletedFileRetentionDuration``, which Delta requires not to be longer) to
+    ``retention`` and ``delta.checkpointInterval`` to 1, so the ALTER's own commit is
+    checkpointed and the cleanup follows it.
+    """
+    spark.sql(
+        f"ALTER TABLE {sql_path(table)} SET TBLPROPERTIES ("
+        f"'delta.logRetentionDuration'='{retention}', "
+        f"'delta.deletedFileRetentionDuration'='{retention}', "
+        "'delta.checkpointInterval'='1')"
+    ).collect()
+
+
+@dataclass
+class LogCheck:
+    """Our log cleanup on an aged copy of a fixture table, held against Delta's.
+
+    Attributes:
+        case: The case id.
+        is_table: False when the fixture directory has no ``_delta_log``.
+        ours_refused: Our ``MaintenanceError`` (class: message), or None.
+        delta_refused: Delta's error cleaning copy B, or None.
+        skipped_reason: Why our cleanup deleted nothing, if it said so.
+        ours_deleted: Log files our cleanup deleted (relative to ``_delta_log``).
+        delta_deleted: Log files Delta's cleanup deleted.
+        unreadable: Versions Delta read before our cleanup but not after (from the oldest one
+            we kept), or whose rows changed.
+    """
+
+    case: str
+    is_table: bool
+    ours_refused: str | None = None
+    delta_refused: str | None = None
+    skipped_reason: str | None = None
+    ours_deleted: set[str] = field(default_factory=set)
+    delta_deleted: set[str] = field(default_factory=set)
+    unreadable: list[int] = field(default_factory=list)
+
+    @property
+    def wrong(self) -> list[str]:
+        """What makes our answer wrong against Delta's (empty when right)."""
+        out = []
+        beyond = self.ours_deleted - self.delta_deleted
+        if beyond and self.delta_refused is None:
+            out.append(f"deleted what Delta keeps: {sorted(beyond)[:3]}")
+        owners = {p: checksum_of(p) for p in self.ours_deleted}
+        orphaned = [p for p, o in owners.items() if o is not None and o not in self.ours_deleted]
+        if orphaned:
+            out.append(f"deleted the checksum of a kept file: {sorted(orphaned)[:3]}")
+        if self.unreadable:
+            out.append(f"versions Delta no longer reads the same: {self.unreadable[:5]}")
+        return out
+
+
+def check_log_cleanup(spark: Any, case: Case, work: Path) -> LogCheck:
+    """Our ``cleanup_logs`` (default retention, 30 days) on a copy aged 60 days, Delta's on another.
+
+    Every file is aged, so Delta's cleanup after its ALTER's new checkpoint expires everything
+    before it; ours keeps its newest checkpoint (writing one first where the Delta writer can),
+    so ours must delete a subset of Delta's, and Delta must read every version from the oldest
+    we say we kept with the rows it read before.
+
+    Args:
+        spark: A Spark Connect session on the Delta server (time-travel retention check off).
+        case: The table.
+        work: An empty scratch directory.
+
+    Returns:
+        The check.
+    """
+    from python_ops.errors import MaintenanceError
+    from python_ops.ops.log_cleanup import cleanup_logs
+
+    out = LogCheck(case.id, case.is_table)
+    a, b = prepare(case, work, "a", "b")
+    if not case.is_table:
+        try:
+            cleanup_logs(str(a), dry_run=False)
+        except MaintenanceError as err:
+            out.ours_refused = f"{type(err).__name__}: {err}"
+        out.delta_refused = "not a Delta table"
+        return out
+    before = log_files(a)
+    head = max((int(n[:20]) for n in before if n[:20].isdigit()), default=-1)
+    try:
+        read_before = read_versions(spark, a, list(range(head + 1)))
+    except Exception:  # Delta cannot read every version (e.g. a broken log): no read check
+        read_before = {}
+    try:
+        result = cleanup_logs(str(a), dry_run=False)
+        out.skipped_reason = result.skipped_reason
+        kept = result.oldest_version_kept
+    except MaintenanceError as err:
+        out.ours_refused = f"{type(err).__name__}: {err}"
+        kept = None
+    out.ours_deleted = before - log_files(a)
+    if read_before and kept is not None:
+        versions = [v for v in read_before if v >= kept]
+        try:
+            after = read_versions(spark, a, versions)
+        except Exception:  # as above: then every kept version counts as unreadable
+            after = {}
+        out.unreadable = [v for v in versions if after.get(v) != read_before[v]]
+    try:
+        delta_log_cleanup(spark, b, "interval 30 days")
+    except Exception as err:  # Delta's errors come as several pyspark exception types
+        out.delta_refused = first_line(err)
+    out.delta_deleted = before - log_files(b)
     return out

@@ -34,8 +34,15 @@ from typing import Any
 
 import pytest
 
-from tests.helpers.delta_corpus import TABLES, sql_path
-from tests.oracle.runs import first_line, hadoop_checksum
+from tests.helpers.delta_corpus import TABLES
+from tests.oracle.runs import (
+    checksum_of,
+    delta_log_cleanup,
+    first_line,
+    hadoop_checksum,
+    log_files,
+    read_versions,
+)
 
 pytestmark = [pytest.mark.slow, pytest.mark.classic_spark]
 
@@ -105,25 +112,6 @@ def age_log(table: Path, before_version: int) -> None:
             os.utime(path, (base + version, base + version))
 
 
-def log_files(table: Path) -> set[str]:
-    """Every file under ``_delta_log`` (relative), hidden ones too."""
-    log = table / "_delta_log"
-    return {p.relative_to(log).as_posix() for p in log.rglob("*") if p.is_file()}
-
-
-def read_versions(spark: Any, table: Path, versions: list[int]) -> dict[int, tuple[int, int]]:
-    """Delta reads each version (one statement): row count and an order-free checksum."""
-    if not versions:
-        return {}
-    parts = [
-        f"SELECT {v} AS v, count(*) AS n, coalesce(sum(pmod(xxhash64(*), 1000000007)), 0) AS h "
-        f"FROM {sql_path(table)} VERSION AS OF {v}"
-        for v in versions
-    ]
-    rows = spark.sql(" UNION ALL ".join(parts)).collect()
-    return {int(r["v"]): (int(r["n"]), int(r["h"])) for r in rows}
-
-
 def compare_log_cleanup(spark: Any, name: str, source: Path, work: Path) -> LogComparison:
     """Our cleanup on copy A (with Delta's reads around it), Delta's on copy B."""
     from python_ops.errors import MaintenanceError
@@ -154,12 +142,7 @@ def compare_log_cleanup(spark: Any, name: str, source: Path, work: Path) -> LogC
     except Exception as err:  # Delta's errors come as several pyspark exception types
         out.read_error = first_line(err)
     try:
-        spark.sql(
-            f"ALTER TABLE {sql_path(b)} SET TBLPROPERTIES ("
-            "'delta.logRetentionDuration'='interval 1 days', "
-            "'delta.deletedFileRetentionDuration'='interval 1 days', "
-            "'delta.checkpointInterval'='1')"
-        ).collect()
+        delta_log_cleanup(spark, b, "interval 1 days")
     except Exception as err:  # as above
         out.delta_error = first_line(err)
     out.delta_deleted = before - log_files(b)
@@ -204,9 +187,8 @@ def test_log_cleanup_matches_delta(table: str, log_comparisons: dict[str, LogCom
         f"we deleted what Delta keeps: {sorted(c.ours_deleted - c.delta_deleted)}"
     )
     for path in c.ours_deleted:
-        if path.rsplit("/", 1)[-1].startswith("."):
-            data = path.replace("/.", "/").lstrip(".").removesuffix(".crc")
-            assert data in c.ours_deleted, f"deleted the checksum of a kept file: {path}"
+        owner = checksum_of(path)
+        assert owner is None or owner in c.ours_deleted, f"deleted the checksum of kept {owner}"
     only_delta = c.delta_deleted - c.ours_deleted
     hadoop = {hadoop_checksum(p) for p in c.ours_deleted} & only_delta
     if table in DIFFERS_KNOWN:
