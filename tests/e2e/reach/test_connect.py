@@ -27,7 +27,7 @@ from tests.e2e.reach.project import (
 )
 from tests.helpers.spark_servers import SparkServer
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(1800)]
 
 
 def anti_joins(server: SparkServer) -> int:
