@@ -1,7 +1,8 @@
-"""Attach mode on the process's classic (JVM) Spark session, as under spark-submit."""
+"""Attach mode on the process's classic (JVM) Spark session, as under ``spark-submit``."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import textwrap
@@ -9,6 +10,16 @@ from pathlib import Path
 
 import pytest
 
+from tests.e2e.reach.project import (
+    Scenario,
+    check_build,
+    check_incremental_merge,
+    check_maintain_all,
+    check_report,
+    new_process,
+    run_scenario,
+    write_project,
+)
 from tests.helpers.classic import classic_env
 
 pytestmark = pytest.mark.classic_spark
@@ -48,36 +59,54 @@ def test_attach_uses_the_classic_session_of_the_process(tmp_path: Path) -> None:
     assert run_classic(script) == "42"
 
 
-def _delta_jars() -> list[Path]:
-    ivy = Path.home() / ".ivy2" / "jars"
-    return sorted(ivy.glob("io.delta_delta-spark_2.13-*.jar")) if ivy.is_dir() else []
+def spark_submit(lake: Path) -> list[str]:
+    """``spark-submit`` (the pyspark package's) with the project's Delta jars and a catalog.
+
+    The session's catalog is Spark's own (Hive support, Derby metastore in ``lake``), so the
+    tables outlive each ``spark-submit`` process, as a scheduled job's would.
+    """
+    import pyspark
+
+    from dbt.adapters.sparkdelta.engine import local_session_conf
+    from python_ops.delta_jars import require_delta_jars
+
+    jars = require_delta_jars()
+    command = [
+        str(Path(pyspark.__file__).resolve().parent / "bin" / "spark-submit"),
+        "--master",
+        "local[2]",
+        "--driver-class-path",
+        os.pathsep.join(jars),
+    ]
+    for key, value in local_session_conf(str(lake), jars).items():
+        command += ["--conf", f"{key}={value}"]
+    return command
 
 
-@pytest.mark.delta_jars
-@pytest.mark.skipif(
-    not _delta_jars(),
-    reason="needs the Delta JVM jars (io.delta:delta-spark_2.13 from Maven Central), "
-    "which cannot be downloaded on this machine",
-)
-def test_attach_to_a_delta_enabled_classic_session(tmp_path: Path) -> None:
-    script = textwrap.dedent(
-        f"""
-        from delta import configure_spark_with_delta_pip
-        from pyspark.sql import SparkSession
-        from dbt.adapters.sparkdelta.engine import get_engine
-        from python_ops.ops.health import table_health
+@pytest.mark.slow
+@pytest.mark.timeout(2400)  # three spark-submit processes: minutes on a busy machine
+def test_attach_under_spark_submit_with_delta(tmp_path: Path) -> None:
+    """The reach scenario, every dbt command in its own ``spark-submit`` process with Delta."""
+    import pyspark
 
-        builder = (
-            SparkSession.builder.master("local[1]")
-            .config("spark.sql.extensions", "io.delta.sql.DeltaSparkSessionExtension")
-            .config("spark.sql.catalog.spark_catalog",
-                    "org.apache.spark.sql.delta.catalog.DeltaCatalog")
-        )
-        configure_spark_with_delta_pip(builder).getOrCreate()
-        engine = get_engine(mode="attach", warehouse=None, connect_url=None)
-        engine.sql("create table t using delta location '{tmp_path}/t' as select 1 as x")
-        engine.sql("insert into t values (2)")
-        print(table_health("{tmp_path}/t").num_files)
-        """
+    project, lake = write_project(tmp_path, "spark-submit")
+    submit = new_process(
+        spark_submit(lake),
+        env={
+            "SPARK_HOME": str(Path(pyspark.__file__).resolve().parent),
+            "PYSPARK_PYTHON": sys.executable,
+            "PYSPARK_DRIVER_PYTHON": sys.executable,
+            "SPARK_LOCAL_IP": "127.0.0.1",
+        },
     )
-    assert run_classic(script) == "2"
+    s: Scenario = run_scenario("spark-submit", project, lake, first=submit, later=submit)
+    print(
+        f"\nspark-submit: build {s.build.seconds:.1f} s + maintain_all {s.maintain.seconds:.1f} s"
+    )
+    check_build(s)
+    check_incremental_merge(s)
+    check_maintain_all(s, delta_sql="Delta OPTIMIZE (SQL) on the classic Spark session")
+    check_report(s)
+    # the session was spark-submit's (attach), its catalog in the lake; no catalog journal
+    assert (lake / "metastore_db").is_dir()
+    assert not (lake / "_sparkdelta_catalog.json").exists()
