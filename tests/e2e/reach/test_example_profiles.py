@@ -1,10 +1,10 @@
 """The example project's ``connect`` and ``thrift`` targets work as written against real servers.
 
-The example's models are Delta tables, which neither server can build (no Delta jars here), so
-the project is built and loaded on the embedded target; each cluster target then maintains a
-copy of that warehouse through ``location_root`` (``SPARKDELTA_LOCATION_ROOT``), as a cluster
+The project is built and loaded once, on the embedded target; each cluster target then maintains
+a copy of that warehouse through ``location_root`` (``SPARKDELTA_LOCATION_ROOT``), as a cluster
 would maintain tables it shares with the machine dbt runs on. The same ``maintain_all`` runs on
-each, from the same state: the same ops must do the same work.
+each, from the same state: the same ops must do the same work. (The servers building the tables
+themselves, with their Delta, is what ``test_thrift.py`` and ``test_connect.py`` check.)
 """
 
 from __future__ import annotations
