@@ -91,7 +91,8 @@ def cleanup_logs_text(result: LogCleanupResult, *, policy: str) -> str:
     ]
     if result.checkpoint_first is not None:
         written = "would write" if result.dry_run else "wrote"
-        lines.append(f"  {written} a checkpoint at version {result.checkpoint_first} first")
+        by = f" ({result.checkpoint_writer})" if result.checkpoint_writer else ""
+        lines.append(f"  {written} a checkpoint at version {result.checkpoint_first} first{by}")
     for f in result.files:
         version = f.version if f.version is not None else "-"
         lines.append(f"    {f.kind:<10} v{version}  {f.path}")
@@ -163,4 +164,14 @@ def health_text(h: TableHealth) -> str:
         ),
         ("read in", f"{h.duration_s:.2f} s (the Delta log only)"),
     ]
+    if h.deleted_rows:  # deletion vectors: soft-deleted rows still in the data files
+        rows.insert(
+            -1,
+            (
+                "deleted rows",
+                f"{h.deleted_rows} ({h.deleted_row_share:.1%}; up to "
+                f"{h.max_partition_deleted_share:.1%} in a partition); a purge would free about "
+                f"{format_bytes(h.purge_reclaimable_bytes)}",
+            ),
+        )
     return "\n".join(f"{label:<12} {value}" for label, value in rows)

@@ -109,6 +109,11 @@ _DELTA_CLUSTERS = (
 # Ops whose commit goes through delta-rs (checkpoints, OPTIMIZE, table properties).
 WRITER_OPS = (Op.CHECKPOINT, Op.COMPACTION, Op.ZORDER, Op.PROPERTIES)
 REWRITE_OPS = (Op.COMPACTION, Op.ZORDER)
+# Ops Delta's own writer can run instead of delta-rs: the rewrites (OPTIMIZE, REORG ... PURGE,
+# gated as compaction) and checkpoints (``DeltaLog.checkpoint`` on a local classic Spark).
+DELTA_WRITER_OPS = (*REWRITE_OPS, Op.CHECKPOINT)
+# Liquid clustering under its released and its Databricks Runtime 13.x preview name.
+CLUSTERING_FEATURES = ("clustering", "liquid")
 # The in-commit-timestamp feature under its released and its Delta 3.x preview name.
 IN_COMMIT_TIMESTAMP_FEATURES = ("inCommitTimestamp", "inCommitTimestamp-preview")
 
@@ -155,7 +160,7 @@ class Feature:
             rewrite, support for every feature Delta 4.4 writes.
         """
         recorded = self.decisions.get(op, Decision(Verdict.SUPPORTED))
-        if writer is Writer.DELTA_RS or op not in REWRITE_OPS:
+        if writer is Writer.DELTA_RS or op not in DELTA_WRITER_OPS:
             return recorded
         if self.name in _TABLE_LEVEL_REFUSALS and recorded.verdict is Verdict.REFUSED:
             return recorded
@@ -164,7 +169,7 @@ class Feature:
                 Verdict.REFUSED,
                 "Delta 4.4, which would rewrite the table on the engine, does not support it",
             )
-        if self.name == "clustering":
+        if self.name == "clustering" and op in REWRITE_OPS:
             return Decision(Verdict.RULE, _DELTA_CLUSTERS)
         if recorded.verdict is Verdict.REFUSED:  # a delta-rs limit; Delta writes the feature
             return Decision(Verdict.SUPPORTED)
@@ -269,13 +274,19 @@ FEATURES: dict[str, Feature] = {
                 "defaultRowCommitVersion); delta-rs does not"
             ),
         ),
-        _feature(
-            "clustering",
-            reader=False,
-            rw=_writer_unsupported(
-                "a liquid-clustered table is optimized by clustering on its clustering "
-                "columns; run OPTIMIZE with Delta"
-            ),
+        *(
+            _feature(
+                name,
+                reader=False,
+                rw=_writer_unsupported(
+                    "a liquid-clustered table is optimized by clustering on its clustering "
+                    "columns; run OPTIMIZE with Delta"
+                ),
+            )
+            # ``liquid``: Databricks Runtime 13.x's preview name of clustering, documented as
+            # the same feature (clustering columns in the ``delta.clustering`` domain); Delta
+            # 4.4 does not know the name, so its writer refuses it (DELTA_WRITES)
+            for name in CLUSTERING_FEATURES
         ),
         _feature(
             "vacuumProtocolCheck",
@@ -507,8 +518,9 @@ def check_protocol(
         protocol: The table's ``protocol`` action.
         op: The op about to run.
         location: The table, for errors.
-        writer: Who will rewrite and commit (``Writer.DELTA`` when Delta's own SQL runs the
-            rewrite ops on the engine); the other ops are ours and delta-rs's.
+        writer: Who will rewrite, checkpoint and commit (``Writer.DELTA`` when Delta's own
+            writer runs the rewrite ops or the checkpoint); the other ops are ours and
+            delta-rs's.
 
     Returns:
         The features whose rule applies to this op (sorted), for results and logs.

@@ -48,6 +48,26 @@ def open_delta(location: str, *, version: int | None = None, for_commit: bool = 
         raise WriterError(f"delta-rs cannot open {location}: {err}") from err
 
 
+def quiet_hooks(*, checkpoint: bool = False) -> Any:
+    """delta-rs post-commit hook settings for our commits: no log cleanup, no unasked checkpoint.
+
+    delta-rs's post-commit hook deletes expired log files on every commit unless told not to
+    (and writes a checkpoint at each ``delta.checkpointInterval``): a compaction commit would
+    then delete commits a model's policy keeps (measured with deltalake 1.6: commits 0-9 gone
+    after a checkpoint at 10, ``.crc`` files orphaned). Every commit this project makes through
+    delta-rs passes these settings, so a write does only what it was asked.
+
+    Args:
+        checkpoint: Let the hook write a checkpoint at the interval (our history table only).
+
+    Returns:
+        A ``deltalake.PostCommitHookProperties``.
+    """
+    from deltalake import PostCommitHookProperties
+
+    return PostCommitHookProperties(create_checkpoint=checkpoint, cleanup_expired_logs=False)
+
+
 def commit_storage_options(location: str) -> dict[str, str] | None:
     """delta-rs storage options for a commit; on S3, first check that commits are safe.
 
@@ -108,7 +128,9 @@ def set_table_properties(location: str, properties: dict[str, str]) -> bool:
         changed = {k: v for k, v in properties.items() if current.get(k) != v}
         if not changed:
             return False
-        table.alter.set_table_properties(changed, raise_if_not_exists=False)
+        table.alter.set_table_properties(
+            changed, raise_if_not_exists=False, post_commithook_properties=quiet_hooks()
+        )
         return True
     except Exception as err:  # delta-rs raises DeltaError, DeltaProtocolError, OSError ...
         raise WriterError(

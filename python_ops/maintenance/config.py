@@ -17,6 +17,7 @@ from typing import Any
 
 from python_ops.errors import ConfigError
 from python_ops.ops.optimize.plan import DEFAULT_MIN_SMALL_FILES
+from python_ops.ops.purge import DEFAULT_DELETED_RATIO
 from python_ops.values import MAX_DAYS, MAX_HOURS, checked_number
 
 PREFIX = "maintenance_"
@@ -107,6 +108,10 @@ def _vacuum_mode(model: str, key: str, value: Any) -> str:
     return value.strip().lower()
 
 
+def _ratio(model: str, key: str, value: Any) -> float:
+    return checked_number(value, setting=key, model=model, maximum=1)
+
+
 def _days(model: str, key: str, value: Any) -> float:
     return checked_number(value, setting=key, model=model, maximum=MAX_DAYS)
 
@@ -148,6 +153,9 @@ class MaintenanceConfig:
         min_small_files: Small files in a partition before compaction is due.
         optimize_interval_hours: Minimum hours between OPTIMIZEs (None: 24 with Z-order, else
             0; see ``interval_hours``).
+        purge_enabled: Run the deletion-vector purge when due.
+        purge_deleted_ratio: A partition's deleted-row share above which it is purged.
+        purge_interval_hours: Minimum hours between purges.
         on_error: ``warn`` or ``fail``.
     """
 
@@ -259,6 +267,29 @@ class MaintenanceConfig:
             _interval,
             op="optimize",
         ),
+    )
+    purge_enabled: bool = field(
+        default=True,
+        metadata=_setting(
+            "bool",
+            "purge soft-deleted rows (REORG TABLE ... APPLY (PURGE), Delta's writer) when due",
+            _bool,
+            op="purge",
+        ),
+    )
+    purge_deleted_ratio: float = field(
+        default=DEFAULT_DELETED_RATIO,
+        metadata=_setting(
+            "number 0..1",
+            "purge a partition when the rows its deletion vectors delete are more than this "
+            "share of its rows (the default is Delta's OPTIMIZE maxDeletedRowsRatio)",
+            _ratio,
+            op="purge",
+        ),
+    )
+    purge_interval_hours: float = field(
+        default=24,
+        metadata=_setting("number >= 0", "minimum time between purges", _interval, op="purge"),
     )
     on_error: str = field(
         default="warn",

@@ -13,7 +13,7 @@ import threading
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from python_ops.delta.writer import commit_storage_options
+from python_ops.delta.writer import commit_storage_options, quiet_hooks
 from python_ops.errors import StorageError
 from python_ops.storage import delta_storage_options
 
@@ -125,6 +125,7 @@ class HistoryStore:
                     table,
                     mode="append",
                     storage_options=options,
+                    post_commithook_properties=quiet_hooks(checkpoint=True),
                 )
             except Exception as err:  # delta-rs raises several types for I/O and schema errors
                 raise StorageError(

@@ -410,6 +410,67 @@ def _run_cleanup_logs(target: ModelTarget, ctx: RunContext) -> OpCounts:
     )
 
 
+_PURGE_KEYS = {"deleted_ratio": "maintenance_purge_deleted_ratio"}
+
+
+def _purge_due(target: ModelTarget, snapshot: Snapshot, now_ms: int) -> tuple[bool, str]:
+    from python_ops.delta.deletes import deleted_rows
+
+    if not any(f.deletion_vector for f in snapshot.files):
+        return False, "no deletion vectors"
+    if not any(f.stats for f in snapshot.files):
+        snapshot = read_snapshot(target.location, version=snapshot.version, with_stats=True)
+    ratio = target.config.purge_deleted_ratio
+    partitions = deleted_rows(snapshot)
+    due = [p for p in partitions if p.deleted_rows and p.deleted_share > ratio]
+    if due:
+        worst = max(p.deleted_share for p in due)
+        return True, (
+            f"{len(due)} partition(s) with more than {ratio:g} of their rows deleted (up to "
+            f"{worst:.1%}); about {sum(p.reclaimable_bytes for p in due)} bytes to reclaim"
+        )
+    worst = max((p.deleted_share for p in partitions), default=0.0)
+    return False, f"deleted rows at most {worst:.1%} of a partition (threshold {ratio:g})"
+
+
+def _load_purge() -> Callable[..., Any]:
+    from python_ops.ops.purge import purge
+
+    return purge
+
+
+def _run_purge(target: ModelTarget, ctx: RunContext) -> OpCounts:
+    c = target.config
+    with _named_as_configured(_PURGE_KEYS):
+        p = _load_purge()(
+            target.location,
+            deleted_ratio=c.purge_deleted_ratio,
+            dry_run=ctx.dry_run,
+            sql=ctx.sql,
+            model=c.model,
+            snapshot=ctx.snapshot,
+        )
+    params = {"deleted_ratio": c.purge_deleted_ratio, "writer": p.writer}
+    if ctx.dry_run:
+        return OpCounts(
+            files_removed=p.files_to_rewrite,
+            bytes_removed=p.bytes_to_rewrite,
+            version_before=p.version_before,
+            version_after=p.version_before,
+            parameters=params,
+        )
+    return OpCounts(
+        files_removed=p.files_removed,
+        bytes_removed=p.bytes_removed,
+        files_added=p.files_added,
+        bytes_added=p.bytes_added,
+        version_before=p.version_before,
+        version_after=p.commit if p.commit is not None else p.version_before,
+        parameters=params,
+        note=f"written by {p.writer}" if p.writer else "",
+    )
+
+
 REGISTRY: Mapping[str, OpSpec] = {
     spec.name: spec
     for spec in (
@@ -423,6 +484,14 @@ REGISTRY: Mapping[str, OpSpec] = {
             _cleanup_logs_due,
             _run_cleanup_logs,
             lambda: cleanup_logs,
+        ),
+        OpSpec(
+            "purge",
+            "deletion-vector purge",
+            _purge_due,
+            _run_purge,
+            _load_purge,
+            takes_sql=True,
         ),
     )
 }

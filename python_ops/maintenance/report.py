@@ -104,6 +104,8 @@ def report_rows(
                 small_files=h.num_small_files,
                 bytes=h.total_bytes,
                 log_files=h.num_log_files,
+                deleted_row_share=h.deleted_row_share,
+                purge_reclaimable_bytes=h.purge_reclaimable_bytes,
             )
             v = vacuum(
                 t.location,
@@ -160,5 +162,12 @@ def render_report(rows: list[dict[str, Any]]) -> str:
         f"{sum(r['log_files'] for r in ok):>5} {sum(r['tombstones'] for r in ok):>6} "
         f"{size_text(sum(r['reclaimable_bytes'] for r in ok)):>9}  "
         f"{str(due) + ' with work due now':<22}"
+    )
+    # deletion-vector tables only: soft-deleted rows and what a purge would free
+    deleted = [r for r in ok if r.get("deleted_row_share")]
+    lines.extend(
+        f"{r['model']:<26} deleted rows {r['deleted_row_share']:.1%}, a purge would free "
+        f"{size_text(r['purge_reclaimable_bytes'])}"
+        for r in deleted
     )
     return "\n".join(lines)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 
+from python_ops.delta.deletes import deleted_rows
 from python_ops.delta.properties import DELETED_FILE_RETENTION, resolve_retention
 from python_ops.delta.protocol import Op, check_protocol
 from python_ops.delta.snapshot import read_snapshot
@@ -53,6 +54,11 @@ def table_health(
     cutoff_ms = retention.cutoff_ms(now)
     sizes = [f.size_bytes for f in snap.files]
     num_small = sum(1 for s in sizes if s < small_file_threshold_bytes)
+    deletes = []
+    if any(f.deletion_vector for f in snap.files):  # numRecords: read the statistics too
+        deletes = deleted_rows(read_snapshot(table, version=snap.version, with_stats=True))
+    rows = sum(p.rows for p in deletes)
+    deleted = sum(p.deleted_rows for p in deletes)
     partitions = {
         tuple(sorted(f.partition_values.items(), key=lambda kv: kv[0])) for f in snap.files
     }
@@ -71,4 +77,8 @@ def table_health(
         num_tombstones=sum(1 for t in snap.tombstones if t.deletion_timestamp_ms >= cutoff_ms),
         deleted_file_retention_hours=retention.hours,
         duration_s=time.perf_counter() - started,
+        deleted_rows=deleted,
+        deleted_row_share=deleted / rows if rows else 0.0,
+        max_partition_deleted_share=max((p.deleted_share for p in deletes), default=0.0),
+        purge_reclaimable_bytes=sum(p.reclaimable_bytes for p in deletes),
     )

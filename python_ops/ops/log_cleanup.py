@@ -24,6 +24,7 @@ from datetime import timedelta
 from typing import Any
 
 from python_ops.delta.commits import commit_actions, list_log
+from python_ops.delta.local_writer import writer as local_delta_writer
 from python_ops.delta.log_files import (
     LAST_CHECKPOINT,
     LOG_DIR,
@@ -42,7 +43,7 @@ from python_ops.delta.properties import (
     Retention,
     resolve_retention,
 )
-from python_ops.delta.protocol import IN_COMMIT_TIMESTAMP_FEATURES, Op, check_protocol
+from python_ops.delta.protocol import IN_COMMIT_TIMESTAMP_FEATURES, Op, Writer, check_protocol
 from python_ops.delta.snapshot import (
     Snapshot,
     checkpoint_sidecars,
@@ -56,6 +57,7 @@ from python_ops.delta.writer import (
 from python_ops.errors import ConfigError, DeltaLogError, UnsupportedFeatureError
 from python_ops.ops.audit import audit_record
 from python_ops.ops.results import LogCleanupResult, LogFileToDelete
+from python_ops.ops.writer_choice import checkpoint_writer
 from python_ops.storage import Storage, open_storage
 from python_ops.values import MAX_DAYS, checked_number
 
@@ -268,6 +270,7 @@ def _cleanup(
             "bytes_deleted": 0,
             "delete_failures": 0,
             "properties_recorded": recorded,
+            "checkpoint_writer": None,
             "duration_s": time.perf_counter() - started,
             "files": (),
         }
@@ -285,15 +288,24 @@ def _cleanup(
     last = last_checkpoint_version(storage)
     first: int | None = None
     note: str | None = None
+    checkpointer: Writer | None = None
     if checkpoint_if_needed and _needs_checkpoint(files, last, cutoff):
-        note = _checkpoint_refusal(snapshot.protocol, storage.root)
+        checkpointer, note = checkpoint_writer(snapshot, storage.root)
         if note is None and dry_run:
             # Plan as if the checkpoint the real run writes at the head version existed.
             first = last = snapshot.version
             files.append(_planned_checkpoint(snapshot.version, now_ms))
         elif note is None:
-            first = last = write_checkpoint(storage.root)
-            log.info("cleanup_logs %s: wrote a checkpoint at version %d first", storage.root, first)
+            if checkpointer is Writer.DELTA:
+                first = last = local_delta_writer().checkpoint(storage.root)
+            else:
+                first = last = write_checkpoint(storage.root)
+            log.info(
+                "cleanup_logs %s: %s wrote a checkpoint at version %d first",
+                storage.root,
+                checkpointer,
+                first,
+            )
             files = list_log(storage)
     if last is None:
         reason = f"no {LAST_CHECKPOINT}: Delta deletes nothing without it"
@@ -325,6 +337,7 @@ def _cleanup(
     return result(
         last_checkpoint_version=last,
         checkpoint_first=first,
+        checkpoint_writer=None if first is None or checkpointer is None else str(checkpointer),
         checkpoint_not_written=note,
         checkpoint_kept=kept,
         oldest_version_kept=kept if kept is not None and expired else _oldest_readable(remaining),
@@ -424,15 +437,6 @@ def commit_timestamps(
             stamps[v] = stamp
         out.append(replace(f, modification_time_ms=stamps[v]))
     return out
-
-
-def _checkpoint_refusal(protocol: dict[str, Any], location: str) -> str | None:
-    """Why no checkpoint may be written for this table here, or None when one may."""
-    try:
-        check_protocol(protocol, Op.CHECKPOINT, location=location)
-    except UnsupportedFeatureError as err:
-        return f"no checkpoint written: table feature '{err.feature}': {err.reason}"
-    return None
 
 
 def _planned_checkpoint(version: int, now_ms: int) -> LogFile:

@@ -34,6 +34,13 @@ class TableHealth:
         num_tombstones: ``remove`` actions not yet expired (newer than the retention cutoff).
         deleted_file_retention_hours: The retention used for ``num_tombstones``.
         duration_s: Seconds taken to read the log and summarise it.
+        deleted_rows: Rows deletion vectors delete (still in the data files until a purge).
+        deleted_row_share: ``deleted_rows`` over the rows the live files hold (0.0 without
+            deletion vectors).
+        max_partition_deleted_share: The largest deleted-row share of one partition (what
+            ``maintenance_purge_deleted_ratio`` is compared with).
+        purge_reclaimable_bytes: Estimated bytes a purge of every file with a deletion vector
+            would free (each file's size times its deleted share).
     """
 
     location: str
@@ -50,6 +57,10 @@ class TableHealth:
     num_tombstones: int
     deleted_file_retention_hours: float
     duration_s: float
+    deleted_rows: int = 0
+    deleted_row_share: float = 0.0
+    max_partition_deleted_share: float = 0.0
+    purge_reclaimable_bytes: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         """The result as a plain dict (for JSON, Jinja and audit records)."""
@@ -304,6 +315,9 @@ class LogCleanupResult:
         properties_recorded: Table properties written from the model's policy.
         duration_s: Seconds for the whole run.
         files: Every selected file with version and kind.
+        checkpoint_writer: Who wrote (in a dry run: would write) ``checkpoint_first``:
+            ``delta-rs``, or ``Delta`` (a local Spark with Delta 4.4, for features delta-rs
+            cannot checkpoint).
     """
 
     location: str
@@ -326,6 +340,7 @@ class LogCleanupResult:
     properties_recorded: dict[str, str]
     duration_s: float
     files: tuple[LogFileToDelete, ...]
+    checkpoint_writer: str | None = None
 
     def to_dict(self, *, include_files: bool = True) -> dict[str, Any]:
         """The result as plain data; ``include_files=False`` leaves out the file list."""
@@ -379,6 +394,56 @@ class OptimizeResult:
     retries: int = 0
     failed_partitions: tuple[dict[str, Any], ...] = ()
     untracked_files: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        """The result as plain data."""
+        return to_dict(self)
+
+
+@dataclass(frozen=True)
+class PurgeResult:
+    """What a deletion-vector purge found and did (``python_ops.ops.purge``).
+
+    Attributes:
+        location: The table location.
+        dry_run: True when nothing was rewritten.
+        deleted_ratio: The threshold: partitions with a larger deleted share are purged.
+        version_before: The table version read.
+        rows: Rows the live files hold (deleted included), from ``numRecords``.
+        deleted_rows: Rows deletion vectors delete.
+        partitions_due: Each partition above the threshold (values, rows, deleted rows, share,
+            reclaimable bytes).
+        files_to_rewrite: Files with deletion vectors in those partitions.
+        bytes_to_rewrite: Their bytes.
+        reclaimable_bytes: Estimated bytes the purge frees once VACUUM removes the old files.
+        commit: The REORG commit's version (None: nothing committed).
+        files_removed: Files Delta rewrote away.
+        files_added: Files Delta wrote.
+        bytes_removed: Their bytes (removed).
+        bytes_added: Their bytes (added).
+        writer: What rewrote and committed (empty when nothing ran).
+        skipped_reason: Why nothing was purged, or None.
+        duration_s: Seconds for the whole run.
+    """
+
+    location: str
+    dry_run: bool
+    deleted_ratio: float
+    version_before: int
+    rows: int
+    deleted_rows: int
+    partitions_due: tuple[dict[str, Any], ...]
+    files_to_rewrite: int
+    bytes_to_rewrite: int
+    reclaimable_bytes: int
+    commit: int | None
+    files_removed: int
+    files_added: int
+    bytes_removed: int
+    bytes_added: int
+    writer: str
+    skipped_reason: str | None
+    duration_s: float
 
     def to_dict(self) -> dict[str, Any]:
         """The result as plain data."""

@@ -21,6 +21,7 @@ from pyspark.sql import SparkSession
 
 from python_ops.delta.actions import relativize
 from python_ops.delta.commits import commit_actions
+from python_ops.delta.local_writer import LOCAL_DELTA_ENV
 from python_ops.delta.snapshot import read_snapshot
 from python_ops.errors import EngineError, UnsupportedFeatureError
 from python_ops.ops.optimize.execute import (
@@ -278,7 +279,11 @@ def _delta_table(spark: Any, location: Path, properties: str) -> None:
     ids=["deletion-vectors", "column-mapping"],
 )
 def test_tables_delta_rs_refuses_are_optimized_by_delta(
-    tmp_path: Path, delta_spark: Any, properties: str, feature: str
+    tmp_path: Path,
+    delta_spark: Any,
+    properties: str,
+    feature: str,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     table = tmp_path / "t"
     _delta_table(delta_spark, table, properties)
@@ -288,8 +293,10 @@ def test_tables_delta_rs_refuses_are_optimized_by_delta(
     else:
         delta_spark.sql(f"ALTER TABLE {table_sql(table)} RENAME COLUMN name TO label").collect()
     before = oracle(delta_spark, table)
-    with pytest.raises(UnsupportedFeatureError, match=feature):
-        optimize(str(table), min_small_files=2)  # no engine with Delta: delta-rs's gate
+    with monkeypatch.context() as local_delta_off:
+        local_delta_off.setenv(LOCAL_DELTA_ENV, "off")
+        with pytest.raises(UnsupportedFeatureError, match=feature):
+            optimize(str(table), min_small_files=2)  # no engine with Delta: delta-rs's gate
     plan = plan_optimize(str(table), min_small_files=2, writer=_delta_writer())
     result = optimize(str(table), min_small_files=2, spark=delta_spark)
     assert result.writer.startswith(WRITER_DELTA_SQL)
@@ -302,7 +309,9 @@ def test_tables_delta_rs_refuses_are_optimized_by_delta(
 
 
 @pytest.mark.classic_spark
-def test_a_clustered_table_is_clustered_by_delta(tmp_path: Path, delta_spark: Any) -> None:
+def test_a_clustered_table_is_clustered_by_delta(
+    tmp_path: Path, delta_spark: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
     table = tmp_path / "clustered"
     name = table_sql(table)
     delta_spark.sql(
@@ -313,8 +322,10 @@ def test_a_clustered_table_is_clustered_by_delta(tmp_path: Path, delta_spark: An
             f"INSERT INTO {name} SELECT id, id % 13 FROM range({i * 100}, {i * 100 + 100})"
         ).collect()
     before = oracle(delta_spark, table)
-    with pytest.raises(UnsupportedFeatureError, match="clustering"):
-        optimize(str(table), min_small_files=2)  # delta-rs would compact, not cluster
+    with monkeypatch.context() as local_delta_off:
+        local_delta_off.setenv(LOCAL_DELTA_ENV, "off")
+        with pytest.raises(UnsupportedFeatureError, match="clustering"):
+            optimize(str(table), min_small_files=2)  # delta-rs would compact, not cluster
     result = optimize(str(table), min_small_files=2, spark=delta_spark)
     assert result.writer.startswith(WRITER_DELTA_SQL)
     (version,) = result.commits

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from deltalake import DeltaTable
 
+from python_ops.delta.local_writer import LOCAL_DELTA_ENV
 from python_ops.delta.recorded_retentions import policy_properties
 from python_ops.delta.snapshot import read_snapshot
 from python_ops.delta.writer import set_table_properties
@@ -75,7 +76,10 @@ def test_classic_checkpoint_fixture(fixture_table, sail_spark) -> None:
     assert engine_content(sail_spark, table)[0] == latest_before[0]
 
 
-def test_v2_checkpoint_sidecars(fixture_table) -> None:
+def test_v2_checkpoint_sidecars(fixture_table, monkeypatch: pytest.MonkeyPatch) -> None:
+    # no Delta writer here: no checkpoint is written first (Delta's would be a new v2 one, see
+    # tests/integration/test_writer_choice.py), so the fixture's checkpoint 8 is the one kept
+    monkeypatch.setenv(LOCAL_DELTA_ENV, "off")
     table = fixture_table("checkpoint-v2-table")
     age_everything(table, days=OLD_DAYS)
     sidecars = sorted(p.name for p in (table / "_delta_log" / "_sidecars").iterdir())

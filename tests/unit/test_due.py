@@ -157,15 +157,25 @@ def test_optimize_due_for_z_order_and_its_column_checks(shared_snapshot: Snapsho
 
 
 def test_optimize_due_leaves_the_gate_to_the_writer_that_runs(
-    shared_snapshot: SnapshotOf,
+    shared_snapshot: SnapshotOf, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Delta's own OPTIMIZE rewrites deletion-vector tables: whether it is due does not depend
-    # on the writer; delta-rs's gate refuses when the op runs without an engine with Delta
+    # on the writer; without an engine with Delta the local Delta writer would run it, and
+    # when that is turned off (or Java or the jars are missing) delta-rs's refusal stands
+    from python_ops.delta.local_writer import LOCAL_DELTA_ENV, writer
     from python_ops.ops.optimize.execute import optimize
 
     snapshot = shared_snapshot("table-with-dv-small")
     due("optimize", snapshot, 0)
-    with pytest.raises(UnsupportedFeatureError, match=r"compaction refused.*deletionVectors"):
+    started = writer().started
+    # one file: nothing worth rewriting, so the local Delta writer is not started for it
+    assert optimize(snapshot.location, snapshot=snapshot, dry_run=True).files_removed == 0
+    assert writer().started == started
+    monkeypatch.setenv(LOCAL_DELTA_ENV, "off")
+    with pytest.raises(
+        UnsupportedFeatureError,
+        match=r"compaction refused.*deletionVectors.*Delta's own writer.*LOCAL_DELTA=off",
+    ):
         optimize(snapshot.location, snapshot=snapshot)
 
 
@@ -223,7 +233,7 @@ def test_the_master_switch_disables_every_op_without_consulting_the_rules(
     decisions = decide(target(dv, maintenance_enabled=False), dv, now_s=0)
     assert decisions == [
         Decision(op, Reason.DISABLED, "disabled by maintenance_enabled")
-        for op in ("vacuum", "optimize", "cleanup_logs")
+        for op in ("vacuum", "optimize", "cleanup_logs", "purge")
     ]
     assert not any(d.due for d in decisions)
 

@@ -8,10 +8,12 @@ before touching data, through the CLI, is in ``tests/integration/test_protocol_g
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 
 import pytest
 
+from python_ops.delta.local_writer import LOCAL_DELTA_ENV
 from python_ops.delta.log_files import LogFileKind, classify
 from python_ops.delta.protocol import (
     FEATURES,
@@ -146,8 +148,18 @@ def test_decisions(feature: str, op: Op, refused: bool) -> None:
         ("timestampNanos", Op.COMPACTION, Verdict.REFUSED),
         ("collations", Op.COMPACTION, Verdict.REFUSED),
         ("inCommitTimestamp-preview", Op.COMPACTION, Verdict.REFUSED),
-        # only the rewrite ops go to Delta: a checkpoint is still delta-rs's
-        ("v2Checkpoint", Op.CHECKPOINT, Verdict.REFUSED),
+        # Delta writes checkpoints of the tables delta-rs cannot checkpoint (local writer)
+        ("v2Checkpoint", Op.CHECKPOINT, Verdict.SUPPORTED),
+        ("deletionVectors", Op.CHECKPOINT, Verdict.SUPPORTED),
+        ("inCommitTimestamp", Op.CHECKPOINT, Verdict.SUPPORTED),
+        ("identityColumns", Op.CHECKPOINT, Verdict.SUPPORTED),
+        ("typeWidening", Op.CHECKPOINT, Verdict.SUPPORTED),
+        ("clustering", Op.CHECKPOINT, Verdict.SUPPORTED),  # no clustering rule: not a rewrite
+        # Databricks' preview name of clustering: Delta 4.4 does not know it
+        ("liquid", Op.COMPACTION, Verdict.REFUSED),
+        ("liquid", Op.CHECKPOINT, Verdict.REFUSED),
+        # the table properties stay delta-rs's
+        ("deletionVectors", Op.PROPERTIES, Verdict.REFUSED),
     ],
 )
 def test_the_gate_asks_delta_when_delta_rewrites(feature: str, op: Op, verdict: Verdict) -> None:
@@ -182,12 +194,63 @@ def test_writer_ops_refuse_unsupported_features_before_planning() -> None:
         plan_optimize(str(table))
 
 
-def test_checkpoint_not_written_for_a_feature_delta_rs_cannot_carry(fixture_table) -> None:
+def test_checkpoint_not_written_for_a_feature_delta_rs_cannot_carry(
+    fixture_table, monkeypatch: pytest.MonkeyPatch
+) -> None:
     table = fixture_table("checkpoint-v2-table")
     age_everything(table, days=60)
+    # Delta's own writer (a local Spark with Delta) would write it: planned for Delta
+    planned = cleanup_logs(str(table), dry_run=True, retention_days=1)
+    assert planned.checkpoint_first == planned.table_version
+    assert planned.checkpoint_writer == "Delta"
+    assert planned.checkpoint_not_written is None
+    # without a Delta writer here, none is written and the reason says what would write it
+    monkeypatch.setenv(LOCAL_DELTA_ENV, "off")
     result = cleanup_logs(str(table), dry_run=True, retention_days=1)
     assert result.checkpoint_first is None
-    assert (result.checkpoint_not_written or "").startswith("no checkpoint written: table feature")
+    assert result.checkpoint_writer is None
+    assert re.match(
+        r"no checkpoint written: table feature '\w+': .*Delta's own writer .* would "
+        r"write it, but here SPARKDELTA_LOCAL_DELTA=off turns it off",
+        result.checkpoint_not_written or "",
+    )
+
+
+@pytest.mark.parametrize(
+    ("preview", "released"),
+    [
+        ("liquid", "clustering"),
+        ("inCommitTimestamp-preview", "inCommitTimestamp"),
+        ("typeWidening-preview", "typeWidening"),
+        ("variantType-preview", "variantType"),
+        ("collations-preview", "collations"),
+    ],
+)
+def test_a_preview_name_is_decided_as_its_released_feature(preview: str, released: str) -> None:
+    # for delta-rs and our own ops: the preview's semantics are documented as the released one's
+    for op in Op:
+        assert FEATURES[preview].decision(op) == FEATURES[released].decision(op), op
+    protocol = {
+        "minReaderVersion": 3,
+        "minWriterVersion": 7,
+        "readerFeatures": [preview] if FEATURES[preview].reader else [],
+        "writerFeatures": [preview],
+    }
+    assert FEATURES[preview].reader == FEATURES[released].reader
+    check_protocol(protocol, Op.VACUUM, location="t")
+    check_protocol(protocol, Op.HEALTH, location="t")
+    check_protocol(protocol, Op.CLEANUP_LOGS, location="t")
+
+
+def test_an_unknown_preview_name_stays_refused() -> None:
+    protocol = {
+        "minReaderVersion": 3,
+        "minWriterVersion": 7,
+        "readerFeatures": [],
+        "writerFeatures": ["rowTracking-preview"],
+    }
+    with pytest.raises(UnsupportedFeatureError, match=r"'rowTracking-preview'.*unknown"):
+        check_protocol(protocol, Op.VACUUM, location="t")
 
 
 def test_readme_holds_the_support_table() -> None:

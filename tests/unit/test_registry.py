@@ -10,17 +10,18 @@ from python_ops.maintenance.registry import OPS, REGISTRY, Reason, Status, check
 
 
 def test_the_ops_in_order() -> None:
-    assert OPS == ("vacuum", "optimize", "cleanup_logs")
+    assert OPS == ("vacuum", "optimize", "cleanup_logs", "purge")
     assert [spec.name for spec in REGISTRY.values()] == list(OPS)
     assert {spec.name: spec.needs_spark for spec in REGISTRY.values()} == {
         "vacuum": True,
         "optimize": False,
         "cleanup_logs": False,
+        "purge": False,
     }
 
 
 def test_unknown_op_names_the_valid_ones() -> None:
-    assert check_ops(None) == ("vacuum", "optimize", "cleanup_logs")
+    assert check_ops(None) == ("vacuum", "optimize", "cleanup_logs", "purge")
     with pytest.raises(ConfigError, match=r"'vacum'.*vacuum, optimize, cleanup_logs.*'vacuum'"):
         check_ops(["vacum"])
 
@@ -37,7 +38,7 @@ def test_op_spec_without_a_near_name_gives_no_guess() -> None:
     assert op_spec("vacuum") is REGISTRY["vacuum"]
     with pytest.raises(ConfigError) as err:
         op_spec("xyzzy")
-    assert "Choose from: vacuum, optimize, cleanup_logs." in str(err.value)
+    assert "Choose from: vacuum, optimize, cleanup_logs, purge." in str(err.value)
     assert "Did you mean" not in str(err.value)
 
 
@@ -63,6 +64,11 @@ def test_settings_slices_belong_to_their_op() -> None:
             "maintenance_cleanup_logs_enabled",
             "maintenance_log_retention_days",
             "maintenance_cleanup_logs_interval_hours",
+        },
+        "purge": {
+            "maintenance_purge_enabled",
+            "maintenance_purge_deleted_ratio",
+            "maintenance_purge_interval_hours",
         },
     }
     # the slices and the model-wide settings are every setting, each exactly once

@@ -36,15 +36,15 @@ from python_ops.delta.actions import AddFile, relativize
 from python_ops.delta.commits import commit_actions, commit_versions
 from python_ops.delta.protocol import Op, Writer, check_protocol
 from python_ops.delta.snapshot import Snapshot, read_snapshot
-from python_ops.delta.writer import open_delta
+from python_ops.delta.writer import open_delta, quiet_hooks
 from python_ops.errors import (
     EngineError,
     OptimizeConflictError,
-    UnsupportedFeatureError,
     WriterError,
 )
 from python_ops.ops.audit import audit_record
 from python_ops.ops.log_cleanup import remove_stale_staged
+from python_ops.ops.optimize.own_compact import hook_would_clean, write_bins
 from python_ops.ops.optimize.plan import (
     DEFAULT_MIN_SMALL_FILES,
     Filter,
@@ -61,12 +61,14 @@ from python_ops.ops.optimize.zorder import (
     write_clustered,
 )
 from python_ops.ops.results import OptimizeResult
+from python_ops.ops.writer_choice import delta_writer_for
 from python_ops.spark_sessions import DeltaSql, session_sql
 from python_ops.storage import Storage, open_storage
 
 WRITER_COMPACT = "delta-rs optimize.compact"
 WRITER_ZORDER = "python_ops z-order + delta-rs commit"
 WRITER_DELTA_SQL = "Delta OPTIMIZE (SQL)"
+WRITER_OWN_COMPACT = "python_ops compaction + delta-rs commit"
 
 log = logging.getLogger(__name__)
 
@@ -108,6 +110,7 @@ def _compact(
         partition_filters=filters or None,
         target_size=plan.target_size_bytes,
         max_concurrent_tasks=workers,
+        post_commithook_properties=quiet_hooks(),
     )
     added = int(metrics.get("numFilesAdded") or 0)
     return _Outcome(
@@ -129,6 +132,13 @@ def _zorder_commit(
     written: list[WrittenFile],
     read_version: int,
 ) -> _Outcome:
+    """Commit files we wrote (Z-order, or compaction with the log-cleanup hook off)."""
+    parameters = {
+        "predicate": json.dumps([plan.where] if plan.where else []),
+        "targetSize": str(plan.target_size_bytes),
+    }
+    if plan.zorder_by:
+        parameters["zOrderBy"] = json.dumps(list(plan.zorder_by))
     version = commit_rewrite(
         plan.location,
         read_version=read_version,
@@ -136,11 +146,7 @@ def _zorder_commit(
         partition_values=partition.partition_values,
         added=written,
         removed=inputs,
-        parameters={
-            "zOrderBy": json.dumps(list(plan.zorder_by)),
-            "predicate": json.dumps([plan.where] if plan.where else []),
-            "targetSize": str(plan.target_size_bytes),
-        },
+        parameters=parameters,
     )
     return _Outcome(
         version=version,
@@ -170,7 +176,8 @@ def _untracked_since(
     )
 
 
-def _literal(value: str) -> str:
+def literal(value: str) -> str:
+    """A SQL string literal (quotes and backslashes escaped)."""
     return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
 
 
@@ -184,7 +191,7 @@ def _partition_predicate(plan: OptimizePlan) -> str | None:
     terms = []
     for partition in work:
         parts = [
-            f"`{k}` = {_literal(v)}" if v is not None else f"`{k}` IS NULL"
+            f"`{k}` = {literal(v)}" if v is not None else f"`{k}` IS NULL"
             for k, v in partition.partition_values.items()
         ]
         terms.append("(" + " AND ".join(parts) + ")")
@@ -237,8 +244,18 @@ def optimize_settings(plan: OptimizePlan, marker: str) -> dict[str, str | None]:
     }
 
 
-def _as_dict(value: Any) -> dict[str, Any]:
-    """A struct from a result row: a dict (Spark Connect, classic), or JSON text (thrift)."""
+def as_dict(value: Any) -> dict[str, Any]:
+    """A struct from a result row: a dict (Spark Connect, classic), or JSON text (thrift).
+
+    Args:
+        value: The struct value.
+
+    Returns:
+        It as a dict.
+
+    Raises:
+        EngineError: For anything else.
+    """
     if value is None:
         return {}
     if isinstance(value, str):
@@ -252,17 +269,26 @@ def _as_dict(value: Any) -> dict[str, Any]:
 
 
 def _marked_commit(plan: OptimizePlan, marker: str) -> tuple[int, set[str]] | None:
-    """The commit after the planned version whose ``userMetadata`` is this run's marker.
+    return marked_commit(plan.location, plan.version, marker)
+
+
+def marked_commit(location: str, after: int, marker: str) -> tuple[int, set[str]] | None:
+    """The commit after version ``after`` whose ``userMetadata`` is this run's marker.
 
     The marker is a fresh UUID set as ``commitInfo.userMetadata`` for our statement only, so
     exactly one commit can carry it: unlike "the newest OPTIMIZE in the history", another
     OPTIMIZE committed by someone else meanwhile cannot be mistaken for ours.
 
+    Args:
+        location: The table location.
+        after: The version the statement was planned on.
+        marker: The run's marker.
+
     Returns:
         (version, paths the commit removed, relative to the table root), or None.
     """
-    storage = open_storage(plan.location)
-    for version in sorted(v for v in commit_versions(storage) if v > plan.version):
+    storage = open_storage(location)
+    for version in sorted(v for v in commit_versions(storage) if v > after):
         actions = commit_actions(storage, version)
         info = next((a["commitInfo"] for a in actions if "commitInfo" in a), None)
         if info is None or info.get("userMetadata") != marker:
@@ -291,7 +317,7 @@ def _run_with_delta_sql(sql: DeltaSql, plan: OptimizePlan) -> list[_Outcome]:
             f"Delta's OPTIMIZE of {table} on {sql.where} answered {len(rows)} row(s) without "
             f"the expected 'metrics' column: {rows[:1]!r}"
         )
-    m = _as_dict(rows[0]["metrics"])
+    m = as_dict(rows[0]["metrics"])
     added = int(m.get("numFilesAdded") or 0)
     removed = int(m.get("numFilesRemoved") or 0)
     version: int | None = None
@@ -321,8 +347,8 @@ def _run_with_delta_sql(sql: DeltaSql, plan: OptimizePlan) -> list[_Outcome]:
             version=version,
             files_added=added,
             files_removed=removed,
-            bytes_added=int(_as_dict(m.get("filesAdded")).get("totalSize") or 0),
-            bytes_removed=int(_as_dict(m.get("filesRemoved")).get("totalSize") or 0),
+            bytes_added=int(as_dict(m.get("filesAdded")).get("totalSize") or 0),
+            bytes_removed=int(as_dict(m.get("filesRemoved")).get("totalSize") or 0),
             considered=int(m.get("totalConsideredFiles") or 0),
             skipped=int(m.get("totalFilesSkipped") or 0),
             partitions=int(m.get("partitionsOptimized") or 0),
@@ -333,7 +359,7 @@ def _run_with_delta_sql(sql: DeltaSql, plan: OptimizePlan) -> list[_Outcome]:
 _Unit = tuple[tuple[PartitionPlan, ...], list[Filter] | None]
 
 
-def _units(plan: OptimizePlan) -> list[_Unit]:
+def _units(plan: OptimizePlan, *, per_partition: bool = False) -> list[_Unit]:
     """Writer calls: Z-order one per partition; compaction in as few delta-rs calls as exact.
 
     One delta-rs call over many partitions keeps its bin parallelism. It compacts exactly our
@@ -342,7 +368,7 @@ def _units(plan: OptimizePlan) -> list[_Unit]:
     partition is its own call.
     """
     work = plan.work
-    if plan.zorder_by or not work:
+    if plan.zorder_by or per_partition or not work:
         return [((p,), p.filters) for p in work]
     columns = list(work[0].partition_values)
     if not columns or (plan.where is None and len(work) == len(plan.partitions)):
@@ -360,9 +386,18 @@ def _units(plan: OptimizePlan) -> list[_Unit]:
 
 
 def _execute(
-    plan: OptimizePlan, *, max_retries: int, workers: int | None, failures: list[dict[str, Any]]
+    plan: OptimizePlan,
+    *,
+    max_retries: int,
+    workers: int | None,
+    failures: list[dict[str, Any]],
+    writer: list[str],
 ) -> tuple[list[_Outcome], int, list[str]]:
-    """Run every writer call of the plan; stop at the first conflict that cannot be retried."""
+    """Run every writer call of the plan; stop at the first conflict that cannot be retried.
+
+    ``writer`` receives the name of what wrote the files (compaction writes its bins itself
+    when delta-rs's ``optimize.compact`` would delete expired log files: ``own_compact``).
+    """
     from deltalake.exceptions import CommitFailedError, DeltaError
 
     storage = open_storage(plan.location)
@@ -380,10 +415,18 @@ def _execute(
     if plan.zorder_by:
         check_supported(snapshot.metadata.configuration, list(snapshot.files))
     columns = indexed_columns(snapshot)
+    own = not plan.zorder_by and hook_would_clean(snapshot)
+    if own:
+        writer[0] = WRITER_OWN_COMPACT
+        log.info(
+            "OPTIMIZE %s: expired log files present; compaction commits with the log-cleanup "
+            "hook off (delta-rs's optimize.compact would delete them)",
+            plan.location,
+        )
     outcomes: list[_Outcome] = []
     retries = 0
     untracked: list[str] = []
-    for partitions, filters in _units(plan):
+    for partitions, filters in _units(plan, per_partition=own):
         planned = [p for part in partitions for b in part.bins for p in b.files]
         inputs = [files_by_path[p] for p in planned]
         written: list[WrittenFile] = []
@@ -392,8 +435,8 @@ def _execute(
         while True:
             started_ms = int(time.time() * 1000)
             try:
-                if plan.zorder_by:
-                    if not written:
+                if plan.zorder_by or own:
+                    if not written and plan.zorder_by:
                         written = write_clustered(
                             storage,
                             inputs,
@@ -401,6 +444,8 @@ def _execute(
                             target_size_bytes=plan.target_size_bytes,
                             stats_columns=columns,
                         )
+                    elif not written:
+                        written = write_bins(storage, partitions[0], files_by_path, columns)
                     outcomes.append(
                         _zorder_commit(plan, partitions[0], inputs, written, read_version)
                     )
@@ -411,7 +456,7 @@ def _execute(
                 latest = read_snapshot(storage)
                 live = {f.relative_path for f in latest.files}
                 lost_inputs = [p for p in planned if p not in live]
-                if not plan.zorder_by:
+                if not plan.zorder_by and not own:
                     untracked += _untracked_since(storage, planned, started_ms, live)
                 if not lost_inputs and attempt < max_retries:
                     # the conflict did not touch our inputs: the same rewrite is still right
@@ -492,7 +537,9 @@ def optimize(
         sql = session_sql(spark)
     try:
         snapshot = read_snapshot(storage) if snapshot is None else snapshot
-        gate = _gate(snapshot, Op.ZORDER if zorder_by else Op.COMPACTION, sql, location)
+        gate, sql = delta_writer_for(
+            snapshot, Op.ZORDER if zorder_by else Op.COMPACTION, sql, location
+        )
         plan = plan_optimize(
             storage,
             writer=gate,
@@ -522,26 +569,6 @@ def optimize(
         model=model,
         started=started,
     )
-
-
-def _gate(snapshot: Snapshot, op: Op, sql: DeltaSql | None, location: str) -> Writer:
-    """The writer whose protocol gate the plan passes: the one that will run.
-
-    delta-rs when it supports the table (every such table Delta 4.4 supports too; whether the
-    engine has Delta is then asked only when there is work). Otherwise Delta, when the engine
-    has Delta's SQL; else delta-rs's refusal stands.
-
-    Raises:
-        UnsupportedFeatureError: When no available writer supports the table.
-        EngineError: When the engine cannot say whether it has Delta.
-    """
-    try:
-        check_protocol(snapshot.protocol, op, location=location, writer=Writer.DELTA_RS)
-        return Writer.DELTA_RS
-    except UnsupportedFeatureError:
-        if sql is not None and sql.has_delta(location):
-            return Writer.DELTA
-        raise
 
 
 def execute(
@@ -601,9 +628,15 @@ def execute(
             if use_sql and sql is not None:
                 outcomes = _run_with_delta_sql(sql, plan)
             else:
+                named = [writer]
                 outcomes, retries, untracked = _execute(
-                    plan, max_retries=max_retries, workers=max_concurrent_tasks, failures=failures
+                    plan,
+                    max_retries=max_retries,
+                    workers=max_concurrent_tasks,
+                    failures=failures,
+                    writer=named,
                 )
+                writer = named[0]
     except Exception as err:
         audit_record("optimize", location, "failed", {**params, "error": str(err)})
         raise

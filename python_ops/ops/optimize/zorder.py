@@ -37,7 +37,7 @@ import pyarrow.parquet as pq
 from python_ops.delta.actions import AddFile
 from python_ops.delta.commits import commit_actions, commit_versions
 from python_ops.delta.stats import delta_stats
-from python_ops.delta.writer import open_delta
+from python_ops.delta.writer import open_delta, quiet_hooks
 from python_ops.errors import (
     DeltaLogError,
     StorageError,
@@ -170,7 +170,19 @@ def _plain_type(kind: pa.DataType) -> pa.DataType:
     return kind
 
 
-def _read(storage: Storage, files: list[AddFile]) -> pa.Table:
+def read_files(storage: Storage, files: list[AddFile]) -> pa.Table:
+    """The rows of ``files`` (plain Arrow types), in file order.
+
+    Args:
+        storage: The table's storage.
+        files: Live data files inside the table root.
+
+    Returns:
+        Their rows, concatenated.
+
+    Raises:
+        StorageError: When a file is missing or unreadable.
+    """
     tables = []
     for f in files:
         assert f.relative_path is not None  # check_supported refused the others
@@ -216,7 +228,7 @@ def write_clustered(
     Raises:
         StorageError: When an input file is missing or unreadable.
     """
-    table = zorder_sort(_read(storage, files), columns)
+    table = zorder_sort(read_files(storage, files), columns)
     in_bytes = sum(f.size_bytes for f in files)
     count = max(1, min(table.num_rows, math.ceil(in_bytes / target_size_bytes)))
     assert files[0].relative_path is not None
@@ -299,6 +311,7 @@ def commit_rewrite(
                 RUN_MARKER: run,
             },
         ),
+        post_commithook_properties=quiet_hooks(),
     )
     storage = open_storage(location)
     for version in commit_versions(storage):

@@ -1,0 +1,169 @@
+"""Deletion-vector purge: rewrite the files of partitions whose soft-deleted rows pass a share.
+
+A table with deletion vectors keeps deleted rows in its data files until they are rewritten.
+``deleted_rows`` reads, per partition, the rows the live files hold (``numRecords`` of their
+statistics) and the rows their deletion vectors delete (``cardinality``), from the log alone.
+``purge`` runs Delta's ``REORG TABLE ... [WHERE <those partitions>] APPLY (PURGE)`` for the
+partitions whose deleted share is above the threshold (default: Delta's OPTIMIZE threshold
+``optimize.maxDeletedRowsRatio``, 0.05) on Delta's writer: the engine's when it has Delta,
+else a local Spark with Delta (``python_ops.delta.local_writer``). delta-rs cannot read
+deletion vectors, so it never purges. VACUUM later reclaims the replaced files.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from typing import Any
+
+from python_ops.delta.deletes import PartitionDeletes, deleted_rows
+from python_ops.delta.protocol import Op
+from python_ops.delta.snapshot import Snapshot, read_snapshot
+from python_ops.errors import EngineError
+from python_ops.ops.audit import audit_record
+from python_ops.ops.optimize.execute import (
+    MARKER_PREFIX,
+    USER_METADATA,
+    as_dict,
+    literal,
+    marked_commit,
+)
+from python_ops.ops.results import PurgeResult
+from python_ops.ops.writer_choice import delta_writer_for
+from python_ops.spark_sessions import DeltaSql, session_sql
+from python_ops.storage import open_storage
+from python_ops.values import checked_number
+
+#: Delta's own OPTIMIZE rewrites a file whose deletion vector deletes more than this share.
+DEFAULT_DELETED_RATIO = 0.05
+WRITER_REORG = "Delta REORG ... APPLY (PURGE) (SQL)"
+
+
+def purge_statement(table: str, partitions: list[PartitionDeletes]) -> str:
+    """``REORG TABLE <table> [WHERE <partitions>] APPLY (PURGE)``.
+
+    Args:
+        table: How the engine names the table.
+        partitions: The partitions to purge (a WHERE only when the table is partitioned).
+
+    Returns:
+        The statement.
+    """
+    terms = []
+    for p in partitions:
+        parts = [
+            f"`{k}` = {literal(v)}" if v is not None else f"`{k}` IS NULL"
+            for k, v in p.partition_values.items()
+        ]
+        if parts:
+            terms.append("(" + " AND ".join(parts) + ")")
+    where = f" WHERE {' OR '.join(terms)}" if terms else ""
+    return f"REORG TABLE {table}{where} APPLY (PURGE)"
+
+
+def purge(
+    table: str,
+    *,
+    deleted_ratio: float = DEFAULT_DELETED_RATIO,
+    dry_run: bool = False,
+    spark: Any = None,
+    sql: DeltaSql | None = None,
+    model: str | None = None,
+    snapshot: Snapshot | None = None,
+) -> PurgeResult:
+    """Purge soft-deleted rows of the partitions whose deleted share passes ``deleted_ratio``.
+
+    Args:
+        table: The table location.
+        deleted_ratio: Purge a partition when its deleted rows over its rows exceed this.
+        dry_run: Only report what would be purged.
+        spark: A Spark session; when it has Delta, the purge runs on it.
+        sql: Where Delta's SQL would run (overrides ``spark``).
+        model: The dbt model, for messages.
+        snapshot: The table's latest snapshot with statistics, if just read.
+
+    Returns:
+        What was (or would be) purged.
+
+    Raises:
+        ConfigError: For a ratio outside 0..1.
+        UnsupportedFeatureError: When no Delta writer is available or Delta 4.4 refuses the
+            table.
+        EngineError: When Delta's answer is not the expected one.
+    """
+    started = time.perf_counter()
+    ratio = checked_number(deleted_ratio, setting="deleted_ratio", model=model, maximum=1)
+    location = open_storage(table).root
+    if sql is None and spark is not None:
+        sql = session_sql(spark)
+    params: dict[str, Any] = {"model": model, "deleted_ratio": ratio, "dry_run": dry_run}
+    try:
+        if snapshot is None:
+            snapshot = read_snapshot(location, with_stats=True)
+        elif any(f.deletion_vector for f in snapshot.files) and not any(
+            f.stats for f in snapshot.files
+        ):  # the rows each file holds (numRecords) are in the statistics
+            snapshot = read_snapshot(location, version=snapshot.version, with_stats=True)
+        partitions = deleted_rows(snapshot)
+        due = [p for p in partitions if p.deleted_rows and p.deleted_share > ratio]
+        outcome: dict[str, Any] = {}
+        writer = ""
+        if due and not dry_run:
+            _gate, engine = delta_writer_for(snapshot, Op.COMPACTION, sql, location)
+            assert engine is not None  # delta-rs never purges: Delta's writer was chosen
+            outcome = _reorg(engine, snapshot, due)
+            writer = f"{WRITER_REORG} on {engine.where}"
+    except Exception as err:
+        audit_record("purge", location, "failed", {**params, "error": str(err)})
+        raise
+    result = PurgeResult(
+        location=location,
+        dry_run=dry_run,
+        deleted_ratio=ratio,
+        version_before=snapshot.version,
+        rows=sum(p.rows for p in partitions),
+        deleted_rows=sum(p.deleted_rows for p in partitions),
+        partitions_due=tuple(
+            {
+                "partition_values": p.partition_values,
+                "rows": p.rows,
+                "deleted_rows": p.deleted_rows,
+                "deleted_share": round(p.deleted_share, 6),
+                "reclaimable_bytes": p.reclaimable_bytes,
+            }
+            for p in due
+        ),
+        files_to_rewrite=sum(p.files_with_dv for p in due),
+        bytes_to_rewrite=sum(p.bytes_with_dv for p in due),
+        reclaimable_bytes=sum(p.reclaimable_bytes for p in due),
+        commit=outcome.get("version"),
+        files_removed=int(outcome.get("removed", 0)),
+        files_added=int(outcome.get("added", 0)),
+        bytes_removed=int(outcome.get("bytes_removed", 0)),
+        bytes_added=int(outcome.get("bytes_added", 0)),
+        writer=writer,
+        skipped_reason=None if due else f"no partition has more than {ratio:g} rows deleted",
+        duration_s=time.perf_counter() - started,
+    )
+    audit_record("purge", location, "succeeded", {**params, **result.to_dict()})
+    return result
+
+
+def _reorg(sql: DeltaSql, snapshot: Snapshot, due: list[PartitionDeletes]) -> dict[str, Any]:
+    marker = MARKER_PREFIX + "purge-" + uuid.uuid4().hex
+    statement = purge_statement(sql.table(snapshot.location), due)
+    rows = sql.run_with_settings(statement, {USER_METADATA: marker})
+    if len(rows) != 1 or "metrics" not in rows[0]:
+        raise EngineError(
+            f"Delta's REORG on {sql.where} answered {len(rows)} row(s) without the expected "
+            f"'metrics' column: {rows[:1]!r}"
+        )
+    m = as_dict(rows[0]["metrics"])
+    found = marked_commit(snapshot.location, snapshot.version, marker)
+    return {
+        "version": found[0] if found else None,
+        "added": int(m.get("numFilesAdded") or 0),
+        "removed": int(m.get("numFilesRemoved") or 0),
+        "bytes_added": int(as_dict(m.get("filesAdded")).get("totalSize") or 0),
+        "bytes_removed": int(as_dict(m.get("filesRemoved")).get("totalSize") or 0),
+    }

@@ -1,0 +1,84 @@
+"""Which writer runs a write: delta-rs where it supports the table, else Delta's own.
+
+delta-rs (in-process, no JVM) writes every table whose features it supports. Otherwise Delta
+4.4 writes it: the engine's own Delta when the engine has one (``DeltaSql.has_delta``), else
+a local Spark with Delta started in a child process on first need
+(``python_ops.delta.local_writer``).
+When neither can (no Java, no jars, turned off), delta-rs's refusal stands and says what would
+run the op; when Delta 4.4 itself does not support the table, its refusal is the answer.
+"""
+
+from __future__ import annotations
+
+from python_ops.delta.local_writer import unavailable_reason, writer
+from python_ops.delta.protocol import Op, Writer, check_protocol
+from python_ops.delta.snapshot import Snapshot
+from python_ops.errors import UnsupportedFeatureError
+from python_ops.spark_sessions import DeltaSql
+
+
+def delta_writer_for(
+    snapshot: Snapshot, op: Op, sql: DeltaSql | None, location: str
+) -> tuple[Writer, DeltaSql | None]:
+    """The writer that will run ``op`` on the table, and the Delta SQL it runs through.
+
+    Args:
+        snapshot: The table's snapshot (its protocol).
+        op: The write (``Op.COMPACTION``, ``Op.ZORDER``; purges are gated as compaction).
+        sql: The engine's Delta SQL, if any (asked whether it has Delta only when needed).
+        location: The table location.
+
+    Returns:
+        (``Writer.DELTA_RS``, ``sql`` unchanged) when delta-rs supports the table, else
+        (``Writer.DELTA``, the engine's or the local writer's ``DeltaSql``).
+
+    Raises:
+        UnsupportedFeatureError: When Delta 4.4 does not support the table either, or no
+            Delta writer is available here (the reason names what is missing).
+        EngineError: When the engine cannot say whether it has Delta.
+    """
+    try:
+        check_protocol(snapshot.protocol, op, location=location, writer=Writer.DELTA_RS)
+        return Writer.DELTA_RS, sql
+    except UnsupportedFeatureError as refusal:
+        check_protocol(snapshot.protocol, op, location=location, writer=Writer.DELTA)
+        if sql is not None and sql.has_delta(location):
+            return Writer.DELTA, sql
+        missing = unavailable_reason()
+        if missing is not None:
+            raise UnsupportedFeatureError(
+                table=location,
+                feature=refusal.feature,
+                op=refusal.op,
+                reason=f"{refusal.reason}. Delta's own writer (a local Spark with Delta 4.4, "
+                f"or an engine with Delta) would run it, but here {missing}",
+            ) from refusal
+        return Writer.DELTA, writer().sql()
+
+
+def checkpoint_writer(snapshot: Snapshot, location: str) -> tuple[Writer | None, str | None]:
+    """Who may write a checkpoint of the table: delta-rs, Delta (locally), or nobody and why.
+
+    Args:
+        snapshot: The table's snapshot.
+        location: The table location.
+
+    Returns:
+        (writer, None), or (None, why no checkpoint may be written).
+    """
+    try:
+        check_protocol(snapshot.protocol, Op.CHECKPOINT, location=location)
+        return Writer.DELTA_RS, None
+    except UnsupportedFeatureError as refusal:
+        try:
+            check_protocol(snapshot.protocol, Op.CHECKPOINT, location=location, writer=Writer.DELTA)
+        except UnsupportedFeatureError as err:
+            return None, f"no checkpoint written: table feature '{err.feature}': {err.reason}"
+        missing = unavailable_reason()
+        if missing is not None:
+            return None, (
+                f"no checkpoint written: table feature '{refusal.feature}': {refusal.reason}; "
+                f"Delta's own writer (a local Spark with Delta 4.4) would write it, but here "
+                f"{missing}"
+            )
+        return Writer.DELTA, None

@@ -1,0 +1,158 @@
+"""Deletion-vector purge (issue 24 item 4): REORG ... APPLY (PURGE) of the partitions whose
+deleted-row share passes the threshold, on Delta's writer; health shows the share.
+
+The table is Delta 4.4's own (the ``delta_spark`` server); the purge runs without an engine,
+so the local Delta writer starts for it. Delta reads the table back afterwards.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from python_ops.delta.commits import commit_actions
+from python_ops.delta.local_writer import LOCAL_DELTA_ENV, WHERE
+from python_ops.delta.snapshot import read_snapshot
+from python_ops.errors import ConfigError, UnsupportedFeatureError
+from python_ops.ops.health import table_health
+from python_ops.ops.purge import WRITER_REORG, purge, purge_statement
+from python_ops.ops.vacuum import vacuum
+from python_ops.storage import open_storage
+
+pytestmark = [pytest.mark.classic_spark, pytest.mark.delta_jars]
+
+
+def table_sql(location: Path) -> str:
+    return "delta.`" + str(location) + "`"
+
+
+def oracle(spark: Any, location: Path) -> tuple[int, int]:
+    row = spark.sql(
+        f"SELECT count(*) AS n, coalesce(sum(hash(*)), 0) AS h FROM {table_sql(location)}"
+    ).first()
+    return int(row["n"]), int(row["h"])
+
+
+def read_time(spark: Any, location: Path) -> float:
+    """Best of three full scans by Delta (the deleted rows are filtered on every read)."""
+    times = []
+    for _ in range(3):
+        started = time.perf_counter()
+        spark.sql(f"SELECT sum(hash(*)) FROM {table_sql(location)}").collect()
+        times.append(time.perf_counter() - started)
+    return min(times)
+
+
+def files_on_disk(table: Path) -> tuple[int, int]:
+    paths = [p for p in table.rglob("*") if p.is_file() and "_delta_log" not in p.parts]
+    data = [p for p in paths if not p.name.startswith(".")]
+    return len(data), sum(p.stat().st_size for p in data)
+
+
+ROWS = 200_000
+
+
+def dv_table(spark: Any, table: Path) -> None:
+    """Partition a: 20 % of its rows deleted; partition b: 2 %."""
+    name = table_sql(table)
+    spark.sql(
+        f"CREATE TABLE {name} (id BIGINT, v STRING, p STRING) USING delta PARTITIONED BY (p) "
+        "TBLPROPERTIES ('delta.enableDeletionVectors' = 'true')"
+    ).collect()
+    for p in ("a", "b"):
+        spark.sql(
+            f"INSERT INTO {name} SELECT id, concat('value-', id), '{p}' FROM range(0, {ROWS}, 1, 2)"
+        ).collect()
+    spark.sql(f"DELETE FROM {name} WHERE p = 'a' AND id % 5 = 0").collect()
+    spark.sql(f"DELETE FROM {name} WHERE p = 'b' AND id % 50 = 0").collect()
+
+
+def test_purge_rewrites_the_partition_past_the_threshold(tmp_path: Path, delta_spark: Any) -> None:
+    table = tmp_path / "dv"
+    dv_table(delta_spark, table)
+    health = table_health(str(table))
+    assert health.deleted_rows == ROWS // 5 + ROWS // 50
+    assert health.deleted_row_share == pytest.approx(0.11)
+    assert health.max_partition_deleted_share == pytest.approx(0.2)
+    assert 0 < health.purge_reclaimable_bytes < health.total_bytes
+    before_rows = oracle(delta_spark, table)
+    before_files = files_on_disk(table)
+    before_read = read_time(delta_spark, table)
+    before = read_snapshot(str(table))
+    b_files = {f.relative_path for f in before.files if f.partition_values["p"] == "b"}
+
+    dry = purge(str(table), dry_run=True)
+    assert [p["partition_values"] for p in dry.partitions_due] == [{"p": "a"}]
+    assert dry.partitions_due[0]["deleted_share"] == pytest.approx(0.2)
+    assert dry.commit is None
+    assert read_snapshot(str(table)).version == before.version
+
+    started = time.perf_counter()
+    result = purge(str(table))
+    took = time.perf_counter() - started
+    assert result.writer == f"{WRITER_REORG} on {WHERE}"
+    assert result.commit == before.version + 1
+    actions = commit_actions(open_storage(str(table)), result.commit)
+    info = next(a["commitInfo"] for a in actions if "commitInfo" in a)
+    assert info["operation"] == "REORG"
+    after = read_snapshot(str(table))
+    # partition a rewritten without deletion vectors; partition b (2 %) untouched
+    assert not any(f.deletion_vector for f in after.files if f.partition_values["p"] == "a")
+    assert {f.relative_path for f in after.files if f.partition_values["p"] == "b"} == b_files
+    assert oracle(delta_spark, table) == before_rows
+    after_read = read_time(delta_spark, table)
+    # VACUUM (ours) reclaims the replaced files once past the retention
+    vacuum(str(table), retention_hours=0, allow_short_retention=True, dry_run=False, mode="full")
+    after_files = files_on_disk(table)
+    assert oracle(delta_spark, table) == before_rows
+    assert after_files[1] < before_files[1]
+    print(
+        f"\npurge of a table with 20 % deleted rows in one partition ({ROWS} rows each): "
+        f"files {before_files[0]} -> {after_files[0]}, bytes {before_files[1]} -> "
+        f"{after_files[1]} (estimated to free {health.purge_reclaimable_bytes}), Delta read "
+        f"{before_read:.2f} s -> {after_read:.2f} s; purge {took:.1f} s "
+        f"(REORG rewrote {result.files_removed} file(s) into {result.files_added})"
+    )
+    again = purge(str(table))
+    assert again.commit is None
+    assert again.skipped_reason == "no partition has more than 0.05 rows deleted"
+
+
+def test_purge_without_a_delta_writer_is_refused_naming_what_would_run_it(
+    tmp_path: Path, delta_spark: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    table = tmp_path / "dv"
+    name = table_sql(table)
+    delta_spark.sql(
+        f"CREATE TABLE {name} (id BIGINT) USING delta "
+        "TBLPROPERTIES ('delta.enableDeletionVectors' = 'true')"
+    ).collect()
+    delta_spark.sql(f"INSERT INTO {name} SELECT id FROM range(0, 100, 1, 1)").collect()
+    delta_spark.sql(f"DELETE FROM {name} WHERE id < 10").collect()
+    monkeypatch.setenv(LOCAL_DELTA_ENV, "off")
+    with pytest.raises(
+        UnsupportedFeatureError, match=r"deletionVectors.*but here SPARKDELTA_LOCAL_DELTA=off"
+    ):
+        purge(str(table))
+    with pytest.raises(ConfigError, match=r"deleted_ratio"):
+        purge(str(table), deleted_ratio=1.5)
+    # a threshold above the share: nothing due, no writer needed
+    assert purge(str(table), deleted_ratio=0.2).skipped_reason is not None
+
+
+def test_purge_statement_scopes_partitions_and_quotes_values() -> None:
+    from python_ops.delta.deletes import PartitionDeletes
+
+    parts = [
+        PartitionDeletes({"p": "it's", "d": None}, 10, 5, 1, 100, 50),
+        PartitionDeletes({"p": "b", "d": "1"}, 10, 5, 1, 100, 50),
+    ]
+    assert purge_statement("delta.`/t`", parts) == (
+        "REORG TABLE delta.`/t` WHERE (`p` = 'it\\'s' AND `d` IS NULL) OR (`p` = 'b' AND "
+        "`d` = '1') APPLY (PURGE)"
+    )
+    unpartitioned = [PartitionDeletes({}, 10, 5, 1, 100, 50)]
+    assert purge_statement("t", unpartitioned) == "REORG TABLE t APPLY (PURGE)"
