@@ -354,11 +354,15 @@ def log_files(table: Path) -> set[str]:
 
 
 def read_versions(spark: Any, table: Path, versions: list[int]) -> dict[int, tuple[int, int]]:
-    """Delta reads each version (one statement): row count and an order-free checksum."""
+    """Delta reads each version (one statement): row count and an order-free checksum.
+
+    The checksum hashes each row as JSON (Spark refuses to hash maps directly).
+    """
     if not versions:
         return {}
     parts = [
-        f"SELECT {v} AS v, count(*) AS n, coalesce(sum(pmod(xxhash64(*), 1000000007)), 0) AS h "
+        f"SELECT {v} AS v, count(*) AS n, "
+        "coalesce(sum(pmod(xxhash64(to_json(struct(*))), 1000000007)), 0) AS h "
         f"FROM {sql_path(table)} VERSION AS OF {v}"
         for v in versions
     ]
