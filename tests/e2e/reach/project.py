@@ -52,7 +52,9 @@ models:
     +maintenance_min_small_files: 2
     +maintenance_vacuum_interval_hours: 0
     +maintenance_optimize_interval_hours: 0
+    # FULL lists the table's files (LITE reads only the log and never finds untracked files);
     # below the 168 h minimum: VACUUM removes the two-hour-old leftovers
+    +maintenance_vacuum_mode: full
     +maintenance_vacuum_retention_hours: 1
     +maintenance_vacuum_allow_short_retention: true
     orders:
