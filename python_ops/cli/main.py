@@ -122,7 +122,17 @@ def _parser() -> argparse.ArgumentParser:
     health = sub_parser("health", help="table health from the Delta log")
     health.add_argument("table", help="table location (path or URI)")
     health.add_argument("--json", action="store_true", help="print the health as JSON")
-    for command in (vac, logs, opt, maint, health):
+
+    purge = sub_parser(
+        "purge", help="REORG ... APPLY (PURGE) of partitions with many soft-deleted rows (Delta)"
+    )
+    purge.add_argument("table", help="table location (path or URI)")
+    purge.add_argument(
+        "--deleted-ratio", type=float, default=None, help="deleted-row share (default 0.05)"
+    )
+    purge.add_argument("--dry-run", action="store_true", help="report the partitions only")
+    purge.add_argument("--json", action="store_true", help="print the result as JSON")
+    for command in (vac, logs, opt, maint, health, purge):
         _add_logging_flags(command)
     return parser
 
@@ -167,6 +177,8 @@ def _dispatch(args: argparse.Namespace, spark: Any) -> int:
             return _run_cleanup_logs(args)
         if args.op == "optimize":
             return _run_optimize(args)
+        if args.op == "purge":
+            return _run_purge(args)
         if args.op == "maintain":
             from python_ops.cli.maintain import run_maintain
 
@@ -303,4 +315,23 @@ def _run_optimize(args: Any) -> int:
         print(json.dumps(result.to_dict()))
     else:
         print(render.optimize_text(result))
+    return 0
+
+
+def _run_purge(args: Any) -> int:
+    options: dict[str, Any] = {"dry_run": args.dry_run}
+    if args.deleted_ratio is not None:
+        options["deleted_ratio"] = args.deleted_ratio
+    result = op_spec("purge").invoke(args.table, spark=None, model=None, **options)
+    if args.json:
+        print(json.dumps(to_dict(result)))
+        return 0
+    verb = "would purge" if result.dry_run else "purged"
+    print(
+        f"purge {result.location}: {result.deleted_rows} of {result.rows} rows deleted; "
+        f"{verb} {len(result.partitions_due)} partition(s), {result.files_to_rewrite} file(s), "
+        f"about {result.reclaimable_bytes} bytes to reclaim"
+        + (f" ({result.writer}, version {result.commit})" if result.commit is not None else "")
+        + (f"; {result.skipped_reason}" if result.skipped_reason else "")
+    )
     return 0

@@ -334,6 +334,8 @@ def _run_optimize(target: ModelTarget, ctx: RunContext) -> OpCounts:
             snapshot=ctx.snapshot,
         )
     params["writer"] = o.writer
+    if o.log_files_deleted:  # Delta's own post-commit log cleanup ran (see OptimizeResult)
+        params["log_files_deleted"] = list(o.log_files_deleted)
     after = max(o.commits) if o.commits else o.version_before
     if ctx.dry_run:
         return OpCounts(

@@ -373,6 +373,10 @@ class OptimizeResult:
         failed_partitions: Partitions not committed because of a conflict, with the reason.
         untracked_files: Files written by failed attempts; not part of the table, VACUUM
             removes them after the retention period.
+        log_files_deleted: The ``_delta_log`` files that disappeared while Delta's writer ran our
+            statement (Delta checkpoints after a commit landing on a multiple of
+            ``delta.checkpointInterval`` and then deletes expired log files when
+            ``delta.enableExpiredLogCleanup`` is on); empty for delta-rs, whose hook is off.
     """
 
     location: str
@@ -394,6 +398,7 @@ class OptimizeResult:
     retries: int = 0
     failed_partitions: tuple[dict[str, Any], ...] = ()
     untracked_files: tuple[str, ...] = ()
+    log_files_deleted: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         """The result as plain data."""

@@ -199,3 +199,29 @@ def test_cleanup_logs_checkpoint_of_a_deletion_vector_table_is_written_by_delta(
     assert result.files_deleted == head * 2  # a commit and its .crc per version
     assert oracle(delta_spark, table) == before
     assert read_snapshot(str(table)).version == head
+
+
+def test_log_files_deleted_by_deltas_own_commit_are_counted(
+    tmp_path: Path, delta_spark: Any
+) -> None:
+    # Delta checkpoints after a commit landing on a multiple of delta.checkpointInterval and
+    # then cleans expired log files (delta.enableExpiredLogCleanup): not ours to prevent on
+    # Delta's writer, but the result names what went
+    table = tmp_path / "t"
+    name = table_sql(table)
+    delta_spark.sql(
+        f"CREATE TABLE {name} (id BIGINT) USING delta "
+        "TBLPROPERTIES ('delta.checkpointInterval' = '3')"
+    ).collect()
+    for i in range(5):
+        delta_spark.sql(f"INSERT INTO {name} VALUES ({i})").collect()
+    assert "00000000000000000003.checkpoint.parquet" in log_names(table)
+    age_log(table, 40)
+    before_rows = oracle(delta_spark, table)
+    before = log_names(table)
+    result = optimize(str(table), min_small_files=2, spark=delta_spark)
+    assert result.commits == (6,)
+    gone = before - log_names(table)
+    assert gone  # commits before checkpoint 3 (Delta's own cleanup after its checkpoint at 6)
+    assert set(result.log_files_deleted) == gone
+    assert oracle(delta_spark, table) == before_rows

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from python_ops.delta.actions import AddFile, relativize
-from python_ops.delta.commits import commit_actions, commit_versions
+from python_ops.delta.commits import commit_actions, commit_versions, list_log
 from python_ops.delta.protocol import Op, Writer, check_protocol
 from python_ops.delta.snapshot import Snapshot, read_snapshot
 from python_ops.delta.writer import open_delta, quiet_hooks
@@ -614,6 +614,7 @@ def execute(
         sql = session_sql(spark)
     writer = WRITER_ZORDER if plan.zorder_by else WRITER_COMPACT
     outcomes: list[_Outcome] = []
+    log_deleted: list[str] = []
     try:
         # asked only when there is work: a no-op never sends a statement
         use_sql = sql is not None and bool(plan.work) and not dry_run and sql.has_delta(location)
@@ -626,7 +627,18 @@ def execute(
             )
         if plan.work and not dry_run:
             if use_sql and sql is not None:
+                log_storage = open_storage(location)
+                log_before = {f.name for f in list_log(log_storage)}
                 outcomes = _run_with_delta_sql(sql, plan)
+                log_deleted = sorted(log_before - {f.name for f in list_log(log_storage)})
+                if log_deleted:
+                    log.warning(
+                        "OPTIMIZE %s: Delta's commit checkpointed and deleted %d expired log "
+                        "file(s) (delta.enableExpiredLogCleanup): %s",
+                        location,
+                        len(log_deleted),
+                        ", ".join(log_deleted),
+                    )
             else:
                 named = [writer]
                 outcomes, retries, untracked = _execute(
@@ -660,6 +672,7 @@ def execute(
         retries=retries,
         failed_partitions=tuple(failures),
         untracked_files=tuple(untracked),
+        log_files_deleted=tuple(log_deleted),
     )
     if failures:
         failed = failures[0]

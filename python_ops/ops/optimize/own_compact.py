@@ -24,6 +24,7 @@ from python_ops.delta.log_files import LogFileKind
 from python_ops.delta.properties import ENABLE_EXPIRED_LOG_CLEANUP, LOG_RETENTION, resolve_retention
 from python_ops.delta.snapshot import Snapshot
 from python_ops.delta.stats import delta_stats
+from python_ops.errors import ConfigError
 from python_ops.ops.optimize.plan import PartitionPlan
 from python_ops.ops.optimize.zorder import WrittenFile, read_files
 from python_ops.storage import Storage
@@ -58,7 +59,11 @@ def hook_would_clean(snapshot: Snapshot, *, now_ms: int | None = None) -> bool:
         return False
     newest = max(checkpoints)
     now = int(time.time() * 1000) if now_ms is None else now_ms
-    cutoff = resolve_retention(configuration, LOG_RETENTION).cutoff_ms(now) + _DAY_MS
+    try:
+        retention = resolve_retention(configuration, LOG_RETENTION)
+    except ConfigError:  # a property delta-rs may read differently: take the safe path
+        return True
+    cutoff = retention.cutoff_ms(now) + _DAY_MS
     return any(
         f.version is not None and f.version < newest and f.modification_time_ms <= cutoff
         for f in snapshot.log_files
