@@ -7,12 +7,11 @@ here, OPTIMIZE compaction (``DeltaTable.optimize``) and the Z-order commit
 after ``commit_storage_options``' safe-commit check). Where the engine has Delta, OPTIMIZE is
 Delta's own SQL instead (``python_ops.ops.optimize.execute``).
 
-Checkpoints stay delta-rs's even then: Delta's SQL has no statement that writes one (Delta
-4.4's grammar has none; its checkpoint is a post-commit hook at multiples of
-``delta.checkpointInterval``, and ``DeltaLog.checkpoint`` is JVM API, out of reach over Spark
-Connect or thrift). Forcing one through SQL would take two property commits (interval 1, then
-back), which changes the table's history for a maintenance side effect; so a table whose
-features delta-rs cannot checkpoint gets no checkpoint from us (the gate says why).
+Checkpoints are delta-rs's where it supports the table; otherwise Delta writes them
+(``python_ops.ops.writer_choice.checkpoint_writer``): Delta's SQL has no checkpoint statement,
+so a local classic Spark with Delta runs ``writeCheckpointFiles`` and ``_last_checkpoint``
+(``python_ops.delta.local_writer``). Every delta-rs commit passes ``quiet_hooks()``: no expired
+log cleanup and no checkpoint the op did not ask for.
 """
 
 from __future__ import annotations

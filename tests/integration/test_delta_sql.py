@@ -23,7 +23,7 @@ from python_ops.delta.actions import relativize
 from python_ops.delta.commits import commit_actions
 from python_ops.delta.local_writer import LOCAL_DELTA_ENV
 from python_ops.delta.snapshot import read_snapshot
-from python_ops.errors import EngineError, UnsupportedFeatureError
+from python_ops.errors import ConfigError, EngineError, UnsupportedFeatureError
 from python_ops.ops.optimize.execute import (
     BATCH_SIZE,
     MARKER_PREFIX,
@@ -326,6 +326,9 @@ def test_a_clustered_table_is_clustered_by_delta(
         local_delta_off.setenv(LOCAL_DELTA_ENV, "off")
         with pytest.raises(UnsupportedFeatureError, match="clustering"):
             optimize(str(table), min_small_files=2)  # delta-rs would compact, not cluster
+    # Delta refuses ZORDER BY on a clustered table: a clear error before anything runs
+    with pytest.raises(ConfigError, match=r"'zorder_by'.*liquid-clustered.*refuses ZORDER BY"):
+        optimize(str(table), zorder_by=["v"], min_small_files=2, spark=delta_spark)
     result = optimize(str(table), min_small_files=2, spark=delta_spark)
     assert result.writer.startswith(WRITER_DELTA_SQL)
     (version,) = result.commits

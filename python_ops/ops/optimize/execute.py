@@ -34,10 +34,17 @@ from typing import Any
 
 from python_ops.delta.actions import AddFile, relativize
 from python_ops.delta.commits import commit_actions, commit_versions, list_log
-from python_ops.delta.protocol import Op, Writer, check_protocol
+from python_ops.delta.protocol import (
+    CLUSTERING_FEATURES,
+    Op,
+    Writer,
+    check_protocol,
+    table_features,
+)
 from python_ops.delta.snapshot import Snapshot, read_snapshot
 from python_ops.delta.writer import open_delta, quiet_hooks
 from python_ops.errors import (
+    ConfigError,
     EngineError,
     OptimizeConflictError,
     WriterError,
@@ -537,6 +544,7 @@ def optimize(
         sql = session_sql(spark)
     try:
         snapshot = read_snapshot(storage) if snapshot is None else snapshot
+        _refuse_zorder_when_clustered(snapshot, zorder_by, model)
         gate, sql = delta_writer_for(
             snapshot, Op.ZORDER if zorder_by else Op.COMPACTION, sql, location
         )
@@ -569,6 +577,24 @@ def optimize(
         model=model,
         started=started,
     )
+
+
+def _refuse_zorder_when_clustered(
+    snapshot: Snapshot, zorder_by: list[str] | None, model: str | None
+) -> None:
+    """A liquid-clustered table is optimized by clustering: Delta refuses ZORDER BY on it."""
+    if not zorder_by:
+        return
+    features = table_features(snapshot.protocol, location=snapshot.location).all
+    if features & set(CLUSTERING_FEATURES):
+        raise ConfigError(
+            setting="zorder_by",
+            value=list(zorder_by),
+            fix="the table is liquid-clustered: Delta's OPTIMIZE clusters it on its clustering "
+            "columns and refuses ZORDER BY. Remove the Z-order columns (compaction then runs "
+            "as Delta's clustering OPTIMIZE).",
+            model=model,
+        )
 
 
 def execute(
