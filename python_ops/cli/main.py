@@ -299,7 +299,17 @@ def _run_optimize(args: Any) -> int:
     options = policy.optimize_options(args, model)
     name = model.config.model if model else None
     if args.dry_run and not args.json:
-        print(render.optimize_plan_text(plan_optimize(location, model=name, **options)))
+        # planned for the writer a real run would use (Delta's for tables delta-rs refuses);
+        # nothing is started for a dry run
+        from python_ops.delta.protocol import Op
+        from python_ops.delta.snapshot import read_snapshot
+        from python_ops.ops.writer_choice import delta_writer_for
+
+        snapshot = read_snapshot(location)
+        op = Op.ZORDER if options.get("zorder_by") else Op.COMPACTION
+        writer, _sql = delta_writer_for(snapshot, op, None, snapshot.location)
+        plan = plan_optimize(location, model=name, writer=writer, snapshot=snapshot, **options)
+        print(render.optimize_plan_text(plan))
         return 0
     try:
         result: OptimizeResult = op_spec("optimize").invoke(
