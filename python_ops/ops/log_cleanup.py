@@ -475,8 +475,16 @@ def _oldest_readable(files: list[LogFile]) -> int | None:
 def _orphan_sidecars(
     storage: Storage, files: list[LogFile], expired: list[LogFile], cutoff_ms: int
 ) -> list[LogFileToDelete]:
-    """Sidecars older than the cutoff that no remaining checkpoint references."""
-    sidecars = [e for e in storage.list_dir(SIDECAR_DIR) if not e.is_dir]
+    """Sidecars older than the cutoff that no remaining checkpoint references.
+
+    Hidden files in ``_sidecars`` (a Hadoop ``.<name>.crc`` checksum beside each sidecar) are
+    not sidecars: no checkpoint names them, and Delta leaves them alone.
+    """
+    sidecars = [
+        e
+        for e in storage.list_dir(SIDECAR_DIR)
+        if not e.is_dir and not e.name.startswith((".", "_"))
+    ]
     if not sidecars:
         return []
     gone = {f.name for f in expired}

@@ -214,3 +214,29 @@ def test_log_cleanup_oracle_deletes_something(log_comparisons: dict[str, LogComp
         )
     )
     assert len(deleting) >= len(TABLES) // 2, deleting
+
+
+def test_hidden_sidecar_checksums_stay(tmp_path: Path) -> None:
+    """Found by the oracle on golden ``v2-checkpoint-json``: the checksums of kept sidecars stay.
+
+    ``_sidecars`` also holds Hadoop's hidden ``.<sidecar>.crc`` files; no checkpoint names them,
+    so our orphan-sidecar rule deleted them while their sidecars (referenced by the kept v2
+    checkpoint) stayed. Delta's cleanup keeps them. No Delta needed here.
+    """
+    from python_ops.ops.log_cleanup import cleanup_logs
+    from tests.helpers.paths import GOLDEN, require_shared
+    from tests.oracle.runs import age_all
+
+    require_shared(GOLDEN)
+    table = tmp_path / "v2-checkpoint-json"
+    shutil.copytree(GOLDEN / "v2-checkpoint-json", table)
+    for path in [table, *table.rglob("*")]:
+        path.chmod(0o755 if path.is_dir() else 0o644)  # the fixture files are read-only
+    age_all(table)
+    sidecars = table / "_delta_log" / "_sidecars"
+    before = {p.name for p in sidecars.iterdir()}
+    assert any(n.startswith(".") for n in before)
+    result = cleanup_logs(str(table), dry_run=False)
+    assert result.files_deleted > 0  # commits before the v2 checkpoint went
+    assert {p.name for p in sidecars.iterdir()} == before
+    assert not any("_sidecars/." in f.path for f in result.files)
