@@ -1,13 +1,22 @@
-"""Every CLI op on every golden table: right or refused, never a traceback. Writes the table.
+"""Every op on every golden table, held against its invariants and against Delta Lake 4.4.
 
-Runs ``python -m python_ops`` (in-process, one shared embedded engine) for each op on a fresh,
-aged copy of each table under ``../shared/fixtures/golden`` and checks what each op must keep:
-every file the table referenced before (live data files and their deletion-vector files) still
-exists, nothing outside the table root changed, log cleanup leaves the latest snapshot as it
-was, OPTIMIZE leaves the rows as they were. The outcome table goes to ``docs/compatibility.md``;
-``tests/integration/test_golden.py`` runs the same matrix and fails on any traceback or violation.
+Tables are the directories holding a ``_delta_log`` at any depth under
+``../shared/fixtures/golden`` (``data-reader-date-types-Asia/Beirut``); a top-level directory
+with none is "not a table" and counted apart.
 
-Usage: ``.venv/bin/python scripts/compatibility.py [--golden DIR]``
+Part 1 runs ``python -m python_ops`` (in-process, one shared embedded engine) for each op on a
+fresh, aged copy of each table and checks what each op must keep: every file the table
+referenced before (live data files and their deletion-vector files) still exists, nothing outside
+the table root changed, log cleanup leaves the latest snapshot as it was, OPTIMIZE leaves the
+rows as they were. ``tests/integration/test_golden.py`` runs the same matrix and fails on any
+traceback or violation, or when part 1 of ``docs/compatibility.md`` is stale.
+
+Part 2 holds VACUUM and log cleanup against Delta Lake 4.4's own (a JVM Spark Connect server
+with the project's Delta jars, ``tests/oracle/runs.py``): per table and op, right against Delta,
+refused (and why; a gap when Delta handles the table), wrong, or not a table / Delta refuses too.
+``tests/oracle`` asserts the same comparisons.
+
+Usage: ``.venv/bin/python scripts/compatibility.py [--golden DIR] [--no-delta]``
 """
 
 from __future__ import annotations
@@ -63,6 +72,7 @@ class Outcome:
         exit_code: The CLI's exit code.
         summary: What it did, or why it refused.
         violations: Invariants the op broke (must be empty).
+        not_a_table: The directory has no ``_delta_log`` at any depth.
     """
 
     table: str
@@ -70,6 +80,7 @@ class Outcome:
     exit_code: int
     summary: str
     violations: list[str] = field(default_factory=list)
+    not_a_table: bool = False
 
     @property
     def refused(self) -> bool:
@@ -195,6 +206,17 @@ def run_op(table: Path, op: str, *, spark: Any) -> Outcome:
     return outcome
 
 
+def golden_cases(golden: Path) -> list[Any]:
+    """The tables under ``golden`` (``_delta_log`` at any depth) and the directories with none."""
+    from tests.oracle.runs import find_cases
+
+    return find_cases("golden", golden)
+
+
+def _name(case: Any) -> str:
+    return str(case.id).removeprefix("golden/")
+
+
 def run_matrix(golden: Path, *, spark: Any, tables: list[str] | None = None) -> list[Outcome]:
     """Every op of ``OPS`` on every table under ``golden``, each on a fresh aged copy.
 
@@ -207,27 +229,138 @@ def run_matrix(golden: Path, *, spark: Any, tables: list[str] | None = None) -> 
         The outcomes, table by table.
     """
     outcomes = []
-    names = tables or sorted(p.name for p in golden.iterdir() if p.is_dir())
+    cases = [c for c in golden_cases(golden) if tables is None or _name(c) in tables]
     with tempfile.TemporaryDirectory(prefix="golden-") as work:
-        for name in names:
+        for n, case in enumerate(cases):
             for i, op in enumerate(OPS):
-                holder = Path(work) / f"{name}-{i}"
+                holder = Path(work) / f"{n}-{i}"
                 holder.mkdir()
                 (holder / "outside.txt").write_text("must survive")
-                table = holder / name
-                shutil.copytree(golden / name, table, symlinks=True)
+                table = holder / case.path.name
+                shutil.copytree(case.path, table, symlinks=True)
                 _age(holder)
-                outcomes.append(run_op(table, op, spark=spark))
+                outcome = run_op(table, op, spark=spark)
+                outcome.table = _name(case)
+                outcome.not_a_table = not case.is_table
+                outcomes.append(outcome)
                 shutil.rmtree(holder)
     return outcomes
 
 
+ORACLE_OPS = (
+    "vacuum dry run, table retention",
+    "vacuum dry run, zero",
+    "vacuum, zero",
+    "cleanup-logs",
+)
+
+
+@dataclass
+class OracleOutcome:
+    """One op on one table, against Delta.
+
+    Attributes:
+        table: The table (relative to the golden directory).
+        op: A key of ``ORACLE_OPS``.
+        verdict: ``right``, ``refused`` (Delta handles it: a gap), ``wrong``, ``not a table``,
+            ``both refuse`` (Delta refuses too), ``Delta refuses`` (we ran).
+        detail: Why (refusal message, difference, Delta's error).
+    """
+
+    table: str
+    op: str
+    verdict: str
+    detail: str = ""
+
+
+def _short(text: str | None) -> str:
+    text = re.sub(r"\S*/(vacuum|log)-oracle-[^/\s]+/\S+?/[ab]/", "", text or "")
+    return text[:160]
+
+
+def _log_verdict(log: Any) -> tuple[str, str]:
+    """(verdict, detail) of one log cleanup check (``tests.oracle.runs.LogCheck``)."""
+    if not log.is_table:
+        return "not a table", _short(log.ours_refused)
+    if log.ours_refused and log.delta_refused:
+        return "both refuse", _short(log.delta_refused)
+    if log.ours_refused:
+        return "refused", _short(log.ours_refused)
+    if log.wrong:
+        return "wrong", "; ".join(log.wrong)
+    if log.delta_refused:
+        return "Delta refuses", _short(log.delta_refused)
+    ours, theirs = len(log.ours_deleted), len(log.delta_deleted)
+    note = f"{log.skipped_reason}; " if log.skipped_reason else ""
+    return "right", _short(f"{note}we deleted {ours} log files, Delta {theirs}")
+
+
+def run_oracle(golden: Path, *, spark: Any, workers: int = 3) -> list[OracleOutcome]:
+    """VACUUM and log cleanup on every case under ``golden``, ours against Delta's.
+
+    Args:
+        golden: The golden tables' directory.
+        spark: A Spark Connect session on a Delta server, retention checks off.
+        workers: Tables compared concurrently.
+
+    Returns:
+        The outcomes, table by table.
+    """
+    from concurrent.futures import ThreadPoolExecutor
+
+    from tests.oracle.runs import check_log_cleanup, compare_vacuum, vacuum_differences
+
+    cases = golden_cases(golden)
+    work = Path(tempfile.mkdtemp(prefix="vacuum-oracle-"))
+
+    def one(index_case: tuple[int, Any]) -> list[OracleOutcome]:
+        index, case = index_case
+        scratch = work / str(index)
+        (scratch / "v").mkdir(parents=True)
+        (scratch / "l").mkdir()
+        name = _name(case)
+        try:
+            c = compare_vacuum(spark, case, scratch / "v")
+            log = check_log_cleanup(spark, case, scratch / "l")
+        finally:
+            shutil.rmtree(scratch, ignore_errors=True)
+        out = []
+        diffs = vacuum_differences(c) if c.verdict == "compared" else {}
+        for op, key in zip(
+            ORACLE_OPS[:3], ("at table retention", "at zero", "real run"), strict=True
+        ):
+            if c.verdict == "compared":
+                verdict, detail = ("wrong", diffs[key]) if key in diffs else ("right", "")
+            elif c.verdict == "refused":
+                verdict, detail = "refused", _short(c.ours_refused)
+            elif c.verdict == "delta refuses":
+                verdict, detail = "Delta refuses", _short(c.delta_refused)
+            else:
+                verdict, detail = c.verdict, _short(c.delta_refused)
+            out.append(OracleOutcome(name, op, verdict, detail))
+        out.append(OracleOutcome(name, ORACLE_OPS[3], *_log_verdict(log)))
+        return out
+
+    try:
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            return [o for group in pool.map(one, enumerate(cases)) for o in group]
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def _kind(o: Outcome) -> str:
+    if o.violations:
+        return "violation"
+    if o.not_a_table:
+        return "not a table"
+    return "refused" if o.refused else "right"
+
+
 def render(outcomes: list[Outcome]) -> str:
-    """The Markdown page: counts, then a table x op matrix."""
-    counts = Counter(
-        "violation" if o.violations else ("refused" if o.refused else "right") for o in outcomes
-    )
+    """Part 1 of the Markdown page: counts, then a table x op matrix."""
+    counts = Counter(_kind(o) for o in outcomes)
     tables = sorted({o.table for o in outcomes})
+    not_tables = sorted({o.table for o in outcomes if o.not_a_table})
     ops = list(OPS)
     by = {(o.table, o.op): o for o in outcomes}
     lines = [
@@ -242,9 +375,15 @@ def render(outcomes: list[Outcome]) -> str:
         "referenced still exists, nothing outside the table root changed, log cleanup left the "
         "latest snapshot as it was and OPTIMIZE left the rows as they were.",
         "",
-        f"{len(tables)} tables x {len(ops)} ops = {len(outcomes)} runs: "
+        "Tables are the directories holding a `_delta_log` at any depth (so "
+        "`data-reader-date-types-Asia/Beirut` is one); directories with none are not tables "
+        "and are counted apart.",
+        "",
+        f"{len(tables) - len(not_tables)} tables + {len(not_tables)} not a table x "
+        f"{len(ops)} ops = {len(outcomes)} runs: "
         f"**{counts['right']} right, {counts['refused']} refused cleanly (exit 2), "
-        f"{counts['violation']} failing**. No run printed a traceback.",
+        f"{counts['violation']} failing**; {counts['not a table']} runs on directories that are "
+        "not a table (each refused cleanly). No run printed a traceback.",
         "",
         "| table | " + " | ".join(ops) + " |",
         "|---|" + "---|" * len(ops),
@@ -253,17 +392,93 @@ def render(outcomes: list[Outcome]) -> str:
         cells = []
         for op in ops:
             o = by[(table, op)]
-            mark = "FAIL" if o.violations else ("refused" if o.refused else "ok")
+            mark = {"violation": "FAIL", "not a table": "not a table", "refused": "refused"}.get(
+                _kind(o), "ok"
+            )
             text = "; ".join(o.violations) if o.violations else o.summary
             cells.append(f"**{mark}**: {text}".replace("|", "\\|"))
         lines.append(f"| `{table}` | " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 
 
+ORACLE_MARKS = {
+    "right": "right",
+    "refused": "refused",
+    "wrong": "WRONG",
+    "not a table": "not a table",
+    "both refuse": "Delta refuses too",
+    "Delta refuses": "Delta refuses",
+}
+
+
+def render_oracle(outcomes: list[OracleOutcome]) -> str:
+    """Part 2 of the Markdown page: VACUUM and log cleanup against Delta, counts then a matrix."""
+    counts = Counter(o.verdict for o in outcomes)
+    tables = sorted({o.table for o in outcomes})
+    by = {(o.table, o.op): o for o in outcomes}
+    gaps = sorted({o.table for o in outcomes if o.verdict == "refused"})
+    lines = [
+        "## Against Delta Lake 4.4: VACUUM and log cleanup",
+        "",
+        "Written by `scripts/compatibility.py` with Delta Lake 4.4 (delta-spark 4.4.0 on a local "
+        "Spark Connect server, the project's pinned jars) as the oracle; the same comparisons "
+        "are asserted by `tests/oracle/` (also on a corpus of tables Delta 4.4 writes in the "
+        "test session, one per feature). Each table is copied twice with every file aged 60 "
+        "days. VACUUM: our dry run must select exactly the paths Delta's `VACUUM ... DRY RUN` "
+        "lists (files and directories), at the table's own retention and at `RETAIN 0 HOURS` "
+        "(check off); after our real run at zero on one copy and Delta's on the other the same "
+        "files and directories must be left, `_delta_log` aside (Delta commits there) and "
+        "except the hidden `.<name>.crc` checksums Hadoop's local file system deletes with each "
+        "file (we never touch hidden files). Log cleanup: ours (default 30 days) must delete "
+        "only files Delta's own cleanup (an ALTER that sets a 30-day log retention and "
+        "checkpoints) deletes too, never the checksum of a kept file, and Delta must read every "
+        "version from the oldest we kept with the rows it read before.",
+        "",
+        f"{len(tables)} tables x {len(ORACLE_OPS)} ops = {len(outcomes)} comparisons: "
+        f"**{counts['right']} right, {counts['refused']} refused where Delta works (gaps), "
+        f"{counts['wrong']} wrong**; counted apart: {counts['not a table']} on directories "
+        f"that are not a table, {counts['both refuse']} where Delta refuses too, "
+        f"{counts['Delta refuses']} where Delta refuses and we ran.",
+        "",
+        "Tables we refuse although Delta handles them (gaps): "
+        + (", ".join(f"`{t}`" for t in gaps) or "none")
+        + ".",
+        "",
+        "| table | " + " | ".join(ORACLE_OPS) + " |",
+        "|---|" + "---|" * len(ORACLE_OPS),
+    ]
+    for table in tables:
+        cells = []
+        for op in ORACLE_OPS:
+            o = by[(table, op)]
+            text = f"**{ORACLE_MARKS[o.verdict]}**" + (f": {o.detail}" if o.detail else "")
+            cells.append(text.replace("|", "\\|"))
+        lines.append(f"| `{table}` | " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def delta_session(workdir: Path) -> tuple[Any, Any]:
+    """A Delta 4.4 Spark Connect server and a session on it with the retention checks off."""
+    from pyspark.sql import SparkSession
+
+    from tests.helpers.spark_servers import start_connect_server
+
+    server = start_connect_server(workdir)
+    spark = SparkSession.builder.remote(f"sc://127.0.0.1:{server.port}").create()
+    spark.conf.set("spark.databricks.delta.retentionDurationCheck.enabled", "false")
+    spark.conf.set(
+        "spark.databricks.delta.vacuum.enforceTimeTravelWithinDeletedFileRetentionDuration", "false"
+    )
+    return server, spark
+
+
 def main() -> int:
-    """Run the matrix and write ``docs/compatibility.md``."""
+    """Run the matrix (and the Delta comparison) and write ``docs/compatibility.md``."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--golden", type=Path, default=GOLDEN)
+    parser.add_argument(
+        "--no-delta", action="store_true", help="part 1 only (keeps part 2 of the page as it is)"
+    )
     args = parser.parse_args()
     sys.path.insert(0, str(ROOT))
     from python_ops.spark_sessions import SailEngine
@@ -273,12 +488,31 @@ def main() -> int:
         outcomes = run_matrix(args.golden, spark=engine.spark)
     finally:
         engine.stop()
-    REPORT.write_text(render(outcomes))
+    page = render(outcomes)
+    oracle: list[OracleOutcome] = []
+    if args.no_delta:
+        old = REPORT.read_text() if REPORT.exists() else ""
+        marker = "## Against Delta Lake 4.4"
+        if marker in old:
+            page += "\n" + old[old.index(marker) :]
+    else:
+        with tempfile.TemporaryDirectory(prefix="delta-server-") as workdir:
+            server, spark = delta_session(Path(workdir))
+            try:
+                oracle = run_oracle(args.golden, spark=spark)
+            finally:
+                spark.stop()
+                server.stop()
+        page += "\n" + render_oracle(oracle)
+    REPORT.write_text(page)
     bad = [o for o in outcomes if o.violations]
     for o in bad:
         print(f"FAIL {o.table} / {o.op}: {o.violations}", file=sys.stderr)
-    print(f"wrote {REPORT} ({len(outcomes)} runs, {len(bad)} failing)")
-    return 1 if bad else 0
+    wrong = [o for o in oracle if o.verdict == "wrong"]
+    for w in wrong:
+        print(f"WRONG against Delta {w.table} / {w.op}: {w.detail}", file=sys.stderr)
+    print(f"wrote {REPORT} ({len(outcomes)} runs, {len(bad)} failing, {len(wrong)} wrong)")
+    return 1 if bad or wrong else 0
 
 
 if __name__ == "__main__":
