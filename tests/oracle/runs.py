@@ -130,7 +130,10 @@ def delta_relative(table: Path, path: str) -> str:
 
 
 def delta_vacuum(spark: Any, table: Path, *, zero: bool, dry_run: bool) -> list[str]:
-    """Delta's own VACUUM (retention check off in ``spark``); dry run: the files it lists.
+    """Delta's own VACUUM (retention check off in ``spark``); dry run: the paths it lists.
+
+    Delta 4.4's ``DRY RUN`` lists every path it would delete: files and also the directories
+    its counting rule selects (``file:/abs/path``, names as on disk).
 
     Args:
         spark: A Spark Connect session on the Delta server.
@@ -139,7 +142,8 @@ def delta_vacuum(spark: Any, table: Path, *, zero: bool, dry_run: bool) -> list[
         dry_run: ``DRY RUN``.
 
     Returns:
-        For a dry run, the relative paths Delta would delete; else what it returned.
+        For a dry run, the relative paths Delta would delete (directories without a trailing
+        slash); else what it returned (the table path).
     """
     sql = f"VACUUM {sql_path(table)}" + (" RETAIN 0 HOURS" if zero else "")
     rows = spark.sql(sql + (" DRY RUN" if dry_run else "")).collect()
