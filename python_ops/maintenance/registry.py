@@ -353,7 +353,21 @@ def _run_optimize(target: ModelTarget, ctx: RunContext) -> OpCounts:
         version_before=o.version_before,
         version_after=after,
         parameters=params,
+        note=_optimize_note(o.writer, o.log_files_deleted),
     )
+
+
+def _optimize_note(writer: str, log_files_deleted: tuple[str, ...]) -> str:
+    """Said when it matters: Delta's writer ran (not delta-rs), and what its commit deleted."""
+    if not writer.startswith("Delta"):
+        return ""
+    note = f"written by {writer}"
+    if log_files_deleted:
+        note += (
+            f"; Delta's post-commit log cleanup deleted {len(log_files_deleted)} expired log "
+            "file(s)"
+        )
+    return note
 
 
 def _cleanup_logs_due(target: ModelTarget, snapshot: Snapshot, now_ms: int) -> tuple[bool, str]:

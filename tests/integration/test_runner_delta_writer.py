@@ -1,0 +1,73 @@
+"""The runner on a deletion-vector table with no engine of its own: OPTIMIZE and the purge
+run on the local Delta writer, the outcomes and the history say so, Delta reads the same rows.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from python_ops.delta.local_writer import WHERE
+from python_ops.delta.snapshot import read_snapshot
+from python_ops.maintenance.config import parse_config
+from python_ops.maintenance.history import HistoryStore
+from python_ops.maintenance.registry import Reason, Status
+from python_ops.maintenance.runner import Maintainer
+from python_ops.maintenance.targets import ModelTarget
+
+pytestmark = [pytest.mark.classic_spark, pytest.mark.delta_jars]
+
+
+def table_sql(location: Path) -> str:
+    return "delta.`" + str(location) + "`"
+
+
+def oracle(spark: Any, location: Path) -> tuple[int, int]:
+    row = spark.sql(
+        f"SELECT count(*) AS n, coalesce(sum(hash(*)), 0) AS h FROM {table_sql(location)}"
+    ).first()
+    return int(row["n"]), int(row["h"])
+
+
+def test_maintain_a_deletion_vector_table_through_the_local_delta_writer(
+    tmp_path: Path, delta_spark: Any
+) -> None:
+    table = tmp_path / "dv"
+    name = table_sql(table)
+    delta_spark.sql(
+        f"CREATE TABLE {name} (id BIGINT, v STRING) USING delta "
+        "TBLPROPERTIES ('delta.enableDeletionVectors' = 'true')"
+    ).collect()
+    for i in range(3):
+        delta_spark.sql(
+            f"INSERT INTO {name} SELECT id, 'x' FROM range({i * 100}, {i * 100 + 100}, 1, 1)"
+        ).collect()
+    delta_spark.sql(f"DELETE FROM {name} WHERE id % 4 = 0").collect()  # 25 % deleted
+    before = oracle(delta_spark, table)
+    history = HistoryStore(str(tmp_path / "history"))
+    target = ModelTarget("dv", str(table), parse_config("dv", {"maintenance_min_small_files": 2}))
+    maintainer = Maintainer(spark=None, history=history, invocation_id="t")
+    decided = {o.op: o for o in maintainer.maintain_model(target, dry_run=True)}
+    assert decided["purge"].reason is Reason.DUE
+    assert "more than 0.05 of their rows deleted (up to 25.0%)" in decided["purge"].detail
+    outcomes = {o.op: o for o in maintainer.maintain_model(target, only_due=True)}
+    optimize = outcomes["optimize"]
+    assert (optimize.status, optimize.reason) == (Status.SUCCEEDED, Reason.DUE)
+    assert optimize.note == f"written by Delta OPTIMIZE (SQL) on {WHERE}"
+    assert f"written by Delta OPTIMIZE (SQL) on {WHERE}" in optimize.summary
+    # Delta's OPTIMIZE rewrote every file (its deletion vectors applied): nothing left to purge
+    assert not any(f.deletion_vector for f in read_snapshot(str(table)).files)
+    # the purge was due when the run decided; it reads the log again after OPTIMIZE's commit
+    # and finds nothing left to rewrite (no second commit)
+    purge = outcomes["purge"]
+    assert (purge.status, purge.files_removed, purge.version_after) == (
+        Status.SUCCEEDED,
+        0,
+        optimize.version_after,
+    )
+    real = [r for r in history.records() if not r.dry_run and r.op == "optimize"]
+    assert json.loads(real[-1].parameters)["writer"] == f"Delta OPTIMIZE (SQL) on {WHERE}"
+    assert oracle(delta_spark, table) == before
