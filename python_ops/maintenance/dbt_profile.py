@@ -254,7 +254,7 @@ def read_profile_target(
     method = _value(output, "method", path) or "session"
     mode = _value(output, "mode", path) or "embedded"
     warehouse = _value(output, "warehouse", path)
-    if method == "session" and mode == "embedded":
+    if method == "session" and mode in ("embedded", "local"):  # both default to ./warehouse
         warehouse = embedded_warehouse(warehouse, project_dir)
     elif warehouse is not None and "://" not in warehouse:
         warehouse = os.path.abspath(os.path.join(project_dir, os.path.expanduser(warehouse)))
