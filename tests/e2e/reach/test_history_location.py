@@ -5,21 +5,24 @@ managed table of its name: ``<the schema's location in the catalog>/maintenance_
 (``DESCRIBE SCHEMA EXTENDED``). Before, the post-hook failed every model with a Delta table,
 even with ``on_error: warn``, asking for var ``maintenance_history_location``.
 
-The server (from the installed pyspark) has no Delta: dbt builds ``orders`` as Parquet at the
+The model is Parquet (``file_format: parquet``): dbt builds ``orders`` as Parquet at the
 location the model declares, the test replaces it with a Delta table written by delta-rs (as
 another engine would), and the next incremental run appends to it and runs the post-hook.
 """
 
 from __future__ import annotations
 
+import shutil
 import textwrap
 from pathlib import Path
+from typing import Any
 
+import pyarrow as pa
 import pytest
-from deltalake import DeltaTable
+from dbt.cli.main import dbtRunner, dbtRunnerResult
+from deltalake import DeltaTable, write_deltalake
 
 from python_ops.maintenance.history import HistoryStore
-from tests.e2e.reach.project import dbt, write_delta
 from tests.helpers.spark_servers import SparkServer
 
 pytest.importorskip("pyhive", reason="needs dbt-spark's PyHive extra (pip install -e '.[dev]')")
@@ -62,6 +65,35 @@ reach_history:
       poll_interval: 1
       threads: 1
 """
+
+
+def dbt(project: Path, *args: str, messages: list[str] | None = None) -> dbtRunnerResult:
+    """``dbt <args>`` in-process on the project's profile; log messages go to ``messages``."""
+
+    def collect(event: Any) -> None:
+        if messages is not None:
+            messages.append(str(event.info.msg))
+
+    return dbtRunner(callbacks=[collect]).invoke(
+        [*args, "--project-dir", str(project), "--profiles-dir", str(project)]
+    )
+
+
+def write_delta(location: Path, *, partitioned: bool, batches: int = 12) -> None:
+    """Replace dbt's Parquet files with a Delta table of many small appends (delta-rs)."""
+    shutil.rmtree(location)
+    for batch in range(batches):
+        ids = list(range(batch * 50, batch * 50 + 50))
+        data = pa.table(
+            {
+                "order_id": pa.array(ids, pa.int64()),
+                "customer_id": pa.array([i * 7919 % 101 for i in ids], pa.int64()),
+                "day": pa.array([f"2024-01-0{1 + i % 3}" for i in ids], pa.string()),
+            }
+        )
+        write_deltalake(
+            str(location), data, mode="append", partition_by=["day"] if partitioned else None
+        )
 
 
 def test_post_hook_on_thrift_records_history_beside_the_schema(
