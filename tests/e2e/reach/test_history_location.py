@@ -5,14 +5,14 @@ managed table of its name: ``<the schema's location in the catalog>/maintenance_
 (``DESCRIBE SCHEMA EXTENDED``). Before, the post-hook failed every model with a Delta table,
 even with ``on_error: warn``, asking for var ``maintenance_history_location``.
 
-The model is Parquet (``file_format: parquet``): dbt builds ``orders`` as Parquet at the
-location the model declares, the test replaces it with a Delta table written by delta-rs (as
-another engine would), and the next incremental run appends to it and runs the post-hook.
+The server (a Spark Thrift Server with Delta) builds ``orders`` as a Delta table at the location
+the model declares; the test appends small files to it with delta-rs (as another writer would),
+and the next incremental run appends to it and runs the post-hook, whose OPTIMIZE runs on the
+server (Delta's own) and records the history.
 """
 
 from __future__ import annotations
 
-import shutil
 import textwrap
 from pathlib import Path
 from typing import Any
@@ -38,7 +38,7 @@ config-version: 2
 profile: reach_history
 models:
   reach_history:
-    +file_format: parquet
+    +file_format: delta
     +location_root: "{lake}"
     +post-hook: "{{{{ maintain_model() }}}}"
     +maintenance_on_error: warn
@@ -79,21 +79,18 @@ def dbt(project: Path, *args: str, messages: list[str] | None = None) -> dbtRunn
     )
 
 
-def write_delta(location: Path, *, partitioned: bool, batches: int = 12) -> None:
-    """Replace dbt's Parquet files with a Delta table of many small appends (delta-rs)."""
-    shutil.rmtree(location)
+def append_small_files(location: Path, batches: int = 12) -> None:
+    """Append ``batches`` one-file commits to the Delta table at ``location`` (delta-rs)."""
     for batch in range(batches):
         ids = list(range(batch * 50, batch * 50 + 50))
         data = pa.table(
             {
-                "order_id": pa.array(ids, pa.int64()),
-                "customer_id": pa.array([i * 7919 % 101 for i in ids], pa.int64()),
+                "order_id": pa.array(ids, pa.int32()),
+                "customer_id": pa.array([i * 7919 % 101 for i in ids], pa.int32()),
                 "day": pa.array([f"2024-01-0{1 + i % 3}" for i in ids], pa.string()),
             }
         )
-        write_deltalake(
-            str(location), data, mode="append", partition_by=["day"] if partitioned else None
-        )
+        write_deltalake(str(location), data, mode="append")
 
 
 def test_post_hook_on_thrift_records_history_beside_the_schema(
@@ -107,7 +104,7 @@ def test_post_hook_on_thrift_records_history_beside_the_schema(
 
     first = dbt(project, "run")
     assert first.success, first.exception
-    write_delta(lake / "orders", partitioned=False)  # 12 small files: compaction is due
+    append_small_files(lake / "orders")  # 12 small files: compaction is due
 
     messages: list[str] = []
     second = dbt(project, "run", messages=messages)
