@@ -204,8 +204,17 @@ class MaintenanceBridge(SparkAdapter):
             return run()
 
     def _one_connection(self) -> AbstractContextManager[Any]:
-        """This thread's dbt connection, opened for the block when it has none (a worker)."""
-        if self.connections.get_if_exists() is not None:
+        """This thread's dbt connection, opened for the block when it has none (a worker).
+
+        A thread's connection may have been closed since (dbt releases a worker's connection
+        after each statement block, and a failed statement closes it): it is re-armed in place
+        to reopen on its next statement, never used closed ("Transport not open") and never
+        released inside a block that must keep one session for its settings.
+        """
+        conn = self.connections.get_if_exists()
+        if conn is not None:
+            if conn.state != "open":
+                self.connections.set_connection_name(conn.name)  # reopens on first use
             return nullcontext()
         return self.connection_named("sparkdelta maintenance")  # a maintenance worker thread
 
