@@ -188,6 +188,24 @@ def literal(value: str) -> str:
     return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
 
 
+def _logical_names(plan: OptimizePlan) -> dict[str, str]:
+    """Physical to logical column names of a column-mapping table (empty without mapping).
+
+    The log keys partition values by physical name (``col-<uuid>`` under column mapping);
+    Delta's SQL takes logical names (``DELTA_NON_PARTITION_COLUMN_REFERENCE`` otherwise).
+    """
+    if plan.snapshot is None:
+        return {}
+    fields = json.loads(plan.snapshot.metadata.schema_string).get("fields", [])
+    names = {}
+    for field in fields:
+        metadata = field.get("metadata") or {}
+        physical = metadata.get("delta.columnMapping.physicalName")
+        if isinstance(physical, str):
+            names[physical] = str(field["name"])
+    return names
+
+
 def _partition_predicate(plan: OptimizePlan) -> str | None:
     """The plan's partitions with work as a predicate on partition columns (None: all of them)."""
     work = plan.work
@@ -195,12 +213,15 @@ def _partition_predicate(plan: OptimizePlan) -> str | None:
         return None
     if plan.where is None and len(work) == len(plan.partitions):
         return None
+    names = _logical_names(plan)
     terms = []
     for partition in work:
-        parts = [
-            f"`{k}` = {literal(v)}" if v is not None else f"`{k}` IS NULL"
-            for k, v in partition.partition_values.items()
-        ]
+        parts = []
+        for key, value in partition.partition_values.items():
+            column = "`" + names.get(key, key).replace("`", "``") + "`"
+            parts.append(
+                f"{column} = {literal(value)}" if value is not None else f"{column} IS NULL"
+            )
         terms.append("(" + " AND ".join(parts) + ")")
     return " OR ".join(terms)
 
