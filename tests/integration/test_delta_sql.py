@@ -40,6 +40,7 @@ from python_ops.ops.optimize.execute import (
 from python_ops.ops.optimize.plan import plan_optimize
 from python_ops.spark_sessions import DeltaSql, LazySession, Rows, session_sql
 from python_ops.storage import open_storage
+from tests.helpers.delta_reads import oracle, table_sql
 from tests.helpers.paths import GOLDEN, require_shared
 
 SETTINGS = (MIN_FILE_SIZE, MAX_FILE_SIZE, MAX_DELETED_ROWS_RATIO, BATCH_SIZE, USER_METADATA)
@@ -68,18 +69,6 @@ def layout(location: Path) -> None:
             append(location, partition, 10 + i, start)
             start += 1000
     append(location, "a", 20_000, start, big=True)
-
-
-def table_sql(location: Path | str) -> str:
-    return "delta.`" + str(location).replace("`", "``") + "`"
-
-
-def oracle(spark: Any, location: Path | str) -> tuple[int, int]:
-    """Delta's own read of the table: row count and an order-independent checksum."""
-    row = spark.sql(
-        f"SELECT count(*) AS n, coalesce(sum(hash(*)), 0) AS h FROM {table_sql(location)}"
-    ).first()
-    return int(row["n"]), int(row["h"])
 
 
 def history(spark: Any, location: Path | str, version: int) -> dict[str, Any]:

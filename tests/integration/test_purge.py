@@ -21,19 +21,9 @@ from python_ops.ops.health import table_health
 from python_ops.ops.purge import WRITER_REORG, purge, purge_statement
 from python_ops.ops.vacuum import vacuum
 from python_ops.storage import open_storage
+from tests.helpers.delta_reads import oracle, table_sql
 
 pytestmark = [pytest.mark.classic_spark, pytest.mark.delta_jars]
-
-
-def table_sql(location: Path) -> str:
-    return "delta.`" + str(location) + "`"
-
-
-def oracle(spark: Any, location: Path) -> tuple[int, int]:
-    row = spark.sql(
-        f"SELECT count(*) AS n, coalesce(sum(hash(*)), 0) AS h FROM {table_sql(location)}"
-    ).first()
-    return int(row["n"]), int(row["h"])
 
 
 def read_time(spark: Any, location: Path) -> float:

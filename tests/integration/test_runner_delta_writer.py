@@ -17,19 +17,9 @@ from python_ops.maintenance.history import HistoryStore
 from python_ops.maintenance.registry import Reason, Status
 from python_ops.maintenance.runner import Maintainer
 from python_ops.maintenance.targets import ModelTarget
+from tests.helpers.delta_reads import oracle, table_sql
 
 pytestmark = [pytest.mark.classic_spark, pytest.mark.delta_jars]
-
-
-def table_sql(location: Path) -> str:
-    return "delta.`" + str(location) + "`"
-
-
-def oracle(spark: Any, location: Path) -> tuple[int, int]:
-    row = spark.sql(
-        f"SELECT count(*) AS n, coalesce(sum(hash(*)), 0) AS h FROM {table_sql(location)}"
-    ).first()
-    return int(row["n"]), int(row["h"])
 
 
 def test_maintain_a_deletion_vector_table_through_the_local_delta_writer(

@@ -25,20 +25,9 @@ from python_ops.errors import UnsupportedFeatureError
 from python_ops.ops.log_cleanup import cleanup_logs
 from python_ops.ops.optimize.execute import WRITER_DELTA_SQL, WRITER_OWN_COMPACT, optimize
 from python_ops.storage import open_storage
+from tests.helpers.delta_reads import oracle, table_sql
 
 DAY_S = 86_400
-
-
-def table_sql(location: Path) -> str:
-    return "delta.`" + str(location) + "`"
-
-
-def oracle(spark: Any, location: Path) -> tuple[int, int]:
-    """Delta's own read of the table: row count and an order-independent checksum."""
-    row = spark.sql(
-        f"SELECT count(*) AS n, coalesce(sum(hash(*)), 0) AS h FROM {table_sql(location)}"
-    ).first()
-    return int(row["n"]), int(row["h"])
 
 
 def log_names(table: Path) -> set[str]:
