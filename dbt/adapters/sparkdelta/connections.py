@@ -149,7 +149,32 @@ class EngineCursor(Cursor):
         try:
             self._df = self._engine.sql(sql)
         except Exception as exc:  # Spark Connect and classic Spark raise different types
-            raise DbtRuntimeError(str(exc)) from exc
+            raise DbtRuntimeError(engine_error_text(exc)) from exc
+
+
+def engine_error_text(exc: BaseException) -> str:
+    """The engine's own message for ``exc``, also where pyspark lost it while converting.
+
+    Classic pyspark 4.2 formats a SQL error with query context through Spark's error-class
+    table, which does not hold Delta's classes: the conversion itself then fails with
+    "An error occurred while calling z:org.apache.spark.SparkThrowableHelper.getMessage ...
+    Cannot find main error class 'DELTA_...'", raised while handling the original Java error.
+    Delta's exceptions carry their message already; this returns it.
+
+    Args:
+        exc: What running a statement raised.
+
+    Returns:
+        The message to show: the original Java exception's where the conversion failed.
+    """
+    text = str(exc)
+    original = getattr(exc.__context__, "java_exception", None)
+    if "SparkThrowableHelper.getMessage" in text and original is not None:
+        try:
+            return str(original.getMessage())
+        except Exception:  # the JVM is gone: the conversion error is all there is
+            return text
+    return text
 
 
 class EngineHandle:

@@ -1,16 +1,15 @@
-{#- dbt clone on the embedded engine: Sail 0.7 has no SHALLOW CLONE. The clone is a new Delta
-    table at the model's own location holding a copy of the deferred table's rows (a deep copy:
-    later VACUUMs of either table never affect the other). Other engines: dbt-spark's shallow
-    clone. -#}
+{#- dbt clone on every engine: a new Delta table at the model's own location holding a copy of
+    the deferred table's rows (a deep copy). Not dbt-spark's SHALLOW CLONE, because
+    - Sail 0.7 has no SHALLOW CLONE;
+    - open-source Delta 4.4 refuses CREATE OR REPLACE ... SHALLOW CLONE onto a table that has
+      rows (DELTA_UNSUPPORTED_NON_EMPTY_CLONE), so `dbt clone --full-refresh` would fail;
+    - a shallow clone reads the source table's files, which the source's VACUUM deletes: the
+      maintenance this project runs on the source would break the clone. -#}
 {% macro sparkdelta__create_or_replace_clone(this_relation, defer_relation) %}
-  {%- if adapter.is_embedded() -%}
     create or replace table {{ this_relation }}
     using delta
     {{ location_clause() }}
     as select * from {{ defer_relation }}
-  {%- else -%}
-    {{ spark__create_or_replace_clone(this_relation, defer_relation) }}
-  {%- endif -%}
 {% endmacro %}
 
 {#- dbt's clone materialization looks up "materialization_view_<adapter type>" and falls back to
