@@ -6,7 +6,8 @@ ones, or a feature whose rule for the op is "refused" stops the op with
 ``UnsupportedFeatureError`` (exit 2 on the command line): a maintenance tool that deletes data
 must never guess what an unknown feature means.
 
-``FEATURES`` is the one table of decisions (rendered into the README by ``support_table``).
+``FEATURES`` is the one table of decisions (``support_table`` renders it in
+docs/right-or-refuse.md).
 Its rules for the writer ops are delta-rs's: the writer this project runs in-process. When an
 engine with Delta's own SQL rewrites the table (OPTIMIZE handed to Delta), the gate asks that
 writer instead (``Writer.DELTA``): every feature Delta 4.4 writes is supported for the rewrite
@@ -551,7 +552,7 @@ def check_protocol(
 
 
 def support_table() -> str:
-    """The README's table: every known feature x op, rendered from ``FEATURES``.
+    """docs/right-or-refuse.md's table: every known feature x op, rendered from ``FEATURES``.
 
     Returns:
         A Markdown table; a footnote list gives each rule and refusal reason.

@@ -4,7 +4,7 @@ dbt replaces dict-valued configs instead of merging them, so every setting is it
 and project → folder → model inheritance works per key. ``MaintenanceConfig`` is the one
 declaration of the settings: each field carries its dbt key, default, type, meaning, parser and
 the op it belongs to. ``SETTINGS`` (and from it the adapter's accepted keys, ``parse_config`` and
-the README's configuration table) is read from those fields.
+the configuration table of docs/configuration.md) is read from those fields.
 """
 
 from __future__ import annotations
@@ -133,7 +133,7 @@ def _setting(
 
 @dataclass(frozen=True)
 class MaintenanceConfig:
-    """One model's maintenance settings; the README's table lists keys, defaults and meaning.
+    """One model's maintenance settings; docs/configuration.md lists keys, defaults and meaning.
 
     Attributes:
         model: The model name, for messages.
@@ -387,10 +387,10 @@ def parse_config(model: str, config: Mapping[str, Any]) -> MaintenanceConfig:
 
 
 def reference_table() -> str:
-    """The README's table of keys, defaults, types and meaning, rendered from ``SETTINGS``.
+    """docs/configuration.md's table of keys, defaults, types and meaning, from ``SETTINGS``.
 
     Returns:
-        A Markdown table (``tests/unit/test_config.py`` checks the README holds it).
+        A Markdown table (``tests/unit/test_config.py`` checks docs/configuration.md holds it).
     """
 
     def cell(text: str) -> str:

@@ -1,6 +1,6 @@
 """Expired log cleanup, as Delta's ``MetadataCleanup`` does it, on demand.
 
-SPEC-maintenance.md section 2: the cutoff is ``now - retention`` truncated to midnight UTC;
+docs/spec.md section 2: the cutoff is ``now - retention`` truncated to midnight UTC;
 nothing is deleted without ``_last_checkpoint``; candidates are commits, checksums and
 checkpoints of versions below the ``_last_checkpoint`` version; files are visited in version
 order with monotonic timestamps (a later version's file that is not newer than the previous file

@@ -1,6 +1,6 @@
 """VACUUM: delete files a Delta table no longer references, as Delta's ``VacuumCommand.gc`` does.
 
-The steps follow SPEC-maintenance.md section 1: compute the cutoff from the retention, read the
+The steps follow docs/spec.md section 1: compute the cutoff from the retention, read the
 protected paths from the snapshot (live files, tombstones newer than the cutoff, their
 deletion-vector files and all their parent directories), list storage with the hidden-name
 rules, select with the counting rule (``vacuum_selection``: Arrow compute in this process, or the

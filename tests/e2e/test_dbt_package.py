@@ -60,11 +60,13 @@ from range({{ var('batch', 0) }} * 100, {{ var('batch', 0) }} * 100 + 100)
 
 
 def readme_history_source() -> str:
-    """The ``sources:`` snippet the README tells users to copy for the history as a source."""
-    readme = (ROOT / "README.md").read_text()
-    section = readme.split("#### The maintenance history as a dbt source", 1)[1]
+    """The ``sources:`` snippet the docs tell users to copy for the history as a source."""
+    page = (ROOT / "docs" / "run-operations.md").read_text()
+    section = page.split("## The maintenance history as a dbt source", 1)[1]
     match = re.search(r"```yaml\n(.*?)```", section, re.DOTALL)
-    assert match, "README: no yaml block under 'The maintenance history as a dbt source'"
+    assert match, (
+        "docs/run-operations.md: no yaml block under 'The maintenance history as a source'"
+    )
     return match.group(1)
 
 

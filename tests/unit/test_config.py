@@ -1,7 +1,7 @@
 """The typed per-model maintenance config: parsing, every validation error, one declaration.
 
 ``MaintenanceConfig``'s fields are the only list of settings: ``SETTINGS`` (the adapter's keys,
-``parse_config``) and the README's configuration table are read from them.
+``parse_config``) and docs/configuration.md's table are read from them.
 """
 
 from __future__ import annotations
@@ -72,10 +72,10 @@ def test_bad_values_name_model_key_value_and_choices(key: str, value: object, me
         parse_config("fct", {key: value})
 
 
-def test_readme_documents_every_key_with_its_default() -> None:
-    readme = (ROOT / "README.md").read_text()
+def test_docs_document_every_key_with_its_default() -> None:
+    page = (ROOT / "docs" / "configuration.md").read_text()
     assert (
-        reference_table() in readme
+        reference_table() in page
     )  # regenerate with python_ops.maintenance.config.reference_table()
 
 

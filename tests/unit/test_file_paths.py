@@ -22,7 +22,7 @@ PAST = 0  # every tombstone is protected
 
 
 def _reference(snapshot: Snapshot, cutoff_ms: int) -> set[str]:
-    """The protected set computed object by object, as SPEC-maintenance section 1 states it."""
+    """The protected set computed object by object, as docs/spec.md section 1 states it."""
     keep: set[str] = set()
     actions = [*snapshot.files]
     actions += [t for t in snapshot.tombstones if t.deletion_timestamp_ms >= cutoff_ms]
