@@ -232,6 +232,8 @@ class AddFile:
         partition_values: Partition column to (string) value; None for null.
         deletion_vector: Its deletion vector, if any.
         stats: The JSON statistics string, when read.
+        clustering_provider: ``liquid`` when Delta's clustering OPTIMIZE wrote the file (it is
+            clustered on the table's clustering columns); None for files written otherwise.
     """
 
     path: str
@@ -241,6 +243,7 @@ class AddFile:
     partition_values: dict[str, str | None]
     deletion_vector: DeletionVector | None
     stats: str | None = None
+    clustering_provider: str | None = None
 
     @property
     def key(self) -> tuple[str, str | None]:
@@ -260,6 +263,7 @@ class AddFile:
         values = raw.get("partitionValues")
         stats = raw.get("stats")
         dv = raw.get("deletionVector")
+        provider = raw.get("clusteringProvider")
         if type(values) is list:  # a checkpoint's map column: (key, value) pairs
             with contextlib.suppress(TypeError, ValueError):  # malformed: reported below
                 values = dict(values)
@@ -275,6 +279,7 @@ class AddFile:
             and all(type(v) is str or v is None for v in values.values())
             and (stats is None or type(stats) is str)
             and type(raw.get("dataChange", False)) is bool
+            and (provider is None or type(provider) is str)
         ):
             path = require_str(raw, "path", "add")
             _optional_bool(raw, "dataChange", "add")
@@ -283,6 +288,10 @@ class AddFile:
             size = optional_int(raw, "size", "add", required=True)
             mtime = optional_int(raw, "modificationTime", "add", required=True)
             values = _partition_values(values, "add")
+            if provider is not None and not isinstance(provider, str):
+                raise _bad(
+                    "add", f"field 'clusteringProvider' must be a string, found {provider!r}"
+                )
         return cls(
             path=path,
             relative_path=relativize(path, table_root),
@@ -291,6 +300,7 @@ class AddFile:
             partition_values=values if type(values) is dict else dict(values),
             deletion_vector=None if dv is None else DeletionVector.parse(dv),
             stats=stats,
+            clustering_provider=provider,
         )
 
 

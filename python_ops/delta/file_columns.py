@@ -28,6 +28,7 @@ ADD_TYPES = {
     "modificationTime": "int64",
     "partitionValues": "map<string, string>",
     "stats": "string",
+    "clusteringProvider": "string",
 }
 REMOVE_TYPES = {"path": "string", "deletionTimestamp": "int64", "size": "int64"}
 # Paths that may need decoding or normalising (a scheme, '%', '//', a leading '/' or '.', '/.').

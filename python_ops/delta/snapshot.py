@@ -44,7 +44,14 @@ from python_ops.storage import Storage, open_storage
 
 log = logging.getLogger(__name__)
 
-_ADD_FIELDS = ("path", "size", "modificationTime", "partitionValues", "deletionVector")
+_ADD_FIELDS = (
+    "path",
+    "size",
+    "modificationTime",
+    "partitionValues",
+    "deletionVector",
+    "clusteringProvider",
+)
 _REMOVE_FIELDS = ("path", "deletionTimestamp", "size", "deletionVector")
 
 
@@ -118,6 +125,7 @@ def _well_formed_adds(column: Any, root: str) -> list[tuple[int, AddFile]] | Non
     values = adds.field(fields["partitionValues"])
     paths = adds.field(fields["path"])
     has_stats = "stats" in fields
+    providers = adds.field(fields["clusteringProvider"]) if "clusteringProvider" in fields else None
     # A plain relative path is its own relative path; anything that may need decoding or
     # normalising goes through relativize.
     special = pc.or_(pc.match_substring_regex(paths, SPECIAL_PATH), pc.is_null(paths))
@@ -131,7 +139,12 @@ def _well_formed_adds(column: Any, root: str) -> list[tuple[int, AddFile]] | Non
             if has_stats
             else [None] * min(_ROWS_PER_CHUNK, len(adds) - start)
         )
-        for index, path, odd, size_bytes, mtime_ms, pairs, stat in zip(
+        chunk_providers = (
+            providers.slice(start, _ROWS_PER_CHUNK).to_pylist()
+            if providers is not None
+            else [None] * min(_ROWS_PER_CHUNK, len(adds) - start)
+        )
+        for index, path, odd, size_bytes, mtime_ms, pairs, stat, provider in zip(
             indexes.slice(start, _ROWS_PER_CHUNK).to_pylist(),
             paths.slice(start, _ROWS_PER_CHUNK).to_pylist(),
             special.slice(start, _ROWS_PER_CHUNK).to_pylist(),
@@ -139,6 +152,7 @@ def _well_formed_adds(column: Any, root: str) -> list[tuple[int, AddFile]] | Non
             mtime.slice(start, _ROWS_PER_CHUNK).to_pylist(),
             values.slice(start, _ROWS_PER_CHUNK).to_pylist(),
             chunk_stats,
+            chunk_providers,
             strict=True,
         ):
             key = tuple(pairs)
@@ -156,6 +170,7 @@ def _well_formed_adds(column: Any, root: str) -> list[tuple[int, AddFile]] | Non
                         partition_values=partition,
                         deletion_vector=None,
                         stats=stat,
+                        clustering_provider=provider,
                     ),
                 )
             )

@@ -149,6 +149,7 @@ class MaintenanceConfig:
         log_retention_days: Log retention (None: table property or 30 days).
         cleanup_logs_interval_hours: Minimum hours between log cleanups.
         zorder_by: Z-order columns (empty: compaction).
+        cluster_by: Liquid clustering columns (empty: not clustered by the project).
         target_file_size_bytes: OPTIMIZE target size (None: table property or 100 MiB).
         min_small_files: Small files in a partition before compaction is due.
         optimize_interval_hours: Minimum hours between OPTIMIZEs (None: 24 with Z-order, else
@@ -236,6 +237,18 @@ class MaintenanceConfig:
         default=(),
         metadata=_setting(
             "list of columns", "Z-order columns; empty: compaction only", _columns, op="optimize"
+        ),
+    )
+    cluster_by: tuple[str, ...] = field(
+        default=(),
+        metadata=_setting(
+            "list of columns",
+            "liquid clustering columns (alias: dbt-databricks' liquid_clustered_by): on engines "
+            "with Delta the table is created, or altered when they change, with CLUSTER BY, and "
+            "OPTIMIZE is Delta's clustering OPTIMIZE (OPTIMIZE FULL once after a change); the "
+            "embedded engine cannot cluster and warns. Not with maintenance_zorder_by",
+            _columns,
+            op="optimize",
         ),
     )
     target_file_size_bytes: int | None = field(
@@ -383,6 +396,14 @@ def parse_config(model: str, config: Mapping[str, Any]) -> MaintenanceConfig:
         for s in SETTINGS
         if config.get(s.key) is not None
     }
+    if values.get("zorder_by") and values.get("cluster_by"):
+        raise ConfigError(
+            setting="maintenance_zorder_by",
+            value=list(values["zorder_by"]),
+            fix="the model also sets maintenance_cluster_by: a liquid-clustered table is "
+            "optimized by clustering and Delta refuses ZORDER BY on it. Keep one of the two.",
+            model=model,
+        )
     return MaintenanceConfig(model=model, **values)
 
 

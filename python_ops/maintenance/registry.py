@@ -275,11 +275,45 @@ def _run_vacuum(target: ModelTarget, ctx: RunContext) -> OpCounts:
     )
 
 
+def _clustering_due(target: ModelTarget, snapshot: Snapshot) -> tuple[bool, str]:
+    """A clustered table: due after a clustering-column change, or when enough was written.
+
+    Enough: ``maintenance_min_small_files`` files, or the target file size in bytes, written
+    since the last clustering (files without ``clusteringProvider`` in the log).
+    """
+    from python_ops.ops.optimize.clustering import clustering_state
+    from python_ops.ops.optimize.plan import ENGINE_DEFAULT_TARGET_BYTES
+    from python_ops.storage import open_storage
+
+    c = target.config
+    state = clustering_state(open_storage(target.location), snapshot)
+    if state.full:
+        return True, (
+            f"clustering: the clustering columns changed at version {state.columns_changed_at}; "
+            "OPTIMIZE FULL re-clusters every file, once"
+        )
+    threshold = c.target_file_size_bytes or ENGINE_DEFAULT_TARGET_BYTES
+    if state.unclustered_files >= c.min_small_files or (
+        state.unclustered_files and state.unclustered_bytes >= threshold
+    ):
+        return True, (
+            f"clustering: {state.unclustered_files} file(s), {state.unclustered_bytes} bytes "
+            "written since the last clustering"
+        )
+    return False, (
+        f"clustering: {state.unclustered_files} file(s) written since the last clustering "
+        f"(min_small_files={c.min_small_files})"
+    )
+
+
 def _optimize_due(target: ModelTarget, snapshot: Snapshot, now_ms: int) -> tuple[bool, str]:
     from python_ops.delta.protocol import Writer
+    from python_ops.ops.optimize.clustering import is_clustered
     from python_ops.ops.optimize.plan import plan_optimize
 
     c = target.config
+    if is_clustered(snapshot):
+        return _clustering_due(target, snapshot)
     with _named_as_configured(_OPTIMIZE_KEYS):
         plan = plan_optimize(
             target.location,

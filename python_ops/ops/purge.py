@@ -21,7 +21,7 @@ from python_ops.delta.protocol import Op
 from python_ops.delta.snapshot import Snapshot, read_snapshot
 from python_ops.errors import EngineError
 from python_ops.ops.audit import audit_record
-from python_ops.ops.optimize.execute import (
+from python_ops.ops.optimize.delta_statement import (
     MARKER_PREFIX,
     USER_METADATA,
     as_dict,

@@ -1,4 +1,4 @@
-"""dbt-databricks habits: ``zorder`` is ``maintenance_zorder_by``; liquid clustering warns.
+"""dbt-databricks habits: ``zorder`` and ``liquid_clustered_by`` are aliases of our keys.
 
 The alias is resolved while dbt parses, so the manifest (which the post-hook, the
 run-operations and ``python -m python_ops maintain`` all read) holds ``maintenance_zorder_by``.
@@ -78,19 +78,47 @@ def test_zorder_and_maintenance_zorder_by_that_agree_are_accepted(project: Path,
     assert parse_config("fct_orders", config).zorder_by == ("customer_id", "order_id")
 
 
-def test_liquid_clustered_by_is_a_warning_naming_the_model(project: Path) -> None:
-    edit_fct_orders(project, OURS + " liquid_clustered_by=['customer_id'],")
+def test_liquid_clustered_by_is_maintenance_cluster_by(project: Path, dbt: Dbt) -> None:
+    edit_fct_orders(project, "liquid_clustered_by=['customer_id'],")
+
+    config = fct_orders_config(project, dbt)
+
+    assert "liquid_clustered_by" not in config
+    assert config["maintenance_cluster_by"] == ["customer_id"]
+    assert parse_config("fct_orders", config).cluster_by == ("customer_id",)
+
+
+def test_clustering_a_partitioned_model_is_refused_before_its_table_exists(
+    project: Path, dbt: Dbt
+) -> None:
+    edit_fct_orders(project, "liquid_clustered_by=['customer_id'],")
+
+    run = dbt(project, "run", "--select", "fct_orders")
+
+    assert not run.success
+    message = "\n".join(str(r.message) for r in run.result.results)
+    assert "model 'fct_orders': setting 'maintenance_cluster_by' has bad value ['customer_id']" in (
+        message
+    )
+    assert "Drop partition_by (clustering replaces it)" in message
+    assert not (project.parent / "warehouse" / "marts" / "fct_orders").exists()
+
+
+def test_clustering_on_the_embedded_engine_is_a_warning_naming_the_model(project: Path) -> None:
+    (project / "models" / "marts" / "clustered_probe.sql").write_text(
+        "{{ config(materialized='table', liquid_clustered_by=['id']) }} select 1 as id\n"
+    )
     warnings: list[str] = []
 
     def collect(event: EventMsg) -> None:
         if event.info.level == "warn":
             warnings.append(event.info.msg)
 
-    seeded = dbtRunner(callbacks=[collect]).invoke(
+    built = dbtRunner(callbacks=[collect]).invoke(
         [
-            "seed",
+            "run",
             "--select",
-            "order_statuses",
+            "clustered_probe",
             "--project-dir",
             str(project),
             "--profiles-dir",
@@ -98,11 +126,9 @@ def test_liquid_clustered_by_is_a_warning_naming_the_model(project: Path) -> Non
         ]
     )
 
-    assert seeded.success, seeded.exception
+    assert built.success, built.exception
     assert any(
-        "model 'fct_orders': config 'liquid_clustered_by' (['customer_id']) is ignored: liquid "
-        "clustering is not supported"
-        in w
-        and "maintenance_zorder_by" in w
+        "model 'clustered_probe': maintenance_cluster_by is not applied on the embedded engine" in w
+        and "mode: local or attach" in w
         for w in warnings
     ), warnings

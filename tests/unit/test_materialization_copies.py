@@ -1,4 +1,4 @@
-"""The adapter's table and incremental materializations are dbt-spark's, plus one first line.
+"""The adapter's materializations are dbt-spark's, plus the config check (and clustering sync).
 
 They are copies (a wrapper breaks Python models: dbt runs a Python job only when the
 materialization itself calls ``statement()``), so this test fails when the installed dbt-spark's
@@ -16,6 +16,12 @@ import pytest
 OURS = Path(__file__).resolve().parents[2] / "dbt/include/sparkdelta/macros/materializations"
 THEIRS = Path(spark_include.__file__).parent / "macros" / "materializations"
 CHECK = "{%- do adapter.validate_maintenance_config(model) -%}"
+# incremental only: before a merge, the table's liquid clustering follows the model's config
+SYNC = (
+    "{#-- sparkdelta: clustering columns changed in the model's config -> ALTER TABLE CLUSTER BY "
+    "--#}",
+    "{%- do sparkdelta_sync_clustering(existing_relation) -%}",
+)
 
 
 def _materialization(text: str) -> list[str]:
@@ -34,4 +40,10 @@ def _materialization(text: str) -> list[str]:
 def test_copy_is_dbt_spark_s_materialization_plus_the_config_check(ours: str, theirs: str) -> None:
     copy = _materialization((OURS / ours).read_text())
     assert copy[1] == CHECK  # first, before any hook or SQL
-    assert copy[:1] + copy[2:] == _materialization((THEIRS / theirs).read_text())
+    copy = copy[:1] + copy[2:]
+    if ours == "incremental.sql":
+        at = copy.index(SYNC[0])
+        assert tuple(copy[at : at + 2]) == SYNC
+        assert "process_schema_changes" in copy[at - 1]  # after the schema sync, before the merge
+        copy = copy[:at] + copy[at + 2 :]
+    assert copy == _materialization((THEIRS / theirs).read_text())

@@ -56,6 +56,7 @@ def test_settings_slices_belong_to_their_op() -> None:
         "optimize": {
             "maintenance_optimize_enabled",
             "maintenance_zorder_by",
+            "maintenance_cluster_by",
             "maintenance_target_file_size",
             "maintenance_min_small_files",
             "maintenance_optimize_interval_hours",

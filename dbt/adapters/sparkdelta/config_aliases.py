@@ -1,4 +1,4 @@
-"""Model configs from dbt-databricks: ``zorder`` is an alias here, ``liquid_clustered_by`` is not.
+"""Model configs from dbt-databricks: ``zorder`` and ``liquid_clustered_by`` are aliases here.
 
 dbt passes every model config (``config(...)`` calls and ``+key:`` in ``dbt_project.yml``)
 through the credentials' ``translate_aliases`` while it parses the project, so the alias is
@@ -18,19 +18,19 @@ from dbt_common.exceptions import DbtRuntimeError
 
 logger = AdapterLogger("SparkDelta")
 
-# dbt-databricks' key -> ours (same meaning: the Z-order columns of OPTIMIZE)
-CONFIG_ALIASES = {"zorder": "maintenance_zorder_by"}
+# dbt-databricks' key -> ours (same meaning: the Z-order columns of OPTIMIZE; the liquid
+# clustering columns of the table)
+CONFIG_ALIASES = {
+    "zorder": "maintenance_zorder_by",
+    "liquid_clustered_by": "maintenance_cluster_by",
+}
 
 # configs of other Spark adapters that do nothing here -> what to use instead
 UNSUPPORTED_CONFIGS = {
-    "liquid_clustered_by": (
-        "liquid clustering is not supported by the sparkdelta adapter (its tables are not "
-        "clustered and OPTIMIZE does not cluster them). Use partition_by for coarse columns and "
-        "maintenance_zorder_by for the columns queries filter on (Z-order in OPTIMIZE)"
-    ),
     "auto_liquid_cluster": (
-        "liquid clustering is not supported by the sparkdelta adapter. Use partition_by and "
-        "maintenance_zorder_by"
+        "automatic liquid clustering (Databricks chooses the columns) is not supported by the "
+        "sparkdelta adapter. Name the columns with maintenance_cluster_by (or "
+        "liquid_clustered_by)"
     ),
 }
 
@@ -45,7 +45,7 @@ def _columns(value: Any) -> Any:
 
 
 def translate_config_aliases(config: Mapping[str, Any]) -> dict[str, Any]:
-    """Replace dbt-databricks' config names by this adapter's (``zorder``).
+    """Replace dbt-databricks' config names by this adapter's (``zorder``, ``liquid_clustered_by``).
 
     Args:
         config: One config partial (a ``config()`` call, a ``dbt_project.yml`` level, or the

@@ -22,6 +22,7 @@ from deltalake import DeltaTable, Field
 from deltalake.schema import PrimitiveType
 
 from dbt.adapters.sparkdelta import incremental
+from dbt.adapters.sparkdelta.clustering import ClusteringMethods
 from dbt.adapters.sparkdelta.connections import SparkDeltaConnectionManager
 from dbt.adapters.sparkdelta.engine import EmbeddedEngine
 from dbt.adapters.sparkdelta.incremental import string_literal
@@ -95,13 +96,14 @@ class SparkDeltaConfig(SparkConfig):
     maintenance_log_retention_days: float | None = None
     maintenance_cleanup_logs_interval_hours: float | None = None
     maintenance_zorder_by: Any = None
+    maintenance_cluster_by: Any = None
     maintenance_target_file_size: Any = None
     maintenance_min_small_files: int | None = None
     maintenance_optimize_interval_hours: float | None = None
     maintenance_on_error: str | None = None
 
 
-class SparkDeltaAdapter(MaintenanceBridge):
+class SparkDeltaAdapter(ClusteringMethods, MaintenanceBridge):
     """dbt-spark with an embedded engine, Python models on the session, and maintenance ops."""
 
     ConnectionManager = SparkDeltaConnectionManager

@@ -28,18 +28,15 @@ import logging
 import posixpath
 import time
 import uuid
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from python_ops.delta.actions import AddFile, relativize
-from python_ops.delta.commits import commit_actions, commit_versions, list_log
+from python_ops.delta.actions import AddFile
+from python_ops.delta.commits import list_log
 from python_ops.delta.protocol import (
-    CLUSTERING_FEATURES,
     Op,
     Writer,
     check_protocol,
-    table_features,
 )
 from python_ops.delta.snapshot import Snapshot, read_snapshot
 from python_ops.delta.writer import open_delta, quiet_hooks
@@ -51,6 +48,19 @@ from python_ops.errors import (
 )
 from python_ops.ops.audit import audit_record
 from python_ops.ops.log_cleanup import remove_stale_staged
+from python_ops.ops.optimize.clustering import cluster, is_clustered
+from python_ops.ops.optimize.delta_statement import (
+    BATCH_SIZE,
+    MARKER_PREFIX,
+    MAX_DELETED_ROWS_RATIO,
+    MAX_FILE_SIZE,
+    MIN_FILE_SIZE,
+    USER_METADATA,
+    WRITER_DELTA_SQL,
+    as_dict,
+    literal,
+    marked_commit,
+)
 from python_ops.ops.optimize.own_compact import hook_would_clean, write_bins
 from python_ops.ops.optimize.plan import (
     DEFAULT_MIN_SMALL_FILES,
@@ -74,20 +84,9 @@ from python_ops.storage import Storage, open_storage
 
 WRITER_COMPACT = "delta-rs optimize.compact"
 WRITER_ZORDER = "python_ops z-order + delta-rs commit"
-WRITER_DELTA_SQL = "Delta OPTIMIZE (SQL)"
 WRITER_OWN_COMPACT = "python_ops compaction + delta-rs commit"
 
 log = logging.getLogger(__name__)
-
-# Delta's session settings that decide which files its OPTIMIZE rewrites and how it commits
-# (delta-io/delta v4.4.0: OptimizeExecutor.optimize, CompactionStrategy, DeltaSQLConf).
-_DELTA = "spark.databricks.delta."
-MIN_FILE_SIZE = _DELTA + "optimize.minFileSize"
-MAX_FILE_SIZE = _DELTA + "optimize.maxFileSize"
-MAX_DELETED_ROWS_RATIO = _DELTA + "optimize.maxDeletedRowsRatio"
-BATCH_SIZE = _DELTA + "optimize.batchSize"
-USER_METADATA = _DELTA + "commitInfo.userMetadata"
-MARKER_PREFIX = "python_ops.optimize:"  # no spaces or semicolons: also set by SET
 
 
 @dataclass(frozen=True)
@@ -183,11 +182,6 @@ def _untracked_since(
     )
 
 
-def literal(value: str) -> str:
-    """A SQL string literal (quotes and backslashes escaped)."""
-    return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
-
-
 def _logical_names(plan: OptimizePlan) -> dict[str, str]:
     """Physical to logical column names of a column-mapping table (empty without mapping).
 
@@ -272,62 +266,8 @@ def optimize_settings(plan: OptimizePlan, marker: str) -> dict[str, str | None]:
     }
 
 
-def as_dict(value: Any) -> dict[str, Any]:
-    """A struct from a result row: a dict (Spark Connect, classic), or JSON text (thrift).
-
-    Args:
-        value: The struct value.
-
-    Returns:
-        It as a dict.
-
-    Raises:
-        EngineError: For anything else.
-    """
-    if value is None:
-        return {}
-    if isinstance(value, str):
-        value = json.loads(value)
-    if isinstance(value, Mapping):
-        return dict(value)
-    as_dict = getattr(value, "asDict", None)  # a pyspark Row
-    if as_dict is not None:
-        return dict(as_dict(recursive=True))
-    raise EngineError(f"Delta's OPTIMIZE answered an unexpected metrics value: {value!r}")
-
-
 def _marked_commit(plan: OptimizePlan, marker: str) -> tuple[int, set[str]] | None:
     return marked_commit(plan.location, plan.version, marker)
-
-
-def marked_commit(location: str, after: int, marker: str) -> tuple[int, set[str]] | None:
-    """The commit after version ``after`` whose ``userMetadata`` is this run's marker.
-
-    The marker is a fresh UUID set as ``commitInfo.userMetadata`` for our statement only, so
-    exactly one commit can carry it: unlike "the newest OPTIMIZE in the history", another
-    OPTIMIZE committed by someone else meanwhile cannot be mistaken for ours.
-
-    Args:
-        location: The table location.
-        after: The version the statement was planned on.
-        marker: The run's marker.
-
-    Returns:
-        (version, paths the commit removed, relative to the table root), or None.
-    """
-    storage = open_storage(location)
-    for version in sorted(v for v in commit_versions(storage) if v > after):
-        actions = commit_actions(storage, version)
-        info = next((a["commitInfo"] for a in actions if "commitInfo" in a), None)
-        if info is None or info.get("userMetadata") != marker:
-            continue
-        removed = {
-            relativize(str(a["remove"]["path"]), storage.root) or str(a["remove"]["path"])
-            for a in actions
-            if "remove" in a
-        }
-        return version, removed
-    return None
 
 
 def _run_with_delta_sql(sql: DeltaSql, plan: OptimizePlan) -> list[_Outcome]:
@@ -534,7 +474,9 @@ def optimize(
         table: The table location.
         zorder_by: Z-order columns; None or empty for compaction.
         where: Predicate on partition columns limiting the scope.
-        full: Every selected partition, not only those changed since the last OPTIMIZE.
+        full: Every selected partition, not only those changed since the last OPTIMIZE; on a
+            liquid-clustered table, ``OPTIMIZE ... FULL`` (default: only after its clustering
+            columns changed).
         target_size_bytes: Target file size (None: table property, else engine default).
         min_small_files: Minimum small files in a partition for compaction to be worth it.
         dry_run: Only plan.
@@ -566,20 +508,30 @@ def optimize(
     try:
         snapshot = read_snapshot(storage) if snapshot is None else snapshot
         _refuse_zorder_when_clustered(snapshot, zorder_by, model)
-        gate, sql = delta_writer_for(
-            snapshot, Op.ZORDER if zorder_by else Op.COMPACTION, sql, location
-        )
-        plan = plan_optimize(
-            storage,
-            writer=gate,
-            zorder_by=zorder_by,
-            where=where,
-            full=full,
-            target_size_bytes=target_size_bytes,
-            min_small_files=min_small_files,
-            model=model,
-            snapshot=snapshot,
-        )
+        clustered = is_clustered(snapshot)
+        if clustered and where:
+            raise ConfigError(
+                setting="where",
+                value=where,
+                fix="the table is liquid-clustered and has no partitions: Delta's clustering "
+                "OPTIMIZE takes the whole table. Remove the predicate.",
+                model=model,
+            )
+        if not clustered:
+            gate, sql = delta_writer_for(
+                snapshot, Op.ZORDER if zorder_by else Op.COMPACTION, sql, location
+            )
+            plan = plan_optimize(
+                storage,
+                writer=gate,
+                zorder_by=zorder_by,
+                where=where,
+                full=full,
+                target_size_bytes=target_size_bytes,
+                min_small_files=min_small_files,
+                model=model,
+                snapshot=snapshot,
+            )
     except Exception as err:
         audit_record(
             "optimize",
@@ -588,6 +540,17 @@ def optimize(
             {"model": model, "zorder_by": zorder_by, "error": str(err)},
         )
         raise
+    if clustered:  # Delta's clustering OPTIMIZE picks the files: our plan does not apply
+        return cluster(
+            storage,
+            snapshot,
+            full=True if full else None,
+            target_size_bytes=target_size_bytes,
+            dry_run=dry_run,
+            sql=sql,
+            model=model,
+            started=started,
+        )
     return execute(
         plan,
         dry_run=dry_run,
@@ -606,8 +569,7 @@ def _refuse_zorder_when_clustered(
     """A liquid-clustered table is optimized by clustering: Delta refuses ZORDER BY on it."""
     if not zorder_by:
         return
-    features = table_features(snapshot.protocol, location=snapshot.location).all
-    if features & set(CLUSTERING_FEATURES):
+    if is_clustered(snapshot):
         raise ConfigError(
             setting="zorder_by",
             value=list(zorder_by),

@@ -1,7 +1,8 @@
-{#- dbt-spark 1.11's incremental materialization, verbatim but for its first line: the model's
+{#- dbt-spark 1.11's incremental materialization, verbatim but for two lines. Its first: the model's
     maintenance_* config is checked (adapter.validate_maintenance_config) before anything else,
     so a misspelt key or a bad value fails the model before its MERGE/INSERT runs, and a refused
-    config never leaves a commit behind. A copy rather than a wrapper around
+    config never leaves a commit behind. And before a merge into an existing table, its liquid
+    clustering follows the model's maintenance_cluster_by (liquid_clustering.sql). A copy rather than a wrapper around
     materialization_incremental_spark(): dbt runs a Python model's job only when the
     materialization itself calls statement() (submit_python_job checks the macro stack).
     Source: dbt-spark 1.11 (dbt/include/spark/macros/materializations/incremental/incremental.sql), Apache License 2.0,
@@ -65,6 +66,8 @@
       {{ create_table_as(True, tmp_relation, compiled_code, language) }}
     {%- endcall -%}
     {%- do process_schema_changes(on_schema_change, tmp_relation, existing_relation) -%}
+    {#-- sparkdelta: clustering columns changed in the model's config -> ALTER TABLE CLUSTER BY --#}
+    {%- do sparkdelta_sync_clustering(existing_relation) -%}
     {%- call statement('main') -%}
       {{ dbt_spark_get_incremental_sql(strategy, tmp_relation, target_relation, existing_relation, unique_key, incremental_predicates) }}
     {%- endcall -%}

@@ -1,0 +1,89 @@
+"""Running one of Delta's own statements on a table and finding the commit it made.
+
+Shared by the ops that hand a table to Delta's writer (``execute``'s OPTIMIZE of our plan,
+``clustering``'s clustering OPTIMIZE, ``python_ops.ops.purge``'s REORG): the session settings
+they set for one statement, a marker in the commit's ``userMetadata`` that finds exactly the
+commit the statement made, and the output row's structs as plain data.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from python_ops.delta.actions import relativize
+from python_ops.delta.commits import commit_actions, commit_versions
+from python_ops.errors import EngineError
+from python_ops.storage import open_storage
+
+WRITER_DELTA_SQL = "Delta OPTIMIZE (SQL)"
+
+# Delta's session settings that decide which files its OPTIMIZE rewrites and how it commits
+# (delta-io/delta v4.4.0: OptimizeExecutor.optimize, CompactionStrategy, DeltaSQLConf).
+_DELTA = "spark.databricks.delta."
+MIN_FILE_SIZE = _DELTA + "optimize.minFileSize"
+MAX_FILE_SIZE = _DELTA + "optimize.maxFileSize"
+MAX_DELETED_ROWS_RATIO = _DELTA + "optimize.maxDeletedRowsRatio"
+BATCH_SIZE = _DELTA + "optimize.batchSize"
+USER_METADATA = _DELTA + "commitInfo.userMetadata"
+MARKER_PREFIX = "python_ops.optimize:"  # no spaces or semicolons: also set by SET
+
+
+def literal(value: str) -> str:
+    """A SQL string literal (quotes and backslashes escaped)."""
+    return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+def as_dict(value: Any) -> dict[str, Any]:
+    """A struct from a result row: a dict (Spark Connect, classic), or JSON text (thrift).
+
+    Args:
+        value: The struct value.
+
+    Returns:
+        It as a dict.
+
+    Raises:
+        EngineError: For anything else.
+    """
+    if value is None:
+        return {}
+    if isinstance(value, str):
+        value = json.loads(value)
+    if isinstance(value, Mapping):
+        return dict(value)
+    as_dict = getattr(value, "asDict", None)  # a pyspark Row
+    if as_dict is not None:
+        return dict(as_dict(recursive=True))
+    raise EngineError(f"Delta's OPTIMIZE answered an unexpected metrics value: {value!r}")
+
+
+def marked_commit(location: str, after: int, marker: str) -> tuple[int, set[str]] | None:
+    """The commit after version ``after`` whose ``userMetadata`` is this run's marker.
+
+    The marker is a fresh UUID set as ``commitInfo.userMetadata`` for our statement only, so
+    exactly one commit can carry it: unlike "the newest OPTIMIZE in the history", another
+    OPTIMIZE committed by someone else meanwhile cannot be mistaken for ours.
+
+    Args:
+        location: The table location.
+        after: The version the statement was planned on.
+        marker: The run's marker.
+
+    Returns:
+        (version, paths the commit removed, relative to the table root), or None.
+    """
+    storage = open_storage(location)
+    for version in sorted(v for v in commit_versions(storage) if v > after):
+        actions = commit_actions(storage, version)
+        info = next((a["commitInfo"] for a in actions if "commitInfo" in a), None)
+        if info is None or info.get("userMetadata") != marker:
+            continue
+        removed = {
+            relativize(str(a["remove"]["path"]), storage.root) or str(a["remove"]["path"])
+            for a in actions
+            if "remove" in a
+        }
+        return version, removed
+    return None
