@@ -145,6 +145,7 @@ def main() -> None:
             "landing_orders",
             "stg_orders",
             "fct_orders",
+            "fct_open_orders",
             "--vars",
             json.dumps({**size, "batch": batch, "maintenance_post_hook": False}),
         )
@@ -157,8 +158,10 @@ def main() -> None:
         "--quiet",
         "--select",
         "fct_orders+",
+        "fct_open_orders+",
         "--exclude",
         "fct_orders",
+        "fct_open_orders",
         "--vars",
         json.dumps({**size, "batch": batches.stop - 1}),
     )

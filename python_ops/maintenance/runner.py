@@ -19,7 +19,7 @@ from typing import Any
 
 from python_ops.delta.snapshot import Snapshot, read_file_paths, read_snapshot
 from python_ops.errors import MaintenanceError, RetentionTooShortError
-from python_ops.maintenance.due import Decision, decide
+from python_ops.maintenance.due import decide
 from python_ops.maintenance.history import HistoryRecord, HistoryStore, parameters_json
 from python_ops.maintenance.policy import effective_snapshot
 from python_ops.maintenance.registry import OPS, OpCounts, Reason, RunContext, Status, op_spec
@@ -299,7 +299,9 @@ class Maintainer:
         """Run ``ops`` on one model: only those due, or all enabled ones.
 
         The table's log is read once: the snapshot that decides what is due is handed to the
-        ops. After an op commits (OPTIMIZE), the next op reads the new snapshot.
+        ops. After an op commits (OPTIMIZE, a purge), the log is read again, and what is due
+        next is decided on the new snapshot (an OPTIMIZE that rewrote the files with deletion
+        vectors leaves no purge due).
 
         Returns:
             One outcome per op.
@@ -310,16 +312,18 @@ class Maintainer:
             snapshot = read_snapshot(target.location)
         except MaintenanceError as err:  # no table, unreadable log: every op fails alike
             return [self.run_op(target, op, dry_run=dry_run, failure=str(err)) for op in ops]
-        decided: dict[str, Decision | str] = {}
-        for op in ops:  # one op's bad setting (a Z-order column) fails that op only
-            try:
-                decided[op] = decide(target, snapshot, ops=(op,), history=self.history)[0]
-            except MaintenanceError as err:
-                decided[op] = str(err)
         current: Snapshot | None = snapshot
-        for op, d in decided.items():
-            if isinstance(d, str):
-                outcomes.append(self.run_op(target, op, dry_run=dry_run, failure=d))
+        for op in ops:
+            if current is None:  # the previous op committed: decide on the new snapshot
+                try:
+                    current = read_snapshot(target.location)
+                except MaintenanceError as err:
+                    outcomes.append(self.run_op(target, op, dry_run=dry_run, failure=str(err)))
+                    continue
+            try:  # one op's bad setting (a Z-order column) fails that op only
+                d = decide(target, current, ops=(op,), history=self.history)[0]
+            except MaintenanceError as err:
+                outcomes.append(self.run_op(target, op, dry_run=dry_run, failure=str(err)))
                 continue
             if d.reason is Reason.DISABLED or (only_due and not d.due):
                 outcomes.append(
@@ -338,7 +342,7 @@ class Maintainer:
                 detail=d.detail if d.due else f"requested (not due: {d.detail})",
             )
             outcomes.append(outcome)
-            if current is not None and outcome.version_after != current.version:
+            if outcome.version_after != current.version:
                 current = None  # the op committed (or failed): the next op reads the log again
         return outcomes
 

@@ -23,9 +23,17 @@ def dbt() -> Dbt:
     return run_dbt
 
 
+WITH_DELTA_WRITER = ("fct_open_orders.sql", "fct_open_orders.yml")
+
+
 @pytest.fixture
 def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fresh_engines: None) -> Path:
-    """A copy of the example project with its own warehouse (``../warehouse`` beside it)."""
+    """A copy of the example project with its own warehouse (``../warehouse`` beside it).
+
+    Without ``fct_open_orders``, the table with deletion vectors: maintaining it starts a local
+    Spark with Delta (delta-rs cannot write it), tens of seconds per test on a 2-core machine.
+    ``test_main_job.py`` runs the whole example, that model and its Delta writer included.
+    """
     target = tmp_path / "project"
     target.mkdir()
     for part in PROJECT_PARTS:
@@ -34,6 +42,8 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fresh_engines: None
             shutil.copytree(source, target / part)
         else:
             shutil.copy(source, target / part)
+    for name in WITH_DELTA_WRITER:
+        (target / "models" / "marts" / name).unlink()
     monkeypatch.setenv("SPARKDELTA_WAREHOUSE", str(tmp_path / "warehouse"))
     return target
 
