@@ -32,6 +32,7 @@ from tests.helpers.paths import ROOT
 
 SCHEMA = "reach"
 DELTA_MODELS = ("orders", "customers")
+CLUSTERED = "events"  # maintenance_cluster_by: clustered where the engine has Delta
 PER_BATCH = 100  # new orders per batch; each batch also changes the previous batch's last half
 
 PROJECT = """
@@ -76,6 +77,14 @@ from range({{ [batch * 100 - 50, 0] | max }}, {{ (batch + 1) * 100 }})
 """,
     "customers": "select id as customer_id, concat('customer ', cast(id as string)) as name "
     "from range(0, 101)",
+    # liquid clustering: created CLUSTER BY (kind), altered to (kind, n) by the rebuild
+    CLUSTERED: """
+{%- set batch = var('batch') | int %}
+{{ config(materialized='incremental', incremental_strategy='append',
+          maintenance_cluster_by=(['kind'] if batch == 0 else ['kind', 'n'])) }}
+select id as n, concat('k', cast(id % 5 as string)) as kind, {{ batch }} as batch
+from range({{ batch * 100 }}, {{ (batch + 1) * 100 }})
+""",
     # not Delta: the post-hook and the run-operations say why they leave it alone
     "plain_parquet": "{{ config(file_format='parquet') }} select 1 as id",
 }
@@ -322,7 +331,9 @@ def run_scenario(
         # at a location (location_root, a warehouse path) is external, so Spark keeps its files
         # and the CTAS refuses the non-empty location (Sail: "listing table path already
         # exists"; Sail's catalog journal also re-registers only Delta tables).
-        (rebuild,) = later([dbt_args(project, "run", "--select", *DELTA_MODELS, batch=1)])
+        (rebuild,) = later(
+            [dbt_args(project, "run", "--select", *DELTA_MODELS, CLUSTERED, batch=1)]
+        )
     leftovers: dict[str, Path] = {}
     before: dict[str, Any] = {}
     maintain, report = failed, None
@@ -407,6 +418,43 @@ def check_incremental_merge(s: Scenario) -> None:
     # the post-hook found small files after the build or the rebuild and compacted them
     hooks = "\n".join(m for step in (s.build, s.rebuild) for m in step.messages if "maint" in m)
     assert "maintenance orders: optimize rewrote " in hooks, hooks
+
+
+def commit_infos(location: Path) -> list[dict[str, Any]]:
+    """Every commit's ``commitInfo`` in the table's Delta log, oldest first."""
+    infos = []
+    for commit in sorted((location / "_delta_log").glob("*.json")):
+        for line in commit.read_text().splitlines():
+            action = json.loads(line) if line.strip() else {}
+            if "commitInfo" in action:
+                infos.append(action["commitInfo"])
+    return infos
+
+
+def check_clustering(s: Scenario, *, clustered: bool) -> None:
+    """The clustered model: CLUSTER BY at creation, ALTER on change, then OPTIMIZE FULL.
+
+    Args:
+        s: The scenario.
+        clustered: Whether the engine has Delta (else the build warned and nothing clusters).
+    """
+    assert s.rebuild.success, s.rebuild.failure()
+    location = s.location(CLUSTERED)
+    infos = commit_infos(location)
+    assert len(DeltaTable(str(location)).to_pyarrow_table()) == 200
+    if not clustered:
+        assert "model 'events': maintenance_cluster_by is not applied" in s.build.text()
+        assert all("clusterBy" not in str(i.get("operationParameters")) for i in infos), infos
+        return
+    params = [(i["operation"], i.get("operationParameters") or {}) for i in infos]
+    assert json.loads(params[0][1]["clusterBy"]) == ["kind"], params[0]
+    changes = [p for op, p in params if op == "CLUSTER BY"]
+    assert changes == [{"oldClusteringColumns": "kind", "newClusteringColumns": "kind,n"}], params
+    fulls = [p for op, p in params if op == "OPTIMIZE" and str(p.get("isFull")).lower() == "true"]
+    assert fulls, params  # the rebuild's post-hook re-clustered every file, once
+    assert json.loads(fulls[-1]["clusterBy"]) == ["kind", "n"]
+    hooks = "\n".join(s.rebuild.messages)
+    assert "maintenance events: optimize rewrote" in hooks, hooks
 
 
 def check_maintain_all(s: Scenario, *, delta_sql: str | None) -> None:

@@ -17,6 +17,7 @@ from tests.e2e.reach.project import (
     DELTA_MODELS,
     Scenario,
     check_build,
+    check_clustering,
     check_incremental_merge,
     check_maintain_all,
     check_report,
@@ -57,6 +58,10 @@ def test_build(scenario: tuple[Scenario, int]) -> None:
 
 def test_incremental_rebuild_in_a_new_process_merges(scenario: tuple[Scenario, int]) -> None:
     check_incremental_merge(scenario[0])
+
+
+def test_clustered_model(scenario: tuple[Scenario, int]) -> None:
+    check_clustering(scenario[0], clustered=True)
 
 
 def test_maintain_all(scenario: tuple[Scenario, int]) -> None:

@@ -15,6 +15,7 @@ import pytest
 from tests.e2e.reach.project import (
     Scenario,
     check_build,
+    check_clustering,
     check_incremental_merge,
     check_maintain_all,
     check_report,
@@ -52,6 +53,10 @@ def test_build(scenario: Scenario) -> None:
 
 def test_incremental_rebuild_in_a_new_process_merges(scenario: Scenario) -> None:
     check_incremental_merge(scenario)
+
+
+def test_clustered_model(scenario: Scenario) -> None:
+    check_clustering(scenario, clustered=True)
 
 
 def test_maintain_all(scenario: Scenario) -> None:
