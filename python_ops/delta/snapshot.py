@@ -64,12 +64,37 @@ class TableMetadata:
         schema_string: The table schema as Delta's JSON schema string.
         partition_columns: Partition columns, in order.
         configuration: Table properties (``delta.*`` and user properties).
+        schema_missing: True when the action has no ``schemaString`` (some old writers, and
+            Delta's own test tables): read as an empty schema, as Delta reads it; the ops that
+            rewrite data refuse such a table (see ``require_schema``).
     """
 
     table_id: str
     schema_string: str
     partition_columns: tuple[str, ...]
     configuration: dict[str, str]
+    schema_missing: bool = False
+
+    def require_schema(self, op: str, location: str) -> None:
+        """Refuse a rewrite of a table whose ``metaData`` has no schema.
+
+        Delta reads such a table with an empty schema, so a rewrite would write files without
+        any column: every value would be lost. VACUUM, log cleanup and health need no schema.
+
+        Args:
+            op: The op, for the message.
+            location: The table, for the message.
+
+        Raises:
+            DeltaLogError: When ``schemaString`` is missing.
+        """
+        if self.schema_missing:
+            raise DeltaLogError(
+                f"{location}: {op} refused: the table's metaData action has no schemaString, "
+                "which Delta reads as an empty schema, so rewriting its files would drop every "
+                "column. VACUUM and log cleanup work on it; give the table a schema (rewrite "
+                "it with Delta) before compacting it."
+            )
 
     def schema_fields(self) -> list[dict[str, Any]]:
         """The top-level fields of the schema (name, type, nullable, metadata)."""
@@ -105,6 +130,7 @@ class Snapshot:
 
 
 _ROWS_PER_CHUNK = 65_536
+EMPTY_SCHEMA = '{"type":"struct","fields":[]}'
 
 
 def _well_formed_adds(column: Any, root: str) -> list[tuple[int, AddFile]] | None:
@@ -307,7 +333,9 @@ def _metadata(raw: Mapping[str, Any], where: str) -> TableMetadata:
         config = raw.get("configuration") or {}
         if not isinstance(config, Mapping):  # parquet map -> list of pairs
             config = dict(config)
-        schema_string = require_str(raw, "schemaString", "metaData")
+        missing = raw.get("schemaString") is None
+        # Delta's Metadata.schema: a missing schemaString is the empty struct
+        schema_string = EMPTY_SCHEMA if missing else require_str(raw, "schemaString", "metaData")
         schema = json.loads(schema_string)
         if not isinstance(schema, dict) or not isinstance(schema.get("fields"), list):
             raise DeltaLogError("malformed 'metaData' action: schemaString is not a struct schema")
@@ -325,6 +353,7 @@ def _metadata(raw: Mapping[str, Any], where: str) -> TableMetadata:
             schema_string=schema_string,
             partition_columns=tuple(partition_columns),
             configuration={str(k): str(v) for k, v in config.items()},
+            schema_missing=missing,
         )
     except (TypeError, ValueError, DeltaLogError) as err:  # JSONDecodeError is a ValueError
         raise DeltaLogError(f"{where}: {err}") from err

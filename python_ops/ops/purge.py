@@ -106,6 +106,8 @@ def purge(
             snapshot = read_snapshot(location, version=snapshot.version, with_stats=True)
         partitions = deleted_rows(snapshot)
         due = [p for p in partitions if p.deleted_rows and p.deleted_share > ratio]
+        if due:
+            snapshot.metadata.require_schema("purge", location)
         outcome: dict[str, Any] = {}
         writer = ""
         if due and not dry_run:

@@ -66,6 +66,8 @@ def checkpoint_writer(snapshot: Snapshot, location: str) -> tuple[Writer | None,
     Returns:
         (writer, None), or (None, why no checkpoint may be written).
     """
+    if snapshot.metadata.schema_missing:
+        return None, "no checkpoint written: the table's metaData action has no schemaString"
     try:
         check_protocol(snapshot.protocol, Op.CHECKPOINT, location=location)
         return Writer.DELTA_RS, None

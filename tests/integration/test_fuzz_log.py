@@ -33,7 +33,8 @@ TABLES = (
 REQUIRED = {
     "add": ("path", "size", "modificationTime", "partitionValues"),
     "remove": ("path",),
-    "metaData": ("schemaString", "partitionColumns"),
+    # a missing schemaString is Delta's empty schema (rewrites then refuse), not a broken log
+    "metaData": ("partitionColumns",),
     "protocol": ("minReaderVersion", "minWriterVersion"),
 }
 WRONG_TYPE = {

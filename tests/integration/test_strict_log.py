@@ -74,8 +74,17 @@ CORRUPTIONS = {
         json.dumps({"protocol": {"minReaderVersion": "1", "minWriterVersion": 2}}),
         "'minReaderVersion' must be a whole number",
     ),
-    "metaData without schema": (
-        json.dumps({"metaData": {"id": "x", "partitionColumns": [], "configuration": {}}}),
+    "metaData with a schema that is not a string": (
+        json.dumps(
+            {
+                "metaData": {
+                    "id": "x",
+                    "schemaString": {"fields": []},
+                    "partitionColumns": [],
+                    "configuration": {},
+                }
+            }
+        ),
         "field 'schemaString' must be a non-empty string",
     ),
 }
@@ -193,3 +202,29 @@ def test_absurd_retention_property_is_a_named_error(fixture_table, sail_spark) -
     assert code == 2
     assert "setting 'delta.deletedFileRetentionDuration' has bad value" in err
     assert "at most 100 years" in err
+
+
+def test_metadata_without_schema_is_read_as_delta_reads_it_and_never_rewritten(
+    tmp_path: Path, sail_spark
+) -> None:
+    from tests.helpers.paths import GOLDEN, NEEDS_SHARED
+
+    source = GOLDEN / "deltalog-commit-info"
+    if not source.is_dir():
+        pytest.skip(NEEDS_SHARED)
+    table = tmp_path / "t"
+    import shutil
+
+    shutil.copytree(source, table)
+    snapshot = read_snapshot(str(table))
+    # Delta's Metadata.schema: no schemaString is the empty struct
+    assert snapshot.metadata.schema_missing
+    assert snapshot.metadata.schema_fields() == []
+    code, _, err = cli(["vacuum", str(table), "--dry-run"], sail_spark)
+    assert code == 0, err
+    before = files_on_disk(table)
+    code, _, err = cli(["optimize", str(table)], sail_spark)
+    assert code == 2
+    assert "no schemaString" in err
+    assert "would drop every column" in err
+    assert files_on_disk(table) == before

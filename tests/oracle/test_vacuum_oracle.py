@@ -51,20 +51,8 @@ pytestmark = [pytest.mark.slow, pytest.mark.classic_spark]
 FIXTURE_CASES = find_cases("delta-tables", DELTA_TABLES) + find_cases("golden", GOLDEN)
 CASE_IDS = [f"corpus/{t.name}" for t in TABLES] + [c.id for c in FIXTURE_CASES]
 
-_NO_SCHEMA = (
-    "gap: our strict log reader refuses a metaData action without schemaString "
-    "(DeltaLogError); Delta vacuums the table (its add paths are absolute, outside the root, "
-    "so it deletes nothing). A refusal, never a wrong deletion"
-)
 # Tables we refuse although Delta vacuums them: gaps, each with why we refuse.
 GAPS_KNOWN: dict[str, str] = {
-    "golden/canonicalized-paths-normal-a": _NO_SCHEMA,
-    "golden/canonicalized-paths-special-a": _NO_SCHEMA,
-    "golden/deltalog-commit-info": _NO_SCHEMA,
-    "golden/corrupted-last-checkpoint": (
-        "gap: the checkpoint's metaData row has no schemaString and our strict reader refuses "
-        "it (DeltaLogError); Delta reads the table and vacuums it"
-    ),
     "golden/table-with-icebegCompatV2Enabled": (
         "Project rule (python_ops.delta.protocol): UniForm (icebergCompatV2) keeps Iceberg "
         "metadata beside the data that the Delta log does not reference; VACUUM it with Delta"

@@ -284,10 +284,12 @@ def plan_optimize(
     Raises:
         ConfigError: For bad Z-order columns, predicates or sizes.
         UnsupportedFeatureError: When the table uses a feature the rewrite does not support.
+        DeltaLogError: When the table's metadata has no schema (a rewrite would lose columns).
     """
     storage = table if isinstance(table, Storage) else open_storage(table)
     snapshot = read_snapshot(storage) if snapshot is None else snapshot
     meta = snapshot.metadata
+    meta.require_schema("OPTIMIZE", storage.root)
     columns = list(zorder_by or [])
     check_protocol(
         snapshot.protocol,
