@@ -20,7 +20,7 @@ from typing import Any, TextIO
 from python_ops.cli.project import Places, maintained_models, node_location, resolve_places
 from python_ops.errors import ConfigError
 from python_ops.maintenance.history import HistoryStore
-from python_ops.maintenance.registry import check_ops
+from python_ops.maintenance.registry import Status, check_ops
 from python_ops.maintenance.runner import Maintainer
 from python_ops.maintenance.selection import keep_selected, needs_resolution, resolve_with_dbt
 from python_ops.maintenance.targets import (
@@ -66,8 +66,8 @@ def run_maintain(args: Any) -> int:
         args: The ``maintain`` sub-command's arguments (see ``python_ops.cli.main``).
 
     Returns:
-        0 when every op succeeded or only warned, 1 when an op failed on a model with
-        ``on_error: fail``.
+        0 when every op succeeded (or was not due), 1 when any op failed (after every other op
+        ran), whatever the model's ``on_error`` (that setting is about its dbt build).
 
     Raises:
         ConfigError: For a missing manifest, bad arguments or a bad model setting, a bad
@@ -140,7 +140,7 @@ def run_maintain(args: Any) -> int:
     finally:
         engine.stop()
     print(json.dumps(run.to_dict()) if args.json else run.table())
-    return 1 if run.failed else 0
+    return 1 if any(o.status is Status.FAILED for o in run.outcomes) else 0
 
 
 def _check_found(targets: list[ModelTarget], models: list[dict[str, Any]], places: Places) -> None:

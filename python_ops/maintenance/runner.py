@@ -124,6 +124,7 @@ class MaintenanceRun:
             "models_not_started": list(self.models_not_started),
             "duration_s": self.duration_s,
             "failed": len(self.failed),
+            "ops_failed": sum(1 for o in self.outcomes if o.status is Status.FAILED),
         }
 
     def table(self) -> str:

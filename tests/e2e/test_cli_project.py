@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 from dbt.cli.main import dbtRunner
 
+from tests.e2e.conftest import WITH_DELTA_WRITER
 from tests.helpers.dbt_runs import CUSTOMERS, PER_BATCH, PROJECT_PARTS
 from tests.helpers.paths import ROOT
 
@@ -85,6 +86,8 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
             shutil.copytree(source, root / part)
         else:
             shutil.copy(source, root / part)
+    for name in WITH_DELTA_WRITER:  # as the e2e ``project`` fixture: no JVM per module
+        (root / "models" / "marts" / name).unlink()
     (root / "profiles.yml").write_text(PROFILE)
     saved = os.environ.pop("SPARKDELTA_WAREHOUSE", None)
     shutdown_engines()

@@ -125,6 +125,22 @@ def test_on_error_warn_records_the_failure_and_the_model_succeeds(
     assert "'nope' is not a column of the table" in (failed[-1].error or "")
 
 
+def test_a_failed_op_fails_the_run_operation_after_the_others_ran(
+    built_project: Path, dbt: Dbt, capfd: pytest.CaptureFixture[str]
+) -> None:
+    warehouse = warehouse_of(built_project)
+    break_zorder(built_project)  # on_error: warn: the model's build would stay green
+    before = len(history(warehouse))
+    capfd.readouterr()
+    done = dbt(built_project, "run-operation", "optimize_all")
+    assert not done.success  # a scheduler sees it (exit 1)
+    out = capfd.readouterr().out
+    assert "optimize_all: 1 op(s) failed (see the table above; the other ops ran)" in out
+    new = history(warehouse)[before:]
+    assert [r.model for r in new if r.status == "failed"] == ["fct_orders"]
+    assert {r.model for r in new if r.status == "succeeded"} >= {"dim_customers"}
+
+
 def test_on_error_fail_fails_the_model(built_project: Path, dbt: Dbt) -> None:
     warehouse = warehouse_of(built_project)
     break_zorder(built_project, on_error="fail")

@@ -214,21 +214,10 @@ def test_maintenance_report_takes_the_same_selection(
 @pytest.mark.parametrize(
     ("select", "warning"),
     [
-        (["nonexistent_model"], "'nonexistent_model' does not match any enabled nodes"),
         (["stg_orders"], "'stg_orders' selects no table or incremental model"),
-        (["source:maintenance+"], "'source:maintenance+' matches no model"),
-        (["tag:landing,path:models/marts"], "'tag:landing,path:models/marts' does not match"),
         (["tag:landing", "stg_orders"], "'stg_orders' selects no table or incremental model"),
-        (["tag:landing", "nonexistent_model"], "'nonexistent_model' does not match"),
     ],
-    ids=[
-        "unknown_name",
-        "only_a_view",
-        "source_without_models",
-        "empty_intersection",
-        "view_beside_a_table",
-        "mixed",
-    ],
+    ids=["only_a_view", "view_beside_a_table"],
 )
 def test_a_criterion_that_reaches_no_table_warns_naming_it(
     built: Project, select: list[str], warning: str
@@ -237,6 +226,31 @@ def test_a_criterion_that_reaches_no_table_warns_naming_it(
     done, warnings = built.dbt("run-operation", "vacuum_all", "--args", args)
     assert done.success, done.exception
     assert any(warning in w and w.startswith("vacuum_all: ") for w in warnings), warnings
+
+
+@pytest.mark.parametrize(
+    ("select", "error"),
+    [
+        (
+            ["fct_order"],
+            "'fct_order' does not match any enabled nodes (did you mean 'fct_orders'?)",
+        ),
+        (["source:maintenance+"], "'source:maintenance+' matches no model"),
+        (["tag:landing,path:models/marts"], "'tag:landing,path:models/marts' does not match"),
+        (["tag:landing", "nonexistent_model"], "'nonexistent_model' does not match"),
+    ],
+    ids=["typo", "source_without_models", "empty_intersection", "mixed"],
+)
+def test_a_criterion_that_matches_no_model_fails_the_run_operation(
+    built: Project, select: list[str], error: str, capfd: pytest.CaptureFixture[str]
+) -> None:
+    capfd.readouterr()
+    args = json.dumps({"select": select, "dry_run": True})
+    done, _ = built.dbt("run-operation", "maintain_all", "--args", args)
+    assert not done.success
+    out = capfd.readouterr().out
+    assert error in out, out
+    assert "Nothing was maintained: fix the selection" in out
 
 
 def test_a_selected_table_not_built_yet_is_listed_as_not_maintained(
@@ -343,10 +357,10 @@ def test_cli_resolves_the_selection_with_dbt(built: Project) -> None:
     models = {o["model"] for o in json.loads(default.stdout)["outcomes"]}
     assert models == built.ls_maintained([], [], None)
 
-    unmatched = cli("--select", "nonexistent_model")  # a run that would do nothing is refused
+    unmatched = cli("--select", "fct_order")  # a typo: refused, naming the nearest model
     assert unmatched.returncode == 2, unmatched.stderr
-    assert "'nonexistent_model' does not match any enabled nodes" in unmatched.stderr
-    assert "The selection keeps none of the" in unmatched.stderr
+    assert "'fct_order' does not match any enabled nodes" in unmatched.stderr
+    assert "did you mean 'fct_orders'?" in unmatched.stderr
     rejected = cli("--select", "colour:red")
     assert rejected.returncode == 2
     assert "'colour' is not a valid method name" in rejected.stderr

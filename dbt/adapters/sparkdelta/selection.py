@@ -10,14 +10,17 @@ resolver); outside dbt (the CLI) it is ``target/manifest.json``, read by dbt's l
 child process (``python -m dbt.adapters.sparkdelta.selection``, JSON on stdout), so that
 ``python_ops`` never imports dbt and dbt's process-wide state (flags, events) stays out of it.
 
-Besides the selected unique ids, a resolution returns warnings: a criterion that matches no
-node (dbt's own warning), one that matches no model, one whose models are all views or ephemeral
-(nothing it selects has a Delta table), and a selection that ends up with no table at all.
+A criterion that matches no node, or no model, is an error naming it (and the nearest model
+name): a scheduled job with a typo in its selection fails instead of maintaining nothing.
+Besides the selected unique ids, a resolution returns warnings: a criterion whose models are
+all views or ephemeral (nothing it selects has a Delta table), and a selection that ends up
+with no table at all.
 """
 
 from __future__ import annotations
 
 import argparse
+import difflib
 import json
 import sys
 from argparse import Namespace
@@ -85,6 +88,20 @@ def _criteria(spec: Any, *, leaves: bool) -> list[Any]:
     if isinstance(spec, SelectionDifference):
         components = components[:1]
     return [part for c in components for part in _criteria(c, leaves=leaves)]
+
+
+def _nearest(criterion: Any, names: Sequence[str]) -> str:
+    """`` (did you mean 'x'?)`` for a criterion naming a model almost like one, else ''."""
+    while hasattr(criterion, "components"):  # a term of several criteria: name its first
+        parts = list(criterion.components)
+        if not parts:
+            return ""
+        criterion = parts[0]
+    value = getattr(criterion, "value", None)
+    if not isinstance(value, str) or not value:
+        return ""
+    near = difflib.get_close_matches(value.split(".")[-1], names, n=1, cutoff=0.6)
+    return f" (did you mean '{near[0]}'?)" if near else ""
 
 
 def _maintained(node: Any) -> bool:
@@ -164,6 +181,10 @@ def select_models(
     selected = frozenset(node_selector.get_selected(spec, warn_on_no_nodes=False))
 
     warnings: list[str] = []
+    misses: list[str] = []
+    model_names = sorted(
+        {n.name for n in manifest.nodes.values() if n.resource_type == NodeType.Model}
+    )
     for criterion in _criteria(spec, leaves=bool(selector)):
         direct, _ = node_selector.select_nodes(criterion, warn_on_no_nodes=False)
         models = [
@@ -172,16 +193,26 @@ def select_models(
             if u in manifest.nodes and manifest.nodes[u].resource_type == NodeType.Model
         ]
         if not direct:
-            warnings.append(
+            misses.append(
                 f"the selection criterion '{criterion.raw}' does not match any enabled nodes"
+                + _nearest(criterion, model_names)
             )
         elif not models:
-            warnings.append(f"the selection criterion '{criterion.raw}' matches no model")
+            misses.append(
+                f"the selection criterion '{criterion.raw}' matches no model"
+                + _nearest(criterion, model_names)
+            )
         elif not any(_maintained(m) for m in models):
             warnings.append(
                 f"the selection criterion '{criterion.raw}' selects no table or incremental model: "
                 f"{_kinds(models)}; views and ephemeral models have no Delta table to maintain"
             )
+    if misses:
+        # a typo in a scheduled job's selection must fail the job, not maintain nothing quietly
+        raise DbtRuntimeError(
+            "; ".join(misses) + ". Nothing was maintained: fix the selection (dbt ls --select "
+            "shows what a criterion selects)."
+        )
     if not warnings:
         models = [manifest.nodes[u] for u in sorted(selected)]
         if not models:
