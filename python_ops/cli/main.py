@@ -20,7 +20,7 @@ from python_ops.maintenance.registry import op_spec
 from python_ops.ops.health import table_health
 from python_ops.ops.optimize.plan import DEFAULT_MIN_SMALL_FILES
 from python_ops.ops.results import LogCleanupResult, OptimizeResult, VacuumResult, to_dict
-from python_ops.ops.vacuum_mode import MODES
+from python_ops.ops.vacuum.mode import MODES
 
 
 def _parser() -> argparse.ArgumentParser:

@@ -26,7 +26,7 @@ from python_ops.maintenance.policy import effective_snapshot
 from python_ops.maintenance.targets import ModelTarget
 from python_ops.maintenance.wording import size_text
 from python_ops.ops.vacuum import vacuum, vacuum_retention
-from python_ops.ops.vacuum_mode import choose_mode
+from python_ops.ops.vacuum.mode import choose_mode
 from python_ops.storage import open_storage
 
 # About ten 1,000-key LIST requests on an object store; a few milliseconds on a local disk.

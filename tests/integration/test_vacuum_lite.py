@@ -34,8 +34,8 @@ from python_ops.maintenance.runner import Maintainer, MaintenanceRun
 from python_ops.maintenance.targets import ModelTarget
 from python_ops.ops.log_cleanup import cleanup_logs
 from python_ops.ops.vacuum import vacuum
-from python_ops.ops.vacuum_lite import LiteVacuumUnavailableError
-from python_ops.ops.vacuum_state import LAST_VACUUM_INFO, read_last_vacuum_info
+from python_ops.ops.vacuum.lite import LiteVacuumUnavailableError
+from python_ops.ops.vacuum.state import LAST_VACUUM_INFO, read_last_vacuum_info
 from python_ops.storage import open_storage
 from tests.helpers.paths import ROOT
 from tests.helpers.trust import cli

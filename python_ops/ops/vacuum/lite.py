@@ -15,7 +15,7 @@ As Delta's ``VacuumCommand`` (4.4) does for ``VACUUM t LITE``:
    those before the cutoff that the snapshot does not protect (live again, an unexpired
    tombstone, their DV files and parents). No directory is ever selected, nothing is listed.
 
-The state file (``vacuum_state``) is written only after a real run deleted everything it
+The state file (``state``) is written only after a real run deleted everything it
 selected.
 """
 
@@ -33,8 +33,8 @@ from python_ops.delta.properties import IN_COMMIT_TIMESTAMP_VERSION, IN_COMMIT_T
 from python_ops.delta.snapshot import Snapshot
 from python_ops.errors import DeltaLogError, MaintenanceError
 from python_ops.ops.results import VacuumFile
-from python_ops.ops.vacuum_selection import path_array
-from python_ops.ops.vacuum_state import LastVacuumInfo
+from python_ops.ops.vacuum.selection import path_array
+from python_ops.ops.vacuum.state import LastVacuumInfo
 from python_ops.storage import Storage
 
 FULL_HINT = "run VACUUM FULL (python -m python_ops vacuum --mode full, or vacuum(mode='full'))"
@@ -175,7 +175,7 @@ def lite_window(
         storage: The table's storage.
         snapshot: The latest snapshot.
         cutoff_ms: The cutoff (now less the retention).
-        last: The last vacuum's info (``vacuum_state.read_last_vacuum_info``).
+        last: The last vacuum's info (``state.read_last_vacuum_info``).
 
     Returns:
         The window.

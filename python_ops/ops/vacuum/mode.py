@@ -19,8 +19,8 @@ from dataclasses import dataclass
 
 from python_ops.delta.snapshot import Snapshot
 from python_ops.errors import ConfigError
-from python_ops.ops.vacuum_lite import LiteVacuumUnavailableError, LiteWindow, lite_window
-from python_ops.ops.vacuum_state import LAST_VACUUM_INFO, LastVacuumInfo, read_last_vacuum_info
+from python_ops.ops.vacuum.lite import LiteVacuumUnavailableError, LiteWindow, lite_window
+from python_ops.ops.vacuum.state import LAST_VACUUM_INFO, LastVacuumInfo, read_last_vacuum_info
 from python_ops.storage import Storage
 from python_ops.values import checked_number
 

@@ -3,13 +3,13 @@
 The steps follow docs/spec.md section 1: compute the cutoff from the retention, read the
 protected paths from the snapshot (live files, tombstones newer than the cutoff, their
 deletion-vector files and all their parent directories), list storage with the hidden-name
-rules, select with the counting rule (``vacuum_selection``: Arrow compute in this process, or the
+rules, select with the counting rule (``selection``: Arrow compute in this process, or the
 same program on the Spark DataFrame API), then delete in bounded chunks. No engine is started for
 a table this process can list; the DataFrame program runs where a Spark session is asked for
 (``engine="spark"``) or the listing runs on its executors; no Delta jars are needed.
 
 With ``cluster_listing`` on a storage Spark tasks can reopen (S3, local disks the executors share)
-the listing and the deletes run in Spark tasks (``vacuum_cluster``): the listing stays on the
+the listing and the deletes run in Spark tasks (``cluster``): the listing stays on the
 cluster for the selection on Spark, and only the selected paths and counts reach the driver.
 """
 
@@ -43,17 +43,17 @@ from python_ops.ops.results import (
     VacuumKeptDir,
     VacuumResult,
 )
-from python_ops.ops.vacuum_cluster import delete_on_cluster, select_on_cluster
-from python_ops.ops.vacuum_kept import delete_dirs, still_there
-from python_ops.ops.vacuum_lite import lite_candidates, select_lite
-from python_ops.ops.vacuum_mode import choose_mode, next_state
-from python_ops.ops.vacuum_selection import select_in_process, select_on_spark
-from python_ops.ops.vacuum_state import write_last_vacuum_info
+from python_ops.ops.vacuum.cluster import delete_on_cluster, select_on_cluster
+from python_ops.ops.vacuum.kept import delete_dirs, still_there
+from python_ops.ops.vacuum.lite import lite_candidates, select_lite
+from python_ops.ops.vacuum.mode import choose_mode, next_state
+from python_ops.ops.vacuum.selection import select_in_process, select_on_spark
+from python_ops.ops.vacuum.state import write_last_vacuum_info
 from python_ops.storage import Storage, open_storage
 from python_ops.storage.listing import Listing, list_visible
 from python_ops.values import MAX_HOURS, checked_number
 
-log = logging.getLogger(__name__)
+log = logging.getLogger("python_ops.ops.vacuum")  # the wing's name, as before the split
 
 OVERRIDE_SETTING = "maintenance_vacuum_allow_short_retention"
 
@@ -273,7 +273,7 @@ def vacuum(
             such as the due check's estimate; a real run is always recorded).
         mode: ``full`` lists storage (finds untracked files too); ``lite`` reads the removes
             of the commits since the last vacuum from the log and lists nothing
-            (``vacuum_lite``); ``auto`` runs LITE when it can be complete and the last FULL run
+            (``lite``); ``auto`` runs LITE when it can be complete and the last FULL run
             is recent, else FULL (``vacuum_mode``). ``result.mode_reason`` says why.
         full_interval_days: ``auto``: run FULL when the last FULL run recorded in
             ``_delta_log/_last_vacuum_info`` started this many days ago or more.
