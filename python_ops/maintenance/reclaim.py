@@ -25,7 +25,7 @@ from python_ops.delta.snapshot import Snapshot
 from python_ops.maintenance.policy import effective_snapshot
 from python_ops.maintenance.targets import ModelTarget
 from python_ops.maintenance.wording import size_text
-from python_ops.ops.vacuum import vacuum, vacuum_retention
+from python_ops.ops.vacuum import handoff, vacuum, vacuum_retention
 from python_ops.ops.vacuum.mode import choose_mode
 from python_ops.storage import open_storage
 
@@ -98,11 +98,13 @@ def vacuum_due(target: ModelTarget, snapshot: Snapshot, now_ms: int) -> tuple[bo
         snapshot=seen,
         now_ms=now_ms,
         audit=False,  # an estimate for the decision, not a VACUUM run: no audit record
+        listing_handoff="keep",  # the run it decides takes this listing: one per decision
     )
     if found.files_found:
         return True, (
             f"{found.files_found} untracked file(s) ({size_text(found.bytes_found)}) {older}"
         )
+    handoff.forget(found.location)  # no run follows: nothing to hand over
     return False, f"nothing to reclaim: no removed or untracked file {older}"
 
 

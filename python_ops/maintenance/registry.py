@@ -257,6 +257,7 @@ def _run_vacuum(target: ModelTarget, ctx: RunContext) -> OpCounts:
             engine=ctx.vacuum_engine,
             mode=c.vacuum_mode,
             full_interval_days=c.vacuum_full_interval_days,
+            listing_handoff="take",  # the due check's listing, when it made one
         )
     params = {
         "retention_hours": retention_hours,

@@ -114,3 +114,36 @@ def test_a_table_too_large_to_list_is_due_once_per_interval(
     assert vacuum.reason is Reason.TOO_SOON
     assert vacuum.due_in_h is not None
     assert 23.9 < vacuum.due_in_h <= 24
+
+
+def test_the_due_check_s_listing_is_the_run_s_listing(
+    tmp_path: Path, sail_spark, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import python_ops.ops.vacuum.run as vacuum_run
+
+    table = tmp_path / "events"
+    events_table(sail_spark, table, batches=2)
+    junk = failed_job_files(table, count=4, size=10_000, age_days=30)
+    before = content(table)
+    listings: list[str] = []
+    real = vacuum_run.list_visible
+
+    def counted(storage, **kwargs):  # the real listing, counted
+        listings.append(storage.root)
+        return real(storage, **kwargs)
+
+    monkeypatch.setattr(vacuum_run, "list_visible", counted)
+    maintainer = Maintainer(spark=sail_spark, history=None, invocation_id="t")
+    target = _target(table, maintenance_vacuum_mode="full")
+
+    (outcome,) = maintainer.maintain_model(target, ops=("vacuum",), only_due=True)
+
+    assert outcome.status is Status.SUCCEEDED
+    assert outcome.files_removed == 4
+    assert not any(p.exists() for p in junk)
+    assert len(listings) == 1  # the decision's dry run listed; the VACUUM it decided did not
+    assert content(table) == before
+    # a second decision lists again (nothing is kept once used), and finds nothing
+    (again,) = maintainer.maintain_model(target, ops=("vacuum",), only_due=True)
+    assert again.status is Status.NOT_DUE
+    assert len(listings) == 2

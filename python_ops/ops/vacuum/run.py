@@ -43,6 +43,7 @@ from python_ops.ops.results import (
     VacuumKeptDir,
     VacuumResult,
 )
+from python_ops.ops.vacuum import handoff
 from python_ops.ops.vacuum.cluster import delete_on_cluster, select_on_cluster
 from python_ops.ops.vacuum.kept import delete_dirs, still_there
 from python_ops.ops.vacuum.lite import lite_candidates, select_lite
@@ -241,6 +242,7 @@ def vacuum(
     audit: bool = True,
     mode: str = "full",
     full_interval_days: float = 7.0,
+    listing_handoff: str = "none",
 ) -> VacuumResult:
     """Delete (or, by default, only report) files the table no longer references.
 
@@ -277,6 +279,9 @@ def vacuum(
             is recent, else FULL (``vacuum_mode``). ``result.mode_reason`` says why.
         full_interval_days: ``auto``: run FULL when the last FULL run recorded in
             ``_delta_log/_last_vacuum_info`` started this many days ago or more.
+        listing_handoff: ``keep``: keep this run's listing for the next run on the same
+            snapshot version (a due check's dry run); ``take``: use a listing kept so, if any,
+            instead of listing again (``handoff``: one listing per decision); ``none``.
 
     Returns:
         What was found and deleted, with every selected path.
@@ -293,6 +298,10 @@ def vacuum(
             (checked before anything is listed).
     """
     checked_number(max_workers, setting="max_workers", minimum=1, whole=True, model=model)
+    if listing_handoff not in ("none", "keep", "take"):
+        raise ConfigError(
+            setting="listing_handoff", value=listing_handoff, fix="Use none, keep or take."
+        )
     on_spark = _selection_on_spark(engine, spark, cluster_listing=cluster_listing, model=model)
     storage = table if isinstance(table, Storage) else open_storage(table, spark=spark)
     started = time.perf_counter()
@@ -347,20 +356,29 @@ def vacuum(
             files_listed, symlinks = found.files_listed, found.symlinks_skipped
             diagnostics = found.diagnostics
         else:
-            listing = (
-                list_visible(
-                    storage,
-                    partition_columns=snapshot.metadata.partition_columns,
-                    roots=roots,
-                    max_workers=storage.listing_concurrency,
-                    split_hints=protected,  # where to cut one big prefix into key ranges
+            key = (storage.root, snapshot.version, partition_filter)
+            handed = handoff.take(key) if listing_handoff == "take" else None
+            if handed is None:
+                listing = (
+                    list_visible(
+                        storage,
+                        partition_columns=snapshot.metadata.partition_columns,
+                        roots=roots,
+                        max_workers=storage.listing_concurrency,
+                        split_hints=protected,  # where to cut one big prefix into key ranges
+                    )
+                    if roots
+                    else Listing((), 0, 0)  # a partition filter that matches nothing
                 )
-                if roots
-                else Listing((), 0, 0)  # a partition filter that matches nothing
-            )
-            files_listed, symlinks = listing.files_listed, listing.symlinks_skipped
-            table_of_entries = listing.table()
-            del listing, paths  # only the Arrow table and the protected set are needed now
+                handed = handoff.KeptListing(
+                    listing.table(), listing.files_listed, listing.symlinks_skipped
+                )
+                del listing
+                if listing_handoff == "keep":
+                    handoff.keep(key, handed)
+            files_listed, symlinks = handed.files_listed, handed.symlinks_skipped
+            table_of_entries = handed.entries
+            del handed, paths  # only the Arrow table and the protected set are needed now
             selected = (
                 select_on_spark(spark, table_of_entries, protected, cutoff)
                 if on_spark
