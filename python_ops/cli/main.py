@@ -66,6 +66,13 @@ def _parser() -> argparse.ArgumentParser:
         help="auto: days between FULL runs (default: the model's "
         "maintenance_vacuum_full_interval_days with --model, else 7)",
     )
+    vac.add_argument(
+        "--inventory",
+        default=None,
+        help="an inventory report of the table's storage used instead of listing it (Parquet "
+        "or a Delta table with path, length, isDir, modificationTime; as Delta's VACUUM ... "
+        "USING INVENTORY); the run is FULL",
+    )
     vac.add_argument("--workers", type=int, default=8, help="parallel list/delete calls")
     vac.add_argument(
         "--cluster-listing",
@@ -247,6 +254,7 @@ def _run_vacuum(args: Any, spark: Any) -> int:
             cluster_listing=args.cluster_listing,
             engine="in_process" if args.engine == "in-process" else "spark",
             **options,
+            **({"inventory": args.inventory} if args.inventory else {}),
         )
     finally:
         if sail:

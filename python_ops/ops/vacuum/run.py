@@ -45,12 +45,13 @@ from python_ops.ops.results import (
 )
 from python_ops.ops.vacuum import handoff
 from python_ops.ops.vacuum.cluster import delete_on_cluster, select_on_cluster
+from python_ops.ops.vacuum.inventory import inventory_entries
 from python_ops.ops.vacuum.kept import delete_dirs, still_there
 from python_ops.ops.vacuum.lite import lite_candidates, select_lite
 from python_ops.ops.vacuum.mode import choose_mode, next_state
 from python_ops.ops.vacuum.selection import select_in_process, select_on_spark
 from python_ops.ops.vacuum.state import write_last_vacuum_info
-from python_ops.storage import Storage, open_storage
+from python_ops.storage import Storage, is_remote, open_storage
 from python_ops.storage.listing import Listing, list_visible
 from python_ops.values import MAX_HOURS, checked_number
 
@@ -243,6 +244,7 @@ def vacuum(
     mode: str = "full",
     full_interval_days: float = 7.0,
     listing_handoff: str = "none",
+    inventory: str | None = None,
 ) -> VacuumResult:
     """Delete (or, by default, only report) files the table no longer references.
 
@@ -282,6 +284,9 @@ def vacuum(
         listing_handoff: ``keep``: keep this run's listing for the next run on the same
             snapshot version (a due check's dry run); ``take``: use a listing kept so, if any,
             instead of listing again (``handoff``: one listing per decision); ``none``.
+        inventory: An inventory report of the table's storage (Parquet or a Delta table with
+            Delta's inventory columns) used instead of a listing, as Delta's ``VACUUM ...
+            USING INVENTORY`` (``inventory``); the run is FULL.
 
     Returns:
         What was found and deleted, with every selected path.
@@ -298,6 +303,16 @@ def vacuum(
             (checked before anything is listed).
     """
     checked_number(max_workers, setting="max_workers", minimum=1, whole=True, model=model)
+    if inventory is not None:
+        if mode == "lite" or cluster_listing:
+            raise ConfigError(
+                setting="inventory",
+                value=inventory,
+                fix="an inventory replaces a FULL run's listing: not with mode lite or "
+                "cluster_listing.",
+                model=model,
+            )
+        mode = "full"
     if listing_handoff not in ("none", "keep", "take"):
         raise ConfigError(
             setting="listing_handoff", value=listing_handoff, fix="Use none, keep or take."
@@ -310,6 +325,7 @@ def vacuum(
         "dry_run": dry_run,
         "partition_filter": partition_filter,
         "mode": mode,
+        "inventory": inventory,
     }
     try:
         # Without a snapshot in hand, read the log's paths only: no object per checkpoint row.
@@ -358,6 +374,16 @@ def vacuum(
         else:
             key = (storage.root, snapshot.version, partition_filter)
             handed = handoff.take(key) if listing_handoff == "take" else None
+            if inventory is not None:  # the report stands in for the listing
+                entries, taken, links = inventory_entries(
+                    inventory,
+                    root=storage.root,
+                    partition_columns=snapshot.metadata.partition_columns,
+                    roots=roots,
+                    local=not is_remote(storage.root),
+                    model=model,
+                )
+                handed = handoff.KeptListing(entries, taken, links)
             if handed is None:
                 listing = (
                     list_visible(

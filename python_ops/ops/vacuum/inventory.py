@@ -1,0 +1,157 @@
+"""VACUUM's candidates from an inventory report instead of a listing (Delta's ``USING INVENTORY``).
+
+On object stores a listing is the cost of VACUUM (one LIST request per 1,000 keys). Clouds
+write inventory reports of a bucket on a schedule (S3 Inventory, Azure blob inventory, GCS
+storage insights); Delta 4.4's ``VACUUM t USING INVENTORY <table or query>`` takes one in place
+of the listing, with the columns ``path`` (the file's fully qualified URI), ``length``,
+``isDir`` and ``modificationTime`` (ms). So does ``vacuum(..., inventory=...)`` here: the report
+(Parquet files, a directory of them, or a Delta table) becomes the same Arrow entries a listing
+yields, and the selection that follows is the listing's.
+
+Rules, Delta's for an inventory (``VacuumCommand.getFilesFromInventory``): only entries under
+the table root (anything else in the report is ignored, never deleted); an entry whose path
+relative to the root is hidden by Delta's rule (starts with ``_`` or ``.``, except
+``_delta_index``, ``_change_data`` and ``<partition column>=``) is left out, so
+``_delta_log/`` is. Delta tests the whole relative path there, not each component as a listing
+does, so a hidden file inside a partition directory (a Hadoop checksum
+``day=1/.part-0.parquet.crc``) is a candidate from an inventory but not from a listing: as in
+Delta. On a local disk an entry that is a symbolic link now is left out too. An entry the
+report lists but storage no longer has is simply not found when deleted. Files written after
+the report are unknown to it: they are younger than the retention anyway.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from typing import Any
+
+from python_ops.errors import ConfigError
+from python_ops.storage.listing import is_hidden
+
+#: Delta's inventory schema (``VacuumCommand``): column -> Arrow type name.
+INVENTORY_COLUMNS = {
+    "path": "string",
+    "length": "int64",
+    "isDir": "bool",
+    "modificationTime": "int64",
+}
+
+
+def _read(inventory: str, model: str | None) -> Any:
+    import pyarrow.dataset as ds
+
+    if os.path.isdir(os.path.join(inventory, "_delta_log")):
+        from deltalake import DeltaTable
+
+        return DeltaTable(inventory).to_pyarrow_table(columns=list(INVENTORY_COLUMNS))
+    try:
+        return ds.dataset(inventory, format="parquet").to_table()
+    except (OSError, ValueError) as err:  # missing path, not Parquet
+        raise ConfigError(
+            setting="inventory",
+            value=inventory,
+            fix=f"not a readable inventory report ({err}). Give a Parquet file, a directory "
+            "of Parquet files or a Delta table.",
+            model=model,
+        ) from err
+
+
+def _relative(path: str, root: str) -> str | None:
+    """``path`` relative to the table root, or None when it lies outside it."""
+    for prefix in ("file://", "file:"):
+        if path.startswith(prefix) and not root.startswith(prefix):
+            path = path[len(prefix) :]
+            break
+    base = root.rstrip("/") + "/"
+    if not path.startswith(base):
+        return None
+    rel = path[len(base) :].strip("/")
+    if not rel or ".." in rel.split("/"):
+        return None
+    return rel
+
+
+def inventory_entries(
+    inventory: str,
+    *,
+    root: str,
+    partition_columns: Iterable[str],
+    roots: Iterable[str] = ("",),
+    local: bool = False,
+    model: str | None = None,
+) -> tuple[Any, int, int]:
+    """The report's entries under the table root, as a listing's Arrow table.
+
+    Args:
+        inventory: The report: a Parquet file, a directory of Parquet files or a Delta table.
+        root: The table root, as the storage names it.
+        partition_columns: The table's partition columns (their directories are visible).
+        roots: Only entries below these directories (relative; "" = all), as a partition
+            filter's.
+        local: The table is on a local disk: entries that are symbolic links are left out.
+        model: The dbt model, for messages.
+
+    Returns:
+        (``path``/``size``/``mtime``/``is_dir`` table, entries taken, symbolic links left out).
+
+    Raises:
+        ConfigError: When the report cannot be read or lacks Delta's inventory columns.
+    """
+    import pyarrow as pa
+
+    table = _read(inventory, model)
+    missing = [
+        f"{name} {kind}"
+        for name, kind in INVENTORY_COLUMNS.items()
+        if name not in table.column_names or str(table.schema.field(name).type) != kind
+    ]
+    if missing:
+        raise ConfigError(
+            setting="inventory",
+            value=inventory,
+            fix="the report lacks Delta's inventory columns (or their types): "
+            + ", ".join(missing)
+            + ". An inventory has path string, length bigint, isDir boolean, "
+            "modificationTime bigint (ms).",
+            model=model,
+        )
+    columns = tuple(partition_columns)
+    prefixes = tuple(r.strip("/") + "/" for r in roots if r.strip("/"))
+    paths: list[str] = []
+    sizes: list[int] = []
+    mtimes: list[int] = []
+    dirs: list[bool] = []
+    links = 0
+    for batch in table.to_batches():
+        for path, size, is_dir, mtime in zip(
+            batch.column("path").to_pylist(),
+            batch.column("length").to_pylist(),
+            batch.column("isDir").to_pylist(),
+            batch.column("modificationTime").to_pylist(),
+            strict=True,
+        ):
+            rel = _relative(path, root) if path else None
+            # Delta's getFilesFromInventory applies its hidden-name rule to the whole relative
+            # path, not to each component as a listing does: a hidden file inside a visible
+            # directory (a Hadoop checksum ``day=1/.part-0.parquet.crc``) is a candidate here.
+            if rel is None or is_hidden(rel, columns):
+                continue
+            if prefixes and not rel.startswith(prefixes):
+                continue
+            if local and os.path.islink(os.path.join(root, rel)):
+                links += 1
+                continue
+            paths.append(rel)
+            sizes.append(int(size or 0))
+            mtimes.append(int(mtime or 0))
+            dirs.append(bool(is_dir))
+    entries = pa.table(
+        {
+            "path": pa.array(paths, pa.string()),
+            "size": pa.array(sizes, pa.int64()),
+            "mtime": pa.array(mtimes, pa.int64()),
+            "is_dir": pa.array(dirs, pa.bool_()),
+        }
+    )
+    return entries, len(paths), links
