@@ -4,6 +4,14 @@
       dbt run-operation print_table_health [--args '{select: [fct_orders]}']
 -#}
 {% macro print_table_health(select=none, small_file_threshold_bytes=none) %}
+  {{ return(adapter.dispatch('print_table_health')(select, small_file_threshold_bytes)) }}
+{% endmacro %}
+
+{% macro default__print_table_health(select, small_file_threshold_bytes) %}
+  {{ exceptions.raise_compiler_error("print_table_health: the '" ~ adapter.type() ~ "' adapter has no Delta maintenance; use type: sparkdelta") }}
+{% endmacro %}
+
+{% macro sparkdelta__print_table_health(select, small_file_threshold_bytes) %}
   {%- if select is string -%}{%- set select = [select] -%}{%- endif -%}
   {%- if execute -%}
     {%- set rows = [] -%}

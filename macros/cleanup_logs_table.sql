@@ -3,6 +3,14 @@
       dbt run-operation cleanup_logs_table --args '{model: fct_orders, retention_days: 30}'
 -#}
 {% macro cleanup_logs_table(model, retention_days=none, dry_run=true) %}
+  {{ return(adapter.dispatch('cleanup_logs_table')(model, retention_days, dry_run)) }}
+{% endmacro %}
+
+{% macro default__cleanup_logs_table(model, retention_days, dry_run) %}
+  {{ exceptions.raise_compiler_error("cleanup_logs_table: the '" ~ adapter.type() ~ "' adapter has no Delta maintenance; use type: sparkdelta") }}
+{% endmacro %}
+
+{% macro sparkdelta__cleanup_logs_table(model, retention_days, dry_run) %}
   {%- if model is none -%}
     {{ exceptions.raise_compiler_error("cleanup_logs_table: pass the model name, e.g. --args '{model: fct_orders}'") }}
   {%- endif -%}

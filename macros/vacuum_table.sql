@@ -4,6 +4,14 @@
   The model's maintenance_vacuum_allow_short_retention applies here too.
 -#}
 {% macro vacuum_table(model, retention_hours=none, dry_run=true, partition_filter=none) %}
+  {{ return(adapter.dispatch('vacuum_table')(model, retention_hours, dry_run, partition_filter)) }}
+{% endmacro %}
+
+{% macro default__vacuum_table(model, retention_hours, dry_run, partition_filter) %}
+  {{ exceptions.raise_compiler_error("vacuum_table: the '" ~ adapter.type() ~ "' adapter has no Delta maintenance; use type: sparkdelta") }}
+{% endmacro %}
+
+{% macro sparkdelta__vacuum_table(model, retention_hours, dry_run, partition_filter) %}
   {%- if model is none -%}
     {{ exceptions.raise_compiler_error("vacuum_table: pass the model name, e.g. --args '{model: fct_orders}'") }}
   {%- endif -%}
