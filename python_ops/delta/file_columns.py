@@ -15,12 +15,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from python_ops.delta.actions import AddFile, RemoveFile, relativize
+from python_ops.delta.actions import relativize
 
 if TYPE_CHECKING:
     import pyarrow as pa
-
-    from python_ops.delta.snapshot import Snapshot
 
 ADD_TYPES = {
     "path": "string",
@@ -82,50 +80,6 @@ def ancestors(paths: Any) -> list[Any]:
         out.append(parents)
         level = parents.filter(pc.match_substring(parents, "/"))
     return out
-
-
-@dataclass(frozen=True)
-class FilePaths:
-    """A snapshot with its checkpoint files as path columns (``snapshot.read_file_paths``).
-
-    Attributes:
-        head: The snapshot: version, protocol, metadata. Its ``files`` and ``tombstones`` hold
-            only what is not in ``columns`` (later commits, and files parsed row by row).
-        columns: Checkpoint files' rows as columns, less what later commits reconciled.
-    """
-
-    head: Snapshot
-    columns: tuple[FileColumns, ...] = ()
-
-    def protected(self, cutoff_ms: int) -> pa.Array:
-        """Paths VACUUM must keep: live files, unexpired tombstones, their DV files and parents.
-
-        Args:
-            cutoff_ms: Tombstones deleted at or after this time are still protected.
-
-        Returns:
-            A string Array of relative paths (files and directories; may repeat a path).
-        """
-        import pyarrow as pa
-        import pyarrow.compute as pc
-
-        location = self.head.location
-        kept: list[AddFile | RemoveFile] = [*self.head.files]
-        kept += [t for t in self.head.tombstones if t.deletion_timestamp_ms >= cutoff_ms]
-        singles: list[str] = []
-        for action in kept:
-            if action.relative_path is not None:
-                singles.append(action.relative_path)
-            dv = action.deletion_vector.file_path(location) if action.deletion_vector else None
-            if dv is not None:
-                singles.append(dv)
-        chunks = [pa.array(singles, pa.string())]
-        cutoff = pa.scalar(cutoff_ms, pa.int64())
-        for c in self.columns:
-            chunks.append(c.live)
-            chunks.append(c.removed.filter(pc.greater_equal(c.removed_at_ms, cutoff)))
-        paths = pa.concat_arrays(chunks)
-        return pa.concat_arrays([paths, *ancestors(paths)])
 
 
 def _type_name(arrow_type: Any) -> str:

@@ -27,7 +27,6 @@ from python_ops.delta.commits import At, commit_info, json_lines, list_log, loca
 from python_ops.delta.file_columns import (
     SPECIAL_PATH,
     FileColumns,
-    FilePaths,
     checkpoint_columns,
     well_formed_adds,
 )
@@ -392,47 +391,33 @@ def read_snapshot(
         DeltaLogError: When the requested version cannot be reconstructed (missing commits,
             unreadable files, no metadata).
     """
-    return _reconstruct(location, version=version, with_stats=with_stats, columns=None)
+    return reconstruct(location, version=version, with_stats=with_stats, columns=None)
 
 
-def read_file_paths(location: str | Storage, *, version: int | None = None) -> FilePaths:
-    """Reconstruct a snapshot whose checkpoint files stay Arrow path columns (for VACUUM).
-
-    The same reader and checks as ``read_snapshot``; a checkpoint (or sidecar) file whose
-    ``add`` and ``remove`` rows ``checkpoint_columns`` takes becomes columns instead of one
-    object per row, less the paths later commits reconcile. Other files are parsed row by row.
-
-    Args:
-        location: Table location (path or URI) or an open ``Storage`` rooted at it.
-        version: The version to read; the latest when None.
-
-    Returns:
-        The snapshot's paths.
-
-    Raises:
-        TableNotFoundError: When there is no Delta log with a commit at the location.
-        DeltaLogError: When the requested version cannot be reconstructed.
-    """
-    import pyarrow as pa
-
-    columns: list[FileColumns] = []
-    head = _reconstruct(location, version=version, with_stats=False, columns=columns)
-    if columns:
-        # the columns hold no deletion vectors: only keys without one can reconcile them
-        keys = [f.key for f in head.files] + [t.key for t in head.tombstones]
-        later = [path for path, dv in keys if dv is None]
-        reconciled = pa.array(later, pa.string())
-        columns = [c.without(reconciled) for c in columns]
-    return FilePaths(head, tuple(columns))
-
-
-def _reconstruct(
+def reconstruct(
     location: str | Storage,
     *,
     version: int | None,
     with_stats: bool,
     columns: list[FileColumns] | None,
 ) -> Snapshot:
+    """Replay the log up to ``version``: the one reader behind every snapshot read.
+
+    Args:
+        location: Table location or an open ``Storage``.
+        version: The version to read; the latest when None.
+        with_stats: Also read file statistics from checkpoints.
+        columns: When given, a checkpoint file's ``add``/``remove`` rows that
+            ``checkpoint_columns`` takes are appended here as path columns instead of
+            becoming objects (``file_paths.read_file_paths``).
+
+    Returns:
+        The snapshot (without the rows handed over as columns).
+
+    Raises:
+        TableNotFoundError: When there is no Delta log with a commit at the location.
+        DeltaLogError: When the requested version cannot be reconstructed.
+    """
     storage = location if isinstance(location, Storage) else open_storage(location)
     root = storage.root
     with _reads_lock:

@@ -17,7 +17,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from python_ops.delta.snapshot import Snapshot, read_file_paths, read_snapshot
+from python_ops.delta.file_paths import read_file_paths
+from python_ops.delta.snapshot import Snapshot, read_snapshot
 from python_ops.errors import MaintenanceError, RetentionTooShortError
 from python_ops.maintenance.due import decide
 from python_ops.maintenance.history import HistoryRecord, HistoryStore, parameters_json

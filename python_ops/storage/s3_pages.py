@@ -15,10 +15,36 @@ any other body is left as it came.
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 from xml.etree import ElementTree
 
-from python_ops.storage.settings import iso_timestamp
+
+def iso_timestamp(value: Any) -> Any:
+    """Parse a timestamp of an S3 response as botocore does, ISO 8601 ones much faster.
+
+    Every key of a listing page carries an ISO 8601 ``LastModified``; botocore's default
+    parser (dateutil) spends about 30 ms of CPU per 1,000-key page on them, holding the GIL, so
+    listing threads wait on each other. ``datetime.fromisoformat`` gives the same time-zone
+    aware value; anything else (HTTP dates in headers, epoch numbers) goes to botocore's parser.
+
+    Args:
+        value: The timestamp as the response carries it.
+
+    Returns:
+        A time-zone aware ``datetime``.
+    """
+    if isinstance(value, str):  # (no import here: this runs once per listed key)
+        try:
+            parsed = datetime.fromisoformat(value)
+        except ValueError:
+            parsed = None
+        if parsed is not None and parsed.tzinfo is not None:
+            return parsed
+    from botocore.utils import parse_timestamp
+
+    return parse_timestamp(value)
+
 
 _EMPTY = b'<ListBucketResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/"></ListBucketResult>'
 _TEXT = {"Name", "Prefix", "Delimiter", "EncodingType", "ContinuationToken"}

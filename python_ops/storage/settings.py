@@ -16,7 +16,6 @@ import os
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Any
 
 from python_ops.errors import ConfigError
@@ -34,32 +33,6 @@ DEFAULT_MAX_ATTEMPTS = 8
 # client); from a shared one a client costs a few ms, which matters on the post-hook path.
 _session: Any = None
 _session_lock = threading.Lock()
-
-
-def iso_timestamp(value: Any) -> Any:
-    """Parse a timestamp of an S3 response as botocore does, ISO 8601 ones much faster.
-
-    Every key of a listing page carries an ISO 8601 ``LastModified``; botocore's default
-    parser (dateutil) spends about 30 ms of CPU per 1,000-key page on them, holding the GIL, so
-    listing threads wait on each other. ``datetime.fromisoformat`` gives the same time-zone
-    aware value; anything else (HTTP dates in headers, epoch numbers) goes to botocore's parser.
-
-    Args:
-        value: The timestamp as the response carries it.
-
-    Returns:
-        A time-zone aware ``datetime``.
-    """
-    if isinstance(value, str):  # (no import here: this runs once per listed key)
-        try:
-            parsed = datetime.fromisoformat(value)
-        except ValueError:
-            parsed = None
-        if parsed is not None and parsed.tzinfo is not None:
-            return parsed
-    from botocore.utils import parse_timestamp
-
-    return parse_timestamp(value)
 
 
 def _truthy(value: str | None) -> bool:
@@ -163,7 +136,7 @@ class S3Settings:
                 import botocore.session
                 from botocore.hooks import HierarchicalEmitter
 
-                from python_ops.storage.s3_pages import parse_listing
+                from python_ops.storage.s3_pages import iso_timestamp, parse_listing
 
                 events = HierarchicalEmitter()
                 # registered before botocore's own handlers (the session adds them next): see

@@ -71,3 +71,64 @@ def test_every_top_level_module_has_a_layer() -> None:
             continue
         if path.suffix == ".py" or (path.is_dir() and (path / "__init__.py").exists()):
             _layer(path.stem)
+
+
+def _module_names() -> set[str]:
+    return {module for module, _ in _modules()}
+
+
+def _edges(module: str, path: Path, known: set[str]) -> set[str]:
+    """The package's modules ``module`` imports (``from pkg import submodule`` is the submodule)."""
+    out = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            base = node.module
+            for alias in node.names:
+                sub = f"{base}.{alias.name}"
+                out.add(sub if sub in known else base)
+        elif isinstance(node, ast.Import):
+            out.update(alias.name for alias in node.names)
+    return {m for m in out if m in known and m != module}
+
+
+def import_cycles() -> list[list[str]]:
+    """Strongly connected groups of more than one module (Tarjan), each sorted."""
+    modules = dict(_modules())
+    known = set(modules)
+    graph = {m: _edges(m, p, known) for m, p in modules.items()}
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    groups: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for nxt in graph[node]:
+            if nxt not in index:
+                visit(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in on_stack:
+                low[node] = min(low[node], index[nxt])
+        if low[node] == index[node]:
+            group = []
+            while True:
+                top = stack.pop()
+                on_stack.discard(top)
+                group.append(top)
+                if top == node:
+                    break
+            if len(group) > 1:
+                groups.append(sorted(group))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return groups
+
+
+def test_no_import_loop_inside_a_layer() -> None:
+    # every import counts, lazy ones too: a loop is one idea split across two modules
+    assert import_cycles() == []

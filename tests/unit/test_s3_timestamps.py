@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from botocore.utils import parse_timestamp
 
-from python_ops.storage.settings import iso_timestamp
+from python_ops.storage.s3_pages import iso_timestamp
 
 
 @pytest.mark.parametrize(

@@ -25,7 +25,7 @@ from datetime import timedelta
 from itertools import islice
 from typing import Any
 
-from python_ops.delta.file_columns import FilePaths
+from python_ops.delta.file_paths import FilePaths, read_file_paths
 from python_ops.delta.partitions import matching_partition_dirs
 from python_ops.delta.properties import (
     DELETED_FILE_RETENTION,
@@ -33,7 +33,7 @@ from python_ops.delta.properties import (
     resolve_retention,
 )
 from python_ops.delta.protocol import Op, check_protocol
-from python_ops.delta.snapshot import Snapshot, read_file_paths
+from python_ops.delta.snapshot import Snapshot
 from python_ops.errors import ConfigError, RetentionTooShortError
 from python_ops.ops.audit import audit_record
 from python_ops.ops.results import (
