@@ -212,6 +212,11 @@ def _named_as_configured(keys: Mapping[str, str]) -> Iterator[None]:
         raise type(err)(setting=key, value=err.value, fix=err.fix, model=err.model) from err
 
 
+# for the report's VACUUM dry run: its errors name the keys the user wrote, as the ops' do
+named_as_configured = _named_as_configured
+VACUUM_KEYS = _VACUUM_KEYS
+
+
 def vacuum_note(result: VacuumResult) -> str:
     """VACUUM's mode and why, and the directories it kept, in words (CLI and run-operations).
 

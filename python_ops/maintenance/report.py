@@ -12,7 +12,7 @@ from python_ops.maintenance.due import Decision, decide
 from python_ops.maintenance.history import HistoryRecord, HistoryStore
 from python_ops.maintenance.policy import effective_snapshot
 from python_ops.maintenance.reclaim import hours_to_expiry
-from python_ops.maintenance.registry import OPS, Reason
+from python_ops.maintenance.registry import OPS, VACUUM_KEYS, Reason, named_as_configured
 from python_ops.maintenance.targets import ModelTarget
 from python_ops.maintenance.wording import size_text
 from python_ops.ops.health import table_health
@@ -56,6 +56,10 @@ def next_action(decisions: Sequence[Decision], vacuum_in_h: float | None) -> str
 def _next(
     target: ModelTarget, snapshot: Snapshot, history: HistoryStore | None, now_s: float
 ) -> str:
+    if not target.config.enabled:
+        return "disabled (maintenance_enabled)"
+    if not any(target.config.op_enabled(op) for op in OPS):
+        return "disabled (every op)"
     decisions = []
     for op in OPS:  # one op's bad setting (a Z-order column) leaves the others' answers
         try:
@@ -99,6 +103,9 @@ def report_rows(
         try:
             h = table_health(t.location)
             snapshot = read_snapshot(t.location)
+        except MaintenanceError as err:  # no table, an unreadable log: nothing to show
+            row["error"] = str(err)
+        else:
             row.update(
                 files=h.num_files,
                 small_files=h.num_small_files,
@@ -106,26 +113,30 @@ def report_rows(
                 log_files=h.num_log_files,
                 deleted_row_share=h.deleted_row_share,
                 purge_reclaimable_bytes=h.purge_reclaimable_bytes,
+                tombstones=None,
+                reclaimable_bytes=None,
             )
-            v = vacuum(
-                t.location,
-                spark=spark,
-                dry_run=True,
-                retention_hours=t.config.vacuum_retention_hours,
-                allow_short_retention=t.config.vacuum_allow_short_retention,
-                model=t.name,
-                engine=vacuum_engine,
-                # a retention the package recorded follows the config (``policy``)
-                snapshot=effective_snapshot(snapshot),
-            )
-            # removed files not yet past the model's retention (the one VACUUM uses)
-            row["tombstones"] = sum(
-                1 for f in snapshot.tombstones if f.deletion_timestamp_ms >= v.cutoff_ms
-            )
-            row["reclaimable_bytes"] = v.bytes_found
+            try:  # a bad setting loses only what it decides, never the model's row
+                with named_as_configured(VACUUM_KEYS):
+                    v = vacuum(
+                        t.location,
+                        spark=spark,
+                        dry_run=True,
+                        retention_hours=t.config.vacuum_retention_hours,
+                        allow_short_retention=t.config.vacuum_allow_short_retention,
+                        model=t.name,
+                        engine=vacuum_engine,
+                        # a retention the package recorded follows the config (``policy``)
+                        snapshot=effective_snapshot(snapshot),
+                    )
+                # removed files not yet past the model's retention (the one VACUUM uses)
+                row["tombstones"] = sum(
+                    1 for f in snapshot.tombstones if f.deletion_timestamp_ms >= v.cutoff_ms
+                )
+                row["reclaimable_bytes"] = v.bytes_found
+            except MaintenanceError as err:
+                row["config_error"] = str(err)
             row["next"] = _next(t, snapshot, history, now)
-        except MaintenanceError as err:
-            row["error"] = str(err)
         for op in OPS:
             rec = last.get((t.name, op))
             row[op] = (
@@ -147,10 +158,12 @@ def render_report(rows: list[dict[str, Any]]) -> str:
         if "error" in r:
             lines.append(f"{r['model']:<26} error: {r['error']}")
             continue
+        tombs = "-" if r["tombstones"] is None else str(r["tombstones"])
+        reclaim = "-" if r["reclaimable_bytes"] is None else size_text(r["reclaimable_bytes"])
         lines.append(
             f"{r['model']:<26} {r['files']:>6} {r['small_files']:>6} "
-            f"{size_text(r['bytes']):>9} {r['log_files']:>5} {r['tombstones']:>6} "
-            f"{size_text(r['reclaimable_bytes']):>9}  {r['next']:<22} "
+            f"{size_text(r['bytes']):>9} {r['log_files']:>5} {tombs:>6} "
+            f"{reclaim:>9}  {r['next']:<22} "
             f"{r['vacuum']:<27} {r['optimize']:<27} {r['cleanup_logs']}"
         )
     ok = [r for r in rows if "error" not in r]
@@ -159,9 +172,12 @@ def render_report(rows: list[dict[str, Any]]) -> str:
     lines.append(
         f"{label:<26} {sum(r['files'] for r in ok):>6} "
         f"{sum(r['small_files'] for r in ok):>6} {size_text(sum(r['bytes'] for r in ok)):>9} "
-        f"{sum(r['log_files'] for r in ok):>5} {sum(r['tombstones'] for r in ok):>6} "
-        f"{size_text(sum(r['reclaimable_bytes'] for r in ok)):>9}  "
+        f"{sum(r['log_files'] for r in ok):>5} {sum(r['tombstones'] or 0 for r in ok):>6} "
+        f"{size_text(sum(r['reclaimable_bytes'] or 0 for r in ok)):>9}  "
         f"{str(due) + ' with work due now':<22}"
+    )
+    lines.extend(
+        f"{r['model']:<26} fix config: {r['config_error']}" for r in ok if "config_error" in r
     )
     # deletion-vector tables only: soft-deleted rows and what a purge would free
     deleted = [r for r in ok if r.get("deleted_row_share")]

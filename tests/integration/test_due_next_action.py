@@ -59,3 +59,25 @@ def test_next_action_waits_for_intervals_and_the_retention(tmp_path: Path, sail_
     assert "2.50 MB" in lines[1]  # reclaimable, in scaled units
     assert lines[-1].startswith("total (1 model)")
     assert lines[-1].rstrip().endswith("1 with work due now")
+
+
+def test_a_disabled_model_and_a_bad_setting_keep_their_rows(tmp_path: Path, sail_spark) -> None:
+    table = tmp_path / "events"
+    events_table(sail_spark, table, batches=2)
+    off = ModelTarget("off", str(table), parse_config("off", {"maintenance_enabled": False}))
+    # below the table's 168 h minimum without the override: VACUUM refuses it
+    short = ModelTarget(
+        "short", str(table), parse_config("short", {"maintenance_vacuum_retention_hours": 1})
+    )
+
+    rows = report_rows([off, short], spark=None, history=None)
+
+    assert rows[0]["next"] == "disabled (maintenance_enabled)"
+    assert rows[1]["files"] == rows[0]["files"] > 0  # the health columns stay
+    assert rows[1]["reclaimable_bytes"] is None
+    assert rows[1]["next"] == "fix config (vacuum)"
+    assert "maintenance_vacuum_retention_hours" in rows[1]["config_error"]
+    text = render_report(rows)
+    assert "total (2 models)" in text
+    assert "short                      fix config: " in text
+    assert "error:" not in text
