@@ -15,6 +15,14 @@ from python_ops.ops.results import LogCleanupResult, OptimizeResult, TableHealth
 DRY_RUN_NOTE = "dry run: nothing was deleted or written"
 
 
+def threshold_text(size_bytes: int) -> str:
+    """A size threshold as it was most likely set: ``32 MiB`` for 33,554,432 bytes, else scaled."""
+    mib = 1024 * 1024
+    if size_bytes and size_bytes % mib == 0:
+        return f"{size_bytes // mib} MiB"
+    return format_bytes(size_bytes)
+
+
 def vacuum_text(result: VacuumResult, *, policy: str) -> str:
     """A VACUUM result: the retention policy that applied, what was (or would be) deleted.
 
@@ -153,7 +161,7 @@ def health_text(h: TableHealth) -> str:
         (
             "small files",
             f"{h.num_small_files} ({h.small_file_share:.0%}) below "
-            f"{format_bytes(h.small_file_threshold_bytes)}",
+            f"{threshold_text(h.small_file_threshold_bytes)}",
         ),
         ("partitions", partitions),
         ("log files", str(h.num_log_files)),

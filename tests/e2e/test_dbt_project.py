@@ -70,6 +70,7 @@ def test_build_twice_in_separate_engine_sessions(
     line = next(line for line in out.splitlines() if line.startswith("shop.fct_orders"))
     assert line.split()[1] == "2"  # the create, one merge, its Z-order
     assert line.split()[-1] == "order_date"
+    assert " KB " in line  # the size in scaled units, not "0.0" in an MB column
 
     # VACUUM through the adapter method: a failed job's leftover goes, the table stays whole
     fct_path = warehouse / "shop" / "fct_orders"

@@ -41,3 +41,10 @@ def test_a_dry_run_says_would_and_a_real_run_says_what_it_did() -> None:
     assert did_text("optimize", dry_run=False, files_removed=0, bytes_removed=0) == (
         "rewrote nothing"
     )
+
+
+def test_a_threshold_reads_as_it_was_set() -> None:
+    from python_ops.cli.render import threshold_text
+
+    assert threshold_text(32 * 1024 * 1024) == "32 MiB"  # the default, not "33.6 MB"
+    assert threshold_text(100_000_000) == "100 MB"

@@ -42,7 +42,7 @@ from python_ops.maintenance.registry import Status, check_ops, op_spec
 from python_ops.maintenance.report import render_report, report_rows
 from python_ops.maintenance.runner import Maintainer, OpOutcome
 from python_ops.maintenance.targets import MAINTAINED, node_config, targets_from_nodes
-from python_ops.maintenance.wording import files_text
+from python_ops.maintenance.wording import files_text, size_text
 from python_ops.ops.health import DEFAULT_SMALL_FILE_THRESHOLD_BYTES, table_health
 from python_ops.spark_sessions import DeltaSql, Rows, session_sql
 from python_ops.storage import delta_storage_options, is_remote
@@ -417,6 +417,11 @@ class MaintenanceBridge(SparkAdapter):
             The text.
         """
         return files_text(int(count or 0), int(size_bytes or 0), noun)
+
+    @available
+    def size_text(self, size_bytes: Any) -> str:
+        """A size for printing in scaled units: ``512 B``, ``12.3 KB``, ``4.56 MB``."""
+        return size_text(int(size_bytes or 0))
 
     @available
     def validate_maintenance_config(self, model: Any) -> str:
