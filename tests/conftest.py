@@ -143,3 +143,24 @@ def s3(moto_endpoint: str, monkeypatch: pytest.MonkeyPatch) -> Any:
     for key, value in s3_environment(moto_endpoint).items():
         monkeypatch.setenv(key, value)
     return new_bucket(moto_endpoint)
+
+
+# Modules that take minutes on one worker (the Delta oracle over the whole corpus, the engines'
+# reach scenarios, the golden matrix): scheduled first, so that the other worker runs the many
+# short modules beside them instead of waiting at the end of the run.
+LONG_MODULES = (
+    "tests/oracle/",
+    "tests/integration/test_golden.py",
+    "tests/e2e/reach/",
+    "tests/e2e/test_main_job.py",
+)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Long modules first (a stable sort: each module's tests stay together and in order)."""
+
+    def rank(item: pytest.Item) -> int:
+        where = str(item.path.relative_to(ROOT)) if item.path.is_relative_to(ROOT) else ""
+        return next((i for i, m in enumerate(LONG_MODULES) if where.startswith(m)), 99)
+
+    items.sort(key=rank)

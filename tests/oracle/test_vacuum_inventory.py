@@ -10,6 +10,7 @@ the real run deletes it and Delta reads the same rows.
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 from typing import Any
 
@@ -75,18 +76,18 @@ def test_our_selection_from_an_inventory_is_delta_s(
     ours = vacuum(
         str(path),
         inventory=str(report),
-        retention_hours=0,
+        retention_hours=1,
         allow_short_retention=True,
         dry_run=True,
         audit=False,
     )
     query = f"SELECT * FROM parquet.`{report}`"
     rows = oracle_spark.sql(
-        f"VACUUM {table_sql(path)} USING INVENTORY ({query}) RETAIN 0 HOURS DRY RUN"
+        f"VACUUM {table_sql(path)} USING INVENTORY ({query}) RETAIN 1 HOURS DRY RUN"
     ).collect()
     theirs = {delta_relative(path, str(r[0])) for r in rows}
     listed = vacuum(
-        str(path), retention_hours=0, allow_short_retention=True, dry_run=True, audit=False
+        str(path), retention_hours=1, allow_short_retention=True, dry_run=True, audit=False
     )
 
     selected = {f.path for f in ours.paths}
@@ -110,7 +111,7 @@ def test_the_real_run_deletes_the_selection_and_delta_reads_the_same_rows(
     done = vacuum(
         str(path),
         inventory=str(report),
-        retention_hours=0,
+        retention_hours=1,
         allow_short_retention=True,
         dry_run=False,
         audit=False,
@@ -134,3 +135,33 @@ def test_a_report_without_delta_s_inventory_columns_is_refused(
         vacuum(str(path), inventory=str(bad), dry_run=True, audit=False)
     with pytest.raises(ConfigError, match="not with mode lite"):
         vacuum(str(path), inventory=str(bad), mode="lite", dry_run=True, audit=False)
+
+
+def test_a_report_older_than_the_cutoff_or_of_another_place_is_refused(
+    table: tuple[Path, Path, Path], tmp_path: Path
+) -> None:
+    path, report, _ = table
+    before = sorted(p for p in path.rglob("*"))
+    then = time.time() - 3 * 3600  # written 3 h ago; the cutoff is 1 h ago
+    os.utime(report, (then, then))
+    with pytest.raises(ConfigError, match=r"written .* UTC, before the retention cutoff"):
+        vacuum(
+            str(path),
+            inventory=str(report),
+            retention_hours=1,
+            allow_short_retention=True,
+            dry_run=False,
+            audit=False,
+        )
+    elsewhere = tmp_path / "elsewhere.parquet"
+    inventory_of(tmp_path / "lake" / "not-this-table", elsewhere, extra=[])
+    with pytest.raises(ConfigError, match="has no entry under the table root"):
+        vacuum(
+            str(path),
+            inventory=str(elsewhere),
+            retention_hours=1,
+            allow_short_retention=True,
+            dry_run=False,
+            audit=False,
+        )
+    assert sorted(p for p in path.rglob("*")) == before

@@ -13,6 +13,6 @@
 The behaviour follows docs/spec.md section 1.
 """
 
-from python_ops.ops.vacuum.run import vacuum, vacuum_retention
+from python_ops.ops.vacuum.run import protected_paths, vacuum, vacuum_retention
 
-__all__ = ["vacuum", "vacuum_retention"]
+__all__ = ["protected_paths", "vacuum", "vacuum_retention"]

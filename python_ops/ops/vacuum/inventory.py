@@ -38,6 +38,23 @@ INVENTORY_COLUMNS = {
 }
 
 
+def report_time_ms(inventory: str) -> int:
+    """When the report was written: its newest file's time (a Delta table: its newest commit).
+
+    Args:
+        inventory: The report's path.
+
+    Returns:
+        Milliseconds since the epoch (0 when nothing is there).
+    """
+    log = os.path.join(inventory, "_delta_log")
+    top = log if os.path.isdir(log) else inventory
+    if os.path.isfile(top):
+        return int(os.stat(top).st_mtime * 1000)
+    times = [os.stat(os.path.join(d, f)).st_mtime for d, _, names in os.walk(top) for f in names]
+    return int(max(times, default=0) * 1000)
+
+
 def _read(inventory: str, model: str | None) -> Any:
     import pyarrow.dataset as ds
 
@@ -80,6 +97,7 @@ def inventory_entries(
     roots: Iterable[str] = ("",),
     local: bool = False,
     model: str | None = None,
+    cutoff_ms: int | None = None,
 ) -> tuple[Any, int, int]:
     """The report's entries under the table root, as a listing's Arrow table.
 
@@ -91,15 +109,32 @@ def inventory_entries(
             filter's.
         local: The table is on a local disk: entries that are symbolic links are left out.
         model: The dbt model, for messages.
+        cutoff_ms: The run's retention cutoff: a report written before it is refused.
 
     Returns:
         (``path``/``size``/``mtime``/``is_dir`` table, entries taken, symbolic links left out).
 
     Raises:
-        ConfigError: When the report cannot be read or lacks Delta's inventory columns.
+        ConfigError: When the report cannot be read, lacks Delta's inventory columns, was
+            written before the retention cutoff, or has no entry under the table root.
     """
+    import datetime as dt
+
     import pyarrow as pa
 
+    def when(ms: int) -> str:
+        return dt.datetime.fromtimestamp(ms / 1000, dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
+
+    written = report_time_ms(inventory)
+    if cutoff_ms is not None and written < cutoff_ms:
+        raise ConfigError(
+            setting="inventory",
+            value=inventory,
+            fix=f"the report was written {when(written)}, before the retention cutoff "
+            f"{when(cutoff_ms)}: it cannot know what changed since. Use a report newer than "
+            "the cutoff, or no report (a listing).",
+            model=model,
+        )
     table = _read(inventory, model)
     missing = [
         f"{name} {kind}"
@@ -146,6 +181,15 @@ def inventory_entries(
             sizes.append(int(size or 0))
             mtimes.append(int(mtime or 0))
             dirs.append(bool(is_dir))
+    if not paths and not prefixes:
+        raise ConfigError(
+            setting="inventory",
+            value=inventory,
+            fix=f"the report has no entry under the table root {root} (it covers "
+            f"{len(table)} other object(s)): it is a report of another place. Use the report "
+            "of the bucket or prefix that holds the table.",
+            model=model,
+        )
     entries = pa.table(
         {
             "path": pa.array(paths, pa.string()),

@@ -382,6 +382,7 @@ def vacuum(
                     roots=roots,
                     local=not is_remote(storage.root),
                     model=model,
+                    cutoff_ms=cutoff,
                 )
                 handed = handoff.KeptListing(entries, taken, links)
             if handed is None:
