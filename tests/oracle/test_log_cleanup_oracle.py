@@ -44,7 +44,9 @@ from tests.oracle.runs import (
     read_versions,
 )
 
-pytestmark = [pytest.mark.slow, pytest.mark.classic_spark]
+# the module's comparisons run once, in its first test's setup: minutes of Delta statements on
+# a 2-core machine shared with the other worker
+pytestmark = [pytest.mark.slow, pytest.mark.classic_spark, pytest.mark.timeout(1800)]
 
 OLD_S = 5 * 86_400
 # Tables where our answer differs from Delta's on purpose, with the reason.

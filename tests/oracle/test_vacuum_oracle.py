@@ -46,7 +46,9 @@ from tests.oracle.runs import (
     on_purpose_real_run,
 )
 
-pytestmark = [pytest.mark.slow, pytest.mark.classic_spark]
+# the module's comparisons run once, in its first test's setup: minutes of Delta statements on
+# a 2-core machine shared with the other worker
+pytestmark = [pytest.mark.slow, pytest.mark.classic_spark, pytest.mark.timeout(1800)]
 
 FIXTURE_CASES = find_cases("delta-tables", DELTA_TABLES) + find_cases("golden", GOLDEN)
 CASE_IDS = [f"corpus/{t.name}" for t in TABLES] + [c.id for c in FIXTURE_CASES]
