@@ -31,10 +31,23 @@ from tests.helpers.spark_servers import SparkServer
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(1800)]
 
 
-def anti_joins(server: SparkServer) -> int:
-    """SQL executions on the server whose plan has VACUUM's selection anti-join."""
+def anti_joins(server: SparkServer, after: int = -1) -> tuple[int, int]:
+    """SQL executions after execution id ``after`` whose plan has VACUUM's anti-join.
+
+    By id, not by difference of totals: the server is shared by the run's other modules and
+    its UI keeps only the newest executions (``spark.sql.ui.retainedExecutions``).
+
+    Returns:
+        (their count, the newest execution id).
+    """
     executions = server.ui("sql?details=true&planDescription=true&length=100000")
-    return sum(1 for e in executions if "LeftAnti" in e.get("planDescription", ""))
+    newest = max((int(e.get("id", -1)) for e in executions), default=-1)
+    count = sum(
+        1
+        for e in executions
+        if int(e.get("id", -1)) > after and "LeftAnti" in e.get("planDescription", "")
+    )
+    return count, newest
 
 
 @pytest.fixture(scope="module")
@@ -45,10 +58,10 @@ def scenario(
 
     root = tmp_path_factory.mktemp("reach-connect")
     project, lake = write_project(root, "connect", port=connect_server.port)
-    before = anti_joins(connect_server)
+    _, before = anti_joins(connect_server)
     s = run_scenario("connect", project, lake, first=in_process, later=new_process())
     print(f"\nconnect: build {s.build.seconds:.1f} s + maintain_all {s.maintain.seconds:.1f} s")
-    yield s, anti_joins(connect_server) - before
+    yield s, anti_joins(connect_server, after=before)[0]
     shutdown_engines()  # the attached Connect client, before the server stops
 
 
