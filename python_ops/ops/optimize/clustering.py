@@ -36,6 +36,7 @@ from python_ops.ops.optimize.delta_statement import (
     WRITER_DELTA_SQL,
     as_dict,
     marked_commit,
+    optimize_metrics,
 )
 from python_ops.ops.results import OptimizeResult
 from python_ops.ops.writer_choice import delta_writer_for
@@ -218,12 +219,7 @@ def cluster(
             table = runner.table(location)
             statement = f"OPTIMIZE {table}" + (" FULL" if full else "")
             rows = runner.run_with_settings(statement, settings)
-            if len(rows) != 1 or "metrics" not in rows[0]:
-                raise EngineError(
-                    f"Delta's OPTIMIZE of {table} on {runner.where} answered {len(rows)} row(s) "
-                    f"without the expected 'metrics' column: {rows[:1]!r}"
-                )
-            metrics = as_dict(rows[0]["metrics"])
+            metrics = optimize_metrics(rows, table, runner.where)
             if int(metrics.get("numFilesAdded") or 0) or int(metrics.get("numFilesRemoved") or 0):
                 found = marked_commit(location, snapshot.version, marker)
                 if found is None:

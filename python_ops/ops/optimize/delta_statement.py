@@ -87,3 +87,25 @@ def marked_commit(location: str, after: int, marker: str) -> tuple[int, set[str]
         }
         return version, removed
     return None
+
+
+def optimize_metrics(rows: list[Any], table: str, where: str) -> dict[str, Any]:
+    """The ``metrics`` struct of the one row Delta's OPTIMIZE answers, as plain data.
+
+    Args:
+        rows: What the statement returned.
+        table: The table, for the message.
+        where: The engine, for the message.
+
+    Returns:
+        The metrics.
+
+    Raises:
+        EngineError: For any other answer.
+    """
+    if len(rows) != 1 or "metrics" not in rows[0]:
+        raise EngineError(
+            f"Delta's OPTIMIZE of {table} on {where} answered {len(rows)} row(s) without the "
+            f"expected 'metrics' column: {rows[:1]!r}"
+        )
+    return as_dict(rows[0]["metrics"])

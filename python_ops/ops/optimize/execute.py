@@ -60,6 +60,7 @@ from python_ops.ops.optimize.delta_statement import (
     as_dict,
     literal,
     marked_commit,
+    optimize_metrics,
 )
 from python_ops.ops.optimize.own_compact import hook_would_clean, write_bins
 from python_ops.ops.optimize.plan import (
@@ -280,12 +281,7 @@ def _run_with_delta_sql(sql: DeltaSql, plan: OptimizePlan) -> list[_Outcome]:
     table = sql.table(plan.location)
     marker = MARKER_PREFIX + uuid.uuid4().hex
     rows = sql.run_with_settings(optimize_statement(plan, table), optimize_settings(plan, marker))
-    if len(rows) != 1 or "metrics" not in rows[0]:
-        raise EngineError(
-            f"Delta's OPTIMIZE of {table} on {sql.where} answered {len(rows)} row(s) without "
-            f"the expected 'metrics' column: {rows[:1]!r}"
-        )
-    m = as_dict(rows[0]["metrics"])
+    m = optimize_metrics(rows, table, sql.where)
     added = int(m.get("numFilesAdded") or 0)
     removed = int(m.get("numFilesRemoved") or 0)
     version: int | None = None
