@@ -6,6 +6,8 @@ log, a scheduler's output or a traceback) is actionable.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 
 class MaintenanceError(Exception):
     """Base class of every error raised by ``python_ops`` and the adapter plugin."""
@@ -63,6 +65,32 @@ class ConfigError(MaintenanceError):
         self.model = model
         where = f"model '{model}': " if model else ""
         super().__init__(f"{where}setting '{setting}' has bad value {value!r}. {fix}")
+
+
+class ConfigErrors(ConfigError):
+    """Several settings of one model have bad values: every one is listed, so one fix run does.
+
+    The attributes of the first error (``setting``, ``value``, ``fix``, ``model``) are kept, so
+    a caller that handles a ``ConfigError`` sees the same fields.
+
+    Args:
+        errors: The errors, each naming its model, setting, bad value and fix (two or more).
+    """
+
+    def __init__(self, errors: Sequence[ConfigError]):
+        if not errors:
+            raise ValueError("ConfigErrors needs at least one error")
+        self.errors = tuple(errors)
+        first = self.errors[0]
+        self.setting = first.setting
+        self.value = first.value
+        self.fix = first.fix
+        self.model = first.model
+        where = f"model '{first.model}' has" if first.model else "there are"
+        items = "\n".join(f"  - {err}" for err in self.errors)
+        Exception.__init__(
+            self, f"{where} {len(self.errors)} bad maintenance settings; fix all of them:\n{items}"
+        )
 
 
 class RetentionTooShortError(ConfigError):

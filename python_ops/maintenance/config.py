@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any
 
-from python_ops.errors import ConfigError
+from python_ops.errors import ConfigError, ConfigErrors
 from python_ops.ops.optimize.plan import DEFAULT_MIN_SMALL_FILES
 from python_ops.ops.purge import DEFAULT_DELETED_RATIO
 from python_ops.values import MAX_DAYS, MAX_HOURS, checked_number
@@ -386,24 +386,37 @@ def parse_config(model: str, config: Mapping[str, Any]) -> MaintenanceConfig:
 
     Raises:
         ConfigError: For a misspelt key (naming the nearest valid one) or a bad value (naming
-            the model, key, value and the valid choices).
+            the model, key, value and the valid choices); ``ConfigErrors`` (a ``ConfigError``)
+            listing each of them when the model has more than one.
     """
+    errors: list[ConfigError] = []
     for key, near in unknown_keys(config):
         hint = f"Did you mean '{near}'?" if near else f"Valid keys: {', '.join(KEYS)}."
-        raise ConfigError(setting=key, value=config[key], fix=f"Unknown key. {hint}", model=model)
-    values = {
-        s.name: s.parse(model, s.key, config[s.key])
-        for s in SETTINGS
-        if config.get(s.key) is not None
-    }
-    if values.get("zorder_by") and values.get("cluster_by"):
-        raise ConfigError(
-            setting="maintenance_zorder_by",
-            value=list(values["zorder_by"]),
-            fix="the model also sets maintenance_cluster_by: a liquid-clustered table is "
-            "optimized by clustering and Delta refuses ZORDER BY on it. Keep one of the two.",
-            model=model,
+        errors.append(
+            ConfigError(setting=key, value=config[key], fix=f"Unknown key. {hint}", model=model)
         )
+    values: dict[str, Any] = {}
+    for s in SETTINGS:
+        if config.get(s.key) is None:
+            continue
+        try:
+            values[s.name] = s.parse(model, s.key, config[s.key])
+        except ConfigError as err:
+            errors.append(err)
+    if values.get("zorder_by") and values.get("cluster_by"):
+        errors.append(
+            ConfigError(
+                setting="maintenance_zorder_by",
+                value=list(values["zorder_by"]),
+                fix="the model also sets maintenance_cluster_by: a liquid-clustered table is "
+                "optimized by clustering and Delta refuses ZORDER BY on it. Keep one of the two.",
+                model=model,
+            )
+        )
+    if len(errors) == 1:
+        raise errors[0]
+    if errors:
+        raise ConfigErrors(errors)
     return MaintenanceConfig(model=model, **values)
 
 

@@ -10,7 +10,7 @@ import dataclasses
 
 import pytest
 
-from python_ops.errors import ConfigError
+from python_ops.errors import ConfigError, ConfigErrors
 from python_ops.maintenance.config import (
     KEYS,
     SETTINGS,
@@ -194,3 +194,48 @@ def test_policy_properties_refuse_bad_numbers_from_python_callers() -> None:
         "sparkdelta.recorded.deletedFileRetentionDuration": "interval 240 hours",
     }
     assert policy_properties(log_retention_days=None, deleted_file_retention_hours=None) == {}
+
+
+def test_every_bad_setting_of_a_model_is_reported_at_once() -> None:
+    config = {
+        "maintenance_vacum_retention_hours": 10,  # misspelt
+        "maintenance_on_error": "ignore",
+        "maintenance_min_small_files": 1,
+        "maintenance_zorder_by": ["a"],
+        "maintenance_cluster_by": ["b"],
+        "maintenance_optimize_enabled": True,  # good values stay out of the list
+    }
+    with pytest.raises(
+        ConfigErrors, match=r"^model 'fct' has 4 bad maintenance settings; fix all of them:\n"
+    ) as caught:
+        parse_config("fct", config)
+    lines = str(caught.value).splitlines()[1:]
+    assert lines == [
+        "  - model 'fct': setting 'maintenance_vacum_retention_hours' has bad value 10. "
+        "Unknown key. Did you mean 'maintenance_vacuum_retention_hours'?",
+        "  - model 'fct': setting 'maintenance_min_small_files' has bad value 1. "
+        "Use a whole number of 2 or more.",
+        "  - model 'fct': setting 'maintenance_on_error' has bad value 'ignore'. "
+        "Choose one of: warn, fail.",
+        "  - model 'fct': setting 'maintenance_zorder_by' has bad value ['a']. the model also "
+        "sets maintenance_cluster_by: a liquid-clustered table is optimized by clustering and "
+        "Delta refuses ZORDER BY on it. Keep one of the two.",
+    ]
+    assert [e.setting for e in caught.value.errors] == [
+        "maintenance_vacum_retention_hours",
+        "maintenance_min_small_files",
+        "maintenance_on_error",
+        "maintenance_zorder_by",
+    ]
+    # still a ConfigError, its fields those of the first item, for callers that catch one
+    assert isinstance(caught.value, ConfigError)
+    assert (caught.value.model, caught.value.setting) == (
+        "fct",
+        "maintenance_vacum_retention_hours",
+    )
+
+
+def test_one_bad_setting_keeps_the_single_message() -> None:
+    with pytest.raises(ConfigError, match=r"^model 'fct': setting 'maintenance_on_error'") as c:
+        parse_config("fct", {"maintenance_on_error": "ignore", "maintenance_enabled": True})
+    assert not isinstance(c.value, ConfigErrors)
