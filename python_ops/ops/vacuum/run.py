@@ -57,7 +57,8 @@ from python_ops.values import MAX_HOURS, checked_number
 
 log = logging.getLogger("python_ops.ops.vacuum")  # the wing's name, as before the split
 
-OVERRIDE_SETTING = "maintenance_vacuum_allow_short_retention"
+OVERRIDE_SETTING = "maintenance_vacuum_allow_short_retention"  # a model's (model mode)
+OVERRIDE_FLAG = "--allow-short-retention"  # the command line's, on a table path (path mode)
 
 
 def vacuum_retention(
@@ -73,7 +74,8 @@ def vacuum_retention(
         snapshot: The table snapshot (for ``delta.deletedFileRetentionDuration``).
         retention_hours: Requested hours, or None for the table's setting.
         allow_short_retention: Allow a requested retention below the table's minimum.
-        model: The dbt model, for error messages.
+        model: The dbt model, for error messages; None on a table path, where the refusal
+            names the command line's ``--allow-short-retention`` instead of the model's key.
 
     Returns:
         (retention, overridden): overridden is True when the check was bypassed by the
@@ -99,8 +101,13 @@ def vacuum_retention(
                 fix=f"The minimum for table {snapshot.location} is {minimum:g} hours "
                 f"({DELETED_FILE_RETENTION}"
                 f"{'=' + prop if prop else ' default'}); files of writers that have not committed "
-                f"yet could be deleted. Request at least {minimum:g} hours, or set "
-                f"'{OVERRIDE_SETTING}: true' on the model to override.",
+                f"yet could be deleted. Request at least {minimum:g} hours, or "
+                + (
+                    f"set '{OVERRIDE_SETTING}: true' on the model to override."
+                    if model
+                    else f"pass {OVERRIDE_FLAG} to override (allow_short_retention=True "
+                    "from Python)."
+                ),
                 model=model,
             )
         log.warning(
