@@ -6,12 +6,14 @@ committed) once older than the retention. The log knows the first kind for free;
 kind only a listing finds. The estimate:
 
 1. an expired tombstone in the snapshot: due, nothing listed;
-2. else, for a table whose log knows at most ``LISTING_LIMIT`` files (live and removed), a VACUUM
-   dry run on the snapshot already read (one listing of the table; the same selection as the
-   real run, so the decision, ``maintenance_report``'s reclaimable bytes and what VACUUM then
-   deletes agree);
-3. else (a table too large to list on every build): due, and the model's
+2. else, for a table on a local or mounted disk whose log knows at most ``LISTING_LIMIT`` files
+   (live and removed), a VACUUM dry run on the snapshot already read (one listing of the table;
+   the same selection as the real run, so the decision, ``maintenance_report``'s reclaimable
+   bytes and what VACUUM then deletes agree);
+3. else (a table too large to list on every build, or any table on an object store, where a
+   listing is requests paid for on every build): due, and the model's
    ``maintenance_vacuum_interval_hours`` (default 24) bounds it to one listing per interval.
+   The decision itself lists no data prefix (the log was listed to read the snapshot already).
 
 A model in ``maintenance_vacuum_mode: lite`` never deletes untracked files, so only step 1
 applies to it; in ``auto`` mode steps 2 and 3 apply only when the run would be FULL (``auto``'s
@@ -27,7 +29,7 @@ from python_ops.maintenance.targets import ModelTarget
 from python_ops.maintenance.wording import size_text
 from python_ops.ops.vacuum import handoff, vacuum, vacuum_retention
 from python_ops.ops.vacuum.mode import choose_mode
-from python_ops.storage import open_storage
+from python_ops.storage import is_remote, open_storage
 
 # About ten 1,000-key LIST requests on an object store; a few milliseconds on a local disk.
 LISTING_LIMIT = 10_000
@@ -83,6 +85,11 @@ def vacuum_due(target: ModelTarget, snapshot: Snapshot, now_ms: int) -> tuple[bo
                 f"nothing LITE would reclaim: no removed file {older}; untracked files wait for "
                 f"the next FULL run ({choice.reason.removeprefix('auto: ')})"
             )
+    if is_remote(target.location):
+        return True, (
+            "untracked files not estimated on object storage (no listing per decision): runs "
+            "once per maintenance_vacuum_interval_hours"
+        )
     known = len(snapshot.files) + len(snapshot.tombstones)
     if known > LISTING_LIMIT:
         return True, (

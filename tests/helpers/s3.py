@@ -18,6 +18,7 @@ import sys
 import threading
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 import uuid
 from dataclasses import dataclass
@@ -98,7 +99,11 @@ class FaultyProxy:
         return self
 
     def stats(self) -> dict[str, Any]:
-        """Requests seen and failed, by HTTP method."""
+        """Requests seen and failed, by HTTP method; LIST requests by bucket and prefix.
+
+        ``lists`` maps ``<bucket>/<prefix>`` to the number of ListObjects(V2) requests made
+        with that prefix (``<bucket>/`` for none).
+        """
         with urllib.request.urlopen(self.endpoint + "/__proxy_stats", timeout=5) as response:
             stats: dict[str, Any] = json.loads(response.read())
             return stats
@@ -109,13 +114,34 @@ class FaultyProxy:
             self._process.wait(timeout=10)
 
 
+def list_prefix(method: str, path: str) -> str | None:
+    """``<bucket>/<prefix>`` of a ListObjects(V2) request (path-style), None for other requests.
+
+    A LIST is a GET on the bucket itself (no key in the path) without a sub-resource other than
+    listing parameters (``?location``, ``?versioning``... are not listings).
+    """
+    if method != "GET":
+        return None
+    parsed = urllib.parse.urlsplit(path)
+    parts = parsed.path.lstrip("/").split("/", 1)
+    if not parts[0] or (len(parts) > 1 and parts[1]):
+        return None  # the service (ListBuckets) or an object
+    query = urllib.parse.parse_qs(parsed.query, keep_blank_values=True)
+    listing = {"list-type", "prefix", "delimiter", "continuation-token", "start-after", "marker"}
+    if query and not set(query) & listing:
+        return None  # e.g. GetBucketLocation
+    if set(query) - listing - {"max-keys", "encoding-type", "fetch-owner"}:
+        return None
+    return f"{urllib.parse.unquote(parts[0])}/{query.get('prefix', [''])[0]}"
+
+
 def serve_proxy(
     upstream: str, port: int, every: int, delay_ms: float, strip_conditional: bool = False
 ) -> None:
     """Run the fault-injecting proxy (the body of the ``FaultyProxy`` process)."""
     host, upstream_port = upstream.removeprefix("http://").split(":")
     lock = threading.Lock()
-    stats: dict[str, Any] = {"seen": 0, "failed": 0, "by_method": {}}
+    stats: dict[str, Any] = {"seen": 0, "failed": 0, "by_method": {}, "lists": {}}
 
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
@@ -146,6 +172,9 @@ def serve_proxy(
                 methods = stats["by_method"]
                 methods[self.command] = methods.get(self.command, 0) + 1
                 fail = every > 0 and stats["seen"] % every == 0
+                listed = list_prefix(self.command, self.path)
+                if listed is not None:
+                    stats["lists"][listed] = stats["lists"].get(listed, 0) + 1
                 stats["failed"] += fail
             if delay_ms:
                 time.sleep(delay_ms / 1000)

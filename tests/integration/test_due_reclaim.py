@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -147,3 +148,39 @@ def test_the_due_check_s_listing_is_the_run_s_listing(
     (again,) = maintainer.maintain_model(target, ops=("vacuum",), only_due=True)
     assert again.status is Status.NOT_DUE
     assert len(listings) == 2
+
+
+@pytest.mark.parametrize("mode", ["full", "auto"])
+def test_the_due_check_on_object_storage_lists_no_data_prefix(
+    s3: Any, monkeypatch: pytest.MonkeyPatch, mode: str
+) -> None:
+    import pyarrow as pa
+    from deltalake import write_deltalake
+
+    from tests.helpers.s3 import FaultyProxy, delta_options
+
+    uri = s3.uri("tables/events")
+    for i in range(2):
+        rows = pa.table({"p": ["x", "y"], "id": [2 * i, 2 * i + 1]})
+        write_deltalake(
+            uri, rows, mode="append", partition_by=["p"], storage_options=delta_options(s3.endpoint)
+        )
+    s3.put("tables/events/p=x/part-stray-failed-job.parquet")  # untracked: only a listing sees it
+    proxy = FaultyProxy(s3.endpoint).start()
+    try:
+        monkeypatch.setenv("AWS_ENDPOINT_URL", proxy.endpoint)
+        target = ModelTarget(
+            "events", uri, parse_config("events", {"maintenance_vacuum_mode": mode})
+        )
+        snapshot = read_snapshot(uri)
+        read = dict(proxy.stats()["lists"])
+        (vacuum,) = decide(target, snapshot, ops=("vacuum",))
+        lists = proxy.stats()["lists"]
+    finally:
+        proxy.stop()
+    assert vacuum.reason is Reason.DUE
+    assert vacuum.detail.startswith("untracked files not estimated on object storage")
+    assert lists == read  # the decision made no LIST request at all
+    log = f"{s3.bucket}/tables/events/_delta_log/"
+    # reading the snapshot listed the log only; no data prefix was listed
+    assert set(lists) == {log}, lists
