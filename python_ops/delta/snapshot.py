@@ -469,9 +469,16 @@ def reconstruct(
         )
     timestamp = 0
     for v in range(first, target + 1):
-        lines = list(json_lines(storage.read_bytes(commits[v].path), f"{root}/{commits[v].path}"))
-        for at, action in lines:
-            replay.apply(at, action)
+        try:
+            lines = list(
+                json_lines(storage.read_bytes(commits[v].path), f"{root}/{commits[v].path}")
+            )
+            for at, action in lines:
+                replay.apply(at, action)
+        except DeltaLogError as err:
+            raise DeltaLogError(
+                f"{err}. {damaged_commit_way_forward(commits[v].path, v, start, target)}"
+            ) from err
         actions = [action for _, action in lines]
         timestamp = commit_info(v, actions, commits[v].modification_time_ms).timestamp_ms
     if replay.metadata is None or replay.protocol is None:
@@ -490,6 +497,54 @@ def reconstruct(
         tombstones=tuple(replay.tombstones.values()),
         log_files=tuple(log_files),
         commit_timestamp_ms=timestamp,
+    )
+
+
+def damaged_commit_way_forward(path: str, version: int, checkpoint: int | None, latest: int) -> str:
+    """What a user can do about a commit the reader refused: the last intact version and how on.
+
+    The reader replays the checkpoint and the commits before ``version`` without fault, so the
+    table as of ``version - 1`` is intact and readable (time travel stops before the damage).
+
+    Args:
+        path: The damaged commit file, relative to the table (``_delta_log/<version>.json``).
+        version: Its version.
+        checkpoint: The checkpoint version the replay started from, if any.
+        latest: The version being read.
+
+    Returns:
+        Sentences for the end of the error message.
+    """
+    after = (
+        "it is the latest commit"
+        if version >= latest
+        else f"the {latest - version} later commit(s) ({version + 1}"
+        + (f"..{latest}" if latest > version + 1 else "")
+        + ") build on it"
+    )
+    restore = (
+        f"restore {path} from a backup (or the object store's earlier version of it), then "
+        "run the op again"
+    )
+    if version == 0:
+        return (
+            f"Commit {version} is damaged and no earlier version exists ({after}); no op runs "
+            f"on a log it cannot read completely. To go on, {restore}."
+        )
+    intact = version - 1
+    first = 0 if checkpoint is None else checkpoint + 1
+    commits = f"commit {intact}" if first == intact else f"commits {first}..{intact}"
+    source = (
+        f"checkpoint {checkpoint}"
+        if checkpoint == intact
+        else commits + (f" after checkpoint {checkpoint}" if checkpoint is not None else "")
+    )
+    return (
+        f"Commit {version} is damaged ({after}); version {intact} is the last intact version "
+        f"({source} read without fault); no op runs on a log it cannot read completely. To go "
+        f"on, {restore}; or, without a backup, read the table as of version {intact} (time "
+        f"travel: VERSION AS OF {intact}, which stops before the damage) and write it to a new "
+        f"location (CREATE TABLE ... AS SELECT), the commits from {version} on being lost."
     )
 
 

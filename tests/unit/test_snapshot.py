@@ -207,3 +207,45 @@ def test_missing_checkpoint_named_by_last_checkpoint(fixture_table) -> None:
         DeltaLogError, match="_last_checkpoint names version 10, whose checkpoint is missing"
     ):
         read_snapshot(str(table))
+
+
+def test_a_truncated_commit_line_names_the_last_intact_version_and_the_way_on(
+    fixture_table,
+) -> None:
+    table = fixture_table("simple_table_with_checkpoint")  # checkpoint 10, the latest version
+    commit = append_commit(table, '{"add": {"path": "extra.par')  # version 11, cut short
+    with pytest.raises(
+        DeltaLogError,
+        match=rf"^{table}/_delta_log/{commit.name}, line 2: not valid JSON \(.*\)\. Commit 11 is "
+        r"damaged \(it is the latest commit\); version 10 is the last intact version "
+        r"\(checkpoint 10 read without fault\); no op runs on a log it cannot read completely\. "
+        rf"To go on, restore _delta_log/{commit.name} from a backup \(or the object store's "
+        r"earlier version of it\), then run the op again; or, without a backup, read the table "
+        r"as of version 10 \(time travel: VERSION AS OF 10, which stops before the damage\) and "
+        r"write it to a new location \(CREATE TABLE \.\.\. AS SELECT\), the commits from 11 on "
+        r"being lost\.$",
+    ):
+        read_snapshot(str(table))
+    # what it says is intact is: the version it names reads
+    assert read_snapshot(str(table), version=10).version == 10
+
+    append_commit(table, json.dumps({"txn": {"appId": "a", "version": 1}}))  # version 12 on it
+    with pytest.raises(
+        DeltaLogError,
+        match=r"Commit 11 is damaged \(the 1 later commit\(s\) \(12\) build on it\); version 10 "
+        r"is the last intact version",
+    ):
+        read_snapshot(str(table))
+
+
+def test_a_damaged_first_commit_has_no_intact_version(fixture_table) -> None:
+    table = fixture_table("delta-0.8.0-partitioned")
+    first = table / "_delta_log" / f"{0:020d}.json"
+    first.write_text(first.read_text()[:-30])
+    with pytest.raises(
+        DeltaLogError,
+        match=r"Commit 0 is damaged and no earlier version exists \(it is the latest commit\); "
+        r"no op runs on a log it cannot read completely\. To go on, "
+        rf"restore _delta_log/{first.name} from a backup .*, then run the op again\.$",
+    ):
+        read_snapshot(str(table))
