@@ -39,7 +39,7 @@ def fixture_table(tmp_path: Path) -> Callable[[str], Path]:
 @pytest.fixture
 def fresh_engines() -> Iterator[None]:
     """Stop every engine after the test, so the next one starts with an empty Sail catalog."""
-    from dbt.adapters.sparkdelta.engine import shutdown_engines
+    from dbt.adapters.sparkdelta.engines import shutdown_engines
 
     shutdown_engines()
     yield

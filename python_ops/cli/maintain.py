@@ -20,16 +20,15 @@ from typing import Any, TextIO
 from python_ops.cli.project import Places, maintained_models, node_location, resolve_places
 from python_ops.errors import ConfigError
 from python_ops.maintenance.history import HistoryStore
+from python_ops.maintenance.locations import default_history_location, warehouse_locator
 from python_ops.maintenance.registry import Status, check_ops
 from python_ops.maintenance.runner import Maintainer
 from python_ops.maintenance.selection import keep_selected, needs_resolution, resolve_with_dbt
 from python_ops.maintenance.targets import (
     ModelTarget,
-    default_history_location,
     load_manifest,
     manifest_models,
     targets_from_nodes,
-    warehouse_locator,
 )
 
 BAR_WIDTH = 30

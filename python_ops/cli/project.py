@@ -17,10 +17,9 @@ from typing import Any
 from python_ops.errors import ConfigError
 from python_ops.maintenance.config import MaintenanceConfig, parse_config
 from python_ops.maintenance.dbt_profile import DEFAULT_WAREHOUSE, read_profile_target
+from python_ops.maintenance.locations import journal_tables, placed_location
 from python_ops.maintenance.targets import (
     MAINTAINED,
-    expected_location,
-    journal_tables,
     load_manifest,
     manifest_models,
     node_config,
@@ -135,14 +134,21 @@ def maintained_models(models: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def node_location(node: dict[str, Any], places: Places) -> str:
     """Where ``places`` put a model's table (built or not)."""
-    return expected_location(
-        places.warehouse,
+    location = placed_location(
         str(node.get("schema")),
         str(node.get("alias") or node.get("name")),
-        node_config(node),
-        location_root=places.location_root,
+        model_root=node_config(node).get("location_root"),
+        profile_root=places.location_root,
+        warehouse=places.warehouse,
         journal=journal_tables(places.warehouse) if places.warehouse else None,
     )
+    if location is None:  # the target has neither a warehouse nor a location_root
+        raise ConfigError(
+            setting="location_root",
+            value=None,
+            fix=f"{places.source} places no tables: set location_root in the profile.",
+        )
+    return location
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,7 @@ This package never imports dbt, so it does not parse dbt's selection grammar eit
 that silently selects nothing for the rest is worse than none). The selection is resolved by
 dbt's own selector (``dbt.adapters.sparkdelta.selection``): inside dbt on the manifest of the
 invocation, outside dbt (``python -m python_ops maintain``) in a child Python process
-(``python -m dbt.adapters.sparkdelta.selection``) on ``target/manifest.json``. What comes back
+(``python -m dbt.adapters.sparkdelta.selection_cli``) on ``target/manifest.json``. What comes back
 is a set of unique ids and the warnings (criteria that reach no table); ``keep_selected``
 applies the ids to the targets.
 """
@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from python_ops.errors import ConfigError
 from python_ops.maintenance.targets import ModelTarget
 
-RESOLVER = "dbt.adapters.sparkdelta.selection"
+RESOLVER = "dbt.adapters.sparkdelta.selection_cli"
 
 
 @dataclass(frozen=True)
@@ -100,7 +100,7 @@ def resolve_with_dbt(
 ) -> ResolvedSelection:
     """Resolve a selection with dbt's selector on ``<project_dir>/target/manifest.json``.
 
-    Runs ``python -m dbt.adapters.sparkdelta.selection`` with this interpreter.
+    Runs ``python -m dbt.adapters.sparkdelta.selection_cli`` with this interpreter.
 
     Raises:
         ConfigError: When dbt rejects the selection or is not installed.

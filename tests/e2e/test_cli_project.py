@@ -74,7 +74,7 @@ def _dbt(project: Path, *args: str, batch: int = 0, post_hook: bool = True) -> N
 def project(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     """The example project built into ``<project>/wh``; fct_orders then gets 2 more batches
     with the post-hook off (small files to Z-order)."""
-    from dbt.adapters.sparkdelta.engine import shutdown_engines
+    from dbt.adapters.sparkdelta.engines import shutdown_engines
 
     root = tmp_path_factory.mktemp("cli") / "project"
     root.mkdir()

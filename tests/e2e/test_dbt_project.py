@@ -9,7 +9,7 @@ import pytest
 import yaml
 from deltalake import DeltaTable
 
-from dbt.adapters.sparkdelta.engine import shutdown_engines
+from dbt.adapters.sparkdelta.engines import shutdown_engines
 from python_ops.delta.commits import read_history
 from tests.helpers.dbt_runs import CUSTOMERS, PER_BATCH, Dbt
 from tests.helpers.vacuum import content, untracked

@@ -106,7 +106,7 @@ def maintained_models(output: str) -> set[str]:
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Project]:
-    from dbt.adapters.sparkdelta.engine import shutdown_engines
+    from dbt.adapters.sparkdelta.engines import shutdown_engines
 
     base = tmp_path_factory.mktemp("selection")
     root = base / "project"

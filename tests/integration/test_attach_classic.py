@@ -44,7 +44,7 @@ def test_attach_uses_the_classic_session_of_the_process(tmp_path: Path) -> None:
     script = textwrap.dedent(
         f"""
         from pyspark.sql import SparkSession
-        from dbt.adapters.sparkdelta.engine import get_engine, shutdown_engines
+        from dbt.adapters.sparkdelta.engines import get_engine, shutdown_engines
 
         started = SparkSession.builder.master("local[1]").appName("host-job").getOrCreate()
         engine = get_engine(mode="attach", warehouse=None, connect_url=None)
@@ -67,7 +67,7 @@ def spark_submit(lake: Path) -> list[str]:
     """
     import pyspark
 
-    from dbt.adapters.sparkdelta.engine import local_session_conf
+    from dbt.adapters.sparkdelta.engines import local_session_conf
     from python_ops.delta_jars import require_delta_jars
 
     jars = require_delta_jars()

@@ -159,7 +159,7 @@ def test_a_targets_location_root_places_tables_and_history(tmp_path: Path) -> No
     import pyarrow as pa
     from deltalake import write_deltalake
 
-    from python_ops.maintenance.targets import default_history_location, warehouse_locator
+    from python_ops.maintenance.locations import default_history_location, warehouse_locator
 
     root = tmp_path / "lake"
     write_deltalake(str(root / "shop" / "orders"), pa.table({"id": [1, 2]}))

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from deltalake import DeltaTable
 
-from dbt.adapters.sparkdelta.engine import get_engine, shutdown_engines
+from dbt.adapters.sparkdelta.engines import get_engine, shutdown_engines
 from python_ops.errors import ConfigError
 
 

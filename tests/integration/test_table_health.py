@@ -10,7 +10,7 @@ from python_ops.ops.health import table_health
 
 
 def test_table_written_by_the_embedded_engine(tmp_path: Path, fresh_engines) -> None:
-    from dbt.adapters.sparkdelta.engine import get_engine
+    from dbt.adapters.sparkdelta.engines import get_engine
 
     engine = get_engine(mode="embedded", warehouse=str(tmp_path / "wh"), connect_url=None)
     location = tmp_path / "wh" / "s" / "events"

@@ -26,7 +26,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-JOURNAL_NAME = "_sparkdelta_catalog.json"
+from python_ops.maintenance.locations import JOURNAL_NAME
+
 _FORMAT = 1
 
 _IDENT = r"(?:`[^`]+`|[A-Za-z0-9_]+)"

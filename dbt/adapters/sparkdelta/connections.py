@@ -19,7 +19,7 @@ from dbt.adapters.spark.session import Cursor, SessionConnectionWrapper
 from dbt_common.exceptions import DbtRuntimeError
 
 from dbt.adapters.sparkdelta.config_aliases import translate_config_aliases
-from dbt.adapters.sparkdelta.engine import MODES, MODES_HELP, Engine, get_engine
+from dbt.adapters.sparkdelta.engines import MODES, MODES_HELP, Engine, get_engine
 from dbt.adapters.sparkdelta.profile_checks import (
     check_engine_port,
     check_profile_keys,

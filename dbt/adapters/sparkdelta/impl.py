@@ -24,7 +24,7 @@ from deltalake.schema import PrimitiveType
 from dbt.adapters.sparkdelta import incremental
 from dbt.adapters.sparkdelta.clustering import ClusteringMethods
 from dbt.adapters.sparkdelta.connections import SparkDeltaConnectionManager
-from dbt.adapters.sparkdelta.engine import EmbeddedEngine
+from dbt.adapters.sparkdelta.engines import EmbeddedEngine
 from dbt.adapters.sparkdelta.incremental import string_literal
 from dbt.adapters.sparkdelta.maintenance_bridge import MaintenanceBridge
 from dbt.adapters.sparkdelta.python_models import SessionPythonJobHelper

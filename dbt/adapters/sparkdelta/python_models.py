@@ -14,7 +14,7 @@ from dbt.adapters.spark.connections import SparkConnectionMethod
 from dbt_common.exceptions import DbtRuntimeError
 
 from dbt.adapters.sparkdelta.connections import SparkDeltaCredentials, engine_for
-from dbt.adapters.sparkdelta.engine import managed_location
+from python_ops.maintenance.locations import placed_location
 
 
 class SessionPythonJobHelper(PythonJobHelper):
@@ -70,9 +70,10 @@ def model_location(
     Returns:
         The location, or None when the cluster's metastore decides (attach without warehouse).
     """
-    if location_root:
-        return f"{str(location_root).rstrip('/')}/{identifier}"
-    if credentials.location_root:
-        return f"{credentials.location_root.rstrip('/')}/{schema.lower()}/{identifier.lower()}"
-    warehouse = credentials.resolved_warehouse()
-    return managed_location(warehouse, schema, identifier) if warehouse else None
+    return placed_location(
+        schema,
+        identifier,
+        model_root=location_root,
+        profile_root=credentials.location_root,
+        warehouse=credentials.resolved_warehouse(),
+    )

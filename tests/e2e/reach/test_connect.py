@@ -54,7 +54,7 @@ def anti_joins(server: SparkServer, after: int = -1) -> tuple[int, int]:
 def scenario(
     connect_server: SparkServer, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[tuple[Scenario, int]]:
-    from dbt.adapters.sparkdelta.engine import shutdown_engines
+    from dbt.adapters.sparkdelta.engines import shutdown_engines
 
     root = tmp_path_factory.mktemp("reach-connect")
     project, lake = write_project(root, "connect", port=connect_server.port)

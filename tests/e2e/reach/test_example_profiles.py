@@ -69,7 +69,7 @@ def ops_done(location: Path, since: float) -> list[tuple[str, str, str, int, int
 @pytest.fixture(scope="module")
 def example(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Example]:
     """The example built and loaded on the embedded target; a warehouse copy per cluster target."""
-    from dbt.adapters.sparkdelta.engine import shutdown_engines
+    from dbt.adapters.sparkdelta.engines import shutdown_engines
 
     root = tmp_path_factory.mktemp("reach-example")
     project = root / "project"

@@ -67,7 +67,7 @@ def test_maintenance_report(scenario: Scenario) -> None:
 def test_missing_jars_say_how_to_fetch_them(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from dbt.adapters.sparkdelta.engine import get_engine
+    from dbt.adapters.sparkdelta.engines import get_engine
 
     monkeypatch.setenv("SPARKDELTA_DELTA_JARS", str(tmp_path / "no-jars-here"))
     with pytest.raises(EngineError, match=r"Run scripts/fetch_delta_jars\.sh"):
@@ -77,7 +77,7 @@ def test_missing_jars_say_how_to_fetch_them(
 def test_a_process_that_uses_spark_connect_is_refused_before_spark_starts(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from dbt.adapters.sparkdelta.engine import get_engine
+    from dbt.adapters.sparkdelta.engines import get_engine
 
     monkeypatch.setenv("SPARK_CONNECT_MODE_ENABLED", "1")
     with pytest.raises(EngineError, match="in a process of its own"):

@@ -28,7 +28,7 @@ pytestmark = pytest.mark.slow
 
 @pytest.fixture(scope="module")
 def scenario(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Scenario]:
-    from dbt.adapters.sparkdelta.engine import shutdown_engines
+    from dbt.adapters.sparkdelta.engines import shutdown_engines
 
     project, lake = write_project(tmp_path_factory.mktemp("reach-sail"), "sail")
     shutdown_engines()

@@ -35,7 +35,7 @@ pytestmark = [pytest.mark.slow, pytest.mark.timeout(1800)]
 def scenario(
     thrift_server: SparkServer, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Scenario]:
-    from dbt.adapters.sparkdelta.engine import shutdown_engines
+    from dbt.adapters.sparkdelta.engines import shutdown_engines
     from python_ops.spark_sessions import DeltaSql
 
     DeltaSql.forget_answers()  # another test may have asked this server already

@@ -1,0 +1,250 @@
+"""The embedded engine: Sail's Spark Connect server in this process, with a catalog journal.
+
+Sail's catalog lives as long as its session, so the journal (``catalog_journal``) records every
+schema, table and view dbt creates and replays them into the next process's session.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+import shutil
+from typing import Any
+
+from dbt.adapters.sparkdelta.catalog_journal import (
+    CatalogJournal,
+    DdlEvent,
+    parse_ddl,
+    strip_leading_comments,
+)
+from dbt.adapters.sparkdelta.engines.base import Engine, location_from_information
+from python_ops.errors import ConfigError
+from python_ops.maintenance.locations import managed_location
+from python_ops.spark_sessions import SailEngine
+from python_ops.storage import is_remote
+
+log = logging.getLogger(__name__)
+
+
+# A typed timestamp literal whose zone offset is a single-digit hour, e.g. TIMESTAMP
+# '2020-01-01 00:00:00-0' (valid Spark SQL, used by dbt's own tests). Sail 0.7 refuses it
+# ('Invalid timezone "-0"') but accepts the same offset written with two digits.
+_SHORT_OFFSET_LITERAL = re.compile(
+    r"(?P<head>\btimestamp(?:_ltz|_ntz)?\s*'\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?"
+    r"\s*[+-])(?P<hour>\d)'",
+    re.IGNORECASE,
+)
+
+
+_PARTITION_OVERWRITE_MODE = re.compile(
+    r"^set\s+spark\.sql\.sources\.partitionOverwriteMode\s*=\s*'?dynamic'?\s*;?\s*$",
+    re.IGNORECASE,
+)
+
+
+def normalize_for_sail(statement: str) -> str:
+    """Rewrite the few valid Spark SQL spellings Sail 0.7 does not parse into ones it does.
+
+    Only typed timestamp literals with a one-digit zone offset hour are touched (``-0`` becomes
+    ``-00``, the same offset); nothing else in the statement changes.
+    """
+    return _SHORT_OFFSET_LITERAL.sub(r"\g<head>0\g<hour>'", statement)
+
+
+def prepare_warehouse(warehouse: str) -> str:
+    """The warehouse as an absolute path, created and writable.
+
+    Raises:
+        ConfigError: When it cannot be created or is not writable.
+    """
+    path = os.path.abspath(warehouse)
+    try:
+        os.makedirs(path, exist_ok=True)
+    except OSError as err:
+        raise ConfigError(
+            setting="warehouse",
+            value=warehouse,
+            fix=f"The directory cannot be created ({err.strerror}). Point 'warehouse' in "
+            "your profile at a writable directory.",
+        ) from err
+    if not os.access(path, os.W_OK):
+        raise ConfigError(
+            setting="warehouse",
+            value=warehouse,
+            fix="The directory is not writable. Point 'warehouse' at a writable directory.",
+        )
+    return path
+
+
+class EmbeddedEngine(Engine):
+    """Sail's Spark Connect server inside this process, with a persistent catalog journal.
+
+    Args:
+        warehouse: Directory holding the managed Delta tables and the catalog journal.
+        port: TCP port on 127.0.0.1; 0 picks a free one.
+        spark_conf: Session configuration to set (dbt-spark's ``server_side_parameters``).
+
+    Raises:
+        ConfigError: When the warehouse cannot be created or the port is in use.
+        EngineError: When the server or the session cannot be started.
+    """
+
+    mode = "embedded"
+
+    def __init__(self, warehouse: str, *, port: int = 0, spark_conf: dict[str, str] | None = None):
+        self.warehouse = prepare_warehouse(warehouse)
+        self.journal = CatalogJournal(self.warehouse)
+        self._sail = SailEngine(port=port, spark_conf=spark_conf)
+        self.url = self._sail.url
+        self._spark = self._sail.spark
+        self._replay()
+
+    @property
+    def spark(self) -> Any:  # noqa: D102
+        return self._spark
+
+    def sql(self, statement: str) -> Any:
+        """Run a statement; record catalog changes of successful DDL in the journal."""
+        statement = normalize_for_sail(statement)
+        if _PARTITION_OVERWRITE_MODE.match(strip_leading_comments(statement)):
+            # dbt-spark sets this before insert_overwrite; Sail has no such setting (it refuses
+            # 'spark.*' keys) and the sparkdelta insert_overwrite does not depend on it.
+            return self._spark.sql(
+                "select 'spark.sql.sources.partitionOverwriteMode' as key, 'DYNAMIC' as value"
+            )
+        event = parse_ddl(statement)
+        if event is not None and event.action == "drop":
+            dropped = self.journal.entry(event.schema, event.name)
+            df = self._spark.sql(statement)
+            self._after_drop(event, dropped)
+            return df
+        df = self._spark.sql(statement)
+        if event is not None:
+            self._observe(event)
+        return df
+
+    def register_table(self, schema: str, name: str, location: str) -> None:  # noqa: D102
+        super().register_table(schema, name, location)
+        self.journal.record_table(schema.lower(), name.lower(), location)
+
+    def refresh_table(
+        self,
+        schema: str,
+        name: str,
+        location: str,
+        *,
+        columns: str | None = None,
+        comment: str | None = None,
+    ) -> None:
+        """Re-register a Delta table so the catalog shows what its log now says.
+
+        Sail keeps the column list a table was created with; after a change written to the
+        Delta log (added columns, comments) the table is registered again at the same location,
+        with ``columns`` (a column list matching the log exactly, comments included) or without
+        a column list (its schema is then read from the log). The journal entry (same location)
+        stays as it is: a new process registers the table from the log.
+
+        Args:
+            schema: The table's schema.
+            name: The table's name.
+            location: Its Delta location.
+            columns: Column definitions (``a int not null comment '...'``), or None.
+            comment: The table comment, or None.
+        """
+        column_list = f" ({columns})" if columns else ""
+        comment_clause = ""
+        if comment:
+            escaped = comment.replace("\\", "\\\\").replace("'", "\\'")
+            comment_clause = f" comment '{escaped}'"
+        self._spark.sql(f"drop table if exists `{schema}`.`{name}`")
+        self._spark.sql(
+            f"create table if not exists `{schema}`.`{name}`{column_list} using delta"
+            f"{comment_clause} location '{location}'"
+        )
+
+    def _observe(self, event: DdlEvent) -> None:
+        if event.action == "create_view":
+            self.journal.record_view(event.schema, event.name, event.statement)
+        elif event.action == "create_table":
+            location = self._location_of(event.schema, event.name)
+            if location is None:
+                log.warning(
+                    "table %s.%s has no location; it will not survive this process",
+                    event.schema,
+                    event.name,
+                )
+                return
+            self.journal.record_table(event.schema, event.name, location)
+        elif event.action == "rename":
+            self.journal.rename(event.schema, event.name, event.new_schema, event.new_name)
+        elif event.action == "create_schema":
+            self.journal.record_schema(event.schema)
+        elif event.action == "drop_schema":
+            for entry in self.journal.forget_schema(event.schema):
+                self._delete_if_managed(entry)
+
+    def _after_drop(self, event: DdlEvent, entry: dict[str, Any] | None) -> None:
+        self.journal.forget(event.schema, event.name)
+        if entry is not None:
+            self._delete_if_managed(entry)
+
+    def _delete_if_managed(self, entry: dict[str, Any]) -> None:
+        """Remove a dropped table's files when the engine manages them (Spark's managed tables).
+
+        Only the exact managed location ``<warehouse>/<schema>/<name>`` is removed; tables at a
+        location the user chose (``location_root``) are external and keep their files.
+        """
+        if entry.get("kind") != "table":
+            return
+        location = os.path.abspath(entry["location"])
+        expected = managed_location(self.warehouse or "", entry["schema"], entry["name"])
+        if location == expected and os.path.isdir(location) and not os.path.islink(location):
+            shutil.rmtree(location)
+
+    def _location_of(self, schema: str, name: str) -> str | None:
+        rows = self._spark.sql(f"show table extended in `{schema}` like '{name}'").collect()
+        for row in rows:
+            if (location := location_from_information(row["information"])) is not None:
+                return location
+        return None
+
+    def _replay(self) -> None:
+        """Re-create the journal's schemas, tables and views in this fresh Sail session."""
+        state = self.journal.load()
+        for schema in state["schemas"]:
+            self._spark.sql(f"create schema if not exists `{schema}`")
+        views = []
+        for rel in state["relations"]:
+            if rel["kind"] == "view":
+                views.append(rel)
+                continue
+            location = rel["location"]
+            if not is_remote(location) and not os.path.isdir(os.path.join(location, "_delta_log")):
+                log.warning(
+                    "forgetting %s.%s: no Delta log at %s", rel["schema"], rel["name"], location
+                )
+                self.journal.forget(rel["schema"], rel["name"])
+                continue
+            # No column list: Sail then reads the schema from the Delta log on every query.
+            self._spark.sql(
+                f"create table if not exists `{rel['schema']}`.`{rel['name']}` "
+                f"using delta location '{location}'"
+            )
+        # Views may depend on views created later; retry until no pass makes progress.
+        pending = views
+        while pending:
+            failed = []
+            for rel in pending:
+                try:
+                    self._spark.sql(rel["statement"])
+                except Exception:  # a dependency is missing (yet); retried below
+                    failed.append(rel)
+            if len(failed) == len(pending):
+                for rel in failed:
+                    log.warning("could not re-create view %s.%s", rel["schema"], rel["name"])
+                break
+            pending = failed
+
+    def stop(self) -> None:  # noqa: D102
+        self._sail.stop()

@@ -1,0 +1,186 @@
+"""Where a model's table is, from inside dbt: the catalog first, then where the adapter puts it.
+
+The rule of where the adapter places tables, and the one answer to "is a Delta table there", are
+``python_ops.maintenance.locations`` (the CLI and Python models use the same); this object adds
+what only dbt's connection knows: the location the catalog reports for a built table, and the
+location it gives a schema (where the maintenance history goes on a cluster).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from dbt.adapters.base.relation import BaseRelation
+from dbt.adapters.spark.impl import SparkAdapter
+from dbt_common.exceptions import DbtRuntimeError
+
+from dbt.adapters.sparkdelta.dbt_connection import DbtConnection
+from dbt.adapters.sparkdelta.engines import location_from_information
+from python_ops.errors import MaintenanceError
+from python_ops.maintenance.locations import is_delta_table, placed_location
+from python_ops.maintenance.targets import ModelTarget, targets_from_nodes
+
+# (connection, schema) -> the schema's location in the catalog (None: it gives none)
+_SCHEMA_LOCATIONS: dict[tuple[Any, ...], str | None] = {}
+
+
+@dataclass
+class Located:
+    """What locating models found besides their locations.
+
+    Attributes:
+        names: Table location to the relation name dbt's catalog knows it by.
+        not_delta: Model alias to why it is not maintained (its table is not Delta).
+        not_built: Model alias to why it is not maintained (it has no table yet).
+    """
+
+    names: dict[str, str] = field(default_factory=dict)
+    not_delta: dict[str, str] = field(default_factory=dict)
+    not_built: dict[str, str] = field(default_factory=dict)
+
+    def lines(self, width: int) -> str:
+        """One 'not maintained' line per model left out, for the end of a printed table."""
+        left_out = {**self.not_built, **self.not_delta}
+        return "".join(
+            f"\n{name:<{width}} not maintained: {reason}"
+            for name, reason in sorted(left_out.items())
+        )
+
+
+class TableLocator:
+    """Finds models' tables through dbt's connection.
+
+    Args:
+        adapter: The dbt adapter (for ``Relation`` and the credentials).
+        connection: Its connection, as the bridge uses it.
+    """
+
+    def __init__(self, adapter: SparkAdapter, connection: DbtConnection) -> None:
+        self._adapter = adapter
+        self._connection = connection
+
+    def model_location(
+        self, schema: str, identifier: str, location_root: str | None = None
+    ) -> str | None:
+        """Where the adapter puts a model's table (None: the cluster's metastore decides)."""
+        creds = self._connection.credentials
+        return placed_location(
+            schema,
+            identifier,
+            model_root=location_root,
+            profile_root=creds.location_root,
+            warehouse=creds.resolved_warehouse(),
+        )
+
+    def table_location(self, relation: BaseRelation) -> str | None:
+        """The Delta location of an existing table as the catalog reports it (None: no table)."""
+        # dbt's relation cache already holds SHOW TABLE EXTENDED output for listed schemas.
+        cached = location_from_information(getattr(relation, "information", None))
+        if cached is not None:
+            return cached
+        macro = self._connection.macro
+        try:
+            table = macro(
+                "sparkdelta__show_table_extended",
+                schema=relation.schema,
+                identifier=relation.identifier,
+            )
+        except DbtRuntimeError:
+            return None  # no such schema
+        if len(table) == 0:
+            return None  # no such table
+        for row in table:
+            if (location := location_from_information(row["information"])) is not None:
+                return location
+        # a catalog whose SHOW TABLE EXTENDED shows the table without its location
+        try:
+            table = macro("sparkdelta__describe_table_extended", relation=relation)
+        except DbtRuntimeError:
+            return None
+        for row in table:
+            if str(row[0]).strip() == "Location" and row[1]:
+                return location_from_information(f"Location: {row[1]}")
+        return None
+
+    def schema_location(self, schema: str) -> str | None:
+        """The catalog's location of a schema (``DESCRIBE SCHEMA EXTENDED``), asked once."""
+        key = (*self._connection.key(), schema.lower())
+        if key not in _SCHEMA_LOCATIONS:
+            location = None
+            try:
+                rows = list(
+                    self._connection.macro("sparkdelta__describe_schema_extended", schema=schema)
+                )
+            except DbtRuntimeError:
+                rows = []  # no such schema, or a catalog that does not answer this
+            for row in rows:
+                name, value = [*row, None, None][:2]
+                if str(name).strip().lower() == "location" and value:
+                    location = location_from_information(f"Location: {value}")
+            _SCHEMA_LOCATIONS[key] = location
+        return _SCHEMA_LOCATIONS[key]
+
+    def history_location(self, history: Mapping[str, Any]) -> str:
+        """Where the history table lives: the var, else where a model of its name would go.
+
+        That is ``location_root`` or the embedded warehouse, else (thrift, http, odbc, attach)
+        the location the catalog gives the history's schema: ``<schema location>/<name>``, where
+        the cluster would put a managed table of that name.
+
+        Raises:
+            DbtRuntimeError: When none of these gives a location.
+        """
+        schema, name = str(history["schema"]), str(history["name"])
+        location = history.get("location") or self.model_location(schema, name)
+        if location is None:
+            schema_location = self.schema_location(schema)
+            if schema_location is not None:
+                location = f"{schema_location.rstrip('/')}/{name.lower()}"
+        if location is None:
+            raise DbtRuntimeError(
+                "maintenance history: set var 'maintenance_history_location' (the target has "
+                f"no warehouse to put it in, and the catalog gives schema {schema} no location)."
+            )
+        return str(location)
+
+    def locate(self, nodes: list[Any]) -> tuple[list[ModelTarget], Located]:
+        """Maintained models with the locations dbt's connection reports for their tables.
+
+        A table's location comes from the catalog behind dbt's connection (SHOW/DESCRIBE TABLE
+        EXTENDED); for a table the catalog does not know, from the ``location_root`` the model
+        (or the profile) declares, when a Delta table is there. Never a guess. Tables without a
+        Delta log are left out with the reason (``Located.not_delta``).
+
+        Raises:
+            DbtRuntimeError: For a model with a bad maintenance setting.
+        """
+        located = Located()
+        profile_root = self._connection.credentials.location_root
+
+        def locate(schema: str, alias: str, config: Mapping[str, Any]) -> str | None:
+            relation = self._adapter.Relation.create(schema=schema, identifier=alias)
+            location = self.table_location(relation)
+            if location is not None:
+                located.names[location] = str(relation)
+            else:
+                location = placed_location(
+                    schema,
+                    alias,
+                    model_root=config.get("location_root"),
+                    profile_root=profile_root,
+                )
+                if location is None or not is_delta_table(location):
+                    located.not_built[alias] = "not built yet (no table in the catalog)"
+                    return None
+            if not is_delta_table(location):
+                located.not_delta[alias] = f"not a Delta table (no _delta_log at {location})"
+                return None
+            return location
+
+        try:
+            targets, _ = targets_from_nodes(nodes, locate)
+        except MaintenanceError as err:
+            raise DbtRuntimeError(str(err)) from err
+        return targets, located

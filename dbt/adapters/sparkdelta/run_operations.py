@@ -1,0 +1,226 @@
+"""Maintenance across models: the post-hook and the run-operations (``vacuum_all``...).
+
+The macros resolve the selection and pass the chosen nodes; this object locates their tables,
+runs ``python_ops.maintenance.runner.Maintainer`` on them with the history store, registers the
+history in the catalog, and reports failures as dbt warnings or errors.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from dbt.adapters.spark.impl import SparkAdapter
+from dbt_common.exceptions import DbtRuntimeError
+
+from dbt.adapters.sparkdelta import maintenance_events
+from dbt.adapters.sparkdelta.dbt_connection import DbtConnection
+from dbt.adapters.sparkdelta.history_catalog import HistoryCatalog
+from dbt.adapters.sparkdelta.locator import Located, TableLocator
+from python_ops.errors import MaintenanceError
+from python_ops.maintenance.registry import Status, check_ops
+from python_ops.maintenance.report import render_report, report_rows
+from python_ops.maintenance.runner import Maintainer, OpOutcome
+
+Progress = Callable[[int, int, str, list[OpOutcome]], None]
+
+
+def warn_failures(outcomes: list[OpOutcome], node: Any = None) -> None:
+    """One dbt warning per failed op of a model with ``on_error: warn``, with its reason."""
+    for o in outcomes:
+        if o.status is Status.FAILED and o.on_error != "fail":
+            maintenance_events.warn(
+                f"maintenance {o.op} of model {o.model} failed (on_error: warn, so the "
+                f"model itself succeeded): {o.detail}",
+                node=node,
+            )
+
+
+class RunOperations:
+    """The post-hook and the run-operations over a set of models.
+
+    Args:
+        adapter: The dbt adapter (for the manifest and the project's paths).
+        connection: Its connection, as the bridge uses it.
+        locator: Where tables are.
+        history: The history table's store and registration.
+    """
+
+    def __init__(
+        self,
+        adapter: SparkAdapter,
+        connection: DbtConnection,
+        locator: TableLocator,
+        history: HistoryCatalog,
+    ) -> None:
+        self._adapter = adapter
+        self._connection = connection
+        self._locator = locator
+        self._history = history
+
+    def _maintainer(
+        self,
+        history: Mapping[str, Any],
+        invocation_id: str,
+        located: Located,
+        on_model: Progress | None = None,
+    ) -> Maintainer:
+        return Maintainer(
+            spark=self._connection.ops_spark(),
+            sql=self._connection.delta_sql(located.names),
+            vacuum_engine=self._connection.vacuum_engine(),
+            history=self._history.store(history),
+            invocation_id=str(invocation_id),
+            on_model=on_model,
+            log_failures=False,  # reported as dbt warnings (warn_failures), with context
+        )
+
+    def after_build(self, model: Any, invocation_id: str, history: Mapping[str, Any]) -> str:
+        """Post-hook: run the maintenance that is due for the model just built.
+
+        Returns:
+            A one-line summary ('' when nothing ran).
+
+        Raises:
+            DbtRuntimeError: For a bad setting, or a failed op with ``on_error: fail``.
+        """
+        targets, located = self._locator.locate([model])
+        if not targets:
+            reasons = list(located.not_delta.values())
+            return f"skipped: {reasons[0]}" if reasons else ""
+        on_error = targets[0].config.on_error
+        try:
+            maintainer = self._maintainer(history, invocation_id, located)
+        except (DbtRuntimeError, MaintenanceError) as err:
+            # e.g. no place for the history (a catalog that gives schemas no location): a setup
+            # problem of maintenance, not of the model, so on_error decides as for a failed op
+            if on_error == "fail":
+                raise
+            maintenance_events.warn(
+                f"maintenance of model {targets[0].config.model} did not run (on_error: warn, "
+                f"so the model itself succeeded): {err}",
+                node=model,
+            )
+            return "not run: maintenance could not start (see the warning)"
+        with maintenance_events.python_ops_logs_to_dbt():
+            outcomes = maintainer.maintain_model(targets[0])
+        ran = [o for o in outcomes if o.ran]
+        if ran:
+            self._history.register(history)
+        failed = [o for o in ran if o.status is Status.FAILED]
+        if failed and on_error == "fail":
+            raise DbtRuntimeError(
+                "; ".join(f"maintenance {o.op} of {o.model} failed: {o.detail}" for o in failed)
+            )
+        warn_failures(outcomes, node=model)
+        return ", ".join(f"{o.op} {o.summary} in {o.duration_s:.1f} s" for o in ran)
+
+    def selection(
+        self, select: Any = None, exclude: Any = None, selector: Any = None, state: Any = None
+    ) -> dict[str, Any]:
+        """Resolve a dbt selection with dbt's selector on this invocation's manifest.
+
+        Returns:
+            ``{unique_ids: [...] or None (everything), warnings: [...], selector}``.
+
+        Raises:
+            DbtRuntimeError: For a selection dbt rejects, or no manifest to select from.
+        """
+        from dbt.contracts.graph.manifest import Manifest
+        from dbt.contracts.state import PreviousState
+
+        from dbt.adapters.sparkdelta.selection import select_models
+
+        adapter = self._adapter
+        manifest = adapter.get_macro_resolver()
+        if not isinstance(manifest, Manifest):
+            raise DbtRuntimeError("maintenance selection: dbt's manifest is not loaded")
+        previous = None
+        if state:
+            root = Path(adapter.config.project_root)
+            previous = PreviousState(
+                state_path=Path(str(state)),
+                target_path=root / adapter.config.target_path,
+                project_root=root,
+            )
+        selection = select_models(
+            manifest,
+            select=select,
+            exclude=exclude,
+            selector=str(selector) if selector else None,
+            selectors=getattr(adapter.config, "selectors", None),
+            previous_state=previous,
+        )
+        return selection.to_dict()
+
+    def maintain(
+        self,
+        nodes: list[Any],
+        *,
+        ops: Any,
+        only_due: bool,
+        dry_run: bool,
+        retention_hours: float | None,
+        threads: int,
+        time_budget_s: float | None,
+        invocation_id: str,
+        history: Mapping[str, Any],
+    ) -> dict[str, Any]:
+        """Run ops on the given models (``vacuum_all`` and its siblings, after the selection).
+
+        Returns:
+            The run as a dict, plus ``table`` (the printed per-model table).
+
+        Raises:
+            DbtRuntimeError: For bad arguments or settings.
+        """
+        try:
+            op_names = check_ops(ops)
+        except MaintenanceError as err:
+            raise DbtRuntimeError(str(err)) from err
+        targets, located = self._locator.locate(nodes)
+        label = op_names[0] if len(op_names) == 1 else "maintenance"
+
+        def progress(done: int, total: int, name: str, outcomes: list[OpOutcome]) -> None:
+            did = [f"{o.op} {o.summary}" for o in outcomes if o.ran]
+            idle = [o for o in outcomes if not o.ran]
+            words = "; ".join(did) or (idle[0].detail if idle else "nothing to do")
+            maintenance_events.info(f"{label} {done}/{total} {name}: {words}")
+
+        maintainer = self._maintainer(history, invocation_id, located, on_model=progress)
+        if targets:
+            dry = " (dry run: nothing is deleted or written)" if dry_run else ""
+            maintenance_events.info(f"{label}: {len(targets)} model(s) on {threads} thread(s){dry}")
+        try:
+            with maintenance_events.python_ops_logs_to_dbt():
+                run = maintainer.maintain(
+                    targets,
+                    ops=op_names,
+                    only_due=only_due,
+                    dry_run=dry_run,
+                    retention_hours=retention_hours,
+                    threads=threads,
+                    time_budget_s=time_budget_s,
+                )
+        except MaintenanceError as err:  # a bad argument, refused before any op ran
+            raise DbtRuntimeError(str(err)) from err
+        self._history.register(history)
+        warn_failures(list(run.outcomes))
+        return {
+            **run.to_dict(),
+            "table": run.table() + located.lines(28),
+            "not_delta": dict(located.not_delta),
+            "not_built": dict(located.not_built),
+        }
+
+    def report(self, nodes: list[Any], history: Mapping[str, Any]) -> str:
+        """Per model: health, reclaimable bytes, last run of each op; as a printed table."""
+        chosen, located = self._locator.locate(nodes)
+        rows = report_rows(
+            chosen,
+            spark=self._connection.ops_spark(),
+            history=self._history.store(history),
+            vacuum_engine=self._connection.vacuum_engine(),
+        )
+        return render_report(rows) + located.lines(26)

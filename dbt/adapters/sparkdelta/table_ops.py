@@ -1,0 +1,117 @@
+"""One op on one model's table, from a macro: find the table, run the op, answer as a dict.
+
+The ops are ``python_ops``' (``vacuum``, ``optimize``, ``cleanup_logs``, ``table_health``),
+looked up in its registry; this object supplies what each needs from dbt's side (the Spark
+session, where Delta's SQL runs, the relation's name) and turns refusals into dbt errors.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from dbt.adapters.base.relation import BaseRelation
+from dbt_common.exceptions import DbtRuntimeError
+
+from dbt.adapters.sparkdelta import maintenance_events
+from dbt.adapters.sparkdelta.dbt_connection import DbtConnection
+from dbt.adapters.sparkdelta.locator import TableLocator
+from python_ops.delta.recorded_retentions import policy_properties
+from python_ops.errors import MaintenanceError
+from python_ops.maintenance.registry import op_spec
+from python_ops.ops.health import DEFAULT_SMALL_FILE_THRESHOLD_BYTES, table_health
+
+
+class TableOps:
+    """Runs ops on one relation's table.
+
+    Args:
+        connection: The adapter's connection, as the bridge uses it.
+        locator: Where tables are.
+    """
+
+    def __init__(self, connection: DbtConnection, locator: TableLocator) -> None:
+        self._connection = connection
+        self._locator = locator
+
+    def health(
+        self, relation: BaseRelation, small_file_threshold_bytes: int | None = None
+    ) -> dict[str, Any]:
+        """``TableHealth`` of the relation's table as a dict, plus ``relation``.
+
+        Raises:
+            DbtRuntimeError: When the relation has no Delta table or its log cannot be read.
+        """
+        threshold = int(small_file_threshold_bytes or DEFAULT_SMALL_FILE_THRESHOLD_BYTES)
+        return self._run(
+            relation,
+            "table_health",
+            lambda location: table_health(location, small_file_threshold_bytes=threshold),
+        )
+
+    def cleanup_logs(self, relation: BaseRelation, options: Mapping[str, Any]) -> dict[str, Any]:
+        """Log cleanup, recording the retentions it was given as the table's Delta properties.
+
+        ``deleted_file_retention_hours`` and ``retention_days`` are recorded as the table's
+        ``delta.deletedFileRetentionDuration`` / ``delta.logRetentionDuration`` first (real
+        runs only), so every engine that touches the table follows the same policy.
+
+        Raises:
+            DbtRuntimeError: With the op's message when it refuses or fails.
+        """
+        policy = policy_properties(
+            log_retention_days=options.get("retention_days"),
+            deleted_file_retention_hours=options.get("deleted_file_retention_hours"),
+        )
+        chosen = {k: v for k, v in options.items() if k != "deleted_file_retention_hours"}
+        return self.invoke("cleanup_logs", relation, {**chosen, "record_policy": policy})
+
+    def invoke(self, op: str, relation: BaseRelation, options: Mapping[str, Any]) -> dict[str, Any]:
+        """Run one registered op on a model's table with the caller's keyword options.
+
+        Args:
+            op: The op's registry name (``vacuum``, ``optimize``, ``cleanup_logs``).
+            relation: The model's relation.
+            options: The op's keyword arguments.
+
+        Returns:
+            The op's result as a dict, plus ``relation``.
+
+        Raises:
+            DbtRuntimeError: With the op's message when it refuses or fails, or for an option
+                the op does not take.
+        """
+        try:
+            spec = op_spec(op)
+        except MaintenanceError as err:
+            raise DbtRuntimeError(str(err)) from err
+        connection = self._connection
+        spark = connection.ops_spark() if spec.needs_spark else None
+        sql = connection.delta_sql() if spec.takes_sql else None
+        if op == "vacuum":
+            options = {"engine": connection.vacuum_engine(), **options}
+        return self._run(
+            relation,
+            op,
+            lambda location: spec.invoke(
+                location,
+                spark=spark,
+                sql=sql.named({location: str(relation)}) if sql is not None else None,
+                model=relation.identifier,
+                **dict(options),
+            ),
+        )
+
+    def _run(self, relation: BaseRelation, op: str, call: Callable[[str], Any]) -> dict[str, Any]:
+        location = self._locator.table_location(relation)
+        if location is None:
+            raise DbtRuntimeError(
+                f"{op}: {relation} has no table location; build the model first "
+                "(views have no Delta table)."
+            )
+        try:
+            with maintenance_events.python_ops_logs_to_dbt():
+                result = call(location)
+        except MaintenanceError as err:
+            raise DbtRuntimeError(f"{op} of {relation}: {err}") from err
+        return {"relation": str(relation), **result.to_dict()}
