@@ -16,6 +16,7 @@ from python_ops.cli.logs import configure_logging
 from python_ops.cli.project import add_project_arguments
 from python_ops.delta.properties import DELETED_FILE_RETENTION, LOG_RETENTION
 from python_ops.errors import MaintenanceError, OptimizeConflictError
+from python_ops.maintenance.policy import unrecorded_note
 from python_ops.maintenance.registry import op_spec
 from python_ops.ops.health import table_health
 from python_ops.ops.optimize.plan import DEFAULT_MIN_SMALL_FILES
@@ -296,7 +297,9 @@ def _run_cleanup_logs(args: Any) -> int:
         flag="--retention-days",
         has_model=model is not None,
     )
-    print(render.cleanup_logs_text(result, policy=words))
+    text = render.cleanup_logs_text(result, policy=words)
+    note = unrecorded_note(model.config) if model is not None else ""
+    print(text + (f"\n  {note}" if note else ""))
     return 1 if result.delete_failures else 0
 
 

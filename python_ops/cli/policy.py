@@ -143,6 +143,7 @@ def cleanup_logs_options(
         options["record_policy"] = policy_properties(
             log_retention_days=c.log_retention_days,
             deleted_file_retention_hours=c.vacuum_retention_hours,
+            record_short_retention=c.vacuum_record_short_retention,
         )
     options["retention_days"] = days
     return options, words

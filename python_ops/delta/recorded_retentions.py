@@ -5,7 +5,9 @@ Log cleanup records a model's retentions as table properties (``delta.logRetenti
 it records the value it wrote under ``sparkdelta.recorded.<name>``: a property whose value equals
 its marker is the package's and follows the model's config; any other value was set by someone
 else (``tblproperties``, ``ALTER TABLE``, another engine) and is a floor the package never
-overwrites.
+overwrites. A VACUUM retention below Delta's 168 h default is recorded only on request
+(``policy_properties``' ``record_short_retention``): recorded, it would lower the retention every
+other engine's plain ``VACUUM`` uses.
 """
 
 from __future__ import annotations
@@ -18,6 +20,9 @@ from python_ops.values import MAX_DAYS, MAX_HOURS, checked_number
 
 RECORDED_PREFIX = "sparkdelta.recorded."
 RETENTION_PROPERTIES = (DELETED_FILE_RETENTION, LOG_RETENTION)
+# The model setting that lets a VACUUM retention below Delta's default be recorded on the table.
+RECORD_SHORT_SETTING = "maintenance_vacuum_record_short_retention"
+DEFAULT_DELETED_FILE_HOURS = DEFAULT_RETENTION[DELETED_FILE_RETENTION] / timedelta(hours=1)
 
 
 def recorded_marker(prop: str) -> str:
@@ -84,14 +89,41 @@ def _default_wording(prop: str) -> str:
     return f"interval {hours / 24:g} days" if prop == LOG_RETENTION else f"interval {hours:g} hours"
 
 
+def short_deleted_file_retention(hours: float | None) -> bool:
+    """Whether a VACUUM retention is below Delta's default (168 h).
+
+    Recorded as ``delta.deletedFileRetentionDuration``, such a retention would lower the one a
+    plain ``VACUUM`` of every other engine uses and let it pass Delta's safety check, without
+    the warning the package gives its own VACUUM; it is recorded only when the model asks
+    (``maintenance_vacuum_record_short_retention``).
+    """
+    return hours is not None and float(hours) < DEFAULT_DELETED_FILE_HOURS
+
+
+def unrecorded_short_retention_note(hours: float) -> str:
+    """The words an op's output says once when it leaves a short VACUUM retention unrecorded."""
+    return (
+        f"VACUUM retention {hours:g} h is not recorded as {DELETED_FILE_RETENTION}: it is below "
+        f"Delta's {DEFAULT_DELETED_FILE_HOURS:g} h default, so other engines' VACUUM keeps the "
+        f"table's own retention (set '{RECORD_SHORT_SETTING}: true' to record it for them too)"
+    )
+
+
 def policy_properties(
-    *, log_retention_days: float | None, deleted_file_retention_hours: float | None
+    *,
+    log_retention_days: float | None,
+    deleted_file_retention_hours: float | None,
+    record_short_retention: bool = False,
 ) -> dict[str, str]:
     """Table properties that express a model's retention policy, each with its marker.
 
     Args:
         log_retention_days: The model's log retention, if set.
         deleted_file_retention_hours: The model's VACUUM retention, if set.
+        record_short_retention: Also record a VACUUM retention below Delta's 168 h default
+            (``short_deleted_file_retention``); without it such a retention is left out, as if
+            unset: the table keeps a value someone else set, and one the package recorded goes
+            back to Delta's default (``policy_changes``).
 
     Returns:
         ``delta.logRetentionDuration`` / ``delta.deletedFileRetentionDuration`` values, and
@@ -114,5 +146,8 @@ def policy_properties(
             continue
         maximum = MAX_DAYS if unit == "days" else MAX_HOURS
         value = checked_number(value, setting=setting, maximum=maximum)
+        short = prop == DELETED_FILE_RETENTION and short_deleted_file_retention(value)
+        if short and not record_short_retention:
+            continue
         props[prop] = props[recorded_marker(prop)] = f"interval {value:g} {unit}"
     return props

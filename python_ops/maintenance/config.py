@@ -143,6 +143,8 @@ class MaintenanceConfig:
         cleanup_logs_enabled: Run log cleanup when due.
         vacuum_retention_hours: VACUUM retention (None: table property or 168 h).
         vacuum_allow_short_retention: Override of the retention check.
+        vacuum_record_short_retention: Record a retention below Delta's 168 h default as the
+            table's ``delta.deletedFileRetentionDuration`` too.
         vacuum_interval_hours: Minimum hours between VACUUMs.
         vacuum_mode: ``auto``, ``full`` or ``lite``.
         vacuum_full_interval_days: ``auto``: days between FULL VACUUMs.
@@ -188,6 +190,20 @@ class MaintenanceConfig:
         metadata=_setting(
             "bool",
             "allow a retention below the table's minimum (logged as a warning on every use)",
+            _bool,
+            op="vacuum",
+        ),
+    )
+    vacuum_record_short_retention: bool = field(
+        default=False,
+        metadata=_setting(
+            "bool",
+            "record a maintenance_vacuum_retention_hours below Delta's 168 h default as the "
+            "table's delta.deletedFileRetentionDuration too (log cleanup records the model's "
+            "retentions for other engines): a plain VACUUM of any engine then uses it and passes "
+            "Delta's safety check. false: such a retention is the package's VACUUM's only; "
+            "the table keeps a value someone else set, and one the package recorded goes back "
+            "to 168 hours",
             _bool,
             op="vacuum",
         ),

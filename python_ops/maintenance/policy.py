@@ -6,6 +6,9 @@ Log cleanup records a model's retentions as ``delta.deletedFileRetentionDuration
 when the model's config changes (lowered, or removed), the next log cleanup rewrites them, and
 until then the maintenance decides and runs with the properties a user set only
 (``effective_snapshot``). A property someone else set stays a floor and is never overwritten.
+A VACUUM retention below Delta's 168 h default is the package's VACUUM's only: it is not
+recorded (other engines would use it without any warning) unless the model sets
+``maintenance_vacuum_record_short_retention``.
 """
 
 from __future__ import annotations
@@ -17,6 +20,8 @@ from python_ops.delta.recorded_retentions import (
     policy_changes,
     policy_properties,
     recorded_by_package,
+    short_deleted_file_retention,
+    unrecorded_short_retention_note,
     user_properties,
 )
 from python_ops.delta.snapshot import Snapshot
@@ -51,7 +56,20 @@ def model_policy(config: MaintenanceConfig) -> dict[str, str]:
     return policy_properties(
         log_retention_days=config.log_retention_days,
         deleted_file_retention_hours=config.vacuum_retention_hours,
+        record_short_retention=config.vacuum_record_short_retention,
     )
+
+
+def unrecorded_note(config: MaintenanceConfig) -> str:
+    """What log cleanup's output says when the model's short VACUUM retention is not recorded.
+
+    Returns:
+        The note, or '' when the retention is recorded (or not short, or unset).
+    """
+    hours = config.vacuum_retention_hours
+    if hours is None or config.vacuum_record_short_retention:
+        return ""
+    return unrecorded_short_retention_note(hours) if short_deleted_file_retention(hours) else ""
 
 
 def pending_policy(snapshot: Snapshot, config: MaintenanceConfig) -> dict[str, str]:

@@ -27,6 +27,7 @@ from python_ops.maintenance.policy import (
     effective_snapshot,
     pending_policy,
     stale_policy,
+    unrecorded_note,
 )
 from python_ops.maintenance.reclaim import vacuum_due
 from python_ops.maintenance.targets import ModelTarget
@@ -463,6 +464,7 @@ def _run_cleanup_logs(target: ModelTarget, ctx: RunContext) -> OpCounts:
             "retention_days": c.log_retention_days,
             "oldest_version_kept": result.oldest_version_kept,
         },
+        note=unrecorded_note(c),
     )
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from deltalake import DeltaTable
 
 from python_ops.delta.snapshot import read_snapshot
 from python_ops.delta.writer import set_table_properties
@@ -85,3 +86,48 @@ def test_a_retention_the_user_set_stays_a_floor(tmp_path: Path, sail_spark) -> N
     assert MARKER not in _properties(table)
     (cleanup,) = decide(higher, read_snapshot(str(table)), ops=("cleanup_logs",))
     assert cleanup.reason is Reason.NOT_DUE
+
+
+def test_a_short_retention_is_not_recorded_for_other_engines_unless_asked(
+    tmp_path: Path, sail_spark
+) -> None:
+    table = tmp_path / "events"
+    events_table(sail_spark, table, batches=1)
+    short = _target(
+        table,
+        maintenance_vacuum_retention_hours=1,
+        maintenance_vacuum_allow_short_retention=True,
+    )
+    maintainer = Maintainer(spark=None, history=None, invocation_id="t")
+    (cleanup,) = maintainer.maintain_model(short, ops=("cleanup_logs",), only_due=False)
+    assert cleanup.status is Status.SUCCEEDED, cleanup.detail
+    # the 1 h stays the package's own VACUUM's: a plain VACUUM elsewhere keeps Delta's 168 h
+    assert _properties(table).get(RETENTION) != "interval 1 hours"
+    assert RETENTION not in _properties(table)
+    assert RETENTION not in DeltaTable(str(table)).metadata().configuration
+    # said once, in the op's output
+    assert cleanup.summary.count("not recorded") == 1
+    assert cleanup.note == (
+        "VACUUM retention 1 h is not recorded as delta.deletedFileRetentionDuration: it is "
+        "below Delta's 168 h default, so other engines' VACUUM keeps the table's own retention "
+        "(set 'maintenance_vacuum_record_short_retention: true' to record it for them too)"
+    )
+    # the package's own VACUUM still runs with 1 h
+    _run(short, "vacuum")
+
+    # asked for explicitly: recorded, for every engine
+    asked = _target(
+        table,
+        maintenance_vacuum_retention_hours=1,
+        maintenance_vacuum_allow_short_retention=True,
+        maintenance_vacuum_record_short_retention=True,
+    )
+    (cleanup,) = maintainer.maintain_model(asked, ops=("cleanup_logs",), only_due=False)
+    assert cleanup.note == ""
+    assert _properties(table)[RETENTION] == "interval 1 hours"
+
+    # asked no more: the package's 1 h does not stay behind, it goes back to Delta's default
+    (cleanup,) = decide(short, read_snapshot(str(table)), ops=("cleanup_logs",))
+    assert cleanup.reason is Reason.DUE
+    _run(short, "cleanup_logs")
+    assert _properties(table)[RETENTION] == "interval 168 hours"

@@ -239,3 +239,26 @@ def test_one_bad_setting_keeps_the_single_message() -> None:
     with pytest.raises(ConfigError, match=r"^model 'fct': setting 'maintenance_on_error'") as c:
         parse_config("fct", {"maintenance_on_error": "ignore", "maintenance_enabled": True})
     assert not isinstance(c.value, ConfigErrors)
+
+
+def test_a_short_vacuum_retention_is_recorded_only_when_asked() -> None:
+    from python_ops.delta.recorded_retentions import policy_properties
+
+    # below Delta's 168 h default: left out, so the table keeps its own (or Delta's default)
+    assert policy_properties(log_retention_days=7, deleted_file_retention_hours=1) == {
+        "delta.logRetentionDuration": "interval 7 days",
+        "sparkdelta.recorded.logRetentionDuration": "interval 7 days",
+    }
+    assert policy_properties(log_retention_days=None, deleted_file_retention_hours=167.5) == {}
+    assert policy_properties(
+        log_retention_days=None, deleted_file_retention_hours=1, record_short_retention=True
+    ) == {
+        "delta.deletedFileRetentionDuration": "interval 1 hours",
+        "sparkdelta.recorded.deletedFileRetentionDuration": "interval 1 hours",
+    }
+    assert "interval 168 hours" in policy_properties(
+        log_retention_days=None, deleted_file_retention_hours=168
+    ).get("delta.deletedFileRetentionDuration", "")
+    asked = parse_config("fct", {"maintenance_vacuum_record_short_retention": "true"})
+    assert asked.vacuum_record_short_retention is True
+    assert parse_config("fct", {}).vacuum_record_short_retention is False

@@ -49,6 +49,7 @@ def test_settings_slices_belong_to_their_op() -> None:
             "maintenance_vacuum_enabled",
             "maintenance_vacuum_retention_hours",
             "maintenance_vacuum_allow_short_retention",
+            "maintenance_vacuum_record_short_retention",
             "maintenance_vacuum_interval_hours",
             "maintenance_vacuum_mode",
             "maintenance_vacuum_full_interval_days",
