@@ -39,3 +39,14 @@ def test_unknown_mode_names_the_setting() -> None:
 def test_parse_ddl(sql: str, expected: tuple[str, str, str] | None) -> None:
     event = parse_ddl(sql)
     assert (None if event is None else (event.action, event.schema, event.name)) == expected
+
+
+def test_every_maintenance_key_is_an_adapter_config() -> None:
+    import dataclasses
+
+    from dbt.adapters.sparkdelta.impl import SparkDeltaAdapter
+    from python_ops.maintenance.config import KEYS
+
+    declared = {f.name for f in dataclasses.fields(SparkDeltaAdapter.AdapterSpecificConfigs)}
+    assert set(KEYS) <= declared
+    assert "maintenance_vacuum_mode" in declared and "file_format" in declared  # dbt-spark's too

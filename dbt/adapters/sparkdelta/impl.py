@@ -7,10 +7,10 @@ DDL and partition helpers of incremental models.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from dbt.adapters.base.meta import available
@@ -30,6 +30,7 @@ from dbt.adapters.sparkdelta.maintenance_bridge import MaintenanceBridge
 from dbt.adapters.sparkdelta.python_models import SessionPythonJobHelper
 from python_ops.delta.snapshot import read_snapshot
 from python_ops.errors import TableNotFoundError
+from python_ops.maintenance.config import KEYS
 from python_ops.storage import delta_storage_options, open_storage
 
 log = logging.getLogger(__name__)
@@ -78,29 +79,15 @@ def registration_ddl(table: DeltaTable) -> dict[str, str | None]:
     return {"columns": ", ".join(columns), "comment": metadata.description}
 
 
-@dataclass
-class SparkDeltaConfig(SparkConfig):
-    """dbt-spark's model configs plus the maintenance keys (``python_ops.maintenance.config.KEYS``).
-
-    Declared so that dbt accepts them as adapter configs; values are validated by
-    ``python_ops.maintenance.config.parse_config``, once per model.
-    """
-
-    maintenance_enabled: bool | None = None
-    maintenance_vacuum_enabled: bool | None = None
-    maintenance_optimize_enabled: bool | None = None
-    maintenance_cleanup_logs_enabled: bool | None = None
-    maintenance_vacuum_retention_hours: float | None = None
-    maintenance_vacuum_allow_short_retention: bool | None = None
-    maintenance_vacuum_interval_hours: float | None = None
-    maintenance_log_retention_days: float | None = None
-    maintenance_cleanup_logs_interval_hours: float | None = None
-    maintenance_zorder_by: Any = None
-    maintenance_cluster_by: Any = None
-    maintenance_target_file_size: Any = None
-    maintenance_min_small_files: int | None = None
-    maintenance_optimize_interval_hours: float | None = None
-    maintenance_on_error: str | None = None
+# dbt-spark's model configs plus every maintenance key, declared so that dbt accepts them as
+# adapter configs. The keys come from ``python_ops.maintenance.config.KEYS`` (declared once,
+# with their types and defaults in ``MaintenanceConfig``); values are validated by
+# ``parse_config``, once per model, so here every key is ``Any`` and unset by default.
+SparkDeltaConfig: type[SparkConfig] = dataclasses.make_dataclass(
+    "SparkDeltaConfig",
+    [(key, Any, dataclasses.field(default=None)) for key in sorted(KEYS)],
+    bases=(SparkConfig,),
+)
 
 
 class SparkDeltaAdapter(ClusteringMethods, MaintenanceBridge):
