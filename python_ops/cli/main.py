@@ -16,6 +16,7 @@ from python_ops.cli.logs import configure_logging
 from python_ops.cli.project import add_project_arguments
 from python_ops.delta.properties import DELETED_FILE_RETENTION, LOG_RETENTION
 from python_ops.errors import MaintenanceError, OptimizeConflictError
+from python_ops.log_once import begin_command
 from python_ops.maintenance.policy import unrecorded_note
 from python_ops.maintenance.registry import op_spec
 from python_ops.ops.health import table_health
@@ -175,6 +176,7 @@ def main(argv: Sequence[str] | None = None, *, spark: Any = None) -> int:
 
 
 def _dispatch(args: argparse.Namespace, spark: Any) -> int:
+    begin_command()  # each call is one command: its warnings are given once each (log_once)
     undo_logging = configure_logging(verbose=args.verbose, audit_file=args.audit_log)
     try:
         if args.op == "health":

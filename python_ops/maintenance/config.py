@@ -189,7 +189,8 @@ class MaintenanceConfig:
         default=False,
         metadata=_setting(
             "bool",
-            "allow a retention below the table's minimum (logged as a warning on every use)",
+            "allow a retention below the table's minimum (logged as a warning, once per table "
+            "and command)",
             _bool,
             op="vacuum",
         ),

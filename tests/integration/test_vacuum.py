@@ -15,6 +15,7 @@ import pytest
 from deltalake import DeltaTable
 
 from python_ops.errors import ConfigError, RetentionTooShortError
+from python_ops.log_once import begin_command
 from python_ops.ops.vacuum import vacuum
 from tests.helpers.vacuum import (
     age_everything,
@@ -323,12 +324,14 @@ def test_short_retention_is_refused_even_for_dry_runs(fixture_table, sail_spark)
         vacuum(str(table), spark=sail_spark, retention_hours=-1, model="fct_orders")
 
 
-def test_override_warns_every_time(fixture_table, sail_spark, caplog) -> None:
+def test_override_warns_once_per_command(fixture_table, sail_spark, caplog) -> None:
     table = fixture_table("cdf-table")
     with caplog.at_level(logging.WARNING, logger="python_ops.ops.vacuum"):
-        for _ in range(2):
-            result = run(table, sail_spark, retention_hours=1)
-            assert result.retention_check_overridden
+        for command in ("first", "second"):
+            begin_command(command)
+            for _ in range(2):  # twice in one command: one warning
+                result = run(table, sail_spark, retention_hours=1)
+                assert result.retention_check_overridden
     warnings = [r for r in caplog.records if "below the table's minimum" in r.getMessage()]
     assert len(warnings) == 2
 

@@ -15,7 +15,7 @@ PACKAGE = Path(__file__).resolve().parents[2] / "python_ops"
 
 # Lowest first; a module may import from its own layer and the layers before it.
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("errors", "values"),
+    ("errors", "values", "log_once"),
     ("storage", "spark_sessions", "delta_jars"),
     ("delta",),
     ("ops",),

@@ -35,6 +35,7 @@ from python_ops.delta.properties import (
 from python_ops.delta.protocol import Op, check_protocol
 from python_ops.delta.snapshot import Snapshot
 from python_ops.errors import ConfigError, RetentionTooShortError
+from python_ops.log_once import warn_once
 from python_ops.ops.audit import audit_record
 from python_ops.ops.results import (
     VacuumDiagnostics,
@@ -110,12 +111,15 @@ def vacuum_retention(
                 ),
                 model=model,
             )
-        log.warning(
+        warn_once(  # once per table and command, however many checks and runs meet it
+            log,
+            "short retention",
+            snapshot.location,
             "vacuum %s: retention %g h is below the table's minimum %g h; allowed by %s",
             model or snapshot.location,
             hours,
             minimum,
-            OVERRIDE_SETTING,
+            OVERRIDE_SETTING if model else OVERRIDE_FLAG,
         )
     return Retention(timedelta(hours=hours), "requested"), overridden
 

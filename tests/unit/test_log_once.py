@@ -1,0 +1,110 @@
+"""One warning per cause and table per command (``python_ops.log_once``).
+
+The short-retention override is met by VACUUM's due check, the report's dry run and the run
+itself; before, one command logged it two to four times. Real Delta tables (copies of the shared
+fixtures), VACUUM's selection in this process, the runner and the report as dbt calls them.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from python_ops.log_once import begin_command, warn_once
+from python_ops.maintenance.config import parse_config
+from python_ops.maintenance.report import report_rows
+from python_ops.maintenance.runner import Maintainer
+from python_ops.maintenance.targets import ModelTarget
+from python_ops.ops.vacuum import vacuum
+from tests.helpers.trust import cli
+from tests.helpers.vacuum import age_everything, untracked
+
+FixtureTable = Callable[[str], Path]
+TABLE = "simple_table_with_checkpoint"
+VACUUM_LOGGER = "python_ops.ops.vacuum"
+
+
+def _short_retention_warnings(caplog: pytest.LogCaptureFixture) -> list[str]:
+    return [
+        r.getMessage()
+        for r in caplog.records
+        if r.levelno == logging.WARNING and "below the table's minimum" in r.getMessage()
+    ]
+
+
+def test_one_command_warns_once_per_table(
+    fixture_table: FixtureTable, caplog: pytest.LogCaptureFixture
+) -> None:
+    table = fixture_table(TABLE)
+    other = fixture_table("table-without-dv-small")
+    age_everything(table, days=30)
+    untracked(table, "leftover.parquet", days=30)
+    settings = {
+        "maintenance_vacuum_retention_hours": 1,
+        "maintenance_vacuum_allow_short_retention": True,
+    }
+    target = ModelTarget("fct", str(table), parse_config("fct", settings))
+    begin_command("invocation-1")
+    with caplog.at_level(logging.DEBUG, logger=VACUUM_LOGGER):
+        # the report's dry run, the due check's estimate and the run: three checks, one warning
+        report_rows([target], spark=None, history=None)
+        (outcome,) = Maintainer(spark=None, history=None, invocation_id="i").maintain_model(
+            target, ops=("vacuum",)
+        )
+        assert outcome.ran, outcome.detail
+        vacuum(str(other), retention_hours=1, allow_short_retention=True, model="dim")
+    assert _short_retention_warnings(caplog) == [
+        "vacuum fct: retention 1 h is below the table's minimum 168 h; allowed by "
+        "maintenance_vacuum_allow_short_retention",
+        # another table is another warning
+        "vacuum dim: retention 1 h is below the table's minimum 168 h; allowed by "
+        "maintenance_vacuum_allow_short_retention",
+    ]
+    repeats = [r for r in caplog.records if r.levelno == logging.DEBUG and "below" in r.message]
+    assert len(repeats) >= 2  # the repeats stay in the debug log
+
+    # the same command id again is the same command; a new one warns again
+    caplog.clear()
+    begin_command("invocation-1")
+    with caplog.at_level(logging.WARNING, logger=VACUUM_LOGGER):
+        vacuum(str(table), retention_hours=1, allow_short_retention=True, model="fct")
+    assert _short_retention_warnings(caplog) == []
+    begin_command("invocation-2")
+    with caplog.at_level(logging.WARNING, logger=VACUUM_LOGGER):
+        vacuum(str(table), retention_hours=1, allow_short_retention=True, model="fct")
+    assert len(_short_retention_warnings(caplog)) == 1
+
+
+def test_each_command_line_run_warns_once_naming_the_flag(fixture_table: FixtureTable) -> None:
+    table = fixture_table(TABLE)
+    argv = ["vacuum", str(table), "--retention-hours", "1", "--allow-short-retention", "--dry-run"]
+    for _ in range(2):  # two commands: each says it, once, as a warning line of its own
+        code, _, err = cli(argv, None)
+        assert code == 0, err
+        warnings = [line for line in err.splitlines() if line.startswith("warning: ")]
+        assert warnings == [
+            f"warning: vacuum {table}: retention 1 h is below the table's minimum 168 h; "
+            "allowed by --allow-short-retention"
+        ]
+
+
+def test_warn_once_keys_by_cause_and_table(caplog: pytest.LogCaptureFixture) -> None:
+    log = logging.getLogger("python_ops.test_log_once")
+    begin_command()
+    with caplog.at_level(logging.DEBUG, logger=log.name):
+        assert warn_once(log, "cause a", "t1", "a on %s", "t1")
+        assert not warn_once(log, "cause a", "t1", "a on %s", "t1")
+        assert warn_once(log, "cause b", "t1", "b on %s", "t1")
+        assert warn_once(log, "cause a", "t2", "a on %s", "t2")
+    assert [(r.levelname, r.getMessage()) for r in caplog.records] == [
+        ("WARNING", "a on t1"),
+        ("DEBUG", "a on t1"),
+        ("WARNING", "b on t1"),
+        ("WARNING", "a on t2"),
+    ]
+    begin_command()  # no id: always a new command
+    with caplog.at_level(logging.DEBUG, logger=log.name):
+        assert warn_once(log, "cause a", "t1", "a on %s", "t1")
