@@ -231,3 +231,32 @@ def test_the_post_hook_line_gives_files_and_bytes_per_op(built_project: Path, db
     ), lines[0]
     record = [r for r in history(built_project) if r.op == "optimize"][-1]
     assert f"rewrote {record.files_removed} files" in lines[0]
+
+
+def test_every_config_problem_of_the_project_is_shown_before_the_first_model(
+    project: Path, dbt: Dbt
+) -> None:
+    edit_fct_orders(
+        project,
+        "maintenance_vacuum_retention_hours=336",
+        "maintenance_vacuum_retention_hours='a week'",
+    )
+    dim = project / "models" / "marts" / "dim_customers.sql"
+    dim.write_text("{{ config(maintenance_min_small_files=0) }}\n" + dim.read_text())
+    view = project / "models" / "staging" / "stg_orders.sql"
+    view.write_text("{{ config(maintenance_zorder_by='order_id') }}\n" + view.read_text())
+
+    events = Events()
+    run = dbt(project, "run", "--select", "landing_orders", callbacks=[events])
+    assert run.success  # the selected model is sound: it builds
+    warnings = [m for m in events.messages("JinjaLogWarning") if "maintenance" in m]
+    together = [m for m in warnings if "2 model(s) have bad settings" in m]
+    assert len(together) == 1, warnings  # both models' errors, in one warning, before any build
+    assert "model 'fct_orders'" in together[0]
+    assert "'a week'" in together[0]
+    assert "model 'dim_customers'" in together[0]
+    assert "maintenance_min_small_files" in together[0]
+    ignored = [m for m in warnings if "stg_orders" in m]
+    assert len(ignored) == 1
+    assert "materialized as view" in ignored[0]
+    assert "maintenance_zorder_by do nothing" in ignored[0]

@@ -49,4 +49,5 @@ def test_every_maintenance_key_is_an_adapter_config() -> None:
 
     declared = {f.name for f in dataclasses.fields(SparkDeltaAdapter.AdapterSpecificConfigs)}
     assert set(KEYS) <= declared
-    assert "maintenance_vacuum_mode" in declared and "file_format" in declared  # dbt-spark's too
+    assert "maintenance_vacuum_mode" in declared
+    assert "file_format" in declared

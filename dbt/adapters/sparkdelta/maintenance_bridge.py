@@ -24,7 +24,9 @@ from dbt.adapters.base.relation import BaseRelation
 from dbt.adapters.spark.impl import SparkAdapter
 from dbt_common.exceptions import DbtRuntimeError
 
+from dbt.adapters.sparkdelta import maintenance_events
 from dbt.adapters.sparkdelta.config_aliases import warn_unsupported_configs
+from dbt.adapters.sparkdelta.config_preflight import preflight_messages
 from dbt.adapters.sparkdelta.dbt_connection import DbtConnection
 from dbt.adapters.sparkdelta.history_catalog import HistoryCatalog
 from dbt.adapters.sparkdelta.locator import TableLocator
@@ -283,10 +285,13 @@ class MaintenanceBridge(SparkAdapter):
 
         This is the one adapter call every dbt command that runs nodes makes before the first
         one (unless ``--no-populate-cache``), so a model selecting from the history source works
-        on the first build of a fresh warehouse.
+        on the first build of a fresh warehouse; and the place to show every maintenance config
+        problem of the project at once (``config_preflight``).
         """
         super().set_relations_cache(
             relation_configs, clear=clear, required_schemas=required_schemas
         )
         self.history_catalog.ensure_source()
         warn_unsupported_configs(relation_configs)
+        for message in preflight_messages(relation_configs):
+            maintenance_events.warn(message)
