@@ -164,6 +164,9 @@ _NO_DELTA_ANSWERS = re.compile(
     r"|table or view `HISTORY` cannot be found",
     re.IGNORECASE,
 )
+# Sail's parser answers the probe so ("found HISTORY at 9:16 expected ..."): a Sail server, which
+# never has Delta's SQL. That is no news to anyone who runs one, so it is said at DEBUG only.
+_SAIL_ANSWER = re.compile(r"\bfound HISTORY\b", re.IGNORECASE)
 # Session settings read over SQL (``SET key``) answer this for a key that is not set.
 _UNDEFINED = "<undefined>"
 
@@ -191,6 +194,32 @@ def says_no_delta(err: BaseException) -> bool:
         True for a parse error of ``DESCRIBE HISTORY`` (Spark without Delta, Sail).
     """
     return bool(_NO_DELTA_ANSWERS.search(str(err)))
+
+
+def _say_no_delta(where: str, err: BaseException) -> None:
+    """Log an engine's "no Delta" answer: at DEBUG for Sail, visibly for a Spark without Delta.
+
+    Sail never has Delta's SQL, so an attached Sail server's answer is an expected fact. A
+    Spark that cannot parse ``DESCRIBE HISTORY`` was configured by the user and lacks
+    delta-spark, which is news: said at INFO, with what it means and the fix (the parser's
+    own words at DEBUG).
+    """
+    if _SAIL_ANSWER.search(str(err)):
+        log.debug(
+            "%s is a Sail server, which has no Delta SQL (%s); OPTIMIZE runs through delta-rs "
+            "in this process",
+            where,
+            _first_line(err),
+        )
+        return
+    log.debug("%s: the Delta probe's answer: %s", where, _first_line(err))
+    log.info(
+        "%s has no Delta SQL (it cannot parse DESCRIBE HISTORY: delta-spark is not loaded "
+        "there); OPTIMIZE runs through delta-rs in this process. For Delta's own OPTIMIZE on "
+        "it, start it with the Delta jars and "
+        "spark.sql.extensions=io.delta.sql.DeltaSparkSessionExtension",
+        where,
+    )
 
 
 def _first_line(err: BaseException) -> str:
@@ -340,11 +369,7 @@ class DeltaSql:
                     f"{table}' failed: {_first_line(err)}. Nothing was run; fix the access to "
                     "the table (or its name) and run again."
                 ) from err
-            log.info(
-                "%s has no Delta SQL (%s); OPTIMIZE runs through delta-rs in this process",
-                self.where,
-                _first_line(err),
-            )
+            _say_no_delta(self.where, err)
             answer = False
         with self._answers_lock:
             self._answer[0] = answer

@@ -8,7 +8,11 @@ and its ``DESCRIBE HISTORY`` shows the commit.
 
 from __future__ import annotations
 
+import json
+import logging
 import shutil
+import subprocess
+import sys
 import threading
 from pathlib import Path
 from typing import Any
@@ -40,6 +44,7 @@ from python_ops.ops.optimize.execute import (
 from python_ops.ops.optimize.plan import plan_optimize
 from python_ops.spark_sessions import DeltaSql, LazySession, Rows, session_sql
 from python_ops.storage import open_storage
+from tests.helpers.classic import classic_env
 from tests.helpers.delta_reads import oracle, table_sql
 from tests.helpers.paths import GOLDEN, require_shared
 
@@ -454,3 +459,70 @@ def test_a_partitioned_column_mapping_table_is_optimized_by_logical_partition_na
     assert result.writer.startswith(WRITER_DELTA_SQL)
     assert result.files_removed == len(planned_files(plan)) > 0
     assert oracle(delta_spark, table) == before
+
+
+def test_an_attached_sail_servers_lack_of_delta_is_no_news(
+    tmp_path: Path, sail_server: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Sail never has Delta's SQL: its answer to the probe is said at DEBUG, not printed."""
+    spark = SparkSession.builder.remote(sail_server).create()
+    try:
+        table = tmp_path / "t"
+        append(table, "a", 3, 0)
+        with caplog.at_level(logging.DEBUG, logger="python_ops.spark_sessions"):
+            sql = session_sql(spark)  # not marked: it is asked, as any Connect server is
+            assert sql.where.startswith("Spark Connect 127.0.0.1:")
+            assert not sql.has_delta(str(table))
+    finally:
+        spark.stop()
+    said = [(r.levelno, r.getMessage()) for r in caplog.records if "Delta SQL" in r.getMessage()]
+    assert [level for level, _ in said if level >= logging.INFO] == []
+    assert any(
+        level == logging.DEBUG and "is a Sail server, which has no Delta SQL" in message
+        for level, message in said
+    )
+
+
+_PLAIN_SPARK_PROBE = """
+import json, logging, sys
+from pyspark.sql import SparkSession
+from python_ops.spark_sessions import session_sql
+records = []
+class Keep(logging.Handler):
+    def emit(self, record):
+        records.append([record.levelname, record.getMessage()])
+logger = logging.getLogger("python_ops.spark_sessions")
+logger.addHandler(Keep())
+logger.setLevel(logging.DEBUG)
+spark = SparkSession.builder.master("local[1]").appName("no-delta").getOrCreate()
+try:
+    answer = session_sql(spark).has_delta(sys.argv[1])
+finally:
+    spark.stop()
+print(json.dumps({"has_delta": answer, "records": records}))
+"""
+
+
+@pytest.mark.classic_spark
+def test_a_spark_without_delta_is_said_visibly_with_the_fix(tmp_path: Path) -> None:
+    """A user's Spark without delta-spark is news: one INFO line that says what to do."""
+    table = tmp_path / "t"
+    append(table, "a", 3, 0)
+    done = subprocess.run(
+        [sys.executable, "-c", _PLAIN_SPARK_PROBE, str(table)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=True,
+        env=classic_env(),
+    )
+    report = json.loads(done.stdout.strip().splitlines()[-1])
+    assert report["has_delta"] is False
+    visible = [message for level, message in report["records"] if level == "INFO"]
+    assert len(visible) == 1
+    assert visible[0].endswith(
+        "has no Delta SQL (it cannot parse DESCRIBE HISTORY: delta-spark is not loaded there); "
+        "OPTIMIZE runs through delta-rs in this process. For Delta's own OPTIMIZE on it, start "
+        "it with the Delta jars and spark.sql.extensions=io.delta.sql.DeltaSparkSessionExtension"
+    )
+    assert "PARSE_SYNTAX_ERROR" not in visible[0]  # the parser's words are for the debug log
