@@ -18,7 +18,7 @@
 {% macro sparkdelta__maintain_model() %}
   {#- var maintenance_post_hook=false turns the hook off for a run (bench/posthook_bench.py) -#}
   {%- if execute and var('maintenance_post_hook', true)
-        and model.config.get('materialized') in ('table', 'incremental') -%}
+        and model.config.get('materialized') in ('table', 'incremental', 'snapshot') -%}
     {%- set summary = adapter.maintain_after_build(model, invocation_id, maintenance_history()) -%}
     {%- if summary -%}
       {{ log("maintenance " ~ model.name ~ ": " ~ summary, info=true) }}

@@ -16,7 +16,7 @@
   {%- if execute -%}
     {%- set rows = [] -%}
     {%- for node in graph.nodes.values()
-          if node.resource_type in ('model', 'seed')
+          if node.resource_type in ('model', 'snapshot', 'seed')
           and node.config.materialized in ('table', 'incremental', 'seed')
           and (select is none or node.name in select) -%}
       {%- set relation = adapter.get_relation(node.database, node.schema, node.alias) -%}

@@ -18,7 +18,8 @@ from python_ops.errors import ConfigError
 from python_ops.maintenance.config import MaintenanceConfig, parse_config
 from python_ops.maintenance.locations import Locator
 
-MAINTAINED = ("table", "incremental")
+MAINTAINED = ("table", "incremental", "snapshot")  # materializations with a Delta table
+RESOURCE_TYPES = ("model", "snapshot")  # dbt nodes that build one
 
 
 @dataclass(frozen=True)
@@ -73,7 +74,7 @@ def targets_from_nodes(
     """
     targets, paths = [], {}
     for node in nodes:
-        if _get(node, "resource_type", "model") != "model":
+        if _get(node, "resource_type", "model") not in RESOURCE_TYPES:
             continue
         config = node_config(node)
         if config.get("materialized") not in MAINTAINED or config.get("enabled") is False:
@@ -130,6 +131,6 @@ def load_manifest(project_dir: str) -> dict[str, Any]:
 
 
 def manifest_models(manifest: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """The model nodes of the root project and its packages, in manifest order."""
+    """The model and snapshot nodes of the root project and its packages, in manifest order."""
     nodes = manifest.get("nodes", {})
-    return [n for n in nodes.values() if n.get("resource_type") == "model"]
+    return [n for n in nodes.values() if n.get("resource_type") in RESOURCE_TYPES]

@@ -14,7 +14,7 @@ from typing import Any
 
 from python_ops.errors import MaintenanceError
 from python_ops.maintenance.config import PREFIX, parse_config
-from python_ops.maintenance.targets import MAINTAINED, node_config
+from python_ops.maintenance.targets import MAINTAINED, RESOURCE_TYPES, node_config
 
 
 def _own_maintenance_keys(node: Any) -> list[str]:
@@ -35,7 +35,7 @@ def preflight_messages(nodes: Iterable[Any]) -> list[str]:
     errors: list[str] = []
     ignored: list[str] = []
     for node in nodes:
-        if getattr(node, "resource_type", None) != "model":
+        if getattr(node, "resource_type", None) not in RESOURCE_TYPES:
             continue
         config = node_config(node)
         if config.get("enabled") is False:

@@ -26,7 +26,7 @@ from typing import Any
 
 from dbt_common.exceptions import DbtRuntimeError
 
-from python_ops.maintenance.targets import MAINTAINED
+from python_ops.maintenance.targets import MAINTAINED, RESOURCE_TYPES
 
 
 @dataclass(frozen=True)
@@ -170,7 +170,7 @@ def select_models(
         graph=Graph(linker.graph),
         manifest=manifest,
         previous_state=previous_state,
-        resource_types=[NodeType.Model],
+        resource_types=[NodeType(t) for t in RESOURCE_TYPES],  # models and snapshots
         include_empty_nodes=True,
     )
     selected = frozenset(node_selector.get_selected(spec, warn_on_no_nodes=False))
@@ -178,14 +178,14 @@ def select_models(
     warnings: list[str] = []
     misses: list[str] = []
     model_names = sorted(
-        {n.name for n in manifest.nodes.values() if n.resource_type == NodeType.Model}
+        {n.name for n in manifest.nodes.values() if n.resource_type in RESOURCE_TYPES}
     )
     for criterion in _criteria(spec, leaves=bool(selector)):
         direct, _ = node_selector.select_nodes(criterion, warn_on_no_nodes=False)
         models = [
             manifest.nodes[u]
             for u in sorted(direct)
-            if u in manifest.nodes and manifest.nodes[u].resource_type == NodeType.Model
+            if u in manifest.nodes and manifest.nodes[u].resource_type in RESOURCE_TYPES
         ]
         if not direct:
             misses.append(
