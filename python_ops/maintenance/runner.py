@@ -26,6 +26,7 @@ from python_ops.maintenance.policy import effective_snapshot
 from python_ops.maintenance.registry import OPS, OpCounts, Reason, RunContext, Status, op_spec
 from python_ops.maintenance.targets import ModelTarget
 from python_ops.maintenance.wording import did_text, size_text
+from python_ops.ops.lean_arrow import lean_arrow
 from python_ops.ops.vacuum import vacuum_retention
 from python_ops.spark_sessions import DeltaSql
 from python_ops.values import MAX_HOURS, checked_number, optional_number
@@ -197,6 +198,14 @@ class Maintainer:
     log_failures: bool = True
     _done: int = field(default=0, repr=False)
 
+    def _engine_free(self, op: str) -> bool:
+        """Whether ``op`` runs wholly in this process, needing no pandas (``lean_arrow``).
+
+        VACUUM selects on Arrow unless asked to select on Spark; log cleanup never starts an
+        engine. Other ops may write through Delta on a Spark engine.
+        """
+        return op == "cleanup_logs" or (op == "vacuum" and self.vacuum_engine != "spark")
+
     def run_op(
         self,
         target: ModelTarget,
@@ -240,7 +249,8 @@ class Maintainer:
                 vacuum_engine=self.vacuum_engine,
             )
             try:
-                counts = spec.run(target, context)
+                with lean_arrow(block_pandas=self._engine_free(op)):
+                    counts = spec.run(target, context)
             except MaintenanceError as err:
                 error = str(err)
             except Exception as err:  # an engine or writer failure must not abort other models
@@ -311,19 +321,22 @@ class Maintainer:
         c = target.config
         outcomes = []
         try:
-            snapshot = read_snapshot(target.location)
+            with lean_arrow():  # reading the log needs neither pandas nor an engine
+                snapshot = read_snapshot(target.location)
         except MaintenanceError as err:  # no table, unreadable log: every op fails alike
             return [self.run_op(target, op, dry_run=dry_run, failure=str(err)) for op in ops]
         current: Snapshot | None = snapshot
         for op in ops:
             if current is None:  # the previous op committed: decide on the new snapshot
                 try:
-                    current = read_snapshot(target.location)
+                    with lean_arrow():
+                        current = read_snapshot(target.location)
                 except MaintenanceError as err:
                     outcomes.append(self.run_op(target, op, dry_run=dry_run, failure=str(err)))
                     continue
             try:  # one op's bad setting (a Z-order column) fails that op only
-                d = decide(target, current, ops=(op,), history=self.history)[0]
+                with lean_arrow(block_pandas=self._engine_free(op)):  # VACUUM's estimate
+                    d = decide(target, current, ops=(op,), history=self.history)[0]
             except MaintenanceError as err:
                 outcomes.append(self.run_op(target, op, dry_run=dry_run, failure=str(err)))
                 continue
