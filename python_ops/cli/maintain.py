@@ -20,6 +20,7 @@ from typing import Any, TextIO
 from python_ops.cli.project import Places, maintained_models, node_location, resolve_places
 from python_ops.errors import ConfigError
 from python_ops.maintenance.history import HistoryStore
+from python_ops.maintenance.history_upkeep import upkeep_history
 from python_ops.maintenance.locations import default_history_location, warehouse_locator
 from python_ops.maintenance.registry import Status, check_ops
 from python_ops.maintenance.runner import Maintainer
@@ -136,6 +137,8 @@ def run_maintain(args: Any) -> int:
             threads=args.threads,
             time_budget_s=args.time_budget_s,
         )
+        if not args.dry_run and any(o.ran for o in run.outcomes):
+            upkeep_history(maintainer)  # the history's own schedule (history_upkeep)
     finally:
         engine.stop()
     print(json.dumps(run.to_dict()) if args.json else run.table())

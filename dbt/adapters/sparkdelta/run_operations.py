@@ -19,6 +19,7 @@ from dbt.adapters.sparkdelta.dbt_connection import DbtConnection
 from dbt.adapters.sparkdelta.history_catalog import HistoryCatalog
 from dbt.adapters.sparkdelta.locator import Located, TableLocator
 from python_ops.errors import MaintenanceError
+from python_ops.maintenance.history_upkeep import upkeep_history
 from python_ops.maintenance.registry import Status, check_ops
 from python_ops.maintenance.report import render_report, report_rows
 from python_ops.maintenance.runner import Maintainer, OpOutcome
@@ -108,6 +109,8 @@ class RunOperations:
         ran = [o for o in outcomes if o.ran]
         if ran:
             self._history.register(history)
+            with maintenance_events.python_ops_logs_to_dbt():  # the history's own schedule
+                warn_failures(upkeep_history(maintainer))
         failed = [o for o in ran if o.status is Status.FAILED]
         if failed and on_error == "fail":
             raise DbtRuntimeError(
@@ -207,6 +210,9 @@ class RunOperations:
             raise DbtRuntimeError(str(err)) from err
         self._history.register(history)
         warn_failures(list(run.outcomes))
+        if not dry_run and any(o.ran for o in run.outcomes):
+            with maintenance_events.python_ops_logs_to_dbt():  # the history's own schedule
+                warn_failures(upkeep_history(maintainer))
         return {
             **run.to_dict(),
             "table": run.table() + located.lines(28),

@@ -1,0 +1,54 @@
+"""The maintenance history maintains itself on its own schedule (issue 27)."""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+
+from deltalake import DeltaTable
+
+from python_ops.maintenance.history import HistoryRecord, HistoryStore
+from python_ops.maintenance.history_upkeep import upkeep_history
+from python_ops.maintenance.locations import HISTORY_NAME
+from python_ops.maintenance.registry import Status
+from python_ops.maintenance.runner import Maintainer
+from tests.helpers.vacuum import content
+
+
+def _record(i: int) -> HistoryRecord:
+    return HistoryRecord(
+        invocation_id="earlier",
+        model=f"model_{i}",
+        table_location="",
+        op="vacuum",
+        parameters="{}",
+        dry_run=False,
+        status="succeeded",
+        error=None,
+        started_at=dt.datetime.now(dt.UTC) - dt.timedelta(minutes=60 - i),
+        duration_s=0.1,
+    )
+
+
+def test_the_history_is_compacted_once_small_files_pile_up(tmp_path: Path) -> None:
+    store = HistoryStore(str(tmp_path / HISTORY_NAME))
+    for i in range(10):  # ten op runs: ten one-row commits, ten small files
+        store.append([_record(i)])
+    rows_before, _ = content(tmp_path / HISTORY_NAME)
+    assert len(DeltaTable(store.location).file_uris()) == 10
+
+    maintainer = Maintainer(spark=None, history=store, invocation_id="now")
+    outcomes = {o.op: o for o in upkeep_history(maintainer)}
+    assert outcomes["optimize"].status is Status.SUCCEEDED, outcomes
+    assert outcomes["optimize"].files_removed == 10
+    assert len(DeltaTable(store.location).file_uris()) <= 2  # compacted, plus upkeep's own row
+    records = store.records()
+    assert len(records) >= rows_before  # nothing lost: the ten rows and the upkeep's own
+    assert {r.model for r in records[:rows_before]} == {f"model_{i}" for i in range(10)}
+    assert any(r.model == HISTORY_NAME and r.op == "optimize" for r in records)
+
+    # once per invocation: the post-hooks of one dbt run (parallel threads) do it once
+    assert upkeep_history(maintainer) == []
+    # the next invocation decides again: nothing is due so soon after
+    again = upkeep_history(Maintainer(spark=None, history=store, invocation_id="later"))
+    assert not [o for o in again if o.ran], again
