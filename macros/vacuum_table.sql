@@ -1,7 +1,8 @@
 {#-
   VACUUM one model's Delta table and print what it found (a dry run unless dry_run=false).
       dbt run-operation vacuum_table --args '{model: fct_orders, retention_hours: 168}'
-  The model's maintenance_vacuum_allow_short_retention applies here too.
+  Without retention_hours, the model's maintenance_vacuum_retention_hours applies (else the
+  table's own); the model's maintenance_vacuum_allow_short_retention applies here too.
 -#}
 {% macro vacuum_table(model, retention_hours=none, dry_run=true, partition_filter=none) %}
   {{ return(adapter.dispatch('vacuum_table')(model, retention_hours, dry_run, partition_filter)) }}
@@ -21,14 +22,21 @@
   {%- endif -%}
   {%- if execute -%}
     {%- set built = built_relation(model, 'vacuum_table') -%}
-    {%- set result = adapter.vacuum(built.relation, retention_hours=retention_hours,
+    {#- the model's own retention unless the call names one, as the post-hook and vacuum_all -#}
+    {%- set model_retention = built.node.config.get('maintenance_vacuum_retention_hours') -%}
+    {%- set retention = retention_hours if retention_hours is not none else model_retention -%}
+    {%- set result = adapter.vacuum(built.relation, retention_hours=retention,
           dry_run=dry_run, partition_filter=partition_filter,
           allow_short_retention=built.node.config.get('maintenance_vacuum_allow_short_retention', false)) -%}
-    {{ print("%s %s: %s, %d directories (retention %s h, version %d)" | format(
+    {%- set source = 'given' if retention_hours is not none
+          else ("the model's maintenance_vacuum_retention_hours" if model_retention is not none
+          else "the table's") -%}
+    {{ print("%s %s: %s, %d %s (retention %s h, %s; version %d)" | format(
           'would delete from' if result.dry_run else 'deleted from', result.relation,
           adapter.files_text(result.files_found if result.dry_run else result.files_deleted,
                              result.bytes_found if result.dry_run else result.bytes_deleted),
-          result.dirs_found, result.retention_hours, result.table_version)) }}
+          result.dirs_found, 'directory' if result.dirs_found == 1 else 'directories',
+          result.retention_hours, source, result.table_version)) }}
     {{ return(result) }}
   {%- endif -%}
 {% endmacro %}

@@ -204,7 +204,11 @@ def test_a_dry_run_says_would_and_run_operations_show_progress(
     capfd.readouterr()
     one = dbt(built_project, "run-operation", "vacuum_table", "--args", "{model: fct_orders}")
     assert one.success
-    assert "would delete from shop.fct_orders: 1 file (2.05 KB)," in capfd.readouterr().out
+    out = capfd.readouterr().out
+    assert "would delete from shop.fct_orders: 1 file (2.05 KB), 0 directories" in out
+    # the model's retention (336 h in fct_orders.sql), not the table's default of 168 h
+    assert "(retention 336" in out
+    assert "the model's maintenance_vacuum_retention_hours" in out
     assert stray.exists()
 
 
