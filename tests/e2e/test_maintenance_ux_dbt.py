@@ -254,7 +254,7 @@ def test_every_config_problem_of_the_project_is_shown_before_the_first_model(
     run = dbt(project, "run", "--select", "landing_orders", callbacks=[events])
     assert run.success  # the selected model is sound: it builds
     warnings = [m for m in events.messages("JinjaLogWarning") if "maintenance" in m]
-    together = [m for m in warnings if "2 model(s) have bad settings" in m]
+    together = [m for m in warnings if "2 bad setting(s)" in m]
     assert len(together) == 1, warnings  # both models' errors, in one warning, before any build
     assert "model 'fct_orders'" in together[0]
     assert "'a week'" in together[0]
@@ -264,3 +264,34 @@ def test_every_config_problem_of_the_project_is_shown_before_the_first_model(
     assert len(ignored) == 1
     assert "materialized as view" in ignored[0]
     assert "maintenance_zorder_by do nothing" in ignored[0]
+
+
+def test_a_retention_vacuum_would_refuse_is_refused_at_build_time(
+    built_project: Path, dbt: Dbt
+) -> None:
+    table = warehouse_of(built_project) / "shop" / "fct_orders"
+    assert dbt(built_project, "run", "--select", "landing_orders", batch=1).success
+    version = log_version(table)
+    edit_fct_orders(
+        built_project,
+        "maintenance_vacuum_retention_hours=336",
+        "maintenance_vacuum_retention_hours=24",
+    )
+    refused = dbt(built_project, "run", "--select", "fct_orders", batch=1)
+    assert not refused.success
+    message = refused.result.results[0].message
+    assert "model 'fct_orders'" in message
+    assert "has bad value 24" in message
+    assert "The minimum for table" in message
+    assert "168 hours" in message
+    assert "maintenance_vacuum_allow_short_retention: true" in message
+    assert "its table is unchanged" in message
+    assert log_version(table) == version  # no MERGE committed
+
+    edit_fct_orders(
+        built_project,
+        "maintenance_vacuum_retention_hours=24",
+        "maintenance_vacuum_retention_hours=24, maintenance_vacuum_allow_short_retention=true",
+    )
+    assert dbt(built_project, "run", "--select", "fct_orders", batch=1).success
+    assert log_version(table) > version

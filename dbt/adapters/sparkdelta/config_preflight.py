@@ -45,8 +45,8 @@ def preflight_messages(nodes: Iterable[Any]) -> list[str]:
         if materialized in MAINTAINED:
             try:
                 parse_config(name, config)
-            except MaintenanceError as err:
-                errors.append(str(err))
+            except MaintenanceError as err:  # one item per bad setting (ConfigErrors lists many)
+                errors.extend(str(e) for e in getattr(err, "errors", (err,)))
         elif keys := _own_maintenance_keys(node):
             ignored.append(
                 f"model '{name}' is materialized as {materialized}, which has no Delta table to "
@@ -58,7 +58,7 @@ def preflight_messages(nodes: Iterable[Any]) -> list[str]:
         lines = "\n".join(f"  - {e}" for e in errors)
         messages.insert(
             0,
-            f"maintenance config: {len(errors)} model(s) have bad settings; each is refused "
+            f"maintenance config: {len(errors)} bad setting(s); each model is refused "
             f"when it builds (its table unchanged). Fix them all now:\n{lines}",
         )
     return messages

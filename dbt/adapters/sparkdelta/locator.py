@@ -61,6 +61,10 @@ class TableLocator:
         self._adapter = adapter
         self._connection = connection
 
+    def relation(self, schema: str, identifier: str) -> BaseRelation:
+        """The adapter's relation of a table by schema and name."""
+        return self._adapter.Relation.create(schema=schema, identifier=identifier)
+
     def model_location(
         self, schema: str, identifier: str, location_root: str | None = None
     ) -> str | None:
@@ -160,7 +164,7 @@ class TableLocator:
         profile_root = self._connection.credentials.location_root
 
         def locate(schema: str, alias: str, config: Mapping[str, Any]) -> str | None:
-            relation = self._adapter.Relation.create(schema=schema, identifier=alias)
+            relation = self.relation(schema, alias)
             location = self.table_location(relation)
             if location is not None:
                 located.names[location] = str(relation)

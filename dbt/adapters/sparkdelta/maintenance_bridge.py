@@ -15,16 +15,15 @@ Besides, the config check the materializations call first and the text helpers o
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from functools import cached_property
 from typing import Any
 
 from dbt.adapters.base.meta import available
 from dbt.adapters.base.relation import BaseRelation
 from dbt.adapters.spark.impl import SparkAdapter
-from dbt_common.exceptions import DbtRuntimeError
 
 from dbt.adapters.sparkdelta import maintenance_events
+from dbt.adapters.sparkdelta.build_check import check_before_build
 from dbt.adapters.sparkdelta.config_aliases import warn_unsupported_configs
 from dbt.adapters.sparkdelta.config_preflight import preflight_messages
 from dbt.adapters.sparkdelta.dbt_connection import DbtConnection
@@ -32,9 +31,6 @@ from dbt.adapters.sparkdelta.history_catalog import HistoryCatalog
 from dbt.adapters.sparkdelta.locator import TableLocator
 from dbt.adapters.sparkdelta.run_operations import RunOperations
 from dbt.adapters.sparkdelta.table_ops import TableOps
-from python_ops.errors import MaintenanceError
-from python_ops.maintenance.config import parse_config
-from python_ops.maintenance.targets import MAINTAINED, node_config
 from python_ops.maintenance.wording import files_text, size_text
 
 
@@ -249,20 +245,11 @@ class MaintenanceBridge(SparkAdapter):
             '' (so that ``{{ }}`` renders nothing).
 
         Raises:
-            DbtRuntimeError: For a misspelt key (naming the nearest valid one) or a bad value,
-                naming the model, the key, the value and the fix; the table is not touched.
+            DbtRuntimeError: For misspelt keys (naming the nearest valid one), bad values and a
+                VACUUM retention Delta's check would refuse, all at once, naming the model, the
+                key, the value and the fix; the table is not touched (``build_check``).
         """
-        config = node_config(model)
-        if config.get("materialized") not in MAINTAINED:
-            return ""
-        name = str(model.get("name") if isinstance(model, Mapping) else model.name)
-        try:
-            parse_config(name, config)
-        except MaintenanceError as err:
-            raise DbtRuntimeError(
-                f"{err} The model was not built: its table is unchanged. Fix the setting in the "
-                "model's config() or in dbt_project.yml."
-            ) from err
+        check_before_build(model, self.locator)
         return ""
 
     @available

@@ -13,12 +13,14 @@ from typing import Any
 
 from dbt.adapters.spark.impl import SparkAdapter
 from dbt_common.exceptions import DbtRuntimeError
+from dbt_common.invocation import get_invocation_id
 
 from dbt.adapters.sparkdelta import maintenance_events
 from dbt.adapters.sparkdelta.dbt_connection import DbtConnection
 from dbt.adapters.sparkdelta.history_catalog import HistoryCatalog
 from dbt.adapters.sparkdelta.locator import Located, TableLocator
 from python_ops.errors import MaintenanceError
+from python_ops.log_once import begin_command
 from python_ops.maintenance.history_upkeep import upkeep_history
 from python_ops.maintenance.registry import Status, check_ops
 from python_ops.maintenance.report import render_report, report_rows
@@ -86,6 +88,7 @@ class RunOperations:
         Raises:
             DbtRuntimeError: For a bad setting, or a failed op with ``on_error: fail``.
         """
+        begin_command(invocation_id)  # a warning's "once" is per dbt invocation
         targets, located = self._locator.locate([model])
         if not targets:
             reasons = list(located.not_delta.values())
@@ -182,6 +185,7 @@ class RunOperations:
             op_names = check_ops(ops)
         except MaintenanceError as err:
             raise DbtRuntimeError(str(err)) from err
+        begin_command(invocation_id or get_invocation_id())
         targets, located = self._locator.locate(nodes)
         label = op_names[0] if len(op_names) == 1 else "maintenance"
 
@@ -222,11 +226,13 @@ class RunOperations:
 
     def report(self, nodes: list[Any], history: Mapping[str, Any]) -> str:
         """Per model: health, reclaimable bytes, last run of each op; as a printed table."""
+        begin_command(get_invocation_id())
         chosen, located = self._locator.locate(nodes)
-        rows = report_rows(
-            chosen,
-            spark=self._connection.ops_spark(),
-            history=self._history.store(history),
-            vacuum_engine=self._connection.vacuum_engine(),
-        )
+        with maintenance_events.python_ops_logs_to_dbt():  # its warnings as dbt's, not bare
+            rows = report_rows(
+                chosen,
+                spark=self._connection.ops_spark(),
+                history=self._history.store(history),
+                vacuum_engine=self._connection.vacuum_engine(),
+            )
         return render_report(rows) + located.lines(26)

@@ -54,7 +54,8 @@ class TableOps:
 
         ``deleted_file_retention_hours`` and ``retention_days`` are recorded as the table's
         ``delta.deletedFileRetentionDuration`` / ``delta.logRetentionDuration`` first (real
-        runs only), so every engine that touches the table follows the same policy.
+        runs only), so every engine that touches the table follows the same policy; a VACUUM
+        retention below Delta's 168 h default only with ``record_short_retention``.
 
         Raises:
             DbtRuntimeError: With the op's message when it refuses or fails.
@@ -62,8 +63,10 @@ class TableOps:
         policy = policy_properties(
             log_retention_days=options.get("retention_days"),
             deleted_file_retention_hours=options.get("deleted_file_retention_hours"),
+            record_short_retention=bool(options.get("record_short_retention", False)),
         )
-        chosen = {k: v for k, v in options.items() if k != "deleted_file_retention_hours"}
+        ours = ("deleted_file_retention_hours", "record_short_retention")
+        chosen = {k: v for k, v in options.items() if k not in ours}
         return self.invoke("cleanup_logs", relation, {**chosen, "record_policy": policy})
 
     def invoke(self, op: str, relation: BaseRelation, options: Mapping[str, Any]) -> dict[str, Any]:

@@ -13,6 +13,7 @@
 The behaviour follows docs/spec.md section 1.
 """
 
-from python_ops.ops.vacuum.run import protected_paths, vacuum, vacuum_retention
+from python_ops.ops.vacuum.retention import vacuum_retention
+from python_ops.ops.vacuum.run import protected_paths, vacuum
 
 __all__ = ["protected_paths", "vacuum", "vacuum_retention"]

@@ -21,21 +21,14 @@ import time
 from collections import defaultdict, deque
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from datetime import timedelta
 from itertools import islice
 from typing import Any
 
 from python_ops.delta.file_paths import FilePaths, read_file_paths
 from python_ops.delta.partitions import matching_partition_dirs
-from python_ops.delta.properties import (
-    DELETED_FILE_RETENTION,
-    Retention,
-    resolve_retention,
-)
 from python_ops.delta.protocol import Op, check_protocol
 from python_ops.delta.snapshot import Snapshot
-from python_ops.errors import ConfigError, RetentionTooShortError
-from python_ops.log_once import warn_once
+from python_ops.errors import ConfigError
 from python_ops.ops.audit import audit_record
 from python_ops.ops.results import (
     VacuumDiagnostics,
@@ -50,78 +43,14 @@ from python_ops.ops.vacuum.inventory import inventory_entries
 from python_ops.ops.vacuum.kept import delete_dirs, still_there
 from python_ops.ops.vacuum.lite import lite_candidates, select_lite
 from python_ops.ops.vacuum.mode import choose_mode, next_state
+from python_ops.ops.vacuum.retention import vacuum_retention
 from python_ops.ops.vacuum.selection import select_in_process, select_on_spark
 from python_ops.ops.vacuum.state import write_last_vacuum_info
 from python_ops.storage import Storage, is_remote, open_storage
 from python_ops.storage.listing import Listing, list_visible
-from python_ops.values import MAX_HOURS, checked_number
+from python_ops.values import checked_number
 
 log = logging.getLogger("python_ops.ops.vacuum")  # the wing's name, as before the split
-
-OVERRIDE_SETTING = "maintenance_vacuum_allow_short_retention"  # a model's (model mode)
-OVERRIDE_FLAG = "--allow-short-retention"  # the command line's, on a table path (path mode)
-
-
-def vacuum_retention(
-    snapshot: Snapshot,
-    retention_hours: float | None,
-    *,
-    allow_short_retention: bool,
-    model: str | None = None,
-) -> tuple[Retention, bool]:
-    """Decide VACUUM's retention, applying Delta's safety check.
-
-    Args:
-        snapshot: The table snapshot (for ``delta.deletedFileRetentionDuration``).
-        retention_hours: Requested hours, or None for the table's setting.
-        allow_short_retention: Allow a requested retention below the table's minimum.
-        model: The dbt model, for error messages; None on a table path, where the refusal
-            names the command line's ``--allow-short-retention`` instead of the model's key.
-
-    Returns:
-        (retention, overridden): overridden is True when the check was bypassed by the
-        override.
-
-    Raises:
-        ConfigError: For a negative retention or an unparsable table property.
-        RetentionTooShortError: When the requested retention is below the minimum.
-    """
-    table = resolve_retention(snapshot.metadata.configuration, DELETED_FILE_RETENTION)
-    minimum = table.hours
-    prop = snapshot.metadata.configuration.get(DELETED_FILE_RETENTION)
-    if retention_hours is None:
-        return table, False
-    checked_number(retention_hours, setting="retention_hours", model=model, maximum=MAX_HOURS)
-    hours = float(round(float(retention_hours)))  # Delta rounds to whole hours
-    overridden = hours < minimum
-    if overridden:
-        if not allow_short_retention:
-            raise RetentionTooShortError(
-                setting="retention_hours",
-                value=retention_hours,
-                fix=f"The minimum for table {snapshot.location} is {minimum:g} hours "
-                f"({DELETED_FILE_RETENTION}"
-                f"{'=' + prop if prop else ' default'}); files of writers that have not committed "
-                f"yet could be deleted. Request at least {minimum:g} hours, or "
-                + (
-                    f"set '{OVERRIDE_SETTING}: true' on the model to override."
-                    if model
-                    else f"pass {OVERRIDE_FLAG} to override (allow_short_retention=True "
-                    "from Python)."
-                ),
-                model=model,
-            )
-        warn_once(  # once per table and command, however many checks and runs meet it
-            log,
-            "short retention",
-            snapshot.location,
-            "vacuum %s: retention %g h is below the table's minimum %g h; allowed by %s",
-            model or snapshot.location,
-            hours,
-            minimum,
-            OVERRIDE_SETTING if model else OVERRIDE_FLAG,
-        )
-    return Retention(timedelta(hours=hours), "requested"), overridden
 
 
 def protected_paths(snapshot: Snapshot, cutoff_ms: int) -> set[str]:

@@ -1,0 +1,83 @@
+"""What a table or incremental model's materialization checks before its SQL runs.
+
+A bad ``maintenance_*`` setting refuses the build with the model, the key, the value and the
+fix, so the table is left as it was. That includes a VACUUM retention Delta's safety check
+would refuse (below the table's ``delta.deletedFileRetentionDuration``, 168 h unless set)
+without ``maintenance_vacuum_allow_short_retention``: found when the model is built, not days
+later when VACUUM first becomes due.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from dbt_common.exceptions import DbtRuntimeError
+
+from dbt.adapters.sparkdelta.locator import TableLocator
+from python_ops.delta.properties import DEFAULT_DELETED_FILE_RETENTION_HOURS
+from python_ops.delta.snapshot import read_snapshot
+from python_ops.errors import MaintenanceError
+from python_ops.maintenance.config import MaintenanceConfig, parse_config
+from python_ops.maintenance.targets import MAINTAINED, node_config
+from python_ops.ops.vacuum.retention import checked_retention
+
+_FIX = "Fix the setting in the model's config() or in dbt_project.yml."
+
+
+def _table_properties(model: Any, config: Mapping[str, Any], locator: TableLocator) -> Any:
+    """The properties the model's table has (when built), else those its config gives it."""
+    schema, alias = _get(model, "schema"), _get(model, "alias") or _get(model, "name")
+    location = locator.table_location(locator.relation(str(schema), str(alias)))
+    if location is not None:
+        try:
+            return read_snapshot(location).metadata.configuration, location
+        except MaintenanceError:
+            pass  # not (yet) a readable Delta table: the model's own properties decide
+    properties = config.get("tblproperties") or {}
+    return {str(k): str(v) for k, v in dict(properties).items()}, f"{schema}.{alias}"
+
+
+def _get(model: Any, key: str) -> Any:
+    return model.get(key) if isinstance(model, Mapping) else getattr(model, key, None)
+
+
+def _check_retention(
+    maintenance: MaintenanceConfig, model: Any, config: Mapping[str, Any], locator: TableLocator
+) -> None:
+    hours = maintenance.vacuum_retention_hours
+    if (
+        hours is None
+        or not (maintenance.enabled and maintenance.vacuum_enabled)
+        or maintenance.vacuum_allow_short_retention
+        or (hours >= DEFAULT_DELETED_FILE_RETENTION_HOURS and not config.get("tblproperties"))
+    ):
+        return  # nothing VACUUM's check could refuse (the table's minimum is 168 h unless set)
+    properties, where = _table_properties(model, config, locator)
+    checked_retention(
+        properties, where, hours, allow_short_retention=False, model=maintenance.model
+    )
+
+
+def check_before_build(model: Any, locator: TableLocator) -> None:
+    """Refuse a model's build for a bad maintenance setting, before its SQL runs.
+
+    Args:
+        model: The model node (``model`` in the materialization's context).
+        locator: Where its table is (for the retention check of a built table).
+
+    Raises:
+        DbtRuntimeError: For every bad setting of the model at once, naming the model, the key,
+            the value and the fix; the table is not touched.
+    """
+    config = node_config(model)
+    if config.get("materialized") not in MAINTAINED:
+        return
+    name = str(_get(model, "name"))
+    try:
+        maintenance = parse_config(name, config)
+        _check_retention(maintenance, model, config, locator)
+    except MaintenanceError as err:
+        raise DbtRuntimeError(
+            f"{err} The model was not built: its table is unchanged. {_FIX}"
+        ) from err

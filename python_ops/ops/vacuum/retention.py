@@ -1,0 +1,124 @@
+"""VACUUM's retention: the table's minimum and Delta's safety check against it.
+
+Delta refuses a VACUUM retention below the table's ``delta.deletedFileRetentionDuration``
+(168 h unless set) unless the check is turned off; so does this package, unless the model
+allows it (``maintenance_vacuum_allow_short_retention``) or the command line does
+(``--allow-short-retention``). The check runs where VACUUM runs, and at a model's build.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from datetime import timedelta
+
+from python_ops.delta.properties import DELETED_FILE_RETENTION, Retention, resolve_retention
+from python_ops.delta.snapshot import Snapshot
+from python_ops.errors import RetentionTooShortError
+from python_ops.log_once import warn_once
+from python_ops.values import MAX_HOURS, checked_number
+
+log = logging.getLogger("python_ops.ops.vacuum")
+
+OVERRIDE_SETTING = "maintenance_vacuum_allow_short_retention"  # a model's (model mode)
+OVERRIDE_FLAG = "--allow-short-retention"  # the command line's, on a table path (path mode)
+
+
+def vacuum_retention(
+    snapshot: Snapshot,
+    retention_hours: float | None,
+    *,
+    allow_short_retention: bool,
+    model: str | None = None,
+) -> tuple[Retention, bool]:
+    """Decide VACUUM's retention for a table, applying Delta's safety check.
+
+    Args:
+        snapshot: The table snapshot (for ``delta.deletedFileRetentionDuration``).
+        retention_hours: Requested hours, or None for the table's setting.
+        allow_short_retention: Allow a requested retention below the table's minimum.
+        model: The dbt model, for error messages; None on a table path, where the refusal
+            names the command line's ``--allow-short-retention`` instead of the model's key.
+
+    Returns:
+        (retention, overridden): overridden is True when the check was bypassed by the
+        override.
+
+    Raises:
+        ConfigError: For a negative retention or an unparsable table property.
+        RetentionTooShortError: When the requested retention is below the minimum.
+    """
+    return checked_retention(
+        snapshot.metadata.configuration,
+        snapshot.location,
+        retention_hours,
+        allow_short_retention=allow_short_retention,
+        model=model,
+    )
+
+
+def checked_retention(
+    configuration: Mapping[str, str],
+    location: str,
+    retention_hours: float | None,
+    *,
+    allow_short_retention: bool,
+    model: str | None = None,
+) -> tuple[Retention, bool]:
+    """Delta's safety check of a VACUUM retention against a table's properties.
+
+    Also what a model's build checks first (before the table exists, against the properties
+    the model will give it): a retention VACUUM would refuse is refused at build time.
+
+    Args:
+        configuration: The table's properties (for ``delta.deletedFileRetentionDuration``).
+        location: The table location, for messages.
+        retention_hours: Requested hours, or None for the table's setting.
+        allow_short_retention: Allow a requested retention below the table's minimum.
+        model: The dbt model, for error messages; None on a table path, where the refusal
+            names the command line's ``--allow-short-retention`` instead of the model's key.
+
+    Returns:
+        (retention, overridden): overridden is True when the check was bypassed by the
+        override.
+
+    Raises:
+        ConfigError: For a negative retention or an unparsable table property.
+        RetentionTooShortError: When the requested retention is below the minimum.
+    """
+    table = resolve_retention(configuration, DELETED_FILE_RETENTION)
+    minimum = table.hours
+    prop = configuration.get(DELETED_FILE_RETENTION)
+    if retention_hours is None:
+        return table, False
+    checked_number(retention_hours, setting="retention_hours", model=model, maximum=MAX_HOURS)
+    hours = float(round(float(retention_hours)))  # Delta rounds to whole hours
+    overridden = hours < minimum
+    if overridden:
+        if not allow_short_retention:
+            raise RetentionTooShortError(
+                setting="retention_hours",
+                value=retention_hours,
+                fix=f"The minimum for table {location} is {minimum:g} hours "
+                f"({DELETED_FILE_RETENTION}"
+                f"{'=' + prop if prop else ' default'}); files of writers that have not committed "
+                f"yet could be deleted. Request at least {minimum:g} hours, or "
+                + (
+                    f"set '{OVERRIDE_SETTING}: true' on the model to override."
+                    if model
+                    else f"pass {OVERRIDE_FLAG} to override (allow_short_retention=True "
+                    "from Python)."
+                ),
+                model=model,
+            )
+        warn_once(  # once per table and command, however many checks and runs meet it
+            log,
+            "short retention",
+            location,
+            "vacuum %s: retention %g h is below the table's minimum %g h; allowed by %s",
+            model or location,
+            hours,
+            minimum,
+            OVERRIDE_SETTING if model else OVERRIDE_FLAG,
+        )
+    return Retention(timedelta(hours=hours), "requested"), overridden
