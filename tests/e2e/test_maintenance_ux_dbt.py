@@ -295,3 +295,22 @@ def test_a_retention_vacuum_would_refuse_is_refused_at_build_time(
     )
     assert dbt(built_project, "run", "--select", "fct_orders", batch=1).success
     assert log_version(table) > version
+
+
+def test_dbt_docs_shows_each_tables_maintenance_state(built_project: Path, dbt: Dbt) -> None:
+    import json
+
+    docs = dbt(built_project, "docs", "generate")
+    assert docs.success, docs.exception
+    catalog = json.loads((built_project / "target" / "catalog.json").read_text())
+    stats = catalog["nodes"]["model.shop_lakehouse.fct_orders"]["stats"]
+    assert int(stats["maintenance_files"]["value"]) > 0
+    assert stats["maintenance_files"]["include"] is True
+    assert " of " in stats["maintenance_small_files"]["value"]
+    assert stats["maintenance_bytes"]["value"].endswith("B")
+    assert stats["maintenance_next"]["value"]  # e.g. "nothing due" or an op and when
+    assert stats["maintenance_optimize"]["label"] == "last OPTIMIZE"
+    assert stats["maintenance_vacuum"]["value"] != ""
+    # a view has no Delta table: no maintenance stats
+    view = catalog["nodes"]["model.shop_lakehouse.stg_orders"]["stats"]
+    assert not any(key.startswith("maintenance_") for key in view)

@@ -1,8 +1,8 @@
 """The adapter: the maintenance bridge, the engine, Python models, incremental models' DDL.
 
-``SparkDeltaAdapter`` extends ``maintenance_bridge.MaintenanceBridge`` (dbt-spark's adapter with
-the maintenance methods) with the embedded engine, Python models on the session, and the Delta
-DDL and partition helpers of incremental models.
+``SparkDeltaAdapter`` extends ``catalog_stats.CatalogStats`` (dbt-spark's adapter with the
+maintenance bridge's methods and maintenance stats in ``dbt docs``) with the embedded engine,
+Python models on the session, and the Delta DDL and partition helpers of incremental models.
 """
 
 from __future__ import annotations
@@ -22,11 +22,11 @@ from deltalake import DeltaTable, Field
 from deltalake.schema import PrimitiveType
 
 from dbt.adapters.sparkdelta import incremental
+from dbt.adapters.sparkdelta.catalog_stats import CatalogStats
 from dbt.adapters.sparkdelta.clustering import ClusteringMethods
 from dbt.adapters.sparkdelta.connections import SparkDeltaConnectionManager
 from dbt.adapters.sparkdelta.engines import EmbeddedEngine
 from dbt.adapters.sparkdelta.incremental import string_literal
-from dbt.adapters.sparkdelta.maintenance_bridge import MaintenanceBridge
 from dbt.adapters.sparkdelta.python_models import SessionPythonJobHelper
 from python_ops.delta.snapshot import read_snapshot
 from python_ops.errors import TableNotFoundError
@@ -90,7 +90,7 @@ SparkDeltaConfig: type[SparkConfig] = dataclasses.make_dataclass(
 )
 
 
-class SparkDeltaAdapter(ClusteringMethods, MaintenanceBridge):
+class SparkDeltaAdapter(ClusteringMethods, CatalogStats):
     """dbt-spark with an embedded engine, Python models on the session, and maintenance ops."""
 
     ConnectionManager = SparkDeltaConnectionManager
