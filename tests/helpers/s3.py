@@ -159,14 +159,28 @@ def serve_proxy(
             if self.command != "HEAD":
                 self.wfile.write(body)
 
+        def _body(self) -> bytes | None:
+            """The request body: by Content-Length, or chunked (the AWS C++ SDK's uploads)."""
+            if self.headers.get("Transfer-Encoding", "").lower() == "chunked":
+                chunks = []
+                while True:
+                    size = int(self.rfile.readline().split(b";")[0].strip() or b"0", 16)
+                    if size == 0:
+                        while self.rfile.readline() not in (b"\r\n", b"\n", b""):
+                            pass  # trailers
+                        return b"".join(chunks)
+                    chunks.append(self.rfile.read(size))
+                    self.rfile.readline()  # the CRLF after each chunk
+            length = int(self.headers.get("Content-Length") or 0)
+            return self.rfile.read(length) if length else None
+
         def _forward(self) -> None:
             if self.path == "/__proxy_stats":
                 with lock:
                     body = json.dumps(stats).encode()
                 self._reply(200, body, [("Content-Type", "application/json")])
                 return
-            length = int(self.headers.get("Content-Length") or 0)
-            body = self.rfile.read(length) if length else None
+            body = self._body()
             with lock:
                 stats["seen"] += 1
                 methods = stats["by_method"]
@@ -182,7 +196,8 @@ def serve_proxy(
                 self._reply(503, SLOW_DOWN, [("Content-Type", "application/xml")])
                 return
             connection = http.client.HTTPConnection(host, int(upstream_port), timeout=120)
-            dropped = ("connection", "if-none-match") if strip_conditional else ("connection",)
+            dropped = ("connection", "transfer-encoding")  # the body goes on with its length
+            dropped += ("if-none-match",) if strip_conditional else ()
             headers = {k: v for k, v in self.headers.items() if k.lower() not in dropped}
             connection.request(self.command, self.path, body=body, headers=headers)
             response = connection.getresponse()

