@@ -22,7 +22,8 @@ from python_ops.errors import ConfigError
 from python_ops.maintenance.history import HistoryStore
 from python_ops.maintenance.history_upkeep import upkeep_history
 from python_ops.maintenance.locations import default_history_location, warehouse_locator
-from python_ops.maintenance.registry import Status, check_ops
+from python_ops.maintenance.outcomes import Status
+from python_ops.maintenance.registry import check_ops
 from python_ops.maintenance.runner import Maintainer
 from python_ops.maintenance.selection import keep_selected, needs_resolution, resolve_with_dbt
 from python_ops.maintenance.targets import (

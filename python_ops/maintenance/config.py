@@ -125,10 +125,16 @@ def _on_error(model: str, key: str, value: Any) -> str:
 
 
 def _setting(
-    kind: str, meaning: str, parse: Parser, *, op: str | None = None, key: str = ""
+    kind: str,
+    meaning: str,
+    parse: Parser,
+    *,
+    op: str | None = None,
+    key: str = "",
+    param: str | None = None,
 ) -> Any:
     """Field metadata of one setting (see ``Setting``)."""
-    return {"kind": kind, "meaning": meaning, "parse": parse, "op": op, "key": key}
+    return {"kind": kind, "meaning": meaning, "parse": parse, "op": op, "key": key, "param": param}
 
 
 @dataclass(frozen=True)
@@ -183,6 +189,7 @@ class MaintenanceConfig:
             "VACUUM retention; null: the table's delta.deletedFileRetentionDuration, else 168",
             _retention,
             op="vacuum",
+            param="retention_hours",
         ),
     )
     vacuum_allow_short_retention: bool = field(
@@ -242,6 +249,7 @@ class MaintenanceConfig:
             "log retention; null: the table's delta.logRetentionDuration, else 30",
             _retention,
             op="cleanup_logs",
+            param="retention_days",
         ),
     )
     cleanup_logs_interval_hours: float = field(
@@ -253,7 +261,11 @@ class MaintenanceConfig:
     zorder_by: tuple[str, ...] = field(
         default=(),
         metadata=_setting(
-            "list of columns", "Z-order columns; empty: compaction only", _columns, op="optimize"
+            "list of columns",
+            "Z-order columns; empty: compaction only",
+            _columns,
+            param="zorder_by",
+            op="optimize",
         ),
     )
     cluster_by: tuple[str, ...] = field(
@@ -275,6 +287,7 @@ class MaintenanceConfig:
             "OPTIMIZE target file size; null: delta.targetFileSize, else 100 MiB",
             parse_size,
             op="optimize",
+            param="target_size_bytes",
             key="maintenance_target_file_size",
         ),
     )
@@ -285,6 +298,7 @@ class MaintenanceConfig:
             "small files a partition needs before it is compacted (also the OPTIMIZE default)",
             _min_small_files,
             op="optimize",
+            param="min_small_files",
         ),
     )
     optimize_interval_hours: float | None = field(
@@ -315,6 +329,7 @@ class MaintenanceConfig:
             "share of its rows (the default is Delta's OPTIMIZE maxDeletedRowsRatio)",
             _ratio,
             op="purge",
+            param="deleted_ratio",
         ),
     )
     purge_interval_hours: float = field(
@@ -354,6 +369,7 @@ class Setting:
         meaning: What it does.
         parse: Validates a raw value and returns the typed one (raises ``ConfigError``).
         op: The op whose behaviour it sets; None for settings of the whole model.
+        param: The op's parameter it is passed as (``retention_hours``), if it is one.
     """
 
     key: str
@@ -363,6 +379,7 @@ class Setting:
     meaning: str
     parse: Parser
     op: str | None
+    param: str | None = None
 
 
 SETTINGS: tuple[Setting, ...] = tuple(
@@ -374,6 +391,7 @@ SETTINGS: tuple[Setting, ...] = tuple(
         meaning=f.metadata["meaning"],
         parse=f.metadata["parse"],
         op=f.metadata["op"],
+        param=f.metadata["param"],
     )
     for f in fields(MaintenanceConfig)
     if f.metadata

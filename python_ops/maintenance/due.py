@@ -13,7 +13,8 @@ from dataclasses import dataclass
 
 from python_ops.delta.snapshot import Snapshot
 from python_ops.maintenance.history import HistoryStore
-from python_ops.maintenance.registry import OPS, Reason, op_spec
+from python_ops.maintenance.outcomes import Reason
+from python_ops.maintenance.registry import OPS, op_spec
 from python_ops.maintenance.targets import ModelTarget
 
 

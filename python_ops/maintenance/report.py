@@ -10,9 +10,11 @@ from python_ops.delta.snapshot import Snapshot, read_snapshot
 from python_ops.errors import MaintenanceError
 from python_ops.maintenance.due import Decision, decide
 from python_ops.maintenance.history import HistoryRecord, HistoryStore
+from python_ops.maintenance.op_keys import named_as_configured
+from python_ops.maintenance.outcomes import Reason
 from python_ops.maintenance.policy import effective_snapshot
 from python_ops.maintenance.reclaim import hours_to_expiry
-from python_ops.maintenance.registry import OPS, VACUUM_KEYS, Reason, named_as_configured
+from python_ops.maintenance.registry import OPS
 from python_ops.maintenance.targets import ModelTarget
 from python_ops.maintenance.wording import size_text
 from python_ops.ops.health import table_health
@@ -117,7 +119,7 @@ def report_rows(
                 reclaimable_bytes=None,
             )
             try:  # a bad setting loses only what it decides, never the model's row
-                with named_as_configured(VACUUM_KEYS):
+                with named_as_configured("vacuum"):
                     v = vacuum(
                         t.location,
                         spark=spark,

@@ -8,7 +8,6 @@ logged; with ``fail`` the run reports failure.
 
 from __future__ import annotations
 
-import dataclasses
 import datetime as dt
 import logging
 import time
@@ -22,8 +21,10 @@ from python_ops.delta.snapshot import Snapshot, read_snapshot
 from python_ops.errors import MaintenanceError, RetentionTooShortError
 from python_ops.maintenance.due import decide
 from python_ops.maintenance.history import HistoryRecord, HistoryStore, parameters_json
+from python_ops.maintenance.op_runs import RunContext
+from python_ops.maintenance.outcomes import OpCounts, Reason, Status
 from python_ops.maintenance.policy import effective_snapshot
-from python_ops.maintenance.registry import OPS, OpCounts, Reason, RunContext, Status, op_spec
+from python_ops.maintenance.registry import OPS, op_spec
 from python_ops.maintenance.targets import ModelTarget
 from python_ops.maintenance.wording import did_text, size_text
 from python_ops.ops.lean_arrow import lean_arrow
@@ -45,14 +46,11 @@ class OpOutcome:
         reason: Why it ran or not.
         detail: The reason in words; the error for failures.
         dry_run: Report-only run.
-        files_removed: Files removed (or that would be).
-        bytes_removed: Their bytes.
-        files_added: Files written.
-        bytes_added: Their bytes.
+        counts: What it did: files and bytes removed and added, versions (None after: unknown),
+            and how it ran (``note``: VACUUM's mode and why, directories it kept); the same
+            object the history recorded.
         duration_s: Seconds.
         on_error: The model's ``on_error`` setting.
-        version_after: The table version after the op (None when unknown).
-        note: How it ran (VACUUM's mode and why, directories it kept); see ``summary``.
     """
 
     model: str
@@ -61,14 +59,9 @@ class OpOutcome:
     reason: Reason
     detail: str
     dry_run: bool = False
-    files_removed: int = 0
-    bytes_removed: int = 0
-    files_added: int = 0
-    bytes_added: int = 0
+    counts: OpCounts = field(default_factory=OpCounts)
     duration_s: float = 0.0
     on_error: str = "warn"
-    version_after: int | None = None
-    note: str = ""
 
     @property
     def ran(self) -> bool:
@@ -82,19 +75,40 @@ class OpOutcome:
             return "failed"
         if self.status is not Status.SUCCEEDED:
             return ""
+        c = self.counts
         return did_text(
             self.op,
             dry_run=self.dry_run,
-            files_removed=self.files_removed,
-            bytes_removed=self.bytes_removed,
-            files_added=self.files_added,
-            bytes_added=self.bytes_added,
+            files_removed=c.files_removed,
+            bytes_removed=c.bytes_removed,
+            files_added=c.files_added,
+            bytes_added=c.bytes_added,
         )
+
+    @property
+    def note(self) -> str:
+        """How it ran (VACUUM's mode and why, directories it kept); '' when nothing to say."""
+        return self.counts.note
 
     @property
     def summary(self) -> str:
         """``did`` and, where it matters, how (VACUUM's mode and why, directories it kept)."""
         return f"{self.did}; {self.note}" if self.note and self.did else self.did
+
+    def to_dict(self) -> dict[str, Any]:
+        """The outcome as plain data, the counters flat beside the rest."""
+        return {
+            "model": self.model,
+            "op": self.op,
+            "status": self.status,
+            "reason": self.reason,
+            "detail": self.detail,
+            "dry_run": self.dry_run,
+            **self.counts.columns(),
+            "note": self.note,
+            "duration_s": self.duration_s,
+            "on_error": self.on_error,
+        }
 
 
 @dataclass(frozen=True)
@@ -121,7 +135,7 @@ class MaintenanceRun:
     def to_dict(self) -> dict[str, Any]:
         """The run as plain data."""
         return {
-            "outcomes": [dataclasses.asdict(o) for o in self.outcomes],
+            "outcomes": [o.to_dict() for o in self.outcomes],
             "models_started": self.models_started,
             "models_not_started": list(self.models_not_started),
             "duration_s": self.duration_s,
@@ -147,9 +161,9 @@ class MaintenanceRun:
             if o.status is Status.SUCCEEDED and o.note:
                 detail += f"; {o.note}"  # then how it ran (VACUUM's mode, kept directories)
             lines.append(
-                f"{o.model:<28} {o.op:<13} {status:<10} {o.files_removed:>8} "
-                f"{size_text(o.bytes_removed):>9} {o.files_added:>8} "
-                f"{size_text(o.bytes_added):>9} {o.duration_s:>6.2f}  {detail}"
+                f"{o.model:<28} {o.op:<13} {status:<10} {o.counts.files_removed:>8} "
+                f"{size_text(o.counts.bytes_removed):>9} {o.counts.files_added:>8} "
+                f"{size_text(o.counts.bytes_added):>9} {o.duration_s:>6.2f}  {detail}"
             )
         ran = [o for o in self.outcomes if o.ran]
         models = len({o.model for o in self.outcomes})
@@ -157,10 +171,10 @@ class MaintenanceRun:
         lines.append(
             f"{f'total ({models} model' + ('s' if models != 1 else '') + ')':<28} "
             f"{f'{len(ran)} op(s) ran':<13} {f'{failed} failed':<10} "
-            f"{sum(o.files_removed for o in ran):>8} "
-            f"{size_text(sum(o.bytes_removed for o in ran)):>9} "
-            f"{sum(o.files_added for o in ran):>8} "
-            f"{size_text(sum(o.bytes_added for o in ran)):>9} {self.duration_s:>6.2f}"
+            f"{sum(o.counts.files_removed for o in ran):>8} "
+            f"{size_text(sum(o.counts.bytes_removed for o in ran)):>9} "
+            f"{sum(o.counts.files_added for o in ran):>8} "
+            f"{size_text(sum(o.counts.bytes_added for o in ran)):>9} {self.duration_s:>6.2f}"
             + (
                 f"  not started (time budget): {', '.join(self.models_not_started)}"
                 if self.models_not_started
@@ -257,6 +271,8 @@ class Maintainer:
                 error = f"{type(err).__name__}: {err}"
         duration = time.perf_counter() - started
         status = Status.FAILED if error else Status.SUCCEEDED
+        if error:
+            counts = counts.failed()
         if error and self.log_failures:
             log.warning("maintenance %s of model %s failed: %s", op, c.model, error)
         if self.history is not None:
@@ -271,12 +287,7 @@ class Maintainer:
                 error=error,
                 started_at=started_at,
                 duration_s=duration,
-                files_removed=counts.files_removed,
-                bytes_removed=counts.bytes_removed,
-                files_added=counts.files_added,
-                bytes_added=counts.bytes_added,
-                version_before=counts.version_before,
-                version_after=counts.version_after if not error else None,
+                **counts.columns(),
             )
             try:
                 self.history.append([record])
@@ -289,14 +300,9 @@ class Maintainer:
             reason=Reason.ERROR if error else reason,
             detail=error or detail,
             dry_run=dry_run,
-            files_removed=counts.files_removed,
-            bytes_removed=counts.bytes_removed,
-            files_added=counts.files_added,
-            bytes_added=counts.bytes_added,
+            counts=counts,
             duration_s=duration,
             on_error=c.on_error,
-            version_after=counts.version_after if not error else None,
-            note=counts.note if not error else "",
         )
 
     def maintain_model(
@@ -357,7 +363,7 @@ class Maintainer:
                 detail=d.detail if d.due else f"requested (not due: {d.detail})",
             )
             outcomes.append(outcome)
-            if outcome.version_after != current.version:
+            if outcome.counts.version_after != current.version:
                 current = None  # the op committed (or failed): the next op reads the log again
         return outcomes
 

@@ -16,7 +16,7 @@ from python_ops.delta.writer import set_table_properties
 from python_ops.errors import RetentionTooShortError
 from python_ops.maintenance.config import parse_config
 from python_ops.maintenance.due import decide
-from python_ops.maintenance.registry import Reason, Status
+from python_ops.maintenance.outcomes import Reason, Status
 from python_ops.maintenance.runner import Maintainer
 from python_ops.maintenance.targets import ModelTarget
 from tests.helpers.optimize import events_table

@@ -18,7 +18,7 @@ from python_ops.maintenance import reclaim
 from python_ops.maintenance.config import parse_config
 from python_ops.maintenance.due import decide
 from python_ops.maintenance.history import HistoryStore
-from python_ops.maintenance.registry import Reason, Status
+from python_ops.maintenance.outcomes import Reason, Status
 from python_ops.maintenance.runner import Maintainer
 from python_ops.maintenance.targets import ModelTarget
 from tests.helpers.optimize import events_table
@@ -65,7 +65,7 @@ def test_untracked_files_older_than_the_retention_make_vacuum_due(
     audits = [r for r in caplog.records if r.name == "python_ops.ops.audit"]
     assert len(audits) == 1, [r.getMessage()[:80] for r in audits]  # the run, once
     assert outcome.status is Status.SUCCEEDED
-    assert (outcome.files_removed, outcome.bytes_removed) == (6, 6_000_000)
+    assert (outcome.counts.files_removed, outcome.counts.bytes_removed) == (6, 6_000_000)
     assert not any(p.exists() for p in junk)
     assert content(table) == before
     # the table's line says what was done, then why
@@ -140,7 +140,7 @@ def test_the_due_check_s_listing_is_the_run_s_listing(
     (outcome,) = maintainer.maintain_model(target, ops=("vacuum",), only_due=True)
 
     assert outcome.status is Status.SUCCEEDED
-    assert outcome.files_removed == 4
+    assert outcome.counts.files_removed == 4
     assert not any(p.exists() for p in junk)
     assert len(listings) == 1  # the decision's dry run listed; the VACUUM it decided did not
     assert content(table) == before

@@ -10,7 +10,7 @@ from deltalake import DeltaTable
 from python_ops.maintenance.history import HistoryRecord, HistoryStore
 from python_ops.maintenance.history_upkeep import upkeep_history
 from python_ops.maintenance.locations import HISTORY_NAME
-from python_ops.maintenance.registry import Status
+from python_ops.maintenance.outcomes import Status
 from python_ops.maintenance.runner import Maintainer
 from tests.helpers.vacuum import content
 
@@ -40,7 +40,7 @@ def test_the_history_is_compacted_once_small_files_pile_up(tmp_path: Path) -> No
     maintainer = Maintainer(spark=None, history=store, invocation_id="now")
     outcomes = {o.op: o for o in upkeep_history(maintainer)}
     assert outcomes["optimize"].status is Status.SUCCEEDED, outcomes
-    assert outcomes["optimize"].files_removed == 10
+    assert outcomes["optimize"].counts.files_removed == 10
     assert len(DeltaTable(store.location).file_uris()) <= 2  # compacted, plus upkeep's own row
     records = store.records()
     assert len(records) >= rows_before  # nothing lost: the ten rows and the upkeep's own

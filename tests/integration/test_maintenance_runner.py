@@ -6,7 +6,8 @@ from pathlib import Path
 
 from python_ops.delta.snapshot import snapshot_reads
 from python_ops.maintenance.config import parse_config
-from python_ops.maintenance.registry import OPS, Reason, Status
+from python_ops.maintenance.outcomes import Reason, Status
+from python_ops.maintenance.registry import OPS
 from python_ops.maintenance.runner import Maintainer
 from python_ops.maintenance.targets import ModelTarget
 from tests.helpers.optimize import events_table
@@ -40,8 +41,8 @@ def test_after_an_op_commits_the_next_op_reads_the_new_snapshot(tmp_path: Path, 
     outcomes = {o.op: o for o in maintainer.maintain_model(_target(table), only_due=True)}
     assert outcomes["optimize"].status is Status.SUCCEEDED
     assert outcomes["optimize"].reason is Reason.DUE
-    assert outcomes["optimize"].files_removed == 6
-    assert outcomes["optimize"].files_added == 2
+    assert outcomes["optimize"].counts.files_removed == 6
+    assert outcomes["optimize"].counts.files_added == 2
     # one read decides VACUUM and OPTIMIZE (and serves OPTIMIZE); OPTIMIZE committed, so what
     # is due next (log cleanup, purge) is decided on one new read; neither is due (no
     # checkpoint, no deletion vectors), so no more reads
@@ -76,3 +77,25 @@ def test_an_op_after_a_commit_reads_the_log_again(tmp_path: Path, sail_spark) ->
     # cleanup commits nothing, so the purge after it is decided and run on that same read
     assert snapshot_reads(str(table)) - reads == 2
     assert content(table) == before
+
+
+def test_a_table_its_build_just_rewrote_whole_is_not_compacted_right_after(
+    tmp_path: Path, sail_spark
+) -> None:
+    from python_ops.delta.snapshot import read_snapshot
+    from python_ops.maintenance.due import decide
+
+    table = tmp_path / "rebuilt"
+    frame = sail_spark.range(0, 4000).repartition(4)
+    frame.write.format("delta").mode("overwrite").save(str(table))
+    frame.write.format("delta").mode("overwrite").save(str(table))  # the next full build
+    target = _target(table)
+    (optimize,) = decide(target, read_snapshot(str(table)), ops=("optimize",))
+    assert optimize.reason is Reason.NOT_DUE
+    assert "just rebuilt" in optimize.detail
+    assert "compaction waits for 50" in optimize.detail
+
+    # an append is not a rebuild: the small files of both commits are compacted as before
+    sail_spark.range(0, 10).write.format("delta").mode("append").save(str(table))
+    (optimize,) = decide(target, read_snapshot(str(table)), ops=("optimize",))
+    assert optimize.reason is Reason.DUE, optimize.detail

@@ -14,7 +14,7 @@ from python_ops.delta.local_writer import WHERE
 from python_ops.delta.snapshot import read_snapshot
 from python_ops.maintenance.config import parse_config
 from python_ops.maintenance.history import HistoryStore
-from python_ops.maintenance.registry import Reason, Status
+from python_ops.maintenance.outcomes import Reason, Status
 from python_ops.maintenance.runner import Maintainer
 from python_ops.maintenance.targets import ModelTarget
 from tests.helpers.delta_reads import oracle, table_sql

@@ -29,7 +29,7 @@ from python_ops.cli.main import _parser
 from python_ops.delta.snapshot import read_snapshot
 from python_ops.maintenance.config import parse_config
 from python_ops.maintenance.due import decide
-from python_ops.maintenance.registry import Reason, Status
+from python_ops.maintenance.outcomes import Reason, Status
 from python_ops.maintenance.runner import Maintainer, MaintenanceRun
 from python_ops.maintenance.targets import ModelTarget
 from python_ops.ops.log_cleanup import cleanup_logs
@@ -441,7 +441,7 @@ def test_a_models_auto_vacuum_is_due_for_untracked_files_only_when_it_would_run_
 
     (first,) = maintainer.maintain_model(auto, ops=("vacuum",))
     assert first.status is Status.SUCCEEDED
-    assert first.files_removed == 1
+    assert first.counts.files_removed == 1
     assert not junk.exists()
     assert first.summary == (
         "deleted 1 file (100 B); FULL (auto: no FULL run recorded in "

@@ -19,7 +19,8 @@ from python_ops.errors import ConfigError, RetentionTooShortError, UnsupportedFe
 from python_ops.maintenance.config import parse_config
 from python_ops.maintenance.due import Decision, decide
 from python_ops.maintenance.history import HistoryRecord, HistoryStore
-from python_ops.maintenance.registry import Reason, op_spec
+from python_ops.maintenance.outcomes import Reason
+from python_ops.maintenance.registry import op_spec
 from python_ops.maintenance.targets import ModelTarget
 
 HOUR_MS = 3_600_000

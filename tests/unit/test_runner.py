@@ -18,7 +18,7 @@ from python_ops.delta.snapshot import snapshot_reads
 from python_ops.errors import ConfigError
 from python_ops.maintenance.config import parse_config
 from python_ops.maintenance.history import HistoryStore
-from python_ops.maintenance.registry import Reason, Status
+from python_ops.maintenance.outcomes import Reason, Status
 from python_ops.maintenance.runner import Maintainer
 from python_ops.maintenance.targets import ModelTarget
 from tests.helpers.trust import files_on_disk
@@ -76,7 +76,7 @@ def test_dry_runs_reuse_the_decision_snapshot_and_are_recorded(
         ("optimize", Status.SUCCEEDED, Reason.REQUESTED, True),
         ("cleanup_logs", Status.SUCCEEDED, Reason.REQUESTED, True),
     ]
-    assert [o.version_after for o in outcomes] == [10, 10]
+    assert [o.counts.version_after for o in outcomes] == [10, 10]
     assert files_on_disk(table) == before  # dry runs change nothing
     records = history.records()
     assert [(r.model, r.op, r.status, r.dry_run) for r in records] == [
@@ -92,8 +92,8 @@ def test_a_due_op_runs_for_its_reason(fixture_table: FixtureTable) -> None:
     (optimize,) = maintainer().maintain_model(target(table), ops=("optimize",), dry_run=True)
     assert (optimize.status, optimize.reason) == (Status.SUCCEEDED, Reason.DUE)
     assert optimize.detail == "compaction: 11 file(s) in 1 partition(s) worth rewriting"
-    assert optimize.files_removed == 11  # what the plan would rewrite
-    assert optimize.files_added == 0  # a dry run writes nothing
+    assert optimize.counts.files_removed == 11  # what the plan would rewrite
+    assert optimize.counts.files_added == 0  # a dry run writes nothing
 
 
 def test_disabled_ops_are_not_run_even_when_requested(fixture_table: FixtureTable) -> None:

@@ -22,7 +22,8 @@ from dbt.adapters.sparkdelta.locator import Located, TableLocator
 from python_ops.errors import MaintenanceError
 from python_ops.log_once import begin_command
 from python_ops.maintenance.history_upkeep import upkeep_history
-from python_ops.maintenance.registry import Status, check_ops
+from python_ops.maintenance.outcomes import Status
+from python_ops.maintenance.registry import check_ops
 from python_ops.maintenance.report import render_report, report_rows
 from python_ops.maintenance.runner import Maintainer, OpOutcome
 

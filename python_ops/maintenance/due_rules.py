@@ -1,0 +1,174 @@
+"""When each op is due, from the table's snapshot: the rules ``due.decide`` applies.
+
+One function per op, ``(target, snapshot, now_ms) -> (due, why)``, registered with the op in
+``registry.REGISTRY``. They read the log (and, for VACUUM, at most a cost-bounded listing:
+``reclaim``); none of them writes.
+"""
+
+from __future__ import annotations
+
+from python_ops.delta.log_files import LogFileKind
+from python_ops.delta.snapshot import Snapshot, read_snapshot
+from python_ops.errors import MaintenanceError
+from python_ops.maintenance.op_keys import named_as_configured
+from python_ops.maintenance.policy import describe_changes, effective_snapshot, stale_policy
+from python_ops.maintenance.reclaim import vacuum_due
+from python_ops.maintenance.targets import ModelTarget
+from python_ops.ops.log_cleanup import expiry_cutoff_ms, resolve_log_retention
+
+
+def vacuum_is_due(target: ModelTarget, snapshot: Snapshot, now_ms: int) -> tuple[bool, str]:
+    """VACUUM: removed or untracked files older than the retention (``reclaim``, cost-bounded)."""
+    # removed or untracked files older than the retention (``reclaim``: cost-bounded)
+    with named_as_configured("vacuum"):
+        return vacuum_due(target, snapshot, now_ms)
+
+
+def _clustering_due(target: ModelTarget, snapshot: Snapshot) -> tuple[bool, str]:
+    """A clustered table: due after a clustering-column change, or when enough was written.
+
+    Enough: ``maintenance_min_small_files`` files, or the target file size in bytes, written
+    since the last clustering (files without ``clusteringProvider`` in the log).
+    """
+    from python_ops.ops.optimize.clustering import clustering_state
+    from python_ops.ops.optimize.plan import ENGINE_DEFAULT_TARGET_BYTES
+    from python_ops.storage import open_storage
+
+    c = target.config
+    state = clustering_state(open_storage(target.location), snapshot)
+    if state.full:
+        return True, (
+            f"clustering: the clustering columns changed at version {state.columns_changed_at}; "
+            "OPTIMIZE FULL re-clusters every file, once"
+        )
+    threshold = c.target_file_size_bytes or ENGINE_DEFAULT_TARGET_BYTES
+    if state.unclustered_files >= c.min_small_files or (
+        state.unclustered_files and state.unclustered_bytes >= threshold
+    ):
+        return True, (
+            f"clustering: {state.unclustered_files} file(s), {state.unclustered_bytes} bytes "
+            "written since the last clustering"
+        )
+    return False, (
+        f"clustering: {state.unclustered_files} file(s) written since the last clustering "
+        f"(min_small_files={c.min_small_files})"
+    )
+
+
+# A table its build just rewrote whole (a table materialization, a Python model, a full
+# refresh) is compacted right away only when the build wrote at least this many files: Delta's
+# own auto compaction default (spark.databricks.delta.autoCompact.minNumFiles). Fewer are left
+# for the next build, which replaces them all anyway.
+REBUILT_MIN_FILES = 50
+
+
+def _written_whole_by_last_commit(target: ModelTarget, snapshot: Snapshot) -> bool:
+    """Whether the snapshot's own commit added every live file (the build replaced the table)."""
+    from python_ops.delta.commits import commit_actions
+    from python_ops.storage import open_storage
+
+    if not snapshot.files:
+        return False
+    try:
+        actions = commit_actions(open_storage(target.location), snapshot.version)
+    except (MaintenanceError, OSError):  # the commit is gone (cleaned up): not known
+        return False
+    added = {a["add"].get("path") for a in actions if isinstance(a.get("add"), dict)}
+    # a file re-added with a deletion vector (DELETE, UPDATE) is removed in the same commit:
+    # its data was not rewritten
+    added -= {a["remove"].get("path") for a in actions if isinstance(a.get("remove"), dict)}
+    return all(f.path in added for f in snapshot.files)
+
+
+def optimize_is_due(target: ModelTarget, snapshot: Snapshot, now_ms: int) -> tuple[bool, str]:
+    """OPTIMIZE: the plan has work (clustered: ``_clustering_due``; just rebuilt: 50 files)."""
+    from python_ops.delta.protocol import Writer
+    from python_ops.ops.optimize.clustering import is_clustered
+    from python_ops.ops.optimize.plan import plan_optimize
+
+    c = target.config
+    if is_clustered(snapshot):
+        return _clustering_due(target, snapshot)
+    rebuilt = not c.zorder_by and _written_whole_by_last_commit(target, snapshot)
+    if rebuilt and len(snapshot.files) < REBUILT_MIN_FILES:
+        return False, (
+            f"just rebuilt: version {snapshot.version} wrote all {len(snapshot.files)} file(s) "
+            f"of the table; compaction waits for {REBUILT_MIN_FILES} (as Delta's auto "
+            "compaction), since the next full build replaces them"
+        )
+    with named_as_configured("optimize"):
+        plan = plan_optimize(
+            target.location,
+            snapshot=snapshot,
+            # due = worth rewriting; the gate of the writer that runs (delta-rs or Delta's
+            # SQL on the engine) is asked when the op runs
+            writer=Writer.DELTA,
+            zorder_by=list(c.zorder_by),
+            target_size_bytes=c.target_file_size_bytes,
+            min_small_files=c.min_small_files,
+            model=c.model,
+        )
+    # Z-ordering a partition's only file (not above the target) changes no file's statistics
+    work = [
+        p
+        for p in plan.work
+        if not plan.zorder_by
+        or len(p.bins) > 1
+        or len(p.bins[0].files) > 1
+        or p.bins[0].bytes > plan.target_size_bytes
+    ]
+    if work:
+        kind = "Z-order" if plan.zorder_by else "compaction"
+        files = sum(len(b.files) for p in work for b in p.bins)
+        return True, f"{kind}: {files} file(s) in {len(work)} partition(s) worth rewriting"
+    return False, f"nothing worth rewriting (min_small_files={c.min_small_files})"
+
+
+def cleanup_logs_is_due(target: ModelTarget, snapshot: Snapshot, now_ms: int) -> tuple[bool, str]:
+    """Log cleanup: expired commits before a checkpoint, or a recorded policy to follow."""
+    with named_as_configured("cleanup_logs"):
+        changes = stale_policy(snapshot, target.config)
+        retention = resolve_log_retention(
+            effective_snapshot(snapshot).metadata.configuration, target.config.log_retention_days
+        )
+    if changes:  # log cleanup records the policy: the package's properties follow the config
+        return (
+            True,
+            f"recorded retention to follow the config: {describe_changes(snapshot, changes)}",
+        )
+    if snapshot.checkpoint_version is None:
+        return False, "no checkpoint yet (commits before one are never expired)"
+    cutoff = expiry_cutoff_ms(now_ms, retention)
+    expired = sum(
+        1
+        for f in snapshot.log_files
+        if f.kind is LogFileKind.COMMIT
+        and f.version is not None
+        and f.version < snapshot.checkpoint_version
+        and f.modification_time_ms <= cutoff
+    )
+    days = f"{retention.days:g} days"
+    if expired:
+        return True, f"{expired} commit file(s) older than {days} before a checkpoint"
+    return False, f"no commit file older than {days} before a checkpoint"
+
+
+def purge_is_due(target: ModelTarget, snapshot: Snapshot, now_ms: int) -> tuple[bool, str]:
+    """Purge: a partition's deleted-row share above ``maintenance_purge_deleted_ratio``."""
+    from python_ops.delta.deletes import deleted_rows
+
+    if not any(f.deletion_vector for f in snapshot.files):
+        return False, "no deletion vectors"
+    if not any(f.stats for f in snapshot.files):
+        snapshot = read_snapshot(target.location, version=snapshot.version, with_stats=True)
+    ratio = target.config.purge_deleted_ratio
+    partitions = deleted_rows(snapshot)
+    due = [p for p in partitions if p.deleted_rows and p.deleted_share > ratio]
+    if due:
+        worst = max(p.deleted_share for p in due)
+        return True, (
+            f"{len(due)} partition(s) with more than {ratio:g} of their rows deleted (up to "
+            f"{worst:.1%}); about {sum(p.reclaimable_bytes for p in due)} bytes to reclaim"
+        )
+    worst = max((p.deleted_share for p in partitions), default=0.0)
+    return False, f"deleted rows at most {worst:.1%} of a partition (threshold {ratio:g})"

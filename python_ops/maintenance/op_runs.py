@@ -1,0 +1,238 @@
+"""How the runner runs each op for a model: its config in, ``OpCounts`` out.
+
+One function per op, ``(target, ctx) -> OpCounts``, registered with the op in
+``registry.REGISTRY``; the op's settings are passed as its parameters, and a parameter it
+refuses is named as the ``maintenance_*`` key the user wrote (``op_keys``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from python_ops.delta.snapshot import Snapshot, read_snapshot
+from python_ops.maintenance.op_keys import named_as_configured
+from python_ops.maintenance.outcomes import OpCounts
+from python_ops.maintenance.policy import effective_snapshot, pending_policy, unrecorded_note
+from python_ops.maintenance.targets import ModelTarget
+from python_ops.ops.log_cleanup import cleanup_logs
+from python_ops.ops.results import VacuumResult
+from python_ops.ops.vacuum import vacuum
+from python_ops.spark_sessions import DeltaSql
+
+
+@dataclass(frozen=True)
+class RunContext:
+    """What the runner hands an op besides the model.
+
+    Attributes:
+        spark: The Spark session (VACUUM selects files with it).
+        snapshot: The table's snapshot as read for the decision (None: the op reads it).
+        dry_run: Report only.
+        retention_hours: A VACUUM retention overriding the model's (still safety-checked).
+        sql: Where Delta's own SQL would run (OPTIMIZE goes there when it has Delta); None:
+            delta-rs in this process.
+        vacuum_engine: Where VACUUM's selection runs (``vacuum``'s ``engine``): ``spark`` when
+            the session is a cluster the caller attached to, else ``auto``.
+    """
+
+    spark: Any
+    snapshot: Snapshot | None
+    dry_run: bool
+    retention_hours: float | None = None
+    sql: DeltaSql | None = None
+    vacuum_engine: str = "auto"
+
+
+def vacuum_note(result: VacuumResult) -> str:
+    """VACUUM's mode and why, and the directories it kept, in words (CLI and run-operations).
+
+    Args:
+        result: The VACUUM result.
+
+    Returns:
+        E.g. ``LITE (auto: last FULL run 0.5 days ago, next FULL in 6.5 days); kept 1
+        directory: p=1 (not empty: holds p=1/part-0.parquet (...))``.
+    """
+    words = f"{result.mode.upper()} ({result.mode_reason})"
+    kept = result.dirs_kept
+    if kept:
+        words += f"; kept {len(kept)} director{'y' if len(kept) == 1 else 'ies'}: " + ", ".join(
+            f"{k.path} ({k.reason})" for k in kept
+        )
+    return words
+
+
+def run_vacuum(target: ModelTarget, ctx: RunContext) -> OpCounts:
+    """VACUUM with the model's retention and mode (or the run's own retention)."""
+    c = target.config
+    # an explicit 0 is a retention (safety-checked like any other), not "unset"
+    retention_hours = (
+        c.vacuum_retention_hours if ctx.retention_hours is None else ctx.retention_hours
+    )
+    # a run-operation's own retention_hours argument keeps its name
+    with named_as_configured("vacuum" if ctx.retention_hours is None else None):
+        v = vacuum(
+            target.location,
+            spark=ctx.spark,
+            retention_hours=retention_hours,
+            allow_short_retention=c.vacuum_allow_short_retention,
+            dry_run=ctx.dry_run,
+            model=c.model,
+            # the retention the package recorded follows the config: not a floor (``policy``)
+            snapshot=effective_snapshot(ctx.snapshot or read_snapshot(target.location)),
+            engine=ctx.vacuum_engine,
+            mode=c.vacuum_mode,
+            full_interval_days=c.vacuum_full_interval_days,
+            listing_handoff="take",  # the due check's listing, when it made one
+        )
+    params = {
+        "retention_hours": retention_hours,
+        "allow_short_retention": c.vacuum_allow_short_retention,
+        "mode": v.mode,
+        "mode_reason": v.mode_reason,
+        "dirs_kept": [{"path": k.path, "reason": k.reason} for k in v.dirs_kept],
+    }
+    return OpCounts(
+        files_removed=v.files_found if ctx.dry_run else v.files_deleted,
+        bytes_removed=v.bytes_found if ctx.dry_run else v.bytes_deleted,
+        version_before=v.table_version,
+        version_after=v.table_version,
+        parameters=params,
+        note=vacuum_note(v),
+    )
+
+
+def load_optimize() -> Callable[..., Any]:
+    """The OPTIMIZE op function, imported on first use."""
+    from python_ops.ops.optimize.execute import optimize
+
+    return optimize
+
+
+def run_optimize(target: ModelTarget, ctx: RunContext) -> OpCounts:
+    """OPTIMIZE with the model's Z-order columns, target size and small-file threshold."""
+    optimize = load_optimize()
+    c = target.config
+    params: dict[str, Any] = {
+        "zorder_by": list(c.zorder_by),
+        "target_size_bytes": c.target_file_size_bytes,
+        "min_small_files": c.min_small_files,
+    }
+    with named_as_configured("optimize"):
+        o = optimize(
+            target.location,
+            zorder_by=list(c.zorder_by),
+            target_size_bytes=c.target_file_size_bytes,
+            min_small_files=c.min_small_files,
+            dry_run=ctx.dry_run,
+            sql=ctx.sql,
+            model=c.model,
+            snapshot=ctx.snapshot,
+        )
+    params["writer"] = o.writer
+    if o.log_files_deleted:  # Delta's own post-commit log cleanup ran (see OptimizeResult)
+        params["log_files_deleted"] = list(o.log_files_deleted)
+    after = max(o.commits) if o.commits else o.version_before
+    if ctx.dry_run:
+        return OpCounts(
+            files_removed=o.plan["files_to_rewrite"],
+            bytes_removed=o.plan["bytes_to_rewrite"],
+            version_before=o.version_before,
+            version_after=after,
+            parameters=params,
+        )
+    return OpCounts(
+        files_removed=o.files_removed,
+        bytes_removed=o.bytes_removed,
+        files_added=o.files_added,
+        bytes_added=o.bytes_added,
+        version_before=o.version_before,
+        version_after=after,
+        parameters=params,
+        note=_optimize_note(o.writer, o.log_files_deleted),
+    )
+
+
+def _optimize_note(writer: str, log_files_deleted: tuple[str, ...]) -> str:
+    """Said when it matters: Delta's writer ran (not delta-rs), and what its commit deleted."""
+    if not writer.startswith("Delta"):
+        return ""
+    note = f"written by {writer}"
+    if log_files_deleted:
+        note += (
+            f"; Delta's post-commit log cleanup deleted {len(log_files_deleted)} expired log "
+            "file(s)"
+        )
+    return note
+
+
+def run_cleanup_logs(target: ModelTarget, ctx: RunContext) -> OpCounts:
+    """Log cleanup with the model's log retention, recording the policy that differs."""
+    c = target.config
+    snapshot = ctx.snapshot or read_snapshot(target.location)
+    with named_as_configured("cleanup_logs"):
+        # only what differs is written: the config's retentions where the table has none or
+        # the package's own, Delta's default where the config dropped one (``policy``)
+        changes = pending_policy(snapshot, c)
+        result = cleanup_logs(
+            target.location,
+            retention_days=c.log_retention_days,
+            dry_run=ctx.dry_run,
+            record_policy=changes,
+            model=c.model,
+            # a dry run decides as the recorded policy will be; a real run reads it again
+            snapshot=effective_snapshot(snapshot) if ctx.dry_run else snapshot,
+        )
+    return OpCounts(
+        files_removed=result.files_found if ctx.dry_run else result.files_deleted,
+        bytes_removed=result.bytes_found if ctx.dry_run else result.bytes_deleted,
+        version_before=result.table_version,
+        version_after=result.table_version,
+        parameters={
+            "retention_days": c.log_retention_days,
+            "oldest_version_kept": result.oldest_version_kept,
+        },
+        note=unrecorded_note(c),
+    )
+
+
+def load_purge() -> Callable[..., Any]:
+    """The purge op function, imported on first use."""
+    from python_ops.ops.purge import purge
+
+    return purge
+
+
+def run_purge(target: ModelTarget, ctx: RunContext) -> OpCounts:
+    """Deletion-vector purge of the partitions above the model's deleted-row ratio."""
+    c = target.config
+    with named_as_configured("purge"):
+        p = load_purge()(
+            target.location,
+            deleted_ratio=c.purge_deleted_ratio,
+            dry_run=ctx.dry_run,
+            sql=ctx.sql,
+            model=c.model,
+            snapshot=ctx.snapshot,
+        )
+    params = {"deleted_ratio": c.purge_deleted_ratio, "writer": p.writer}
+    if ctx.dry_run:
+        return OpCounts(
+            files_removed=p.files_to_rewrite,
+            bytes_removed=p.bytes_to_rewrite,
+            version_before=p.version_before,
+            version_after=p.version_before,
+            parameters=params,
+        )
+    return OpCounts(
+        files_removed=p.files_removed,
+        bytes_removed=p.bytes_removed,
+        files_added=p.files_added,
+        bytes_added=p.bytes_added,
+        version_before=p.version_before,
+        version_after=p.commit if p.commit is not None else p.version_before,
+        parameters=params,
+        note=f"written by {p.writer}" if p.writer else "",
+    )
