@@ -13,11 +13,22 @@ fi
 stamp="$venv/.installed"
 want="$(cat "$root/pyproject.toml" "$root/constraints.txt" | sha256sum | cut -d' ' -f1)"
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
-  echo "Installing the project into .venv (pinned by constraints.txt; log: .venv/install.log) ..." >&2
+  echo "Installing the project into .venv (pinned by constraints.txt; log: .venv/install.log)," \
+    "a few minutes the first time ..." >&2
   log="$venv/install.log"
   # compat mode: a plain .pth entry, so the dbt/ plugin joins dbt's pkgutil namespace.
+  # pip's own lines go to the log; one progress line per package resolved goes to stderr, so
+  # a first install is never minutes of silence.
   if ! PIP_CONSTRAINT="$root/constraints.txt" "$venv/bin/python" -m pip install \
-      -e "$root[dev]" --config-settings editable_mode=compat >"$log" 2>&1; then
+      -e "$root[dev]" --config-settings editable_mode=compat 2>&1 | tee "$log" | {
+        n=0
+        while IFS= read -r line; do
+          case "$line" in
+            Collecting*) n=$((n + 1)); echo "  [$n] ${line#Collecting }" >&2 ;;
+            "Installing collected packages"*) echo "  installing $n packages ..." >&2 ;;
+          esac
+        done
+      }; then
     grep -v "^WARNING: Location" "$log" | tail -30 >&2
     echo "bootstrap: pip install failed; full log in $log" >&2
     exit 1

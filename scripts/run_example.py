@@ -136,8 +136,8 @@ def main() -> None:
     batches = range(first + 1, first + args.batches)
     print(f"== loading batches {batches.start}..{batches.stop - 1} into fct_orders", flush=True)
     batch_started = time.perf_counter()
-    for batch in batches:
-        dbt(
+    for done, batch in enumerate(batches, start=1):
+        took = dbt(
             runner,
             "run",
             "--quiet",
@@ -149,6 +149,8 @@ def main() -> None:
             "--vars",
             json.dumps({**size, "batch": batch, "maintenance_post_hook": False}),
         )
+        # one line per batch: a long load is never silent
+        print(f"   batch {batch} loaded ({done}/{len(batches)}, {took:.1f} s)", flush=True)
     batches_s = time.perf_counter() - batch_started
 
     print("== dbt build of the marts and tests on the final state", flush=True)

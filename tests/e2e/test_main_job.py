@@ -81,3 +81,11 @@ def test_delta_reads_exactly_the_open_orders(main_job: tuple[Path, str], delta_s
     ours = delta_spark.sql(f"SELECT order_id, status FROM {open_orders}").collect()
     assert ours
     assert sorted(map(tuple, ours)) == sorted(map(tuple, theirs))
+
+
+def test_the_batch_loads_report_progress(main_job: tuple[Path, str]) -> None:
+    _, out = main_job
+    loads = [line for line in out.splitlines() if line.strip().startswith("batch ")]
+    assert len(loads) == 3  # --batches 4: the build's batch, then three loads
+    assert loads[-1].strip().endswith(" s)")
+    assert "(3/3, " in loads[-1]
