@@ -12,9 +12,9 @@ import pytest
 from python_ops.delta.snapshot import read_snapshot
 from python_ops.errors import ConfigError
 from python_ops.ops.vacuum import protected_paths, vacuum
+from python_ops.ops.vacuum.listing import list_visible
 from python_ops.ops.vacuum.selection import select_in_process, select_on_spark
 from python_ops.storage import open_storage
-from python_ops.storage.listing import list_visible
 from tests.helpers.paths import ROOT
 from tests.helpers.vacuum import age_everything, content, untracked
 

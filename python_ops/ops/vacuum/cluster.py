@@ -19,10 +19,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from python_ops.ops.results import VacuumDiagnostics, VacuumFile
+from python_ops.ops.vacuum.executor_delete import DeleteCounts, delete_on_executors
+from python_ops.ops.vacuum.executor_listing import listing_frame, split_summaries
 from python_ops.ops.vacuum.selection import select_in_process, selected_paths, selection_frame
 from python_ops.storage import Storage
-from python_ops.storage.executor_delete import DeleteCounts, delete_on_executors
-from python_ops.storage.executor_listing import listing_frame, split_summaries
 
 if TYPE_CHECKING:
     import pyarrow as pa

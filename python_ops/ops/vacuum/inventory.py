@@ -27,7 +27,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from python_ops.errors import ConfigError
-from python_ops.storage.listing import is_hidden
+from python_ops.ops.vacuum.listing import is_hidden
 
 #: Delta's inventory schema (``VacuumCommand``): column -> Arrow type name.
 INVENTORY_COLUMNS = {

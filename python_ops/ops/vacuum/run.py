@@ -41,13 +41,13 @@ from python_ops.ops.vacuum import handoff
 from python_ops.ops.vacuum.cluster import delete_on_cluster, select_on_cluster
 from python_ops.ops.vacuum.inventory import inventory_entries
 from python_ops.ops.vacuum.kept import delete_dirs, still_there
+from python_ops.ops.vacuum.listing import Listing, list_visible
 from python_ops.ops.vacuum.lite import lite_candidates, select_lite
 from python_ops.ops.vacuum.mode import choose_mode, next_state
 from python_ops.ops.vacuum.retention import vacuum_retention
 from python_ops.ops.vacuum.selection import select_in_process, select_on_spark
 from python_ops.ops.vacuum.state import write_last_vacuum_info
 from python_ops.storage import Storage, is_remote, open_storage
-from python_ops.storage.listing import Listing, list_visible
 from python_ops.values import checked_number
 
 log = logging.getLogger("python_ops.ops.vacuum")  # the wing's name, as before the split
@@ -178,7 +178,7 @@ def vacuum(
     progress_interval_s: float = 5.0,
     model: str | None = None,
     cluster_listing: bool = False,
-    snapshot: Snapshot | None = None,
+    snapshot: Snapshot | FilePaths | None = None,
     engine: str = "auto",
     audit: bool = True,
     mode: str = "full",
@@ -209,7 +209,8 @@ def vacuum(
             reopened in tasks (S3; local disks the executors share, see ``storage.local``):
             with the selection on Spark the listing never comes to the driver. Elsewhere the
             listing runs on driver threads. ``result.diagnostics`` says where tasks ran.
-        snapshot: The table's latest snapshot if the caller has just read it; None reads it.
+        snapshot: The table's latest snapshot if the caller has just read it, or its paths
+            (``read_file_paths``); None reads the paths.
         engine: Where the selection runs: ``in_process`` (Arrow compute, no engine),
             ``spark`` (the DataFrame program on ``spark``), or ``auto``: on ``spark`` when the
             listing runs on its executors (``cluster_listing``), else in process.
@@ -269,7 +270,10 @@ def vacuum(
     }
     try:
         # Without a snapshot in hand, read the log's paths only: no object per checkpoint row.
-        paths = read_file_paths(storage) if snapshot is None else FilePaths(snapshot)
+        if snapshot is None:
+            paths = read_file_paths(storage)
+        else:
+            paths = snapshot if isinstance(snapshot, FilePaths) else FilePaths(snapshot)
         snapshot = paths.head
         check_protocol(snapshot.protocol, Op.VACUUM, location=storage.root)
         retention, overridden = vacuum_retention(

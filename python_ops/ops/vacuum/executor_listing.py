@@ -34,9 +34,9 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
+from python_ops.ops.vacuum.listing import Listing, is_hidden, list_visible, scan_batch
 from python_ops.storage.base import DirScan, Storage
 from python_ops.storage.key_ranges import key_ranges, split_points
-from python_ops.storage.listing import Listing, is_hidden, list_visible, scan_batch
 
 _SCHEMA = "path string, size long, mtime long, is_dir boolean"
 Job = tuple[str, str | None, str | None]  # (prefix, start after, last): a range, or all of it

@@ -19,8 +19,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
+from python_ops.ops.vacuum.executor_listing import task_slots
 from python_ops.storage.base import Storage
-from python_ops.storage.executor_listing import task_slots
 
 _COUNTS = "files long, bytes long, dirs long, failures long, pid long"
 
