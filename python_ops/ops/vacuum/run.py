@@ -18,10 +18,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 import time
-from collections import defaultdict, deque
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
-from itertools import islice
 from typing import Any
 
 from python_ops.delta.file_paths import FilePaths, read_file_paths
@@ -32,15 +29,14 @@ from python_ops.errors import ConfigError
 from python_ops.ops.audit import audit_record
 from python_ops.ops.results import (
     VacuumDiagnostics,
-    VacuumFile,
-    VacuumGroup,
     VacuumKeptDir,
     VacuumResult,
 )
 from python_ops.ops.vacuum import handoff
 from python_ops.ops.vacuum.cluster import delete_on_cluster, select_on_cluster
+from python_ops.ops.vacuum.delete import delete_selected, group_by_prefix
 from python_ops.ops.vacuum.inventory import inventory_entries
-from python_ops.ops.vacuum.kept import delete_dirs, still_there
+from python_ops.ops.vacuum.kept import still_there
 from python_ops.ops.vacuum.listing import Listing, list_visible
 from python_ops.ops.vacuum.lite import lite_candidates, select_lite
 from python_ops.ops.vacuum.mode import choose_mode, next_state
@@ -84,81 +80,6 @@ def _selection_on_spark(
             model=model,
         )
     return wants_spark
-
-
-def _group(paths: list[VacuumFile]) -> tuple[VacuumGroup, ...]:
-    totals: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
-    for f in paths:
-        prefix = f.path.split("/", 1)[0] if "/" in f.path else ("" if not f.is_dir else f.path)
-        t = totals[prefix]
-        if f.is_dir:
-            t[2] += 1
-        else:
-            t[0] += 1
-            t[1] += f.size_bytes
-    return tuple(VacuumGroup(p, t[0], t[1], t[2]) for p, t in sorted(totals.items()))
-
-
-def _delete(
-    storage: Storage,
-    selected: list[VacuumFile],
-    *,
-    max_workers: int,
-    on_progress: Callable[[int, int], None] | None,
-    progress_interval_s: float,
-    cutoff_ms: int,
-) -> tuple[int, int, int, list[VacuumKeptDir], list[str]]:
-    """Delete files in a bounded pool, then directories deepest first; never recursive.
-
-    Returns:
-        (files deleted, their bytes, directories deleted, directories kept because they were
-        not empty, paths that could not be deleted).
-    """
-    files = [f for f in selected if not f.is_dir]
-    dirs = [f for f in selected if f.is_dir]
-    total = len(files)
-    deleted_files = deleted_bytes = 0
-    not_deleted: list[str] = []
-    # Chunks, not one task per file: the executor's per-task cost would dominate an unlink;
-    # on object stores a chunk is one batched delete request (up to 1,000 keys).
-    size = max(1, min(storage.delete_batch_size, total // (4 * max(1, max_workers)) or 1))
-    if storage.batched_deletes:
-        size = storage.delete_batch_size  # full batches: fewest requests
-    chunks = [files[i : i + size] for i in range(0, total, size)]
-
-    def delete_chunk(chunk: list[VacuumFile]) -> tuple[int, int, list[str]]:
-        failed = set(storage.delete_files([f.path for f in chunk]))
-        ok = [f for f in chunk if f.path not in failed]
-        return len(ok), sum(f.size_bytes for f in ok), sorted(failed)
-
-    done = 0
-    last_report = time.monotonic()
-    workers = max(1, max_workers)
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        # At most `workers` chunks in flight: a run stopped (or killed) after a progress report
-        # has not silently deleted far beyond it, and memory stays bounded.
-        pending = iter(chunks)
-        in_flight = deque((c, pool.submit(delete_chunk, c)) for c in islice(pending, workers))
-        while in_flight:
-            chunk, future = in_flight.popleft()
-            n_ok, n_bytes, failed = future.result()
-            deleted_files += n_ok
-            deleted_bytes += n_bytes
-            not_deleted += failed
-            done += len(chunk)
-            now = time.monotonic()
-            if done == total or now - last_report >= progress_interval_s:
-                last_report = now
-                log.info("vacuum %s: deleted %d/%d files", storage.root, done, total)
-                if on_progress is not None:
-                    on_progress(done, total)
-            following = next(pending, None)
-            if following is not None:
-                in_flight.append((following, pool.submit(delete_chunk, following)))
-        deleted_dirs, kept, failed_dirs = delete_dirs(
-            storage, (d.path for d in dirs), pool, cutoff_ms=cutoff_ms
-        )
-    return deleted_files, deleted_bytes, deleted_dirs, kept, not_deleted + failed_dirs
 
 
 ENGINES = ("auto", "in_process", "spark")
@@ -371,7 +292,7 @@ def vacuum(
                 diagnostics, num_delete_tasks=counts.tasks, delete_pids=counts.pids
             )
         elif not dry_run and selected:
-            deleted = _delete(
+            deleted = delete_selected(
                 storage,
                 selected,
                 max_workers=max_workers,
@@ -407,7 +328,7 @@ def vacuum(
             identify_s=identify_s,
             delete_s=time.perf_counter() - delete_started,
             paths=tuple(selected),
-            by_prefix=_group(selected),
+            by_prefix=group_by_prefix(selected),
             diagnostics=diagnostics,
             mode=choice.mode,
             mode_reason=choice.reason,
