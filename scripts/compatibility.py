@@ -368,8 +368,9 @@ def render(outcomes: list[Outcome]) -> str:
         "",
         "Written by `scripts/compatibility.py` (and checked by "
         "`tests/integration/test_golden.py`): each CLI op of `python -m python_ops` on a fresh "
-        "copy of each table of "
-        "`../shared/fixtures/golden` (Spark-written tables from Delta Lake's own test data), "
+        "copy of each of Delta Lake's golden tables (the Spark-written tables of delta-io/delta's "
+        "`connectors/golden-tables`, which the project's machines keep at "
+        "`../shared/fixtures/golden`; `--golden DIR` points the script elsewhere), "
         "with every file aged 60 days so that VACUUM (retention 0) and log cleanup (30 days) "
         "have work. After each destructive op the script checks that every file the table "
         "referenced still exists, nothing outside the table root changed, log cleanup left the "
