@@ -11,7 +11,9 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
+from python_ops.delta.file_paths import FilePaths
 from python_ops.delta.snapshot import Snapshot
+from python_ops.maintenance.due_rules import vacuum_is_due
 from python_ops.maintenance.history import HistoryStore
 from python_ops.maintenance.outcomes import Reason
 from python_ops.maintenance.registry import OPS, op_spec
@@ -56,7 +58,7 @@ def _too_soon(
 
 def decide(
     target: ModelTarget,
-    snapshot: Snapshot,
+    snapshot: Snapshot | FilePaths,
     *,
     ops: tuple[str, ...] = OPS,
     history: HistoryStore | None = None,
@@ -66,7 +68,8 @@ def decide(
 
     Args:
         target: The model (its config and table location).
-        snapshot: Its table's latest snapshot, as the runner read it.
+        snapshot: Its table's latest snapshot, as the runner read it; or, when VACUUM is the
+            only op to decide, the log's paths (``read_file_paths``).
         ops: Ops to consider.
         history: The maintenance history (for the minimum intervals).
         now_s: The current time (None = now).
@@ -76,6 +79,7 @@ def decide(
 
     Raises:
         ConfigError: For bad settings found against the table (e.g. a Z-order column).
+        ValueError: For the log's paths given to decide an op other than VACUUM.
     """
     now = time.time() if now_s is None else now_s
     config = target.config
@@ -88,6 +92,11 @@ def decide(
         if too_soon is not None:
             out.append(too_soon)
             continue
-        due, why = op_spec(op).due(target, snapshot, int(now * 1000))
+        if isinstance(snapshot, FilePaths):  # the paths answer VACUUM's question only
+            if op != "vacuum":
+                raise ValueError(f"{op} is decided on a snapshot, not on the log's paths")
+            due, why = vacuum_is_due(target, snapshot, int(now * 1000))
+        else:
+            due, why = op_spec(op).due(target, snapshot, int(now * 1000))
         out.append(Decision(op, Reason.DUE if due else Reason.NOT_DUE, why))
     return out

@@ -7,6 +7,7 @@ One function per op, ``(target, snapshot, now_ms) -> (due, why)``, registered wi
 
 from __future__ import annotations
 
+from python_ops.delta.file_paths import FilePaths
 from python_ops.delta.log_files import LogFileKind
 from python_ops.delta.snapshot import Snapshot, read_snapshot
 from python_ops.errors import MaintenanceError
@@ -17,8 +18,13 @@ from python_ops.maintenance.targets import ModelTarget
 from python_ops.ops.log_cleanup import expiry_cutoff_ms, resolve_log_retention
 
 
-def vacuum_is_due(target: ModelTarget, snapshot: Snapshot, now_ms: int) -> tuple[bool, str]:
-    """VACUUM: removed or untracked files older than the retention (``reclaim``, cost-bounded)."""
+def vacuum_is_due(
+    target: ModelTarget, snapshot: Snapshot | FilePaths, now_ms: int
+) -> tuple[bool, str]:
+    """VACUUM: removed or untracked files older than the retention (``reclaim``, cost-bounded).
+
+    Decided on a snapshot, or on the log's paths (``read_file_paths``) alike.
+    """
     # removed or untracked files older than the retention (``reclaim``: cost-bounded)
     with named_as_configured("vacuum"):
         return vacuum_due(target, snapshot, now_ms)

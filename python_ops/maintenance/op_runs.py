@@ -11,10 +11,16 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from python_ops.delta.file_paths import FilePaths
 from python_ops.delta.snapshot import Snapshot, read_snapshot
 from python_ops.maintenance.op_keys import named_as_configured
 from python_ops.maintenance.outcomes import OpCounts
-from python_ops.maintenance.policy import effective_snapshot, pending_policy, unrecorded_note
+from python_ops.maintenance.policy import (
+    effective_paths,
+    effective_snapshot,
+    pending_policy,
+    unrecorded_note,
+)
 from python_ops.maintenance.targets import ModelTarget
 from python_ops.ops.log_cleanup import cleanup_logs
 from python_ops.ops.results import VacuumResult
@@ -29,6 +35,8 @@ class RunContext:
     Attributes:
         spark: The Spark session (VACUUM selects files with it).
         snapshot: The table's snapshot as read for the decision (None: the op reads it).
+        paths: For VACUUM alone, the log's paths as read for the decision instead of a snapshot
+            (``read_file_paths``).
         dry_run: Report only.
         retention_hours: A VACUUM retention overriding the model's (still safety-checked).
         sql: Where Delta's own SQL would run (OPTIMIZE goes there when it has Delta); None:
@@ -43,6 +51,7 @@ class RunContext:
     retention_hours: float | None = None
     sql: DeltaSql | None = None
     vacuum_engine: str = "auto"
+    paths: FilePaths | None = None
 
 
 def vacuum_note(result: VacuumResult) -> str:
@@ -81,7 +90,11 @@ def run_vacuum(target: ModelTarget, ctx: RunContext) -> OpCounts:
             dry_run=ctx.dry_run,
             model=c.model,
             # the retention the package recorded follows the config: not a floor (``policy``)
-            snapshot=effective_snapshot(ctx.snapshot or read_snapshot(target.location)),
+            snapshot=(
+                effective_paths(ctx.paths)
+                if ctx.paths is not None
+                else effective_snapshot(ctx.snapshot or read_snapshot(target.location))
+            ),
             engine=ctx.vacuum_engine,
             mode=c.vacuum_mode,
             full_interval_days=c.vacuum_full_interval_days,

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 
+from python_ops.delta.file_paths import FilePaths
 from python_ops.delta.protocol import Op, check_protocol
 from python_ops.delta.recorded_retentions import (
     policy_changes,
@@ -45,6 +46,12 @@ def effective_snapshot(snapshot: Snapshot) -> Snapshot:
         return snapshot
     metadata = dataclasses.replace(snapshot.metadata, configuration=mine)
     return dataclasses.replace(snapshot, metadata=metadata)
+
+
+def effective_paths(paths: FilePaths) -> FilePaths:
+    """``effective_snapshot`` for the log's paths (``read_file_paths``): the same columns."""
+    head = effective_snapshot(paths.head)
+    return paths if head is paths.head else FilePaths(head, paths.columns)
 
 
 def model_policy(config: MaintenanceConfig) -> dict[str, str]:

@@ -23,8 +23,9 @@ complete).
 
 from __future__ import annotations
 
+from python_ops.delta.file_paths import FilePaths
 from python_ops.delta.snapshot import Snapshot
-from python_ops.maintenance.policy import effective_snapshot
+from python_ops.maintenance.policy import effective_paths, effective_snapshot
 from python_ops.maintenance.targets import ModelTarget
 from python_ops.maintenance.wording import size_text
 from python_ops.ops.vacuum import handoff, vacuum, vacuum_retention
@@ -35,12 +36,15 @@ from python_ops.storage import is_remote, open_storage
 LISTING_LIMIT = 10_000
 
 
-def vacuum_due(target: ModelTarget, snapshot: Snapshot, now_ms: int) -> tuple[bool, str]:
+def vacuum_due(
+    target: ModelTarget, snapshot: Snapshot | FilePaths, now_ms: int
+) -> tuple[bool, str]:
     """VACUUM's due rule: removed or untracked files older than the retention exist.
 
     Args:
         target: The model (its retention settings and table location).
-        snapshot: The table's snapshot as the runner read it.
+        snapshot: The table's snapshot as the runner read it, or the log's paths
+            (``read_file_paths``: the checkpoint's files as columns; counted the same).
         now_ms: The current time in ms.
 
     Returns:
@@ -52,7 +56,9 @@ def vacuum_due(target: ModelTarget, snapshot: Snapshot, now_ms: int) -> tuple[bo
             ``maintenance_vacuum_allow_short_retention``.
     """
     c = target.config
-    seen = effective_snapshot(snapshot)
+    paths = snapshot if isinstance(snapshot, FilePaths) else None
+    head = snapshot.head if isinstance(snapshot, FilePaths) else snapshot
+    seen = effective_snapshot(head)
     retention, _ = vacuum_retention(
         seen,
         c.vacuum_retention_hours,
@@ -61,7 +67,11 @@ def vacuum_due(target: ModelTarget, snapshot: Snapshot, now_ms: int) -> tuple[bo
     )
     cutoff = retention.cutoff_ms(now_ms)
     older = f"older than the {retention.hours:g} h retention"
-    expired = sum(1 for t in snapshot.tombstones if t.deletion_timestamp_ms < cutoff)
+    expired = sum(1 for t in head.tombstones if t.deletion_timestamp_ms < cutoff)
+    if paths is not None:
+        import pyarrow.compute as pc
+
+        expired += sum(pc.less(col.removed_at_ms, cutoff).true_count for col in paths.columns)
     if expired:
         return True, f"{expired} removed file(s) {older}"
     if c.vacuum_mode == "lite":  # LITE deletes removed files only: no listing to estimate
@@ -90,7 +100,9 @@ def vacuum_due(target: ModelTarget, snapshot: Snapshot, now_ms: int) -> tuple[bo
             "untracked files not estimated on object storage (no listing per decision): runs "
             "once per maintenance_vacuum_interval_hours"
         )
-    known = len(snapshot.files) + len(snapshot.tombstones)
+    known = len(head.files) + len(head.tombstones)
+    if paths is not None:
+        known += sum(len(col.live) + len(col.removed) for col in paths.columns)
     if known > LISTING_LIMIT:
         return True, (
             f"untracked files not estimated ({known} files in the log, above {LISTING_LIMIT} "
@@ -102,7 +114,7 @@ def vacuum_due(target: ModelTarget, snapshot: Snapshot, now_ms: int) -> tuple[bo
         retention_hours=c.vacuum_retention_hours,
         allow_short_retention=c.vacuum_allow_short_retention,
         model=c.model,
-        snapshot=seen,
+        snapshot=seen if paths is None else effective_paths(paths),
         now_ms=now_ms,
         audit=False,  # an estimate for the decision, not a VACUUM run: no audit record
         listing_handoff="keep",  # the run it decides takes this listing: one per decision

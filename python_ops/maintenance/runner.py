@@ -16,7 +16,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from python_ops.delta.file_paths import read_file_paths
+from python_ops.delta.file_paths import FilePaths, read_file_paths
 from python_ops.delta.snapshot import Snapshot, read_snapshot
 from python_ops.errors import MaintenanceError, RetentionTooShortError
 from python_ops.maintenance.due import decide
@@ -225,7 +225,7 @@ class Maintainer:
         target: ModelTarget,
         op: str,
         *,
-        snapshot: Snapshot | None = None,
+        snapshot: Snapshot | FilePaths | None = None,
         dry_run: bool = False,
         retention_hours: float | None = None,
         reason: Reason = Reason.REQUESTED,
@@ -237,7 +237,8 @@ class Maintainer:
         Args:
             target: The model.
             op: A registered op.
-            snapshot: The table's snapshot as just read (None: the op reads it).
+            snapshot: The table's snapshot as just read (None: the op reads it); for VACUUM
+                alone, the log's paths (``read_file_paths``).
             dry_run: Report only.
             retention_hours: VACUUM retention overriding the model's (still safety-checked).
             reason: Why it runs.
@@ -256,7 +257,8 @@ class Maintainer:
         if failure is None:
             context = RunContext(
                 spark=self.spark,
-                snapshot=snapshot,
+                snapshot=snapshot if isinstance(snapshot, Snapshot) else None,
+                paths=snapshot if isinstance(snapshot, FilePaths) else None,
                 dry_run=dry_run,
                 retention_hours=retention_hours,
                 sql=self.sql,
@@ -319,24 +321,31 @@ class Maintainer:
         The table's log is read once: the snapshot that decides what is due is handed to the
         ops. After an op commits (OPTIMIZE, a purge), the log is read again, and what is due
         next is decided on the new snapshot (an OPTIMIZE that rewrote the files with deletion
-        vectors leaves no purge due).
+        vectors leaves no purge due). When VACUUM is the only enabled op (``vacuum_all``, a
+        model that maintains nothing else), the log's paths are read instead
+        (``read_file_paths``: the checkpoint's files stay Arrow columns, no object per file),
+        as the command line's VACUUM reads them.
 
         Returns:
             One outcome per op.
         """
         c = target.config
         outcomes = []
+        paths_only = [op for op in ops if c.op_enabled(op)] == ["vacuum"]
+        read: Callable[[str], Snapshot | FilePaths] = (
+            read_file_paths if paths_only else read_snapshot
+        )
         try:
             with lean_arrow():  # reading the log needs neither pandas nor an engine
-                snapshot = read_snapshot(target.location)
+                snapshot = read(target.location)
         except MaintenanceError as err:  # no table, unreadable log: every op fails alike
             return [self.run_op(target, op, dry_run=dry_run, failure=str(err)) for op in ops]
-        current: Snapshot | None = snapshot
+        current: Snapshot | FilePaths | None = snapshot
         for op in ops:
             if current is None:  # the previous op committed: decide on the new snapshot
                 try:
                     with lean_arrow():
-                        current = read_snapshot(target.location)
+                        current = read(target.location)
                 except MaintenanceError as err:
                     outcomes.append(self.run_op(target, op, dry_run=dry_run, failure=str(err)))
                     continue
@@ -363,7 +372,8 @@ class Maintainer:
                 detail=d.detail if d.due else f"requested (not due: {d.detail})",
             )
             outcomes.append(outcome)
-            if outcome.counts.version_after != current.version:
+            version = current.head.version if isinstance(current, FilePaths) else current.version
+            if outcome.counts.version_after != version:
                 current = None  # the op committed (or failed): the next op reads the log again
         return outcomes
 

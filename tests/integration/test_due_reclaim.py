@@ -184,3 +184,52 @@ def test_the_due_check_on_object_storage_lists_no_data_prefix(
     log = f"{s3.bucket}/tables/events/_delta_log/"
     # reading the snapshot listed the log only; no data prefix was listed
     assert set(lists) == {log}, lists
+
+
+def test_vacuum_alone_is_decided_and_run_on_the_log_paths(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import pyarrow as pa
+    from deltalake import DeltaTable, write_deltalake
+
+    import python_ops.maintenance.runner as runner
+    from python_ops.delta.file_paths import read_file_paths
+    from python_ops.ops.vacuum import vacuum
+
+    table = str(tmp_path / "events")
+    for i in range(3):
+        rows = pa.table({"p": ["a", "b"], "v": [i, i]})
+        write_deltalake(table, rows, mode="append", partition_by=["p"])
+    write_deltalake(table, pa.table({"p": ["a"], "v": [9]}), mode="overwrite", partition_by=["p"])
+    DeltaTable(table).create_checkpoint()  # the 6 tombstones are checkpoint rows: columns
+    config = {
+        "maintenance_vacuum_retention_hours": 1,
+        "maintenance_vacuum_allow_short_retention": True,
+    }
+    target = _target(Path(table), **config)
+    later = time.time() + 2 * 3600
+
+    on_snapshot = decide(target, read_snapshot(table), ops=("vacuum",), now_s=later)
+    on_paths = decide(target, read_file_paths(table), ops=("vacuum",), now_s=later)
+    assert on_paths == on_snapshot
+    assert on_paths[0].detail == "6 removed file(s) older than the 1 h retention"
+    with pytest.raises(ValueError, match="optimize is decided on a snapshot"):
+        decide(target, read_file_paths(table), ops=("optimize",))
+
+    def no_snapshot(location: str) -> None:
+        raise AssertionError("VACUUM alone reads the log's paths, not a snapshot of objects")
+
+    monkeypatch.setattr(runner, "read_snapshot", no_snapshot)
+    only_vacuum = _target(
+        Path(table),
+        **config,
+        maintenance_optimize_enabled=False,
+        maintenance_cleanup_logs_enabled=False,
+        maintenance_purge_enabled=False,
+    )
+    maintainer = Maintainer(spark=None, history=None, invocation_id="t")
+    outcomes = maintainer.maintain_model(only_vacuum, only_due=False, dry_run=True)
+    ran = [o for o in outcomes if o.ran]
+    assert [(o.op, o.status) for o in ran] == [("vacuum", Status.SUCCEEDED)]
+    direct = vacuum(table, dry_run=True, retention_hours=1, allow_short_retention=True)
+    assert ran[0].counts.files_removed == direct.files_found
