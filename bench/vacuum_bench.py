@@ -1,4 +1,4 @@
-"""VACUUM benchmark: whole processes, python_ops's command line vs a delta-rs script, in one run.
+"""VACUUM benchmark: whole processes, python_ops's CLI and post-hook path vs delta-rs, in one run.
 
 For each size it generates a partitioned Delta table whose files are 60 % live, 20 % tombstoned
 (expired) and 20 % untracked, backdated 30 days, with a checkpoint. What a user waits for is
@@ -7,6 +7,14 @@ command does; no engine is started by default), alternating ours and delta-rs. W
 measured around the process, CPU time and peak RSS come from the kernel (``wait4``) for that
 process. identify = dry run; delete = real run on a fresh copy. The op-internal identify time
 our result reports goes beside. Medians and ratios go to docs/benchmarks.md.
+
+Two of ours: the command line (``python -m python_ops vacuum``) and the post-hook path, a script
+that runs VACUUM through the runner as the dbt post-hook and ``vacuum_all`` do
+(``Maintainer.maintain_model`` of a model whose only op is VACUUM, retention 24 h with
+``maintenance_vacuum_allow_short_retention``: the model settings cannot say 0; every file here is
+30 days old, so the selection is the same). python_ops is byte-compiled first (as an installed
+package is; this environment sets PYTHONDONTWRITEBYTECODE, which otherwise recompiles the
+package in every process, about 0.1 s, while pyarrow and deltalake ship compiled).
 
     .venv/bin/python bench/vacuum_bench.py --sizes 100000,1000000 --repeats 5
 """
@@ -37,6 +45,28 @@ files = DeltaTable(sys.argv[1]).vacuum(retention_hours=0, dry_run=sys.argv[2] ==
                                        enforce_retention_duration=False, full=True)
 print(json.dumps(files))
 """
+
+
+POSTHOOK = """
+import json, sys
+from python_ops.maintenance.config import parse_config
+from python_ops.maintenance.runner import Maintainer
+from python_ops.maintenance.targets import ModelTarget
+config = parse_config("bench", {
+    "maintenance_vacuum_retention_hours": 24, "maintenance_vacuum_allow_short_retention": True,
+    "maintenance_vacuum_mode": "full", "maintenance_optimize_enabled": False,
+    "maintenance_cleanup_logs_enabled": False, "maintenance_purge_enabled": False})
+target = ModelTarget("bench", sys.argv[1], config)
+maintainer = Maintainer(spark=None, history=None, invocation_id="bench")
+(o,) = [o for o in maintainer.maintain_model(target, only_due=False, dry_run=sys.argv[2] == "dry")
+        if o.op == "vacuum"]
+assert str(o.status) == "succeeded", o.detail
+print(json.dumps({"files_found": o.counts.files_removed, "identify_s": o.duration_s}))
+"""
+
+
+def _posthook(table: Path, mode: str) -> list[str]:
+    return [sys.executable, "-c", POSTHOOK, str(table), mode]
 
 
 def _ours(table: Path, mode: str) -> list[str]:
@@ -162,7 +192,7 @@ def bench_size(n: int, repeats: int, work: Path) -> dict:
         check=True,
     )
     print(f"generated {n} files in {time.perf_counter() - started:.1f} s", flush=True)
-    tools = {"delta-rs": _theirs, "ours": _ours}
+    tools = {"delta-rs": _theirs, "ours": _ours, "post-hook": _posthook}
     runs: dict[str, list[dict]] = {name: [] for name in tools}
     for _ in range(repeats):  # alternate: both tools see the same machine noise
         for name, argv in tools.items():
@@ -187,42 +217,58 @@ def bench_size(n: int, repeats: int, work: Path) -> dict:
             "delete": statistics.median(d["wall"] for d in deletes[name]),
             "delete_peak_mb": statistics.median(d["peak_mb"] for d in deletes[name]),
         }
-    ours_op = [r["op_identify_s"] for r in runs["ours"]]
-    row["ours"]["op_identify_s"] = statistics.median(ours_op)
+    for name in ("ours", "post-hook"):
+        row[name]["op_identify_s"] = statistics.median(r["op_identify_s"] for r in runs[name])
     print(json.dumps(row), flush=True)
     return row
 
 
 def write_report(rows: list[dict], repeats: int, loads: list[float]) -> None:
     lines = [
-        "## VACUUM: whole processes, `python -m python_ops vacuum` vs a delta-rs script",
+        "## VACUUM: whole processes, `python -m python_ops vacuum` and the post-hook path vs a "
+        "delta-rs script",
         "",
         f"Partitioned table ({PARTITIONS} partitions), files 60 % live, 20 % expired tombstones, "
         "20 % untracked, all backdated 30 days, with a checkpoint. Each run is a fresh process "
         "timed from outside (interpreter start, imports and the op; ours starts no engine: the "
-        "selection runs on Arrow in the process), ours and delta-rs alternating; medians of "
+        "selection runs on Arrow in the process), the three alternating; medians of "
         f"{repeats} runs (delete on 1M files: 1 run). CPU and peak RSS are the process's own "
         "(`wait4`). delete = a real run on a fresh copy. Ratio = ours / delta-rs (lower is "
-        "better); the op-internal identify time of ours is beside, never instead.",
+        "better); the op-internal time of ours is beside, never instead. CLI = `python -m "
+        "python_ops vacuum <t> --retention-hours 0 --allow-short-retention --json [--dry-run]`; "
+        "post-hook path = a script running VACUUM through `Maintainer.maintain_model` (the "
+        "runner the dbt post-hook and `vacuum_all` use) for a model whose only op is VACUUM; "
+        "delta-rs = `DeltaTable(t).vacuum(retention_hours=0, dry_run=..., full=True)`. "
+        "python_ops byte-compiled, as installed.",
         "",
-        "| files | selected (ours / delta-rs) | identify wall ours s | delta-rs s | ratio "
-        "(min-max runs) | CPU ratio | peak RSS ours / delta-rs MB | ratio | delete ours s | "
-        "delta-rs s | ratio | delete peak RSS ours / delta-rs MB | ratio | "
-        "ours op-internal identify s |",
-        "|---:|---|---:|---:|---|---:|---|---:|---:|---:|---:|---|---:|---:|",
+        "| files | run | selected | identify wall s (min-max) | ratio (min-max runs) | CPU "
+        "s | CPU ratio | peak RSS MB | ratio | delete s | ratio | delete peak RSS MB | ratio | "
+        "op-internal s |",
+        "|---:|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for r in rows:
-        o, d = r["ours"], r["delta-rs"]
-        lines.append(
-            f"| {r['files']:,} | {o['selected']:,} / {d['selected']:,} | {o['wall']:.2f} | "
-            f"{d['wall']:.2f} | {o['wall'] / d['wall']:.2f} "
-            f"({o['wall_min'] / d['wall_max']:.2f}-{o['wall_max'] / d['wall_min']:.2f}) | "
-            f"{o['cpu'] / d['cpu']:.2f} | {o['peak_mb']:.0f} / {d['peak_mb']:.0f} | "
-            f"{o['peak_mb'] / d['peak_mb']:.2f} | {o['delete']:.2f} | {d['delete']:.2f} | "
-            f"{o['delete'] / d['delete']:.2f} | "
-            f"{o['delete_peak_mb']:.0f} / {d['delete_peak_mb']:.0f} | "
-            f"{o['delete_peak_mb'] / d['delete_peak_mb']:.2f} | {o['op_identify_s']:.2f} |"
-        )
+        d = r["delta-rs"]
+        for name in ("delta-rs", "ours", "post-hook"):
+            o = r[name]
+            label = {"delta-rs": "delta-rs", "ours": "ours, CLI", "post-hook": "ours, post-hook"}
+            if name == "delta-rs":
+                ratios = ["", "", "", "", ""]
+            else:
+                ratios = [
+                    f"{o['wall'] / d['wall']:.2f} "
+                    f"({o['wall_min'] / d['wall_max']:.2f}-{o['wall_max'] / d['wall_min']:.2f})",
+                    f"{o['cpu'] / d['cpu']:.2f}",
+                    f"{o['peak_mb'] / d['peak_mb']:.2f}",
+                    f"{o['delete'] / d['delete']:.2f}",
+                    f"{o['delete_peak_mb'] / d['delete_peak_mb']:.2f}",
+                ]
+            internal = f"{o['op_identify_s']:.2f}" if "op_identify_s" in o else ""
+            lines.append(
+                f"| {r['files']:,} | {label[name]} | {o['selected']:,} | {o['wall']:.2f} "
+                f"({o['wall_min']:.2f}-{o['wall_max']:.2f}) | {ratios[0]} | {o['cpu']:.2f} | "
+                f"{ratios[1]} | {o['peak_mb']:.0f} | {ratios[2]} | {o['delete']:.2f} | "
+                f"{ratios[3]} | {o['delete_peak_mb']:.0f} | {ratios[4]} | {internal} |"
+            )
     lines += [
         "",
         f"1-minute load average at the start and end of each size: "
@@ -236,6 +282,8 @@ def main() -> None:
     parser.add_argument("--sizes", default="100000,1000000")
     parser.add_argument("--repeats", type=int, default=5)
     args = parser.parse_args()
+    # byte-compile python_ops as an installed package is (PYTHONDONTWRITEBYTECODE is set here)
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(ROOT / "python_ops")], check=True)
     rows = []
     loads: list[float] = []
     with tempfile.TemporaryDirectory(dir=ROOT / "bench") as work:

@@ -159,26 +159,42 @@ def list_visible(
             listed += len(level)
             next_level: list[str] = []
             for children in pool.map(storage.scan_dir, level):
-                for path, size, mtime, is_dir, is_link in zip(
-                    children.paths,
-                    children.sizes,
-                    children.mtimes,
-                    children.is_dir,
-                    children.is_symlink,
-                    strict=True,
-                ):
-                    # hidden names start with '_' or '.': test the first character of the name
-                    name = path.rpartition("/")[2]
-                    if name[:1] in ("_", ".") and is_hidden(name, columns):
-                        continue
-                    if is_link:
-                        symlinks += 1
-                        continue
-                    out.append(path, size, mtime, is_dir)
-                    if is_dir:
-                        next_level.append(path)
+                batch, links = _visible_batch(children, columns)
+                symlinks += links
+                if batch.num_rows:
+                    out.batches.append(batch)
+                    next_level += batch.column(0).filter(batch.column(3)).to_pylist()
             level = next_level
     return Listing(out.flush(), symlinks, listed)
+
+
+_HIDDEN_CANDIDATE = r"(^|/)[_.][^/]*$"  # the last name starts with '_' or '.'
+
+
+def _visible_batch(scan: DirScan, columns: tuple[str, ...]) -> tuple[Any, int]:
+    """One directory's visible entries as a batch, and the symbolic links it left out.
+
+    Per directory, not per entry: the names that may be hidden (starting with ``_`` or ``.``,
+    few) are judged by ``is_hidden`` one by one; everything else is Arrow compute.
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    batch = scan_batch(scan)
+    links = pa.array(scan.is_symlink, pa.bool_())
+    candidates = pc.match_substring_regex(batch.column(0), _HIDDEN_CANDIDATE)
+    hidden = candidates
+    if candidates.true_count:
+        judged = [
+            is_hidden(path.rpartition("/")[2], columns)
+            for path in batch.column(0).filter(candidates).to_pylist()
+        ]
+        hidden = pc.replace_with_mask(candidates, candidates, pa.array(judged, pa.bool_()))
+    shown_links = pc.and_(links, pc.invert(hidden)).true_count  # a hidden link is not counted
+    dropped = pc.or_(links, hidden)
+    if dropped.true_count:
+        batch = batch.filter(pc.invert(dropped))
+    return batch, shown_links
 
 
 def _list_flat(
