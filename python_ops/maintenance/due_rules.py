@@ -114,15 +114,7 @@ def optimize_is_due(target: ModelTarget, snapshot: Snapshot, now_ms: int) -> tup
             min_small_files=c.min_small_files,
             model=c.model,
         )
-    # Z-ordering a partition's only file (not above the target) changes no file's statistics
-    work = [
-        p
-        for p in plan.work
-        if not plan.zorder_by
-        or len(p.bins) > 1
-        or len(p.bins[0].files) > 1
-        or p.bins[0].bytes > plan.target_size_bytes
-    ]
+    work = plan.work  # a partition's only file is not Z-ordered (``plan_optimize``)
     if work:
         kind = "Z-order" if plan.zorder_by else "compaction"
         files = sum(len(b.files) for p in work for b in p.bins)

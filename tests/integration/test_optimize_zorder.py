@@ -89,3 +89,17 @@ def test_zorder_is_incremental_and_sees_new_data(tmp_path: Path, sail_spark) -> 
         )
         == 1
     )
+
+
+def test_a_one_file_table_has_nothing_to_z_order(tmp_path: Path, sail_spark) -> None:
+    table = tmp_path / "one"
+    sail_spark.range(0, 100).repartition(1).write.format("delta").save(str(table))
+    plan = plan_optimize(str(table), zorder_by=["id"])
+    assert plan.work == ()
+    assert plan.partitions[0].skipped_reason == (
+        "one file: Z-ordering it changes no file's statistics"
+    )
+    result = optimize(str(table), zorder_by=["id"], dry_run=True)
+    assert result.plan["files_to_rewrite"] == 0
+    full = optimize(str(table), zorder_by=["id"], full=True, dry_run=True)
+    assert full.plan["files_to_rewrite"] == 1  # asked for explicitly: Delta sorts it within

@@ -342,6 +342,10 @@ def plan_optimize(
             reason = (
                 f"{len(candidates)} small file(s), fewer than min_small_files={min_small_files}"
             )
+        elif columns and not full and len(files) == 1 and files[0].size_bytes <= target:
+            # a partition's only file: its min/max statistics stay what they are (FULL, asked
+            # for explicitly, still sorts it within, as Delta's OPTIMIZE ZORDER does)
+            reason = "one file: Z-ordering it changes no file's statistics"
         bins = () if reason else tuple(_bins(candidates, target, single_bin=bool(columns)))
         plans.append(PartitionPlan(dict(key), len(files), len(candidates), bins, reason))
     return OptimizePlan(
