@@ -22,8 +22,6 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-import yaml  # type: ignore[import-untyped]  # PyYAML comes with dbt-core; no stubs pinned
-
 from python_ops.errors import ConfigError
 
 PROFILES_FILE = "profiles.yml"
@@ -81,6 +79,9 @@ class ProfileTarget:
 
 
 def _read_yaml(path: str, setting: str) -> dict[str, Any]:
+    # imported here: a command without a dbt project (vacuum <path>) never loads PyYAML
+    import yaml  # type: ignore[import-untyped]  # PyYAML comes with dbt-core; no stubs pinned
+
     try:
         with open(path, encoding="utf-8") as handle:
             data = yaml.safe_load(handle)

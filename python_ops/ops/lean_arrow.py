@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
-import importlib.abc
 import importlib.util
 import sys
 import threading
@@ -48,8 +47,12 @@ _M_TRIM_THRESHOLD = -1  # glibc's mallopt parameters (malloc.h)
 _M_MMAP_THRESHOLD = -3
 
 
-class _Refused(importlib.abc.MetaPathFinder):
-    """An import finder under which the named packages fail to import, as if not installed."""
+class _Refused:
+    """An import finder under which the named packages fail to import, as if not installed.
+
+    A ``sys.meta_path`` finder needs only ``find_spec`` (no ``importlib.abc`` base: that module
+    imports ``importlib.resources``, a cost at every start of the command line).
+    """
 
     def __init__(self, *names: str) -> None:
         self.names = names
@@ -74,7 +77,7 @@ def _heal_pyarrow_shim() -> None:
         return
 
 
-class _HealShim(importlib.abc.MetaPathFinder):
+class _HealShim:
     """One-shot: when pandas is next imported, heal pyarrow's shim right after the import."""
 
     def find_spec(
@@ -97,7 +100,7 @@ class _HealShim(importlib.abc.MetaPathFinder):
         return spec
 
 
-def _remove(finder: importlib.abc.MetaPathFinder) -> None:
+def _remove(finder: _Refused | _HealShim) -> None:
     with contextlib.suppress(ValueError):  # already removed (another thread, a nested exit)
         sys.meta_path.remove(finder)
 
