@@ -30,14 +30,20 @@ from python_ops.maintenance.runner import Maintainer, OpOutcome
 Progress = Callable[[int, int, str, list[OpOutcome]], None]
 
 
-def warn_failures(outcomes: list[OpOutcome], node: Any = None) -> None:
-    """One dbt warning per failed op of a model with ``on_error: warn``, with its reason."""
+def warn_failures(outcomes: list[OpOutcome], node: Any = None, *, after_build: bool) -> None:
+    """One dbt warning per failed op of a model with ``on_error: warn``, with its reason.
+
+    Args:
+        outcomes: The ops that ran.
+        node: The model just built (the post-hook's), for dbt's event.
+        after_build: A post-hook's failure (the model's build stands); a run-operation's
+            failure fails the run-operation instead, so it says nothing of the model's build.
+    """
     for o in outcomes:
         if o.status is Status.FAILED and o.on_error != "fail":
+            why = " (on_error: warn, so the model itself succeeded)" if after_build else ""
             maintenance_events.warn(
-                f"maintenance {o.op} of model {o.model} failed (on_error: warn, so the "
-                f"model itself succeeded): {o.detail}",
-                node=node,
+                f"maintenance {o.op} of model {o.model} failed{why}: {o.detail}", node=node
             )
 
 
@@ -114,13 +120,13 @@ class RunOperations:
         if ran:
             self._history.register(history)
             with maintenance_events.python_ops_logs_to_dbt():  # the history's own schedule
-                warn_failures(upkeep_history(maintainer))
+                warn_failures(upkeep_history(maintainer), after_build=False)
         failed = [o for o in ran if o.status is Status.FAILED]
         if failed and on_error == "fail":
             raise DbtRuntimeError(
                 "; ".join(f"maintenance {o.op} of {o.model} failed: {o.detail}" for o in failed)
             )
-        warn_failures(outcomes, node=model)
+        warn_failures(outcomes, node=model, after_build=True)
         return ", ".join(f"{o.op} {o.summary} in {o.duration_s:.1f} s" for o in ran)
 
     def selection(
@@ -214,10 +220,10 @@ class RunOperations:
         except MaintenanceError as err:  # a bad argument, refused before any op ran
             raise DbtRuntimeError(str(err)) from err
         self._history.register(history)
-        warn_failures(list(run.outcomes))
+        warn_failures(list(run.outcomes), after_build=False)
         if not dry_run and any(o.ran for o in run.outcomes):
             with maintenance_events.python_ops_logs_to_dbt():  # the history's own schedule
-                warn_failures(upkeep_history(maintainer))
+                warn_failures(upkeep_history(maintainer), after_build=False)
         return {
             **run.to_dict(),
             "table": run.table() + located.lines(28),
