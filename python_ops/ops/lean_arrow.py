@@ -25,8 +25,10 @@ a dry run of 100,000 and 1,000,000 files (``bench/vacuum_bench.py``):
   system on ``free``) until the first such block is freed, then raises its threshold to that
   block's size: the next large buffers come from the heap, whose freed space stays resident.
   A fixed threshold (``mallopt(M_MMAP_THRESHOLD, 128 KiB)``, glibc's initial value) keeps large
-  transient buffers out of the heap: 1,000,000 files, 405 vs 345 MB peak. Set once per process,
-  where the C library is glibc; elsewhere nothing is done.
+  transient buffers out of the heap: 1,000,000 files, 405 vs 345 MB peak. It changes every
+  allocation of the process, so only a process that runs one engine-free op sets it
+  (``fix_mmap_threshold_for_process``, from ``python -m python_ops vacuum``), never a host such as
+  dbt with an engine in the same process (the runner); where the C library is not glibc, nothing.
 """
 
 from __future__ import annotations
@@ -147,8 +149,12 @@ _pool_users = 0
 _pool_before: Any = None
 
 
-def _fixed_mmap_threshold() -> None:
-    """``mallopt(M_MMAP_THRESHOLD / M_TRIM_THRESHOLD)`` once, where the C library is glibc."""
+def fix_mmap_threshold_for_process() -> None:
+    """``mallopt(M_MMAP_THRESHOLD / M_TRIM_THRESHOLD)`` once, where the C library is glibc.
+
+    For a process that runs one engine-free op and exits (see the module): the setting holds
+    for every allocation of the process.
+    """
     global _mallopt_done
     if _mallopt_done:
         return
@@ -168,7 +174,7 @@ def _fixed_mmap_threshold() -> None:
 
 @contextmanager
 def lean_arrow(*, block_pandas: bool = True) -> Iterator[None]:
-    """Run the body with Arrow on the system allocator, glibc's mmap threshold fixed, no pandas.
+    """Run the body with Arrow on the system allocator and without pandas.
 
     Re-entrant and thread-safe: the first body to enter switches Arrow's default pool, the last
     to leave restores the previous one.
@@ -183,7 +189,6 @@ def lean_arrow(*, block_pandas: bool = True) -> Iterator[None]:
     global _pool_users, _pool_before
     import pyarrow as pa
 
-    _fixed_mmap_threshold()
     with _pool_lock:
         if _pool_users == 0:
             _pool_before = pa.default_memory_pool()
