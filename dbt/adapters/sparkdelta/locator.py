@@ -78,6 +78,25 @@ class TableLocator:
             warehouse=creds.resolved_warehouse(),
         )
 
+    def _cached(self, schema: str, alias: str, declared: str | None) -> BaseRelation | None:
+        """The relation from dbt's cache, when its catalog information gives the location.
+
+        dbt lists each schema once per invocation (SHOW TABLE EXTENDED: each table's Location),
+        and a table's location stays what it was when its build replaces it; so a post-hook or
+        a run-operation asks the catalog again only for a table the cache does not know, or
+        whose declared ``location_root`` no longer matches what the catalog said.
+        """
+        try:
+            cached = self._adapter.get_relation(None, schema, alias)  # type: ignore[arg-type]
+        except DbtRuntimeError:
+            return None  # no such schema
+        location = location_from_information(getattr(cached, "information", None))
+        if cached is None or location is None:
+            return None
+        if declared is not None and location.rstrip("/") != declared.rstrip("/"):
+            return None  # the model moved: ask the catalog
+        return cached
+
     def table_location(self, relation: BaseRelation) -> str | None:
         """The Delta location of an existing table as the catalog reports it (None: no table)."""
         # dbt's relation cache already holds SHOW TABLE EXTENDED output for listed schemas.
@@ -164,17 +183,15 @@ class TableLocator:
         profile_root = self._connection.credentials.location_root
 
         def locate(schema: str, alias: str, config: Mapping[str, Any]) -> str | None:
-            relation = self.relation(schema, alias)
+            declared = placed_location(
+                schema, alias, model_root=config.get("location_root"), profile_root=profile_root
+            )
+            relation = self._cached(schema, alias, declared) or self.relation(schema, alias)
             location = self.table_location(relation)
             if location is not None:
                 located.names[location] = str(relation)
             else:
-                location = placed_location(
-                    schema,
-                    alias,
-                    model_root=config.get("location_root"),
-                    profile_root=profile_root,
-                )
+                location = declared
                 if location is None or not is_delta_table(location):
                     located.not_built[alias] = "not built yet (no table in the catalog)"
                     return None
