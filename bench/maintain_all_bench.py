@@ -116,11 +116,11 @@ def main() -> None:
             selected = ["landing_orders", "stg_orders", "fct_orders"]
             dbt(project, prepared, "run", "--select", *selected, "--vars", variables)
         sys.path.insert(0, str(ROOT))
+        from python_ops.maintenance.locations import warehouse_locator
         from python_ops.maintenance.targets import (
             load_manifest,
             manifest_models,
             targets_from_nodes,
-            warehouse_locator,
         )
 
         samples: dict[str, list[float]] = {k: [] for k in ("ours", "wall", "idle", "delta_rs")}

@@ -25,12 +25,8 @@ from pathlib import Path
 
 from dbt.cli.main import dbtRunner
 
-from python_ops.maintenance.targets import (
-    load_manifest,
-    manifest_models,
-    targets_from_nodes,
-    warehouse_locator,
-)
+from python_ops.maintenance.locations import warehouse_locator
+from python_ops.maintenance.targets import load_manifest, manifest_models, targets_from_nodes
 from python_ops.maintenance.wording import size_text
 from python_ops.ops.health import table_health
 
