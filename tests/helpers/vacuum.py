@@ -53,3 +53,26 @@ def selected_files(result: Any) -> set[str]:
 
 def selected_dirs(result: Any) -> set[str]:
     return {f.path for f in result.paths if f.is_dir}
+
+
+def kill_when_marked(code: str, *args: str, marker: Path, cwd: Path) -> int:
+    """Run ``python -c code *args marker``, SIGKILL it once it writes ``marker``; its return code.
+
+    The child's progress hook writes the marker and then sleeps: the kill lands mid-run, after
+    at least one chunk was deleted.
+    """
+    import signal
+    import subprocess
+    import sys
+
+    proc = subprocess.Popen([sys.executable, "-c", code, *args, str(marker)], cwd=cwd)
+    try:
+        deadline = time.monotonic() + 120
+        while not marker.exists():
+            assert proc.poll() is None, "the run ended before the hook"
+            assert time.monotonic() < deadline, "the run never reached the hook"
+            time.sleep(0.05)
+        os.kill(proc.pid, signal.SIGKILL)
+    finally:
+        proc.wait(timeout=60)
+    return proc.returncode

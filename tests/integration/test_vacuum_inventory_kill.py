@@ -10,10 +10,7 @@ from __future__ import annotations
 
 import os
 import signal
-import subprocess
-import sys
 import textwrap
-import time
 from pathlib import Path
 
 import pyarrow as pa
@@ -22,7 +19,7 @@ import pyarrow.parquet as pq
 from python_ops.ops.vacuum import vacuum
 from python_ops.ops.vacuum.state import LAST_VACUUM_INFO
 from tests.helpers.paths import ROOT
-from tests.helpers.vacuum import age_everything, content, untracked
+from tests.helpers.vacuum import age_everything, content, kill_when_marked, untracked
 from tests.integration.test_vacuum_lite import _files, generated
 
 # the report is written now, after everything was aged: a cutoff an hour ago is before it
@@ -72,18 +69,8 @@ def test_kill_9_during_an_inventory_run_claims_no_more_than_deleted(tmp_path: Pa
     assert len(pending) >= 8
 
     marker = tmp_path / "marker"
-    args = [sys.executable, "-c", _KILLED_RUN, str(table), str(report), str(marker)]
-    proc = subprocess.Popen(args, cwd=ROOT)
-    try:
-        deadline = time.monotonic() + 120
-        while not marker.exists():
-            assert proc.poll() is None, "the run ended before the hook"
-            assert time.monotonic() < deadline, "the run never reached the hook"
-            time.sleep(0.05)
-        os.kill(proc.pid, signal.SIGKILL)
-    finally:
-        proc.wait(timeout=60)
-    assert proc.returncode == -signal.SIGKILL
+    code = kill_when_marked(_KILLED_RUN, str(table), str(report), marker=marker, cwd=ROOT)
+    assert code == -signal.SIGKILL
 
     gone = {p for p in pending if not (table / p).exists()}
     assert 0 < len(gone) < len(pending), marker.read_text()

@@ -11,11 +11,8 @@ run with a zero retention (``retentionDurationCheck.enabled=false`` on Delta,
 from __future__ import annotations
 
 import json
-import os
 import random
 import signal
-import subprocess
-import sys
 import textwrap
 import time
 from pathlib import Path
@@ -39,7 +36,7 @@ from python_ops.ops.vacuum.state import LAST_VACUUM_INFO, read_last_vacuum_info
 from python_ops.storage import open_storage
 from tests.helpers.paths import ROOT
 from tests.helpers.trust import cli
-from tests.helpers.vacuum import DAY_S, untracked
+from tests.helpers.vacuum import DAY_S, kill_when_marked, untracked
 
 ZERO = {"retention_hours": 0, "allow_short_retention": True}
 LATER_MS = 60_000  # "now" a minute ahead: every file just written is before the cutoff
@@ -239,17 +236,8 @@ def test_kill_9_during_a_lite_run_claims_no_more_than_deleted(tmp_path: Path) ->
     assert len(pending) >= 6
 
     marker = tmp_path / "marker"
-    proc = subprocess.Popen([sys.executable, "-c", _KILLED_RUN, str(table), str(marker)], cwd=ROOT)
-    try:
-        deadline = time.monotonic() + 120
-        while not marker.exists():
-            assert proc.poll() is None, "the run ended before the hook"
-            assert time.monotonic() < deadline, "the run never reached the hook"
-            time.sleep(0.05)
-        os.kill(proc.pid, signal.SIGKILL)
-    finally:
-        proc.wait(timeout=60)
-    assert proc.returncode == -signal.SIGKILL
+    code = kill_when_marked(_KILLED_RUN, str(table), marker=marker, cwd=ROOT)
+    assert code == -signal.SIGKILL
 
     gone = {p for p in pending if not (table / p).exists()}
     assert 0 < len(gone) < len(pending), marker.read_text()
