@@ -31,22 +31,16 @@ def vacuum_retention(
     allow_short_retention: bool,
     model: str | None = None,
 ) -> tuple[Retention, bool]:
-    """Decide VACUUM's retention for a table, applying Delta's safety check.
+    """Decide VACUUM's retention for a table: ``checked_retention`` on its snapshot's properties.
 
     Args:
         snapshot: The table snapshot (for ``delta.deletedFileRetentionDuration``).
         retention_hours: Requested hours, or None for the table's setting.
         allow_short_retention: Allow a requested retention below the table's minimum.
-        model: The dbt model, for error messages; None on a table path, where the refusal
-            names the command line's ``--allow-short-retention`` instead of the model's key.
+        model: The dbt model, for error messages (see ``checked_retention``).
 
     Returns:
-        (retention, overridden): overridden is True when the check was bypassed by the
-        override.
-
-    Raises:
-        ConfigError: For a negative retention or an unparsable table property.
-        RetentionTooShortError: When the requested retention is below the minimum.
+        (retention, overridden), as ``checked_retention``.
     """
     return checked_retention(
         snapshot.metadata.configuration,
