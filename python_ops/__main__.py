@@ -1,16 +1,21 @@
 """``python -m python_ops``: the ops' command line.
 
-A VACUUM that runs in this process (no engine, no inventory) blocks numpy before anything imports
-pyarrow (pyarrow decides at its import whether numpy is there; without it the process is about
-10 MB and 0.1 s lighter) and fixes glibc's mmap threshold (large transient buffers go back to the
-system), both for the whole process (``python_ops.ops.lean_arrow``). Decided from the arguments
-alone, before ``cli.main`` (which imports pyarrow) is loaded; anything unclear leaves both alone.
+A VACUUM that runs in this process (no engine, no inventory) prepares the process before
+anything imports pyarrow (``python_ops.ops.lean_arrow``): it blocks numpy (pyarrow decides at its
+import whether numpy is there; without it the process is about 10 MB and 0.1 s lighter), names
+the C library's allocator as Arrow's pool, and fixes glibc's mmap threshold (large transient
+buffers go back to the system), all for the whole process. Decided from the arguments alone,
+before ``cli.main`` (which imports pyarrow) is loaded; anything unclear leaves all three alone.
 """
 
 import sys
 from collections.abc import Sequence
 
-from python_ops.ops.lean_arrow import block_numpy_for_process, fix_mmap_threshold_for_process
+from python_ops.ops.lean_arrow import (
+    block_numpy_for_process,
+    fix_mmap_threshold_for_process,
+    system_pool_for_process,
+)
 
 
 def engine_free_vacuum(argv: Sequence[str]) -> bool:
@@ -35,6 +40,7 @@ def engine_free_vacuum(argv: Sequence[str]) -> bool:
 if __name__ == "__main__":
     if engine_free_vacuum(sys.argv[1:]):
         block_numpy_for_process()
+        system_pool_for_process()
         fix_mmap_threshold_for_process()
 
     from python_ops.cli.main import run

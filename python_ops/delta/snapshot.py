@@ -217,12 +217,12 @@ def _read_parquet_actions(
     ``add`` and ``remove`` rows are appended to it as path columns when ``checkpoint_columns``
     takes them, and only the other actions are yielded.
     """
-    import pyarrow as pa
     import pyarrow.compute as pc
-    import pyarrow.parquet as pq
+
+    from python_ops.delta.parquet_file import ParquetBytes
 
     try:
-        pf = pq.ParquetFile(pa.BufferReader(data))
+        pf = ParquetBytes(data)
     except Exception as err:  # pyarrow raises ArrowInvalid and OSError subtypes
         raise DeltaLogError(f"{where}: not a readable parquet checkpoint ({err})") from err
     schema = pf.schema_arrow
@@ -244,7 +244,7 @@ def _read_parquet_actions(
     if columns is not None and root is not None:
         files = [k for k in ("add", "remove") if k in schema.names]
         picked = [leaf for k in files for leaf in leaves(k, wanted[k])]
-        found = checkpoint_columns(pf.read(columns=picked, use_threads=False), root)
+        found = checkpoint_columns(pf.read(picked), root)
         if found is not None:
             columns.append(found)
             for kind in files:
@@ -254,11 +254,7 @@ def _read_parquet_actions(
             continue
         names = [leaf.split(".", 1)[1] for leaf in leaves(kind, subfields)]
         # Read the chosen leaves only: skipping add.stats keeps big checkpoints cheap.
-        # use_threads=False: decode on this thread. A threaded read leaves Arrow pool workers
-        # dropping the last reference to the buffer over ``data`` (a Python bytes object, so its
-        # release needs the GIL) after read() returns; when that lands during interpreter exit
-        # the worker dies inside a C++ destructor: std::terminate, SIGABRT, exit 134.
-        table = pf.read(columns=[f"{kind}.{n}" for n in names], use_threads=False)
+        table = pf.read([f"{kind}.{n}" for n in names])
         if kind == "add" and root is not None:
             parsed = _well_formed_adds(table.column(kind), root)
             if parsed is not None:

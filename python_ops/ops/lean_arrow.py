@@ -20,7 +20,11 @@ a dry run of 100,000 and 1,000,000 files (``bench/vacuum_bench.py``):
   and hash tables of a VACUUM are transient, and with mimalloc the process kept about 45 MB more
   of them resident (100,000 files: 192 vs 142 MB peak). ``lean_arrow`` switches Arrow's default
   pool to the C library's allocator while the op runs (the previous pool is restored when the
-  last op leaves; a buffer always returns to the pool that allocated it).
+  last op leaves; a buffer always returns to the pool that allocated it). Arrow's C++ code that
+  allocates before that switch, or outside the pool Python sets, still reaches mimalloc: a
+  process that runs one engine-free op also names the system pool in Arrow's environment before
+  pyarrow loads (``system_pool_for_process``: 100,000 files, about 6 MB less after reading the
+  checkpoint).
 - **glibc's mmap threshold.** glibc serves a large allocation from ``mmap`` (returned to the
   system on ``free``) until the first such block is freed, then raises its threshold to that
   block's size: the next large buffers come from the heap, whose freed space stays resident.
@@ -36,6 +40,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import importlib.util
+import os
 import sys
 import threading
 from collections.abc import Callable, Iterator, Sequence
@@ -140,6 +145,21 @@ def block_numpy_for_process() -> bool:
     if any(name in sys.modules for name in ("pyarrow", "numpy", "pandas")):
         return False
     sys.meta_path.insert(0, _Refused("numpy", "pandas"))
+    return True
+
+
+def system_pool_for_process() -> bool:
+    """Make the C library's allocator Arrow's default pool for the process, before pyarrow loads.
+
+    For a process that runs one engine-free op and exits (as ``block_numpy_for_process``); a
+    pool the environment names already is left alone.
+
+    Returns:
+        True when set; False when pyarrow is imported already (too late) or a pool is named.
+    """
+    if "pyarrow" in sys.modules or "ARROW_DEFAULT_MEMORY_POOL" in os.environ:
+        return False
+    os.environ["ARROW_DEFAULT_MEMORY_POOL"] = "system"
     return True
 
 

@@ -49,19 +49,21 @@ class DirScan:
 
     Attributes:
         paths: Relative paths.
-        sizes: Sizes in bytes (0 for directories).
-        mtimes: Modification times, ms since the epoch.
+        sizes: Sizes in bytes (0 for directories; None for a file ``scan_names`` did not stat).
+        mtimes: Modification times, ms since the epoch (None for a file not statted).
         is_dir: Directory flags.
         is_symlink: Symbolic-link flags.
     """
 
     paths: list[str] = field(default_factory=list)
-    sizes: list[int] = field(default_factory=list)
-    mtimes: list[int] = field(default_factory=list)
+    sizes: list[int | None] = field(default_factory=list)
+    mtimes: list[int | None] = field(default_factory=list)
     is_dir: list[bool] = field(default_factory=list)
     is_symlink: list[bool] = field(default_factory=list)
 
-    def append(self, path: str, size: int, mtime: int, is_dir: bool, is_symlink: bool) -> None:
+    def append(
+        self, path: str, size: int | None, mtime: int | None, is_dir: bool, is_symlink: bool
+    ) -> None:
         """Add one entry."""
         self.paths.append(path)
         self.sizes.append(size)
@@ -107,6 +109,10 @@ class Storage(ABC):
         lists_on_executors: ``executor_factory`` can recreate the storage inside Spark tasks.
         lists_key_ranges: ``list_range`` lists only the range (object stores start a listing
             after a given key), so ranges of one prefix are worth listing in parallel.
+        names_before_stats: ``scan_names`` lists a directory's names and kinds without a
+            system call per file, and ``stat_paths`` stats the files a caller still needs
+            (local disks: a stat per file is most of a listing's cost; object stores return
+            sizes and times with the names anyway).
     """
 
     listing_concurrency = 1
@@ -115,6 +121,7 @@ class Storage(ABC):
     delete_batch_size = 256
     lists_on_executors = False
     lists_key_ranges = False
+    names_before_stats = False
 
     def __init__(self, root: str) -> None:
         self.root = root
@@ -154,6 +161,34 @@ class Storage(ABC):
         for e in self.list_dir(rel):
             scan.append(e.path, e.size_bytes, e.modification_time_ms, e.is_dir, e.is_symlink)
         return scan
+
+    def scan_names(self, rel: str = "") -> DirScan:
+        """List one directory's names and kinds; files' sizes and times may be left None.
+
+        Where ``names_before_stats`` is False every entry is complete (this is ``scan_dir``).
+
+        Args:
+            rel: Directory relative to the root ("" for the root itself).
+
+        Returns:
+            The entries as columns; empty if the directory is missing.
+        """
+        return self.scan_dir(rel)
+
+    def stat_paths(self, rels: list[str]) -> DirScan:
+        """Stat files a ``scan_names`` left unstatted, without following symbolic links.
+
+        Args:
+            rels: Paths relative to the root, as a listing of this storage gave them.
+
+        Returns:
+            The entries in the order given; a path gone since has size and mtime None.
+
+        Raises:
+            StorageError: When the storage has no such call (``names_before_stats`` is False)
+                or a stat fails for another reason than the file being gone.
+        """
+        raise StorageError(f"{type(self).__name__} lists sizes with names; nothing to stat")
 
     @abstractmethod
     def read_bytes(self, rel: str) -> bytes:

@@ -42,6 +42,7 @@ class LocalStorage(Storage):
     """
 
     lists_on_executors = True
+    names_before_stats = True
 
     def executor_factory(self) -> Callable[[], Storage]:  # noqa: D102
         return functools.partial(_reopen_on_executor, self.root)
@@ -97,6 +98,70 @@ class LocalStorage(Storage):
         except OSError as err:
             raise StorageError(f"cannot list {self._abs(base)}: {err}") from err
         return scan
+
+    def scan_names(self, rel: str = "") -> DirScan:  # noqa: D102
+        base = self._check_relative(rel)
+        prefix = f"{base}/" if base else ""
+        files: list[str] = []
+        dirs: list[str] = []
+        links: list[str] = []
+        try:
+            with os.scandir(self._abs(base)) as it:
+                # the kind comes with the name (d_type; os.scandir stats only where the
+                # filesystem leaves it unknown): a file is not statted here, a link is reported
+                # and never followed
+                for de in it:
+                    if de.is_symlink():
+                        links.append(de.name)
+                    elif de.is_dir(follow_symlinks=False):
+                        dirs.append(de.name)
+                    else:
+                        files.append(de.name)
+        except FileNotFoundError:
+            return DirScan()
+        except OSError as err:
+            raise StorageError(f"cannot list {self._abs(base)}: {err}") from err
+        dir_times: list[int | None] = []
+        for name in dirs:  # a directory's time is kept (few of them)
+            try:
+                dir_times.append(os.lstat(os.path.join(self._abs(base), name)).st_mtime_ns)
+            except OSError:
+                dir_times.append(None)  # gone since: dropped below
+        if None in dir_times:
+            dirs = [d for d, t in zip(dirs, dir_times, strict=True) if t is not None]
+        dir_ms = [t // 1_000_000 for t in dir_times if t is not None]
+        n_files, n_dirs, n_links = len(files), len(dirs), len(links)
+        return DirScan(
+            paths=[prefix + name for name in (*files, *dirs, *links)],
+            sizes=[None] * n_files + [0] * (n_dirs + n_links),
+            mtimes=[None] * n_files + dir_ms + [0] * n_links,
+            is_dir=[False] * n_files + [True] * n_dirs + [False] * n_links,
+            is_symlink=[False] * (n_files + n_dirs) + [True] * n_links,
+        )
+
+    def stat_paths(self, rels: list[str]) -> DirScan:  # noqa: D102
+        # paths this storage's own listing gave (stat only: nothing is changed through them)
+        root = self.root.rstrip("/") + "/"
+        lstat = os.lstat  # a link is reported, not followed
+        out = DirScan(paths=rels)
+        sizes, mtimes, dirs, links = out.sizes, out.mtimes, out.is_dir, out.is_symlink
+        for rel in rels:
+            try:
+                st = lstat(root + rel)
+            except FileNotFoundError:  # deleted since it was listed
+                sizes.append(None)
+                mtimes.append(None)
+                dirs.append(False)
+                links.append(False)
+                continue
+            except OSError as err:
+                raise StorageError(f"cannot stat {root}{rel}: {err}") from err
+            is_dir = stat.S_ISDIR(st.st_mode)
+            sizes.append(0 if is_dir else st.st_size)
+            mtimes.append(st.st_mtime_ns // 1_000_000)
+            dirs.append(is_dir)
+            links.append(stat.S_ISLNK(st.st_mode))
+        return out
 
     def read_bytes(self, rel: str) -> bytes:  # noqa: D102
         path = self._abs(rel)

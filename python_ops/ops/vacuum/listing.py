@@ -14,6 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
+from python_ops.ops.vacuum.file_stats import stat_unprotected
 from python_ops.storage import DirScan, FileEntry, Storage
 from python_ops.storage.key_ranges import Bounds, key_ranges, split_points
 
@@ -125,6 +126,7 @@ def list_visible(
     roots: Iterable[str] = ("",),
     max_workers: int = 8,
     split_hints: Any = None,
+    protected: Any = None,
 ) -> Listing:
     """List every visible file and directory below ``roots``, breadth-first in parallel.
 
@@ -139,6 +141,10 @@ def list_visible(
             storages that list key ranges (``lists_key_ranges``), a big prefix is cut into up
             to ``max_workers`` ranges at quantiles of these names and the ranges are listed
             in parallel (``key_ranges``); elsewhere ignored.
+        protected: Paths the caller keeps whatever their age (VACUUM's protected set, an
+            Arrow string Array). Where the storage lists names before stats
+            (``names_before_stats``: local disks), a file among them is never statted: its
+            ``size`` and ``mtime`` stay null. Only the other files are (``stat_unprotected``).
 
     Returns:
         The listing.
@@ -150,22 +156,33 @@ def list_visible(
     if storage.flat_listing:
         hints = split_hints if storage.lists_key_ranges and max_workers > 1 else None
         return _list_flat(storage, columns, list(dict.fromkeys(roots)), max_workers, hints)
+    deferred = protected is not None and storage.names_before_stats
+    scan = storage.scan_names if deferred else storage.scan_dir
     out = _Batches()
     symlinks = 0
     listed = 0
     level = list(dict.fromkeys(roots))
-    with ThreadPoolExecutor(max_workers=max(1, max_workers)) as pool:
+    # one directory at a time needs no pool (a local disk: listing_concurrency 1)
+    pool = ThreadPoolExecutor(max_workers=max_workers) if max_workers > 1 else None
+    try:
         while level:
             listed += len(level)
             next_level: list[str] = []
-            for children in pool.map(storage.scan_dir, level):
+            for children in pool.map(scan, level) if pool else map(scan, level):
                 batch, links = _visible_batch(children, columns)
                 symlinks += links
                 if batch.num_rows:
                     out.batches.append(batch)
                     next_level += batch.column(0).filter(batch.column(3)).to_pylist()
             level = next_level
-    return Listing(out.flush(), symlinks, listed)
+    finally:
+        if pool is not None:
+            pool.shutdown()
+    listing = Listing(out.flush(), symlinks, listed)
+    if not deferred:
+        return listing
+    table, links = stat_unprotected(storage, listing.table(), protected)
+    return Listing(tuple(table.to_batches()), symlinks + links, listed)
 
 
 _HIDDEN_CANDIDATE = r"(^|/)[_.][^/]*$"  # the last name starts with '_' or '.'

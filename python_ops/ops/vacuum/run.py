@@ -35,6 +35,7 @@ from python_ops.ops.results import (
 from python_ops.ops.vacuum import handoff
 from python_ops.ops.vacuum.cluster import delete_on_cluster, select_on_cluster
 from python_ops.ops.vacuum.delete import delete_selected, group_by_prefix
+from python_ops.ops.vacuum.file_stats import stat_unprotected
 from python_ops.ops.vacuum.inventory import inventory_entries
 from python_ops.ops.vacuum.kept import still_there
 from python_ops.ops.vacuum.listing import Listing, list_visible
@@ -239,6 +240,13 @@ def vacuum(
         else:
             key = (storage.root, snapshot.version, partition_filter)
             handed = handoff.take(key) if listing_handoff == "take" else None
+            if handed is not None and storage.names_before_stats:
+                # listed against the due check's protected set: stat what this run's no
+                # longer protects (a tombstone expired in between)
+                entries, links = stat_unprotected(storage, handed.entries, protected)
+                handed = handoff.KeptListing(
+                    entries, handed.files_listed, handed.symlinks_skipped + links
+                )
             if inventory is not None:  # the report stands in for the listing
                 entries, taken, links = inventory_entries(
                     inventory,
@@ -258,6 +266,7 @@ def vacuum(
                         roots=roots,
                         max_workers=storage.listing_concurrency,
                         split_hints=protected,  # where to cut one big prefix into key ranges
+                        protected=protected,  # a protected file needs no stat (local disks)
                     )
                     if roots
                     else Listing((), 0, 0)  # a partition filter that matches nothing
