@@ -32,11 +32,14 @@ class FilePaths:
     head: Snapshot
     columns: tuple[FileColumns, ...] = ()
 
-    def protected(self, cutoff_ms: int) -> pa.Array:
+    def protected(self, cutoff_ms: int, *, with_parents: bool = True) -> pa.Array:
         """Paths VACUUM must keep: live files, unexpired tombstones, their DV files and parents.
 
         Args:
             cutoff_ms: Tombstones deleted at or after this time are still protected.
+            with_parents: Add every directory above them (FULL's selection needs them; LITE,
+                which never selects a directory, checks its few candidates instead:
+                ``lite.select_lite``).
 
         Returns:
             A string Array of relative paths (files and directories; may repeat a path).
@@ -60,7 +63,7 @@ class FilePaths:
             chunks.append(c.live)
             chunks.append(c.removed.filter(pc.greater_equal(c.removed_at_ms, cutoff)))
         paths = pa.concat_arrays(chunks)
-        return pa.concat_arrays([paths, *ancestors(paths)])
+        return pa.concat_arrays([paths, *ancestors(paths)]) if with_parents else paths
 
 
 def read_file_paths(location: str | Storage, *, version: int | None = None) -> FilePaths:

@@ -239,14 +239,41 @@ def lite_candidates(
     return out
 
 
+def _parents_of(paths: pa.Array, names: list[str]) -> set[str]:
+    """The names that are a directory above one of ``paths`` (``paths`` starts ``name/``).
+
+    One probe per distinct name length: the paths cut to that length (a slice, no split) are
+    looked up among the names of that length with ``/`` added; file names of one table share
+    few lengths.
+    """
+    import pyarrow.compute as pc
+
+    by_length: dict[int, list[str]] = {}
+    for name in names:
+        by_length.setdefault(len(name.encode()) + 1, []).append(name + "/")
+    out: set[str] = set()
+    raw = paths.cast(pa.binary())  # the same buffers; cut by bytes, not characters
+    for length, prefixes in by_length.items():
+        cut = pc.binary_slice(raw, 0, length)
+        hits = pc.is_in(cut, value_set=pa.array(prefixes, pa.binary()))
+        if hits.true_count:
+            out |= {p.decode()[:-1] for p in pc.unique(cut.filter(hits)).to_pylist()}
+    return out
+
+
 def select_lite(
     candidates: dict[str, tuple[int, int]], protected: Iterable[str] | pa.Array, cutoff_ms: int
 ) -> list[VacuumFile]:
     """LITE's selection: candidates removed before the cutoff that nothing protects.
 
+    A candidate is kept when it is a protected path or a directory above one (an object
+    store holds a key ``a`` beside keys ``a/...``; Delta's LITE keeps it too, as its valid
+    files include their parent directories).
+
     Args:
         candidates: ``lite_candidates``.
-        protected: Paths that must be kept (``FilePaths.protected``).
+        protected: Paths that must be kept (``FilePaths.protected``, with or without their
+            parent directories).
         cutoff_ms: Files removed strictly before this time are eligible.
 
     Returns:
@@ -262,5 +289,6 @@ def select_lite(
     kept = path_array(protected)
     hits = pc.is_in(kept, value_set=pa.array(old, pa.string()))
     found = set(pc.unique(kept.filter(hits)).to_pylist())
+    found |= _parents_of(kept, [p for p in old if p not in found])
     chosen = (VacuumFile(p, candidates[p][0], False) for p in old if p not in found)
     return sorted(chosen, key=lambda f: f.path)

@@ -216,7 +216,8 @@ def vacuum(
         roots: list[str] = [""]
         if partition_filter is not None:
             roots = matching_partition_dirs(storage, snapshot, partition_filter, model=model)
-        protected = paths.protected(cutoff)
+        # LITE selects files only, and checks its few candidates against the files' parents
+        protected = paths.protected(cutoff, with_parents=choice.mode != "lite")
         on_cluster = cluster_listing and storage.lists_on_executors and bool(roots)
         diagnostics: VacuumDiagnostics | None = None
         if choice.mode == "lite":  # the log's removes: nothing is listed
