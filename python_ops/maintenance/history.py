@@ -178,12 +178,15 @@ class HistoryStore:
 
     def records(self) -> list[HistoryRecord]:
         """Every record, oldest first (empty when the table does not exist yet)."""
-        from deltalake import DeltaTable
+        rows = _plain_rows(self.location)
+        if rows is None:
+            from deltalake import DeltaTable
 
-        options = delta_storage_options(self.location)
-        if not DeltaTable.is_deltatable(self.location, storage_options=options):
-            return []
-        rows = DeltaTable(self.location, storage_options=options).to_pyarrow_table().to_pylist()
+            options = delta_storage_options(self.location)
+            if not DeltaTable.is_deltatable(self.location, storage_options=options):
+                return []
+            table = DeltaTable(self.location, storage_options=options).to_pyarrow_table()
+            rows = table.to_pylist()
         rows.sort(key=lambda r: r["started_at"])
         return [HistoryRecord(**r) for r in rows]
 
@@ -196,6 +199,42 @@ class HistoryStore:
                     self._remember(last, r)
                 self._last = last
             return self._last.get((model, op))
+
+
+def _plain_rows(location: str) -> list[dict[str, Any]] | None:
+    """The history's rows read with this package's log reader, or None to ask delta-rs.
+
+    The history is the first table a post-hook reads in a dbt process; delta-rs reads it
+    through ``pyarrow.dataset``, whose import (every pyarrow filesystem, Acero, Substrait) was
+    most of the first post-hook's cost. A table as this store writes it (reader version 1: no
+    deletion vectors, no column mapping; unpartitioned; every file with every column) is read
+    file by file instead; anything else, and a missing table, goes to delta-rs.
+    """
+    from python_ops.delta.parquet_file import ParquetBytes
+    from python_ops.delta.snapshot import read_snapshot
+    from python_ops.errors import MaintenanceError
+    from python_ops.storage import open_storage
+
+    try:
+        storage = open_storage(location)
+        snapshot = read_snapshot(storage)
+    except (MaintenanceError, OSError):
+        return None  # not there yet, or not a log this reader takes: delta-rs decides
+    protocol = snapshot.protocol
+    if protocol.get("minReaderVersion") != 1 or snapshot.metadata.partition_columns:
+        return None
+    schema = _arrow_schema()
+    rows: list[dict[str, Any]] = []
+    for add in snapshot.files:
+        if add.relative_path is None or add.deletion_vector is not None:
+            return None
+        try:
+            table = ParquetBytes(storage.read_bytes(add.relative_path)).read(schema.names)
+            table = table.select(schema.names).cast(schema)
+        except (KeyError, ValueError, TypeError, NotImplementedError, OSError):  # a column
+            return None  # missing or of another type: delta-rs reads it as the table says
+        rows += table.to_pylist()
+    return rows
 
 
 def parameters_json(parameters: dict[str, Any]) -> str:

@@ -1,0 +1,87 @@
+"""The history read by this package equals delta-rs's read; what it leaves to delta-rs."""
+
+from __future__ import annotations
+
+import datetime as dt
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pyarrow as pa
+from deltalake import DeltaTable, write_deltalake
+
+from python_ops.maintenance.history import HistoryRecord, HistoryStore, _arrow_schema, _plain_rows
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _record(i: int, *, op: str = "vacuum", dry: bool = False) -> HistoryRecord:
+    return HistoryRecord(
+        invocation_id=f"inv-{i}",
+        model=f"m{i % 3}",
+        table_location=f"/t/m{i % 3}",
+        op=op,
+        parameters="{}",
+        dry_run=dry,
+        status="succeeded" if i % 4 else "failed",
+        error=None if i % 4 else "boom",
+        started_at=dt.datetime(2026, 1, 1, tzinfo=dt.UTC) + dt.timedelta(hours=i),
+        duration_s=i / 10,
+        files_removed=i,
+        version_after=None if i % 5 == 0 else i,
+    )
+
+
+def _theirs(location: Path) -> list[dict]:
+    rows = DeltaTable(str(location)).to_pyarrow_table().to_pylist()
+    return sorted(rows, key=lambda r: r["started_at"])
+
+
+def test_the_rows_read_without_delta_rs_are_delta_rs_rows(tmp_path: Path) -> None:
+    location = tmp_path / "history"
+    store = HistoryStore(str(location))
+    for i in range(6):
+        store.append([_record(i), _record(i, op="optimize", dry=i % 2 == 0)])
+    DeltaTable(str(location)).optimize.compact()  # removes: only live files are read
+
+    ours = _plain_rows(str(location))
+
+    assert ours is not None
+    assert sorted(ours, key=lambda r: r["started_at"]) == _theirs(location)
+    assert [r.invocation_id for r in store.records()] == [
+        r["invocation_id"] for r in _theirs(location)
+    ]
+    assert HistoryStore(str(location)).last_success("m1", "vacuum") == _record(1)
+
+
+def test_a_table_it_does_not_read_plainly_is_left_to_delta_rs(tmp_path: Path) -> None:
+    missing = tmp_path / "none"
+    assert _plain_rows(str(missing)) is None
+    assert HistoryStore(str(missing)).records() == []
+    partitioned = tmp_path / "partitioned"
+    rows = [{**r.__dict__} for r in (_record(1), _record(2))]
+    write_deltalake(
+        str(partitioned), pa.Table.from_pylist(rows, schema=_arrow_schema()), partition_by=["op"]
+    )
+    assert _plain_rows(str(partitioned)) is None
+    assert [r.invocation_id for r in HistoryStore(str(partitioned)).records()] == ["inv-1", "inv-2"]
+
+
+def test_reading_the_history_imports_no_pyarrow_dataset(tmp_path: Path) -> None:
+    location = tmp_path / "history"
+    HistoryStore(str(location)).append([_record(1)])
+    code = """
+        import sys
+        from python_ops.maintenance.history import HistoryStore
+        assert HistoryStore(sys.argv[1]).last_success("m1", "vacuum") is not None
+        print(sorted(m for m in sys.modules if m in ("pyarrow.dataset", "pyarrow.parquet")))
+    """
+    done = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code), str(location)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert done.stdout.strip() == "[]"
