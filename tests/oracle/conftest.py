@@ -8,6 +8,8 @@ copy a table before any op touches it.
 
 from __future__ import annotations
 
+import fcntl
+import json
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -39,10 +41,32 @@ def oracle_spark(delta_server: Any) -> Iterator[Any]:
 
 
 @pytest.fixture(scope="session")
-def delta_corpus(oracle_spark: Any, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    """Every corpus table, written by Delta 4.4 and planted, once per session (read-only)."""
-    root = tmp_path_factory.mktemp("delta-corpus")
+def delta_corpus(
+    oracle_spark: Any, tmp_path_factory: pytest.TempPathFactory, worker_id: str
+) -> dict[str, Path]:
+    """Every corpus table, written by Delta 4.4 and planted, once per test run (read-only).
+
+    Under pytest-xdist the workers share one corpus: the first to need it writes it into the
+    run's common temporary directory while holding a lock, the others wait and read it (each
+    worker building its own cost minutes of both cores in CI).
+    """
+    if worker_id == "master":  # one process: its own temporary directory
+        return _built(oracle_spark, tmp_path_factory.mktemp("delta-corpus"))
+    shared = tmp_path_factory.getbasetemp().parent / "delta-corpus"  # this run's, all workers'
+    shared.mkdir(exist_ok=True)
+    with (shared.parent / "delta-corpus.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        done = shared / "tables.json"
+        if done.exists():
+            return {name: Path(path) for name, path in json.loads(done.read_text()).items()}
+        tables = _built(oracle_spark, shared / "tables")
+        done.write_text(json.dumps({name: str(path) for name, path in tables.items()}))
+        return tables
+
+
+def _built(spark: Any, root: Path) -> dict[str, Path]:
+    root.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
-    tables = build_corpus(oracle_spark, root)
+    tables = build_corpus(spark, root)
     print(f"delta corpus: {len(tables)} tables in {time.perf_counter() - started:.1f} s")
     return tables
