@@ -44,6 +44,11 @@ def info(message: str) -> None:
     fire_event(JinjaLogInfo(msg=message))
 
 
+def debug(message: str) -> None:
+    """Write a line to ``logs/dbt.log`` only (dbt's file log is at debug level by default)."""
+    fire_event(Note(msg=message), level=EventLevel.DEBUG)
+
+
 class _DbtEventHandler(logging.Handler):
     """Sends ``python_ops`` log records to dbt's events."""
 

@@ -7,6 +7,7 @@ history in the catalog, and reports failures as dbt warnings or errors.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -89,12 +90,26 @@ class RunOperations:
     def after_build(self, model: Any, invocation_id: str, history: Mapping[str, Any]) -> str:
         """Post-hook: run the maintenance that is due for the model just built.
 
+        Its own time goes to ``logs/dbt.log`` (debug level): what the hook added to the model's
+        build, whatever else the process was doing (``bench/posthook_bench.py`` reads it).
+
         Returns:
             A one-line summary ('' when nothing ran).
 
         Raises:
             DbtRuntimeError: For a bad setting, or a failed op with ``on_error: fail``.
         """
+        started, cpu = time.perf_counter(), time.thread_time()
+        try:
+            return self._after_build(model, invocation_id, history)
+        finally:
+            name = model.get("name") if isinstance(model, Mapping) else getattr(model, "name", "")
+            maintenance_events.debug(
+                f"maintenance post-hook {name}: {(time.perf_counter() - started) * 1000:.2f} ms "
+                f"wall, {(time.thread_time() - cpu) * 1000:.2f} ms thread CPU"
+            )
+
+    def _after_build(self, model: Any, invocation_id: str, history: Mapping[str, Any]) -> str:
         begin_command(invocation_id)  # a warning's "once" is per dbt invocation
         targets, located = self._locator.locate([model])
         if not targets:
