@@ -8,6 +8,7 @@ buffers go back to the system), all for the whole process. Decided from the argu
 before ``cli.main`` (which imports pyarrow) is loaded; anything unclear leaves all three alone.
 """
 
+import itertools
 import sys
 from collections.abc import Sequence
 
@@ -37,11 +38,20 @@ def engine_free_vacuum(argv: Sequence[str]) -> bool:
     )
 
 
+def lite_only(argv: Sequence[str]) -> bool:
+    """Whether the arguments ask for VACUUM LITE (``--mode lite``), which lists nothing."""
+    args = list(argv)
+    return "--mode=lite" in args or ("--mode", "lite") in itertools.pairwise(args)
+
+
 if __name__ == "__main__":
     if engine_free_vacuum(sys.argv[1:]):
         block_numpy_for_process()
         system_pool_for_process()
-        fix_mmap_threshold_for_process()
+        # LITE holds no listing: the fixed threshold only costs it page faults on the
+        # checkpoint's decode (a million entries: 0.25 s more system time, 22 MB less peak)
+        if not lite_only(sys.argv[1:]):
+            fix_mmap_threshold_for_process()
 
     from python_ops.cli.main import run
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from python_ops.__main__ import engine_free_vacuum
+from python_ops.__main__ import engine_free_vacuum, lite_only
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -104,3 +104,17 @@ def test_a_process_with_numpy_blocked_runs_arrow_without_it() -> None:
 )
 def test_only_an_engine_free_vacuum_blocks_numpy(argv: list[str], free: bool) -> None:
     assert engine_free_vacuum(argv) is free
+
+
+@pytest.mark.parametrize(
+    ("argv", "lite"),
+    [
+        (["vacuum", "t", "--mode", "lite"], True),
+        (["vacuum", "--mode=lite", "t"], True),
+        (["vacuum", "t", "--mode", "full"], False),
+        (["vacuum", "t", "--mode", "auto"], False),
+        (["vacuum", "lite"], False),  # a table named lite
+    ],
+)
+def test_only_a_lite_vacuum_keeps_glibcs_mmap_threshold(argv: list[str], lite: bool) -> None:
+    assert lite_only(argv) is lite
