@@ -321,9 +321,16 @@ def main() -> None:
             )
             loads.append(os.getloadavg()[0])
     deleted = [f"{r['files']:,}" for r in rows if r["ours"]["delete"] is not None]
+    skipped = [f"{r['files']:,}" for r in rows if r["ours"]["delete"] is None]
     deletes = (
         f"{args.delete_repeats} run(s) per tool at {', '.join(deleted)} files, each on a fresh "
-        "copy; larger sizes not deleted (copying a million small files takes minutes here)"
+        "copy"
+        + (
+            f"; {', '.join(skipped)} not deleted (--delete-max: copying a million small files "
+            "takes minutes here)"
+            if skipped
+            else ""
+        )
         if deleted
         else "not run"
     )
