@@ -164,24 +164,3 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         return next((i for i, m in enumerate(LONG_MODULES) if where.startswith(m)), 99)
 
     items.sort(key=rank)
-
-
-# Modules that share a costly session fixture run on one xdist worker, one after another: the
-# oracle modules share the Delta-written corpus (minutes of Delta statements), which a second
-# worker would otherwise wait for, idle, or build again.
-SHARED_WORKER = ("tests/oracle/",)
-
-
-def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
-    """Under ``--dist loadfile``: one file per unit of work, as xdist does, except the groups
-    of ``SHARED_WORKER``, each one unit (None: xdist's own scheduler for other modes)."""
-    if config.getvalue("dist") != "loadfile":
-        return None
-    from xdist.scheduler import LoadFileScheduling
-
-    class GroupedFileScheduling(LoadFileScheduling):  # type: ignore[misc]
-        def _split_scope(self, nodeid: str) -> str:
-            path = nodeid.split("::", 1)[0]
-            return next((group for group in SHARED_WORKER if path.startswith(group)), path)
-
-    return GroupedFileScheduling(config, log)
