@@ -104,16 +104,21 @@ class LocalStorage(Storage):
         prefix = f"{base}/" if base else ""
         files: list[str] = []
         dirs: list[str] = []
+        dir_ms: list[int] = []
         links: list[str] = []
         try:
             with os.scandir(self._abs(base)) as it:
                 # the kind comes with the name (d_type; os.scandir stats only where the
-                # filesystem leaves it unknown): a file is not statted here, a link is reported
-                # and never followed
+                # filesystem leaves it unknown): a file is not statted here, a directory is
+                # (few; its time is kept), a link is reported and never followed
                 for de in it:
                     if de.is_symlink():
                         links.append(de.name)
                     elif de.is_dir(follow_symlinks=False):
+                        try:
+                            dir_ms.append(de.stat(follow_symlinks=False).st_mtime_ns // 1_000_000)
+                        except FileNotFoundError:
+                            continue  # gone since it was listed
                         dirs.append(de.name)
                     else:
                         files.append(de.name)
@@ -121,15 +126,6 @@ class LocalStorage(Storage):
             return DirScan()
         except OSError as err:
             raise StorageError(f"cannot list {self._abs(base)}: {err}") from err
-        dir_times: list[int | None] = []
-        for name in dirs:  # a directory's time is kept (few of them)
-            try:
-                dir_times.append(os.lstat(os.path.join(self._abs(base), name)).st_mtime_ns)
-            except OSError:
-                dir_times.append(None)  # gone since: dropped below
-        if None in dir_times:
-            dirs = [d for d, t in zip(dirs, dir_times, strict=True) if t is not None]
-        dir_ms = [t // 1_000_000 for t in dir_times if t is not None]
         n_files, n_dirs, n_links = len(files), len(dirs), len(links)
         return DirScan(
             paths=[prefix + name for name in (*files, *dirs, *links)],

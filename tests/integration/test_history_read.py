@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import datetime as dt
-import subprocess
-import sys
-import textwrap
 from pathlib import Path
 
 import pyarrow as pa
 from deltalake import DeltaTable, write_deltalake
 
 from python_ops.maintenance.history import HistoryRecord, HistoryStore, _arrow_schema, _plain_rows
+from tests.helpers.python_run import python_stdout
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -77,11 +75,4 @@ def test_reading_the_history_imports_no_pyarrow_dataset(tmp_path: Path) -> None:
         assert HistoryStore(sys.argv[1]).last_success("m1", "vacuum") is not None
         print(sorted(m for m in sys.modules if m in ("pyarrow.dataset", "pyarrow.parquet")))
     """
-    done = subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(code), str(location)],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    assert done.stdout.strip() == "[]"
+    assert python_stdout(code, str(location)) == "[]"

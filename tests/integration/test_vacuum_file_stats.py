@@ -9,9 +9,6 @@ selection (the due check's listing handed to the run) or a file vanishes in betw
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
-import textwrap
 from pathlib import Path
 
 import pyarrow as pa
@@ -27,6 +24,7 @@ from python_ops.ops.vacuum.file_stats import stat_unprotected
 from python_ops.ops.vacuum.listing import list_visible
 from python_ops.ops.vacuum.selection import select_in_process
 from python_ops.storage import open_storage
+from tests.helpers.python_run import python_stdout
 from tests.helpers.vacuum import age_everything, content, untracked
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -146,11 +144,4 @@ def test_reading_a_checkpoint_loads_no_pyarrow_filesystem(table: Path) -> None:
         assert paths.columns, "the checkpoint was not read as columns"
         print(sorted(m for m in sys.modules if m.startswith(("pyarrow.fs", "pyarrow._s3fs"))))
     """
-    done = subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(code), str(table)],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    assert done.stdout.strip() == "[]"
+    assert python_stdout(code, str(table)) == "[]"

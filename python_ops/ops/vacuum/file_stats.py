@@ -40,9 +40,11 @@ def stat_unprotected(storage: Storage, table: Any, protected: Any) -> tuple[Any,
     import pyarrow as pa
     import pyarrow.compute as pc
 
+    from python_ops.ops.vacuum.selection import path_array
+
     if table.num_rows == 0 or table.column("mtime").null_count == 0:
         return table, 0
-    values = pa.chunked_array([protected], pa.string()).combine_chunks()
+    values = path_array(protected)
     mtime = table.column("mtime")
     # one hash table of the protected set for the whole listing, then batch by batch
     need = pc.and_(pc.is_null(mtime), pc.invert(pc.is_in(table.column("path"), value_set=values)))
