@@ -8,6 +8,11 @@ marker, and only when nothing else lies under the prefix. Recursive listing is o
 lists one key range of a prefix, so ranges of one big prefix list in parallel); deletes go in
 ``DeleteObjects`` batches of up to 1,000 keys, with keys that fail for a retryable reason
 (throttling, 5xx) retried with backoff. Every request is counted per operation in ``requests``.
+
+Reads and listings go out as signed plain HTTP requests (``s3_http``); boto3 is imported and
+its client made only when a request needs it: a write, a delete, or a read the plain request
+left unanswered (an error status, a redirect, a failed connection), which boto3 repeats with
+its retries. A dry run, and the due checks of the post-hooks, never load boto3.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ from typing import Any
 
 from python_ops.errors import StorageError
 from python_ops.storage.base import FileEntry, Storage
+from python_ops.storage.s3_http import SignedReads, Unanswered
 from python_ops.storage.settings import S3Settings
 
 log = logging.getLogger(__name__)
@@ -42,11 +48,13 @@ def split_s3_uri(uri: str) -> tuple[str, str]:
 
 
 class S3Storage(Storage):
-    """A table root on S3, reached with boto3.
+    """A table root on S3: reads over signed plain HTTP (``s3_http``), the rest with boto3.
 
     Args:
         root: ``s3://bucket/path`` of the table.
         settings: Connection settings (default: resolved from the environment).
+        signed_reads: Read and list with ``s3_http.SignedReads`` first (boto3 takes over any
+            request it leaves); False: everything through boto3.
 
     Raises:
         ConfigError: When credentials are missing (the message names which).
@@ -59,20 +67,39 @@ class S3Storage(Storage):
     lists_on_executors = True
     lists_key_ranges = True
 
-    def __init__(self, root: str, *, settings: S3Settings | None = None) -> None:
+    def __init__(
+        self, root: str, *, settings: S3Settings | None = None, signed_reads: bool = True
+    ) -> None:
         super().__init__(root)
         self.settings = settings or S3Settings.resolve()
         self.settings.require_credentials(root)
         self.bucket, self.prefix = split_s3_uri(root)
         self.requests: collections.Counter[str] = collections.Counter()
         self._lock = threading.Lock()
-        self._client = self.settings.boto3_client()
-        self._client.meta.events.register("before-call.s3", self._count)
+        self._boto3: Any = None
+        self._reads: SignedReads | None = None
+        if signed_reads:
+            try:
+                self._reads = SignedReads(self.settings, self.bucket, count=self._counted)
+            except Unanswered as err:
+                log.debug("S3 reads through boto3: %s", err)
         self._arrow: Any = None
 
-    def _count(self, event_name: str, **_: Any) -> None:
+    @property
+    def _client(self) -> Any:
+        """The boto3 client, made at its first use (reads need none: ``s3_http``)."""
         with self._lock:
-            self.requests[event_name.rsplit(".", 1)[-1]] += 1
+            if self._boto3 is None:
+                self._boto3 = self.settings.boto3_client()
+                self._boto3.meta.events.register("before-call.s3", self._count)
+            return self._boto3
+
+    def _count(self, event_name: str, **_: Any) -> None:
+        self._counted(event_name.rsplit(".", 1)[-1])
+
+    def _counted(self, operation: str) -> None:
+        with self._lock:
+            self.requests[operation] += 1
 
     def _key(self, clean: str) -> str:
         return f"{self.prefix}/{clean}" if self.prefix and clean else (self.prefix or clean)
@@ -85,9 +112,23 @@ class S3Storage(Storage):
         return key[len(self.prefix) + 1 :] if self.prefix else key
 
     def _pages(self, **params: Any) -> Any:
-        paginator = self._client.get_paginator("list_objects_v2")
+        """ListObjectsV2 pages: signed plain requests, boto3 from the first page they leave."""
+        token = None
+        if self._reads is not None:
+            try:
+                yield from self._reads.list_pages(params)
+                return
+            except Unanswered as err:
+                log.debug("listing through boto3 from here: %s", err)
+                token = err.token
         try:
-            yield from paginator.paginate(Bucket=self.bucket, **params)
+            while True:
+                more = {} if token is None else {"ContinuationToken": token}
+                page = self._client.list_objects_v2(Bucket=self.bucket, **params, **more)
+                yield page
+                token = page.get("NextContinuationToken")
+                if not page.get("IsTruncated") or not token:
+                    return
         except Exception as err:  # botocore raises ClientError and connection errors
             raise StorageError(
                 f"cannot list s3://{self.bucket}/{params.get('Prefix', '')}: {error_reason(err)}"
@@ -179,6 +220,11 @@ class S3Storage(Storage):
 
     def read_bytes(self, rel: str) -> bytes:  # noqa: D102
         key = self._key(self._check_relative(rel))
+        if self._reads is not None:
+            try:
+                return self._reads.get_object(key)
+            except Unanswered as err:
+                log.debug("reading through boto3: %s", err)
         try:
             body: bytes = self._client.get_object(Bucket=self.bucket, Key=key)["Body"].read()
             return body
