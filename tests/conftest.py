@@ -70,17 +70,19 @@ def sail_spark() -> Iterator[object]:
 
 
 @pytest.fixture(scope="session")
-def delta_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+def delta_server(tmp_path_factory: pytest.TempPathFactory, worker_id: str) -> Iterator[Any]:
     """A JVM Spark Connect server with Delta Lake 4.4 on 127.0.0.1 for the whole test run.
 
     Delta's own implementation of every op, the oracle the tests hold ours against; also the
-    ``mode: attach`` + ``connect_url`` engine of the reach tests.
+    ``mode: attach`` + ``connect_url`` engine of the reach tests. One for all xdist workers
+    (``tests.helpers.shared_servers``).
     """
+    from tests.helpers.shared_servers import shared_server
     from tests.helpers.spark_servers import start_connect_server
 
-    server = start_connect_server(tmp_path_factory.mktemp("delta-connect-server"))
-    yield server
-    server.stop()
+    yield from shared_server(
+        "delta-connect-server", tmp_path_factory, worker_id, start_connect_server
+    )
 
 
 @pytest.fixture(scope="session")

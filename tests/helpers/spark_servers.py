@@ -43,16 +43,45 @@ def free_port() -> int:
 class SparkServer:
     """A running server: its process, ports and log."""
 
-    process: subprocess.Popen[bytes]
+    process: subprocess.Popen[bytes] | None  # None: another process started it
     port: int
     ui_port: int
     log: Path
     workdir: Path
     start_s: float
+    pid: int = 0
+
+    def __post_init__(self) -> None:
+        if self.process is not None:
+            self.pid = self.process.pid
+
+    def record(self) -> dict[str, Any]:
+        """What another process needs to use this server (``attached``)."""
+        return {
+            "pid": self.pid,
+            "port": self.port,
+            "ui_port": self.ui_port,
+            "log": str(self.log),
+            "workdir": str(self.workdir),
+            "start_s": self.start_s,
+        }
+
+    @classmethod
+    def attached(cls, record: dict[str, Any]) -> SparkServer:
+        """A server another process started and stops (from its ``record``)."""
+        return cls(
+            None,
+            int(record["port"]),
+            int(record["ui_port"]),
+            Path(record["log"]),
+            Path(record["workdir"]),
+            float(record["start_s"]),
+            int(record["pid"]),
+        )
 
     def stop(self) -> None:
-        """SIGTERM to the server's process group, SIGKILL after 30 s."""
-        if self.process.poll() is None:
+        """SIGTERM to the server's process group, SIGKILL after 30 s (not for attached ones)."""
+        if self.process is not None and self.process.poll() is None:
             os.killpg(self.process.pid, signal.SIGTERM)
             try:
                 self.process.wait(timeout=30)

@@ -1,7 +1,8 @@
-"""A pytest plugin (``-p tests.helpers.xdist_scheduling`` in pyproject's addopts): xdist's units.
+"""A pytest plugin (``-p tests.helpers.xdist_scheduling`` in pyproject's addopts): xdist's units,
+and the end of the servers the workers share.
 
 It must be a plugin, not a ``tests/conftest.py`` hook: xdist's controller process, which makes the
-scheduler, collects no tests and so never loads that conftest.
+scheduler and outlives every worker, collects no tests and so never loads that conftest.
 """
 
 from __future__ import annotations
@@ -29,3 +30,16 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
             return next((group for group in SHARED_WORKER if path.startswith(group)), path)
 
     return GroupedFileScheduling(config, log)
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """In xdist's controller, after every worker is done: stop the servers they shared."""
+    config = session.config
+    if hasattr(config, "workerinput") or config.getvalue("dist") in (None, "no"):
+        return  # a worker, or a run without xdist (its fixtures stop their own servers)
+    factory = getattr(config, "_tmp_path_factory", None)
+    if factory is None:
+        return
+    from tests.helpers.shared_servers import stop_shared_servers
+
+    stop_shared_servers(factory.getbasetemp())

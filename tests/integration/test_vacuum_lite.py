@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import json
 import random
+import shutil
 import signal
 import textwrap
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -280,26 +282,46 @@ def test_cli_mode_lite_and_mode_is_never_an_abbreviation(tmp_path: Path, capsys)
 # --- against Delta Lake 4.4 itself ---------------------------------------------------------
 
 
-def delta_written(
-    spark: Any, path: Path, *, deletion_vectors: bool, in_commit_timestamps: bool = False
-) -> str:
-    """A partitioned table Delta writes: inserts, DELETE, UPDATE, a partition dropped, OPTIMIZE."""
-    t = f"delta.`{path}`"
-    dv = str(deletion_vectors).lower()
-    ict = str(in_commit_timestamps).lower()
-    for statement in (
-        f"CREATE TABLE {t} (id BIGINT, p INT) USING delta PARTITIONED BY (p) "
-        f"TBLPROPERTIES ('delta.enableDeletionVectors'='{dv}', "
-        f"'delta.enableInCommitTimestamps'='{ict}')",
-        f"INSERT INTO {t} SELECT id, id % 3 FROM range(0, 30, 1, 3)",
-        f"INSERT INTO {t} SELECT id, id % 3 FROM range(30, 60, 1, 2)",
-        f"DELETE FROM {t} WHERE id % 7 = 0",
-        f"UPDATE {t} SET id = id + 1000 WHERE id % 5 = 0",
-        f"DELETE FROM {t} WHERE p = 2",
-        f"OPTIMIZE {t}",
-    ):
-        spark.sql(statement).collect()
-    return t
+_STATEMENTS = (
+    "CREATE TABLE {t} (id BIGINT, p INT) USING delta PARTITIONED BY (p) "
+    "TBLPROPERTIES ('delta.enableDeletionVectors'='{dv}', "
+    "'delta.enableInCommitTimestamps'='{ict}')",
+    "INSERT INTO {t} SELECT id, id % 3 FROM range(0, 30, 1, 3)",
+    "INSERT INTO {t} SELECT id, id % 3 FROM range(30, 60, 1, 2)",
+    "DELETE FROM {t} WHERE id % 7 = 0",
+    "UPDATE {t} SET id = id + 1000 WHERE id % 5 = 0",
+    "DELETE FROM {t} WHERE p = 2",
+    "OPTIMIZE {t}",
+)
+
+
+@pytest.fixture(scope="module")
+def delta_written(delta_spark: Any, tmp_path_factory: pytest.TempPathFactory) -> Callable[..., str]:
+    """A partitioned table Delta writes (inserts, DELETE, UPDATE, a partition dropped, OPTIMIZE).
+
+    Each kind is written once per module (seven Delta statements) and copied to where a test
+    wants it, file times kept: the tests change their copies, never the original.
+    """
+    written: dict[tuple[bool, bool], Path] = {}
+    originals = tmp_path_factory.mktemp("delta-written")
+
+    def at(path: Path, *, deletion_vectors: bool, in_commit_timestamps: bool = False) -> str:
+        kind = (deletion_vectors, in_commit_timestamps)
+        if kind not in written:
+            original = originals / f"dv={kind[0]}-ict={kind[1]}"
+            for statement in _STATEMENTS:
+                delta_spark.sql(
+                    statement.format(
+                        t=f"delta.`{original}`",
+                        dv=str(deletion_vectors).lower(),
+                        ict=str(in_commit_timestamps).lower(),
+                    )
+                ).collect()
+            written[kind] = original
+        shutil.copytree(written[kind], path, symlinks=True)
+        return f"delta.`{path}`"
+
+    return at
 
 
 def delta_lite_dry_run(spark: Any, t: str, path: Path) -> set[str]:
@@ -328,11 +350,15 @@ def delta(delta_spark: Any) -> Any:
 @pytest.mark.classic_spark
 @pytest.mark.slow
 def test_lite_selects_what_deltas_lite_selects(
-    delta: Any, tmp_path: Path, deletion_vectors: bool, in_commit_timestamps: bool
+    delta: Any,
+    delta_written: Callable[..., str],
+    tmp_path: Path,
+    deletion_vectors: bool,
+    in_commit_timestamps: bool,
 ) -> None:
     path = tmp_path / "t"
     t = delta_written(
-        delta, path, deletion_vectors=deletion_vectors, in_commit_timestamps=in_commit_timestamps
+        path, deletion_vectors=deletion_vectors, in_commit_timestamps=in_commit_timestamps
     )
     ict = read_snapshot(str(path)).metadata.configuration.get("delta.enableInCommitTimestamps")
     assert ict == str(in_commit_timestamps).lower()
@@ -352,9 +378,11 @@ def test_lite_selects_what_deltas_lite_selects(
 
 @pytest.mark.classic_spark
 @pytest.mark.slow
-def test_delta_and_ours_continue_each_others_lite(delta: Any, tmp_path: Path) -> None:
+def test_delta_and_ours_continue_each_others_lite(
+    delta: Any, delta_written: Callable[..., str], tmp_path: Path
+) -> None:
     path = tmp_path / "t"
-    t = delta_written(delta, path, deletion_vectors=False)
+    t = delta_written(path, deletion_vectors=False)
     created = read_snapshot(str(path)).version
 
     delta.sql(f"VACUUM {t} LITE RETAIN 0 HOURS").collect()  # Delta's real LITE
@@ -392,9 +420,11 @@ def test_delta_and_ours_continue_each_others_lite(delta: Any, tmp_path: Path) ->
 
 @pytest.mark.classic_spark
 @pytest.mark.slow
-def test_after_deltas_full_run_and_log_cleanup_both_refuse_lite(delta: Any, tmp_path: Path) -> None:
+def test_after_deltas_full_run_and_log_cleanup_both_refuse_lite(
+    delta: Any, delta_written: Callable[..., str], tmp_path: Path
+) -> None:
     path = tmp_path / "t"
-    t = delta_written(delta, path, deletion_vectors=False)
+    t = delta_written(path, deletion_vectors=False)
     delta.sql(f"VACUUM {t} RETAIN 0 HOURS").collect()  # Delta 4.4's FULL: no version (#4162)
     info = read_last_vacuum_info(open_storage(str(path)))
     assert info is not None
