@@ -8,6 +8,7 @@ afterwards.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import time
@@ -399,7 +400,7 @@ def read_versions(spark: Any, table: Path, versions: list[int]) -> dict[int, tup
     parts = []
     for v in versions:
         source = f"{sql_path(table)} VERSION AS OF {v}"
-        schema = spark.sql(f"SELECT * FROM {source}").schema
+        schema = _schema_at(spark, table, v, source)
         row = ", ".join(
             f"'{f.name}', {canonical(_quote(f.name), f.dataType)}" for f in schema.fields
         )
@@ -412,6 +413,26 @@ def read_versions(spark: Any, table: Path, versions: list[int]) -> dict[int, tup
         )
     rows = spark.sql(" UNION ALL ".join(parts)).collect()
     return {int(r["v"]): (int(r["n"]), int(r["h"])) for r in rows}
+
+
+def _schema_at(spark: Any, table: Path, version: int, source: str) -> Any:
+    """The table's schema at ``version``, to name the columns of the checksum query.
+
+    Taken from the log's ``metaData.schemaString`` (Spark's own JSON form of the schema) where
+    our reader gives one: asking Delta costs one analysis request per version, a snapshot load
+    each. A wrong schema here makes Delta's query fail or its checksums differ, never pass.
+    """
+    from pyspark.sql.types import StructType
+
+    from python_ops.delta.snapshot import read_snapshot
+
+    try:
+        metadata = read_snapshot(str(table), version=version).metadata
+        if not metadata.schema_missing:
+            return StructType.fromJson(json.loads(metadata.schema_string))
+    except Exception:  # a log our reader refuses: Delta says what the schema is
+        pass
+    return spark.sql(f"SELECT * FROM {source}").schema
 
 
 def delta_log_cleanup(spark: Any, table: Path, retention: str) -> None:
