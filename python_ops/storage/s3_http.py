@@ -175,20 +175,27 @@ class SignedReads:
                 f"{_uri_encode(k, keep_slash=False)}={_uri_encode(v, keep_slash=False)}"
                 for k, v in query.items()
             )
-        self._count(operation)
-        connection = self._connection()
-        try:
-            connection.request("GET", target, headers=headers)
-            response = connection.getresponse()
-            body = response.read()
-        except (OSError, http.client.HTTPException) as err:
-            connection.close()
-            self._local.connection = None
-            raise Unanswered(f"{operation}: {type(err).__name__}") from err
-        if response.getheader("connection", "").lower() == "close":
-            connection.close()
-            self._local.connection = None
-        return response.status, body
+        for attempt in (1, 2):
+            reused = getattr(self._local, "connection", None) is not None
+            connection = self._connection()
+            self._count(operation)
+            try:
+                connection.request("GET", target, headers=headers)
+                response = connection.getresponse()
+                body = response.read()
+            except (OSError, http.client.HTTPException) as err:
+                connection.close()
+                self._local.connection = None
+                # a kept-alive connection the server closed while idle: once more on a new one
+                stale = isinstance(err, ConnectionError | http.client.RemoteDisconnected)
+                if reused and stale and attempt == 1:
+                    continue
+                raise Unanswered(f"{operation}: {type(err).__name__}") from err
+            if response.getheader("connection", "").lower() == "close":
+                connection.close()
+                self._local.connection = None
+            return response.status, body
+        raise AssertionError("unreachable")  # the second attempt returns or raises
 
     def get_object(self, key: str) -> bytes:
         """One object's bytes.

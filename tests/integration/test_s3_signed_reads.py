@@ -9,6 +9,7 @@ boto3, and a VACUUM dry run on S3 never imports boto3.
 from __future__ import annotations
 
 import json
+import socket
 from typing import Any
 
 import pyarrow as pa
@@ -99,3 +100,15 @@ def test_a_dry_run_on_s3_imports_no_boto3(s3: S3Bucket) -> None:
     selected = json.loads("\n".join(lines[:-1]))
     assert sorted(f["path"] for f in selected["paths"]) == sorted(f.path for f in expected.paths)
     assert expected.files_found == 5  # four overwritten files and the untracked one
+
+
+def test_a_connection_the_server_closed_is_opened_again(s3: S3Bucket) -> None:
+    s3.put("t/a.parquet", b"first")
+    counted: list[str] = []
+    reads = SignedReads(S3Storage(s3.uri("t")).settings, s3.bucket, count=counted.append)
+    kept = reads._connection()  # a kept-alive connection the server then closes while idle
+    kept.connect()
+    kept.sock.shutdown(socket.SHUT_RDWR)
+    assert reads.get_object("t/a.parquet") == b"first"
+    assert reads._local.connection is not kept
+    assert counted == ["GetObject"] * 2  # the retry on a new connection is a request too
