@@ -12,7 +12,8 @@ lists one key range of a prefix, so ranges of one big prefix list in parallel); 
 Reads and listings go out as signed plain HTTP requests (``s3_http``); boto3 is imported and
 its client made only when a request needs it: a write, a delete, or a read the plain request
 left unanswered (an error status, a redirect, a failed connection), which boto3 repeats with
-its retries. A dry run, and the due checks of the post-hooks, never load boto3.
+its retries, and boto3 makes the later reads of that storage too. A dry run, and the due
+checks of the post-hooks, never load boto3.
 """
 
 from __future__ import annotations
@@ -94,6 +95,15 @@ class S3Storage(Storage):
                 self._boto3.meta.events.register("before-call.s3", self._count)
             return self._boto3
 
+    def _refused(self, err: Unanswered) -> None:
+        """After a store's refusal (a status, a page, a connection), boto3 reads from now on.
+
+        A store that answers one plain request with a redirect to another region, an error or
+        throttling would answer the next ones alike: each would then cost a request twice.
+        """
+        if err.lasting:
+            self._reads = None
+
     def _count(self, event_name: str, **_: Any) -> None:
         self._counted(event_name.rsplit(".", 1)[-1])
 
@@ -121,6 +131,7 @@ class S3Storage(Storage):
             except Unanswered as err:
                 log.debug("listing through boto3 from here: %s", err)
                 token = err.token
+                self._refused(err)
         try:
             while True:
                 more = {} if token is None else {"ContinuationToken": token}
@@ -225,6 +236,7 @@ class S3Storage(Storage):
                 return self._reads.get_object(key)
             except Unanswered as err:
                 log.debug("reading through boto3: %s", err)
+                self._refused(err)
         try:
             body: bytes = self._client.get_object(Bucket=self.bucket, Key=key)["Body"].read()
             return body

@@ -38,11 +38,15 @@ class Unanswered(Exception):
         reason: What happened (no request details, no credentials).
         token: For a listing, the continuation token of the page that was not answered (None:
             the first page), where boto3 goes on.
+        lasting: The store answered so (a status, a page this client cannot parse, a failed
+            connection): later requests would fare alike. False for a request this client
+            cannot make (a listing parameter it does not know).
     """
 
-    def __init__(self, reason: str, token: str | None = None) -> None:
+    def __init__(self, reason: str, token: str | None = None, *, lasting: bool = True) -> None:
         super().__init__(reason)
         self.token = token
+        self.lasting = lasting
 
 
 def _uri_encode(text: str, *, keep_slash: bool) -> str:
@@ -241,7 +245,7 @@ class SignedReads:
         }
         unknown = set(params) - set(names)
         if unknown:
-            raise Unanswered(f"ListObjectsV2 parameters {sorted(unknown)}", None)
+            raise Unanswered(f"ListObjectsV2 parameters {sorted(unknown)}", None, lasting=False)
         query = {"list-type": "2", **{names[k]: str(v) for k, v in params.items()}}
         token = params.get("ContinuationToken")
         while True:

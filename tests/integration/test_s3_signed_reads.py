@@ -72,6 +72,7 @@ def test_requests_the_store_refuses_are_repeated_with_boto3(
     finally:
         proxy.stop()
     assert storage._boto3 is not None  # it took over the refused requests
+    assert storage._reads is None  # and every read after the store's first refusal
 
 
 def test_a_dry_run_on_s3_imports_no_boto3(s3: S3Bucket) -> None:
