@@ -18,6 +18,7 @@ from typing import Any
 from python_ops.errors import ConfigError, EngineError
 
 log = logging.getLogger(__name__)
+_SESSION_TIMEOUT_S = 30 * 86_400  # the embedded session: the process's lifetime, in practice
 
 
 class SailEngine:
@@ -34,6 +35,9 @@ class SailEngine:
 
     def __init__(self, *, port: int = 0, spark_conf: dict[str, str] | None = None) -> None:
         os.environ.setdefault("RUST_LOG", "error")  # Sail logs every session at INFO otherwise
+        # Sail ends a session idle for its timeout ("session ... is not running" on the next
+        # request); this server's one session lives as long as the process that uses it
+        os.environ.setdefault("SAIL_SPARK__SESSION_TIMEOUT_SECS", str(_SESSION_TIMEOUT_S))
         from pysail.spark import SparkConnectServer
 
         self._server = SparkConnectServer(ip="127.0.0.1", port=port)

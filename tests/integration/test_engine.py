@@ -10,6 +10,7 @@ from deltalake import DeltaTable
 
 from dbt.adapters.sparkdelta.engines import get_engine, shutdown_engines
 from python_ops.errors import ConfigError
+from tests.helpers.python_run import python_stdout
 
 
 def _engine(warehouse: Path):
@@ -83,3 +84,24 @@ def test_port_in_use(tmp_path: Path, fresh_engines) -> None:
         port = busy.getsockname()[1]
         with pytest.raises(ConfigError, match=r"'engine_port'.*engine_port: 0"):
             get_engine(mode="embedded", warehouse=str(tmp_path), connect_url=None, port=port)
+
+
+def test_the_embedded_session_outlives_sails_idle_timeout() -> None:
+    """Sail ends a session idle past ``SAIL_SPARK__SESSION_TIMEOUT_SECS``; ours sets it long."""
+    code = """
+        import os, sys, time
+        if sys.argv[1]:
+            os.environ["SAIL_SPARK__SESSION_TIMEOUT_SECS"] = sys.argv[1]
+        else:
+            os.environ.pop("SAIL_SPARK__SESSION_TIMEOUT_SECS", None)
+        from python_ops.spark_sessions import SailEngine
+        engine = SailEngine()
+        engine.spark.range(1).count()
+        time.sleep(4)
+        try:
+            print(engine.spark.range(3).count(), os.environ["SAIL_SPARK__SESSION_TIMEOUT_SECS"])
+        except Exception as err:
+            print("ended:", "is not running" in str(err))
+    """
+    assert python_stdout(code, "2").splitlines()[-1] == "ended: True"  # Sail reads the setting
+    assert python_stdout(code, "").splitlines()[-1] == "3 2592000"
