@@ -2,33 +2,14 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
-import textwrap
-from pathlib import Path
-
 import pytest
 
 from python_ops.__main__ import engine_free_vacuum, lite_only
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def _run(code: str) -> str:
-    """Run ``code`` in a fresh interpreter (imports decided there); its stdout."""
-    done = subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(code)],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
-    return done.stdout.strip()
+from tests.helpers.python_run import python_stdout
 
 
 def test_pandas_used_after_a_blocked_op_converts_as_without_the_block() -> None:
-    out = _run(
+    out = python_stdout(
         """
         import pyarrow as pa
         from python_ops.ops.lean_arrow import lean_arrow
@@ -44,7 +25,7 @@ def test_pandas_used_after_a_blocked_op_converts_as_without_the_block() -> None:
 
 
 def test_the_block_refuses_pandas_inside_only_and_restores_the_pool() -> None:
-    out = _run(
+    out = python_stdout(
         """
         import sys
         import pyarrow as pa
@@ -73,7 +54,7 @@ def test_the_block_refuses_pandas_inside_only_and_restores_the_pool() -> None:
 
 
 def test_a_process_with_numpy_blocked_runs_arrow_without_it() -> None:
-    out = _run(
+    out = python_stdout(
         """
         import sys
         from python_ops.ops.lean_arrow import block_numpy_for_process
