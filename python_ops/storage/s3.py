@@ -78,12 +78,9 @@ class S3Storage(Storage):
         self.requests: collections.Counter[str] = collections.Counter()
         self._lock = threading.Lock()
         self._boto3: Any = None
-        self._reads: SignedReads | None = None
-        if signed_reads:
-            try:
-                self._reads = SignedReads(self.settings, self.bucket, count=self._counted)
-            except Unanswered as err:
-                log.debug("S3 reads through boto3: %s", err)
+        self._reads = (
+            SignedReads(self.settings, self.bucket, count=self._counted) if signed_reads else None
+        )
         self._arrow: Any = None
 
     @property

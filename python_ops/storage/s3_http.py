@@ -179,7 +179,7 @@ class SignedReads:
                 f"{_uri_encode(k, keep_slash=False)}={_uri_encode(v, keep_slash=False)}"
                 for k, v in query.items()
             )
-        for attempt in (1, 2):
+        while True:  # twice at most: a retry is on a new connection, never reused
             reused = getattr(self._local, "connection", None) is not None
             connection = self._connection()
             self._count(operation)
@@ -192,14 +192,13 @@ class SignedReads:
                 self._local.connection = None
                 # a kept-alive connection the server closed while idle: once more on a new one
                 stale = isinstance(err, ConnectionError | http.client.RemoteDisconnected)
-                if reused and stale and attempt == 1:
+                if reused and stale:
                     continue
                 raise Unanswered(f"{operation}: {type(err).__name__}") from err
             if response.getheader("connection", "").lower() == "close":
                 connection.close()
                 self._local.connection = None
             return response.status, body
-        raise AssertionError("unreachable")  # the second attempt returns or raises
 
     def get_object(self, key: str) -> bytes:
         """One object's bytes.
