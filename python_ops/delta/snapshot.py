@@ -25,6 +25,7 @@ from python_ops.delta.actions import (
 )
 from python_ops.delta.commits import At, commit_info, json_lines, list_log, location_of
 from python_ops.delta.file_columns import (
+    PATH_LEAVES,
     SPECIAL_PATH,
     FileColumns,
     checkpoint_columns,
@@ -243,7 +244,9 @@ def _read_parquet_actions(
 
     if columns is not None and root is not None:
         files = [k for k in ("add", "remove") if k in schema.names]
-        picked = [leaf for k in files for leaf in leaves(k, wanted[k])]
+        for kind in files:
+            leaves(kind, None)  # a struct, or refused
+        picked = [f"{k}.{leaf}" for k in files for leaf in PATH_LEAVES[k]]
         found = checkpoint_columns(pf.read(picked), root)
         if found is not None:
             columns.append(found)
@@ -253,6 +256,10 @@ def _read_parquet_actions(
         if kind not in schema.names:
             continue
         names = [leaf.split(".", 1)[1] for leaf in leaves(kind, subfields)]
+        if kind == "sidecar" and names:
+            probe = pf.read([f"sidecar.{names[0]}"]).column(kind)
+            if probe.null_count == len(probe):
+                continue  # the column with no sidecar in it: one leaf's nulls say so
         # Read the chosen leaves only: skipping add.stats keeps big checkpoints cheap.
         table = pf.read([f"{kind}.{n}" for n in names])
         if kind == "add" and root is not None:

@@ -51,7 +51,7 @@ def effective_snapshot(snapshot: Snapshot) -> Snapshot:
 def effective_paths(paths: FilePaths) -> FilePaths:
     """``effective_snapshot`` for the log's paths (``read_file_paths``): the same columns."""
     head = effective_snapshot(paths.head)
-    return paths if head is paths.head else FilePaths(head, paths.columns)
+    return paths if head is paths.head else dataclasses.replace(paths, head=head)
 
 
 def model_policy(config: MaintenanceConfig) -> dict[str, str]:

@@ -44,8 +44,11 @@ def test_columnar_read_protects_what_the_snapshot_protects(fixture_table, name: 
     assert paths.head.version == snapshot.version
     assert paths.head.protocol == snapshot.protocol
     assert paths.head.metadata == snapshot.metadata
+    names = [*sorted(_reference(snapshot, PAST)), "not/a/file.parquet", "x", "x.parquet"]
     for cutoff in (PAST, FUTURE):
         assert set(paths.protected(cutoff).to_pylist()) == _reference(snapshot, cutoff)
+        # LITE's check of a few names says the same of each
+        assert paths.kept_among(names, cutoff) == set(names) & _reference(snapshot, cutoff)
 
 
 def test_checkpoint_rows_stay_columns_and_later_commits_reconcile_them(fixture_table) -> None:
@@ -56,10 +59,12 @@ def test_checkpoint_rows_stay_columns_and_later_commits_reconcile_them(fixture_t
     gone, kept = live[0], live[1:]
     append_commit(table, {"remove": {"path": gone, "deletionTimestamp": 1, "dataChange": True}})
     after = read_file_paths(str(table))
-    assert gone not in [p for c in after.columns for p in c.live.to_pylist()]
+    assert gone in after.reconciled  # the checkpoint's row of it no longer counts
     assert [t.relative_path for t in after.head.tombstones if t.relative_path == gone] == [gone]
     assert gone not in after.protected(FUTURE).to_pylist()  # its tombstone has expired
     assert gone in after.protected(PAST).to_pylist()
+    assert after.kept_among([gone, *kept], FUTURE) == set(kept)
+    assert after.kept_among([gone], PAST) == {gone}
     assert set(kept) <= set(after.protected(FUTURE).to_pylist())
     assert set(after.protected(FUTURE).to_pylist()) == _reference(read_snapshot(str(table)), FUTURE)
 

@@ -1,17 +1,33 @@
-"""LITE's selection against protected paths given without their parent directories."""
+"""LITE's selection: its few candidates checked against the log's paths (``kept_among``)."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import pyarrow as pa
 
+from python_ops.delta.file_columns import FileColumns
+from python_ops.delta.file_paths import FilePaths
+from python_ops.delta.snapshot import read_snapshot
 from python_ops.ops.vacuum.lite import select_lite
 
 OLD, CUTOFF = 1_000, 2_000
 
 
-def test_a_candidate_that_is_a_parent_of_a_protected_path_is_kept() -> None:
+def _paths(
+    fixture_table, live: list[str], *, reconciled: frozenset[str] = frozenset()
+) -> FilePaths:
+    """A real table's head with ``live`` as one checkpoint's add column."""
+    head = read_snapshot(str(fixture_table("simple_table_with_checkpoint")))
+    head = dataclasses.replace(head, files=(), tombstones=())
+    empty = pa.array([], pa.string())
+    column = FileColumns(pa.array(live, pa.string()), empty, pa.array([], pa.int64()))
+    return FilePaths(head, (column,), reconciled)
+
+
+def test_a_candidate_that_is_a_parent_of_a_protected_path_is_kept(fixture_table) -> None:
     # an object store holds key "p=1/a" beside "p=1/a/live.parquet"; Delta keeps the key too
-    protected = pa.array(["p=1/a/live.parquet", "p=2/kept.parquet", "é/x/y.parquet"])
+    paths = _paths(fixture_table, ["p=1/a/live.parquet", "p=2/kept.parquet", "é/x/y.parquet"])
     candidates = {
         "p=1/a": (10, OLD),
         "p=2/kept.parquet": (10, OLD),
@@ -19,10 +35,21 @@ def test_a_candidate_that_is_a_parent_of_a_protected_path_is_kept() -> None:
         "é/x": (10, OLD),
         "p=1/a/live": (10, OLD),  # a prefix of a name, not a directory above it
     }
-    chosen = [f.path for f in select_lite(candidates, protected, CUTOFF)]
+    kept = paths.kept_among(candidates, CUTOFF)
+    assert kept == {"p=1/a", "p=2/kept.parquet", "é/x"}
+    chosen = [f.path for f in select_lite(candidates, kept, CUTOFF)]
     assert chosen == ["p=1/a/live", "p=2/gone.parquet"]
 
 
+def test_a_checkpoint_row_a_later_commit_reconciled_protects_nothing(fixture_table) -> None:
+    paths = _paths(
+        fixture_table, ["a/x.parquet", "b/y.parquet"], reconciled=frozenset({"a/x.parquet"})
+    )
+    assert paths.kept_among(["a/x.parquet", "a", "b/y.parquet", "b"], CUTOFF) == {
+        "b/y.parquet",
+        "b",
+    }
+
+
 def test_candidates_removed_after_the_cutoff_are_not_selected() -> None:
-    chosen = select_lite({"new.parquet": (5, CUTOFF)}, pa.array([], pa.string()), CUTOFF)
-    assert chosen == []
+    assert select_lite({"new.parquet": (5, CUTOFF)}, set(), CUTOFF) == []

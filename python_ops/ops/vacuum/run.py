@@ -39,7 +39,7 @@ from python_ops.ops.vacuum.file_stats import stat_unprotected
 from python_ops.ops.vacuum.inventory import inventory_entries
 from python_ops.ops.vacuum.kept import still_there
 from python_ops.ops.vacuum.listing import Listing, list_visible
-from python_ops.ops.vacuum.lite import lite_candidates, select_lite
+from python_ops.ops.vacuum.lite import expired, lite_candidates, select_lite
 from python_ops.ops.vacuum.mode import choose_mode, next_state
 from python_ops.ops.vacuum.retention import vacuum_retention
 from python_ops.ops.vacuum.selection import select_in_process, select_on_spark
@@ -216,16 +216,17 @@ def vacuum(
         roots: list[str] = [""]
         if partition_filter is not None:
             roots = matching_partition_dirs(storage, snapshot, partition_filter, model=model)
-        # LITE selects files only, and checks its few candidates against the files' parents
-        protected = paths.protected(cutoff, with_parents=choice.mode != "lite")
         on_cluster = cluster_listing and storage.lists_on_executors and bool(roots)
         diagnostics: VacuumDiagnostics | None = None
         if choice.mode == "lite":  # the log's removes: nothing is listed
             candidates = lite_candidates(storage, choice.window, snapshot.location)
-            selected = select_lite(candidates, protected, cutoff)
+            # a few candidates checked against the log's paths: no protected set is built
+            keep = paths.kept_among(expired(candidates, cutoff), cutoff)
+            selected = select_lite(candidates, keep, cutoff)
             files_listed = symlinks = 0
-            del candidates, paths, protected
+            del candidates, paths, keep
         elif on_cluster:
+            protected = paths.protected(cutoff)
             found = select_on_cluster(
                 spark,
                 storage,
@@ -239,6 +240,7 @@ def vacuum(
             files_listed, symlinks = found.files_listed, found.symlinks_skipped
             diagnostics = found.diagnostics
         else:
+            protected = paths.protected(cutoff)
             key = (storage.root, snapshot.version, partition_filter)
             handed = handoff.take(key) if listing_handoff == "take" else None
             if handed is not None and storage.names_before_stats:
