@@ -9,6 +9,7 @@ same reader (``pyarrow._parquet.ParquetReader``) and selects columns by their do
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -42,6 +43,29 @@ class ParquetBytes:
         """The file's schema as Arrow types."""
         schema: pa.Schema = self._reader.schema_arrow
         return schema
+
+    def batches(self, columns: list[str], *, rows: int = 65_536) -> Iterator[tuple[int, Any]]:
+        """Read the named columns a few rows at a time, on this thread (see ``read``).
+
+        For a column whose rows are mostly null (a checkpoint's ``metaData`` among a million
+        ``add`` rows): one batch at a time is decoded and held, not the whole column (38 MB for
+        ``metaData`` over 1,000,000 rows).
+
+        Args:
+            columns: Column names, as for ``read``.
+            rows: Rows per batch.
+
+        Yields:
+            (the batch's first row number in the file, a ``RecordBatch`` of the columns).
+        """
+        indices = [i for name in columns for i in self._leaves.get(name, ())]
+        groups = list(range(self._reader.num_row_groups))
+        first = 0
+        for batch in self._reader.iter_batches(
+            rows, groups, column_indices=indices, use_threads=False
+        ):
+            yield first, batch
+            first += batch.num_rows
 
     def read(self, columns: list[str]) -> pa.Table:
         """Read the named columns (dotted paths into structs) on this thread.

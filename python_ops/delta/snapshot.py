@@ -260,22 +260,21 @@ def _read_parquet_actions(
             probe = pf.read([f"sidecar.{names[0]}"]).column(kind)
             if probe.null_count == len(probe):
                 continue  # the column with no sidecar in it: one leaf's nulls say so
-        # Read the chosen leaves only: skipping add.stats keeps big checkpoints cheap.
-        table = pf.read([f"{kind}.{n}" for n in names])
+        leaves_read = [f"{kind}.{n}" for n in names]  # the chosen leaves only: not add.stats
         if kind == "add" and root is not None:
-            parsed = _well_formed_adds(table.column(kind), root)
+            parsed = _well_formed_adds(pf.read(leaves_read).column(kind), root)
             if parsed is not None:
                 for row, add in parsed:
                     yield (where, "row", row), {kind: add}
                 continue
-        column = table.column(kind)
-        valid = column.is_valid()  # most rows hold another action: skip them in Arrow
-        for row, values in zip(
-            pc.indices_nonzero(valid).to_pylist(), column.filter(valid).to_pylist(), strict=True
-        ):
-            if values is None or ("path" in values and values["path"] is None):
-                continue
-            yield (where, "row", row), {kind: values}
+        for first, batch in pf.batches(leaves_read):
+            column = batch.column(kind)
+            valid = column.is_valid()  # most rows hold another action: skip them in Arrow
+            rows = pc.indices_nonzero(valid).to_pylist()
+            for row, values in zip(rows, column.filter(valid).to_pylist(), strict=True):
+                if values is None or ("path" in values and values["path"] is None):
+                    continue
+                yield (where, "row", first + row), {kind: values}
 
 
 class _Replay:
