@@ -29,7 +29,7 @@ from typing import Any
 
 from python_ops.errors import StorageError
 from python_ops.storage.base import FileEntry, Storage
-from python_ops.storage.s3_http import SignedReads, Unanswered
+from python_ops.storage.s3_http import SignedRequests, Unanswered
 from python_ops.storage.settings import S3Settings
 
 log = logging.getLogger(__name__)
@@ -49,13 +49,13 @@ def split_s3_uri(uri: str) -> tuple[str, str]:
 
 
 class S3Storage(Storage):
-    """A table root on S3: reads over signed plain HTTP (``s3_http``), the rest with boto3.
+    """A table root on S3: reads and deletes as signed plain HTTP (``s3_http``), writes by boto3.
 
     Args:
         root: ``s3://bucket/path`` of the table.
         settings: Connection settings (default: resolved from the environment).
-        signed_reads: Read and list with ``s3_http.SignedReads`` first (boto3 takes over any
-            request it leaves); False: everything through boto3.
+        signed_requests: Read, list and delete with ``s3_http.SignedRequests`` first (boto3
+            takes over any request it leaves); False: everything through boto3.
 
     Raises:
         ConfigError: When credentials are missing (the message names which).
@@ -69,7 +69,7 @@ class S3Storage(Storage):
     lists_key_ranges = True
 
     def __init__(
-        self, root: str, *, settings: S3Settings | None = None, signed_reads: bool = True
+        self, root: str, *, settings: S3Settings | None = None, signed_requests: bool = True
     ) -> None:
         super().__init__(root)
         self.settings = settings or S3Settings.resolve()
@@ -78,8 +78,10 @@ class S3Storage(Storage):
         self.requests: collections.Counter[str] = collections.Counter()
         self._lock = threading.Lock()
         self._boto3: Any = None
-        self._reads = (
-            SignedReads(self.settings, self.bucket, count=self._counted) if signed_reads else None
+        self._signed = (
+            SignedRequests(self.settings, self.bucket, count=self._counted)
+            if signed_requests
+            else None
         )
         self._arrow: Any = None
 
@@ -93,13 +95,13 @@ class S3Storage(Storage):
             return self._boto3
 
     def _refused(self, err: Unanswered) -> None:
-        """After a store's refusal (a status, a page, a connection), boto3 reads from now on.
+        """After a store's refusal (a status, a page, a connection), boto3 takes every request.
 
         A store that answers one plain request with a redirect to another region, an error or
         throttling would answer the next ones alike: each would then cost a request twice.
         """
         if err.lasting:
-            self._reads = None
+            self._signed = None
 
     def _count(self, event_name: str, **_: Any) -> None:
         self._counted(event_name.rsplit(".", 1)[-1])
@@ -121,9 +123,9 @@ class S3Storage(Storage):
     def _pages(self, **params: Any) -> Any:
         """ListObjectsV2 pages: signed plain requests, boto3 from the first page they leave."""
         token = None
-        if self._reads is not None:
+        if self._signed is not None:
             try:
-                yield from self._reads.list_pages(params)
+                yield from self._signed.list_pages(params)
                 return
             except Unanswered as err:
                 log.debug("listing through boto3 from here: %s", err)
@@ -228,9 +230,9 @@ class S3Storage(Storage):
 
     def read_bytes(self, rel: str) -> bytes:  # noqa: D102
         key = self._key(self._check_relative(rel))
-        if self._reads is not None:
+        if self._signed is not None:
             try:
-                return self._reads.get_object(key)
+                return self._signed.get_object(key)
             except Unanswered as err:
                 log.debug("reading through boto3: %s", err)
                 self._refused(err)
@@ -293,10 +295,7 @@ class S3Storage(Storage):
         pending = keys
         for attempt in range(_KEY_RETRIES + 1):
             try:
-                response = self._client.delete_objects(
-                    Bucket=self.bucket,
-                    Delete={"Objects": [{"Key": k} for k in pending], "Quiet": True},
-                )
+                errors = self._delete_request(pending)
             except Exception as err:  # the whole request failed after botocore's own retries
                 log.warning(
                     "cannot delete %d keys in s3://%s: %s",
@@ -305,14 +304,30 @@ class S3Storage(Storage):
                     error_reason(err),
                 )
                 return pending
-            errors = response.get("Errors", [])
-            retry = [e["Key"] for e in errors if e.get("Code") in _RETRYABLE_KEY_ERRORS]
-            final = [e["Key"] for e in errors if e.get("Code") not in _RETRYABLE_KEY_ERRORS]
+            retry = [key for key, code in errors if code in _RETRYABLE_KEY_ERRORS]
+            final = [key for key, code in errors if code not in _RETRYABLE_KEY_ERRORS]
             if not retry or attempt == _KEY_RETRIES:
                 return final + retry
             pending = retry
             time.sleep(min(5.0, 0.1 * 2**attempt) * (0.5 + random.random()))
         return pending
+
+    def _delete_request(self, keys: list[str]) -> list[tuple[str, str]]:
+        """One ``DeleteObjects``: signed plain HTTP first, boto3 when it is left unanswered.
+
+        Returns:
+            (key, error code) of each key the store did not delete.
+        """
+        if self._signed is not None:
+            try:
+                return self._signed.delete_objects(keys)
+            except Unanswered as err:
+                log.debug("deleting through boto3: %s", err)
+                self._refused(err)
+        response = self._client.delete_objects(
+            Bucket=self.bucket, Delete={"Objects": [{"Key": k} for k in keys], "Quiet": True}
+        )
+        return [(e.get("Key", ""), e.get("Code", "")) for e in response.get("Errors", [])]
 
     def delete_dir(self, rel: str) -> bool:
         """Delete a directory marker when nothing else lies under its prefix.

@@ -83,7 +83,7 @@ def test_key_ranges_list_every_key_once(s3: S3Bucket, points: list[str]) -> None
 
 def test_a_store_that_ignores_start_after_still_lists_every_key_once(s3: S3Bucket) -> None:
     put_all(s3, [f"tables/t/{name}" for name in NAMES[:300]] + ["tables/t/p=1/x"])
-    storage = S3Storage(s3.uri("tables/t"), signed_reads=False)  # boto3 lists: its hook below
+    storage = S3Storage(s3.uri("tables/t"), signed_requests=False)  # boto3 lists: its hook below
 
     def drop_start_after(params: dict[str, object], **_: object) -> None:
         params.pop("StartAfter", None)  # as a store without StartAfter behaves

@@ -1,9 +1,10 @@
-"""S3 reads over signed plain HTTP (``storage.s3_http``) on the local S3 server.
+"""S3 reads and deletes over signed plain HTTP (``storage.s3_http``) on the local S3 server.
 
 The signatures themselves are checked against botocore's signer in
 ``tests/unit/test_s3_signing.py``; here the requests meet a real S3 API (moto): pages and
-objects equal what boto3 returns, a request the store does not answer with 200 is repeated with
-boto3, and a VACUUM dry run on S3 never imports boto3.
+objects equal what boto3 returns, deletes remove exactly the keys boto3's would, a request the
+store does not answer with 200 is repeated with boto3, and neither a VACUUM dry run nor a LITE
+real run on S3 imports boto3.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from deltalake import write_deltalake
 
 from python_ops.ops.vacuum import vacuum
 from python_ops.storage.s3 import S3Storage
-from python_ops.storage.s3_http import SignedReads
+from python_ops.storage.s3_http import SignedRequests, Unanswered
 from tests.helpers.python_run import python_stdout
 from tests.helpers.s3 import FaultyProxy, S3Bucket, delta_options
 
@@ -37,7 +38,7 @@ def test_pages_and_objects_equal_boto3s(s3: S3Bucket, params: dict[str, Any]) ->
     for i, name in enumerate(NAMES):
         s3.put(f"t/{name}", f"body {i}".encode())
     counted: list[str] = []
-    reads = SignedReads(S3Storage(s3.uri("t")).settings, s3.bucket, count=counted.append)
+    reads = SignedRequests(S3Storage(s3.uri("t")).settings, s3.bucket, count=counted.append)
     ours = list(reads.list_pages(params))
     theirs = list(s3.client.get_paginator("list_objects_v2").paginate(Bucket=s3.bucket, **params))
     for page in theirs:
@@ -57,12 +58,12 @@ def test_requests_the_store_refuses_are_repeated_with_boto3(
     keys = [f"t/p={i % 3}/part-{i:04d}.parquet" for i in range(2_500)]
     for key in keys[:30]:
         s3.put(key, key.encode())
-    plain = S3Storage(s3.uri("t"), signed_reads=False)
+    plain = S3Storage(s3.uri("t"), signed_requests=False)
     proxy = FaultyProxy(s3.endpoint, every=2).start()  # every second request: 503 SlowDown
     try:
         monkeypatch.setenv("AWS_ENDPOINT_URL", proxy.endpoint)
         storage = S3Storage(s3.uri("t"))
-        assert storage._reads is not None
+        assert storage._signed is not None
         assert sorted(e.path for e in storage.list_tree()) == sorted(
             e.path for e in plain.list_tree()
         )
@@ -72,7 +73,7 @@ def test_requests_the_store_refuses_are_repeated_with_boto3(
     finally:
         proxy.stop()
     assert storage._boto3 is not None  # it took over the refused requests
-    assert storage._reads is None  # and every read after the store's first refusal
+    assert storage._signed is None  # and every read after the store's first refusal
 
 
 def test_a_dry_run_on_s3_imports_no_boto3(s3: S3Bucket) -> None:
@@ -106,10 +107,72 @@ def test_a_dry_run_on_s3_imports_no_boto3(s3: S3Bucket) -> None:
 def test_a_connection_the_server_closed_is_opened_again(s3: S3Bucket) -> None:
     s3.put("t/a.parquet", b"first")
     counted: list[str] = []
-    reads = SignedReads(S3Storage(s3.uri("t")).settings, s3.bucket, count=counted.append)
+    reads = SignedRequests(S3Storage(s3.uri("t")).settings, s3.bucket, count=counted.append)
     kept = reads._connection()  # a kept-alive connection the server then closes while idle
     kept.connect()
     kept.sock.shutdown(socket.SHUT_RDWR)
     assert reads.get_object("t/a.parquet") == b"first"
     assert reads._local.connection is not kept
     assert counted == ["GetObject"] * 2  # the retry on a new connection is a request too
+
+
+def test_deletes_remove_exactly_the_keys_asked_for(s3: S3Bucket) -> None:
+    for name in NAMES:
+        s3.put(f"t/{name}")
+    counted: list[str] = []
+    signed = SignedRequests(S3Storage(s3.uri("t")).settings, s3.bucket, count=counted.append)
+    gone = [f"t/{n}" for n in NAMES[:3]] + ["t/never-there.parquet"]  # a missing key: deleted
+    assert signed.delete_objects(gone) == []
+    assert counted == ["DeleteObjects"]
+    left = s3.client.list_objects_v2(Bucket=s3.bucket, Prefix="t/").get("Contents", [])
+    assert sorted(o["Key"] for o in left) == sorted(f"t/{n}" for n in NAMES[3:])
+    with pytest.raises(Unanswered, match="control character") as refused:
+        signed.delete_objects(["t/a\x01b"])  # an XML body cannot carry it: boto3's to send
+    assert not refused.value.lasting
+
+
+def test_deletes_the_store_refuses_are_repeated_with_boto3(
+    s3: S3Bucket, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rels = [f"p={i % 3}/part-{i:04d}.parquet" for i in range(2_500)]
+    for rel in rels[:40]:
+        s3.put(f"t/{rel}")
+    proxy = FaultyProxy(s3.endpoint, every=2).start()  # every second request: 503 SlowDown
+    try:
+        monkeypatch.setenv("AWS_ENDPOINT_URL", proxy.endpoint)
+        storage = S3Storage(s3.uri("t"))
+        assert storage.delete_files(rels) == []  # three batches, missing keys included
+        assert proxy.stats()["failed"] >= 1
+    finally:
+        proxy.stop()
+    assert storage._boto3 is not None  # it took over the refused request
+    assert storage._signed is None  # and every request after it
+    assert s3.client.list_objects_v2(Bucket=s3.bucket, Prefix="t/").get("KeyCount") == 0
+
+
+def test_a_lite_real_run_on_s3_imports_no_boto3(s3: S3Bucket) -> None:
+    uri = s3.uri("tables/lite")
+    for i in range(3):
+        rows = pa.table({"p": ["x", "y"], "id": [i, i + 10]})
+        write_deltalake(
+            uri,
+            rows,
+            mode="overwrite" if i else "append",
+            partition_by=["p"],
+            storage_options=delta_options(s3.endpoint),
+        )
+    removed = vacuum(uri, dry_run=True, mode="lite", retention_hours=0, allow_short_retention=True)
+    assert removed.files_found == 4  # the files the two overwrites removed
+    code = """
+        import json, sys
+        from python_ops.cli.main import run
+        code = run(["vacuum", sys.argv[1], "--mode", "lite", "--retention-hours", "0",
+                    "--allow-short-retention", "--json"])
+        print(json.dumps({"code": code, "boto3": "boto3" in sys.modules}))
+    """
+    lines = python_stdout(code, uri).splitlines()
+    assert json.loads(lines[-1]) == {"code": 0, "boto3": False}
+    assert json.loads("\n".join(lines[:-1]))["files_deleted"] == 4
+    keys = {o["Key"] for o in s3.client.list_objects_v2(Bucket=s3.bucket)["Contents"]}
+    assert not {f"tables/lite/{f.path}" for f in removed.paths} & keys
+    assert "tables/lite/_delta_log/_last_vacuum_info" in keys

@@ -1,4 +1,4 @@
-"""Our Signature Version 4 for S3 reads against botocore's own signer (the reference)."""
+"""Our Signature Version 4 for S3 requests against botocore's own signer (the reference)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from botocore.auth import S3SigV4Auth
 from botocore.awsrequest import AWSRequest
 from botocore.credentials import Credentials
 
-from python_ops.storage.s3_http import EMPTY_SHA256, SignedReads, sign
+from python_ops.storage.s3_http import EMPTY_SHA256, SignedRequests, sign
 from python_ops.storage.settings import S3Settings
 
 KEYS = [
@@ -27,7 +27,7 @@ LISTINGS = [
 
 
 def _botocore_headers(
-    reads: SignedReads, path: str, query: dict[str, str], settings: S3Settings
+    reads: SignedRequests, path: str, query: dict[str, str], settings: S3Settings
 ) -> dict[str, str]:
     scheme = "https" if reads.https else "http"
     request = AWSRequest(
@@ -62,7 +62,7 @@ def test_signatures_match_botocore(
         region=region,
         endpoint_url=endpoint,
     )
-    reads = SignedReads(settings, bucket, count=lambda _: None)
+    reads = SignedRequests(settings, bucket, count=lambda _: None)
     requests = [(key, {}) for key in KEYS] + [("", q) for q in LISTINGS]
     for key, query in requests:
         path = f"{reads._base}/{key}"
@@ -88,12 +88,59 @@ def test_signatures_match_botocore(
 
 def test_addressing_follows_the_endpoint() -> None:
     keys = S3Settings(access_key_id="a", secret_access_key="b")
-    on_aws = SignedReads(keys, "my-bucket", count=lambda _: None)
+    on_aws = SignedRequests(keys, "my-bucket", count=lambda _: None)
     assert (on_aws.https, on_aws.host, on_aws._base) == (
         True,
         "my-bucket.s3.us-east-1.amazonaws.com",
         "",
     )
     local = S3Settings(access_key_id="a", secret_access_key="b", endpoint_url="http://h:9/s3")
-    compatible = SignedReads(local, "b", count=lambda _: None)
+    compatible = SignedRequests(local, "b", count=lambda _: None)
     assert (compatible.https, compatible.host, compatible._base) == (False, "h:9", "/s3/b")
+
+
+@pytest.mark.parametrize("token", [None, "FwoGZXIvYXdzEJr//session+token=="])
+def test_a_delete_with_its_body_is_signed_as_botocore_signs_it(token: str | None) -> None:
+    import base64
+    import hashlib
+
+    settings = S3Settings(
+        access_key_id="AKIDEXAMPLE",
+        secret_access_key="wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY",
+        session_token=token,
+        region="eu-west-1",
+    )
+    signer = SignedRequests(settings, "my-bucket", count=lambda _: None)
+    body = b"<Delete><Quiet>true</Quiet><Object><Key>a &amp; b</Key></Object></Delete>"
+    digest = hashlib.sha256(body).hexdigest()
+    md5 = base64.b64encode(hashlib.md5(body, usedforsecurity=False).digest()).decode()
+    request = AWSRequest(
+        method="POST",
+        url=f"https://{signer.host}/",
+        params={"delete": ""},
+        data=body,
+        headers={
+            "X-Amz-Content-SHA256": digest,
+            "Content-MD5": md5,
+            "Content-Type": "application/xml",
+        },
+    )
+    credentials = Credentials(
+        settings.access_key_id, settings.secret_access_key, settings.session_token
+    )
+    S3SigV4Auth(credentials, "s3", signer.region).add_auth(request)
+    now = datetime.datetime.strptime(request.headers["X-Amz-Date"], "%Y%m%dT%H%M%SZ").replace(
+        tzinfo=datetime.UTC
+    )
+    ours = sign(
+        method="POST",
+        host=signer.host,
+        path="/",
+        query={"delete": ""},
+        settings=settings,
+        region=signer.region,
+        now=now,
+        payload_sha256=digest,
+        extra={"content-md5": md5, "content-type": "application/xml"},
+    )
+    assert ours["authorization"] == request.headers["Authorization"]
