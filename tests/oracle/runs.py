@@ -182,7 +182,8 @@ class VacuumComparison:
             Delta's FULL run writes it for VACUUM LITE).
         delta_log_added: ``_delta_log`` files Delta's real run added (its VACUUM START and END
             commits, their checksums, ``_last_vacuum_info``).
-        files_only: Delta's selections were read from its real run (files only).
+        delta_real_run: Delta's real run was compared (otherwise ours is checked against our
+            own selection: ``real_run_differences``).
         seconds: Wall time of the whole comparison.
     """
 
@@ -200,7 +201,7 @@ class VacuumComparison:
     ours_log_changed: list[str] = field(default_factory=list)
     ours_log_added: set[str] = field(default_factory=set)
     delta_log_added: set[str] = field(default_factory=set)
-    files_only: bool = False
+    delta_real_run: bool = True
     seconds: float = 0.0
 
     @property
@@ -265,45 +266,43 @@ def on_purpose_real_run(c: VacuumComparison) -> tuple[set[str], set[str]]:
 def vacuum_differences(c: VacuumComparison) -> dict[str, str]:
     """Per comparison (``at table retention``, ``at zero``, ``real run``), how we differ."""
     out = {}
+    real_run = on_purpose_real_run(c) if c.delta_real_run else real_run_differences(c)
     for key, ours, delta in (
         ("at table retention", c.ours_at_table, c.delta_at_table),
         ("at zero", c.ours_at_zero, c.delta_at_zero),
-        ("real run", *on_purpose_real_run(c)),
+        ("real run", *real_run),
     ):
         if ours != delta:
             mine, theirs = sorted(ours - delta)[:3], sorted(delta - ours)[:3]
             out[key] = f"only ours {mine}, only Delta's {theirs}"
     if c.ours_log_changed:
         out["real run"] = f"our VACUUM deleted or rewrote log files {c.ours_log_changed[:3]}"
-    elif c.delta_refused is None and not c.ours_log_added <= c.delta_log_added:
+    elif c.delta_real_run and c.delta_refused is None and not c.ours_log_added <= c.delta_log_added:
         out["real run"] = f"our VACUUM added log files Delta's does not: {c.ours_log_added}"
     return out
 
 
-def _files(paths: set[str], before: set[str]) -> set[str]:
-    return {p for p in paths if p + "/" not in before}
-
-
 def compare_vacuum(
-    spark: Any, case: Case, work: Path, *, delta_dry_runs: bool = True
+    spark: Any, case: Case, work: Path, *, delta_real_run: bool = True
 ) -> VacuumComparison:
     """Run our VACUUM and Delta's on copies of ``case`` and record both answers.
 
     Copy A: our dry runs (table retention, zero), Delta's dry runs, then our real run at zero.
-    Copy B: Delta's real run at zero. Each side's refusal is recorded, not raised; any other
-    exception from our side propagates (a traceback is never a right answer).
+    Copy B (with ``delta_real_run``): Delta's real run at zero. Each side's refusal is recorded,
+    not raised; any other exception from our side propagates (a traceback is never a right
+    answer).
 
-    Without ``delta_dry_runs`` (to save two Delta statements per table) Delta's selection at
-    zero is what its real run on copy B deleted (``deleted_by``; Delta's dry and real runs share
-    one selection, ``VacuumCommand.gc``; only its files are kept, since a selected directory
-    that still holds hidden files silently stays), and its selection at the table's retention is
-    asked for only when ours differs from ours at zero.
+    Without ``delta_real_run`` (the shared fixtures: a real run costs Delta half as much again as
+    a dry run, for its VACUUM START/END commits) Delta answers with dry runs only; its dry run at
+    the table's retention is asked for only when ours differs from ours at zero (otherwise the
+    two selections are one). Our real run is then checked against our own selection
+    (``real_run_differences``).
 
     Args:
         spark: A Spark Connect session on the Delta server, retention check off.
         case: The table.
         work: An empty scratch directory.
-        delta_dry_runs: Run Delta's two dry runs.
+        delta_real_run: Also run Delta's real run, on copy B.
 
     Returns:
         The comparison.
@@ -312,8 +311,8 @@ def compare_vacuum(
     from python_ops.ops.vacuum import vacuum
 
     started = time.perf_counter()
-    out = VacuumComparison(case.id, case.is_table)
-    a, b = prepare(case, work, "a", "b")
+    out = VacuumComparison(case.id, case.is_table, delta_real_run=delta_real_run)
+    a, b = prepare(case, work, "a", "b") if delta_real_run else (*prepare(case, work, "a"), None)
     out.before = tree(a)
     try:
         at_table = vacuum(str(a), dry_run=True, audit=False)
@@ -323,22 +322,16 @@ def compare_vacuum(
     except MaintenanceError as err:
         out.ours_refused = f"{type(err).__name__}: {err}"
     try:
-        if delta_dry_runs:
+        out.delta_at_zero = set(delta_vacuum(spark, a, zero=True, dry_run=True))
+        if delta_real_run or out.ours_refused or out.ours_at_table != out.ours_at_zero:
             out.delta_at_table = set(delta_vacuum(spark, a, zero=False, dry_run=True))
-            out.delta_at_zero = set(delta_vacuum(spark, a, zero=True, dry_run=True))
-        delta_log_before = log_tree(b)
-        delta_vacuum(spark, b, zero=True, dry_run=False)
-        out.after_delta = tree(b)
-        out.delta_log_added = set(log_tree(b)) - set(delta_log_before)
-        if not delta_dry_runs:
-            out.files_only = True
-            same = out.ours_at_table == out.ours_at_zero
-            out.delta_at_zero = _files(deleted_by(out.before, out.after_delta), out.before)
-            out.ours_at_zero = _files(out.ours_at_zero, out.before)
-            if same or out.ours_refused:
-                out.delta_at_table, out.ours_at_table = out.delta_at_zero, out.ours_at_zero
-            else:  # our table-retention answer differs from zero: ask Delta for its own
-                out.delta_at_table = set(delta_vacuum(spark, a, zero=False, dry_run=True))
+        else:  # one selection: Delta's at the table's retention is its selection at zero
+            out.delta_at_table = out.delta_at_zero
+        if b is not None:
+            delta_log_before = log_tree(b)
+            delta_vacuum(spark, b, zero=True, dry_run=False)
+            out.after_delta = tree(b)
+            out.delta_log_added = set(log_tree(b)) - set(delta_log_before)
     except Exception as err:  # Delta's errors come as several pyspark exception types
         out.delta_refused = first_line(err)
     if out.ours_refused is None:
@@ -350,6 +343,22 @@ def compare_vacuum(
         out.ours_log_changed = sorted(k for k, v in log_before.items() if log_after.get(k) != v)
     out.seconds = time.perf_counter() - started
     return out
+
+
+def real_run_differences(c: VacuumComparison) -> tuple[set[str], set[str]]:
+    """Without Delta's real run: what our real run deleted against the selection it printed.
+
+    Our real run must delete exactly the files of its own dry run at zero (which equals
+    Delta's: checked apart), and of its directories those it found empty when their turn came:
+    a selected directory may only be left where it still holds something (a hidden file).
+
+    Returns:
+        (deleted by our real run, what it should have deleted), the kept directories taken
+        out of the second.
+    """
+    deleted = deleted_by(c.before, c.after_ours)
+    kept = {d for d in c.ours_at_zero if d + "/" in c.after_ours}
+    return deleted, c.ours_at_zero - kept
 
 
 def log_files(table: Path) -> set[str]:

@@ -4,9 +4,10 @@ For each corpus table (written by Delta 4.4, ``tests.helpers.delta_corpus``), on
 the same files and times, where every log file of a version before the newest checkpoint is
 backdated 5 days (monotonic, one second per version) and the rest is young:
 
-- copy A: Delta reads every version (``VERSION AS OF``: row count and a checksum of the rows);
-  our ``cleanup_logs(retention_days=1)`` runs; Delta then reads every version from the oldest
-  one we kept and gets the same rows;
+- copy A: our dry run says the oldest version the cleanup keeps; Delta reads every version
+  from it (``VERSION AS OF``: row count and a checksum of the rows); our
+  ``cleanup_logs(retention_days=1)`` runs, keeping that version; Delta then reads every version
+  from it again and gets the same rows;
 - copy B: Delta's own cleanup, triggered the way Delta runs it (after a checkpoint): an
   ``ALTER TABLE ... SET TBLPROPERTIES`` with ``delta.logRetentionDuration`` (and
   ``delta.deletedFileRetentionDuration``, which must not be longer) of 1 day and
@@ -77,7 +78,9 @@ class LogComparison:
         skipped_reason: Why our cleanup deleted nothing, if it said so.
         oldest_kept: The oldest version our result says can still be read.
         delta_error: Delta's error while cleaning copy B, or None.
-        read_before: Version to (rows, checksum) Delta read on copy A before our cleanup.
+        planned_oldest: The oldest version our dry run said the cleanup keeps.
+        read_before: Version to (rows, checksum) Delta read on copy A before our cleanup, for
+            every version from ``planned_oldest``.
         read_after: The same, after it, for every version from ``oldest_kept``.
         read_error: Delta's error reading copy A after our cleanup, or None.
         ours_deleted: Log files (relative to ``_delta_log``) our cleanup deleted.
@@ -90,6 +93,7 @@ class LogComparison:
     ours_refused: str | None = None
     skipped_reason: str | None = None
     oldest_kept: int | None = None
+    planned_oldest: int | None = None
     delta_error: str | None = None
     read_before: dict[int, tuple[int, int]] = field(default_factory=dict)
     read_after: dict[int, tuple[int, int]] = field(default_factory=dict)
@@ -129,7 +133,11 @@ def compare_log_cleanup(spark: Any, name: str, source: Path, work: Path) -> LogC
     age_log(a, last)
     shutil.copytree(a, b, symlinks=True)
     head = max(v for v in map(_version, log_files(a)) if v is not None)
-    out.read_before = read_versions(spark, a, list(range(head + 1)))
+    try:  # the versions to read before: those the cleanup will keep (its dry run says which)
+        out.planned_oldest = cleanup_logs(str(a), retention_days=1).oldest_version_kept
+    except MaintenanceError as err:
+        out.ours_refused = f"{type(err).__name__}: {err}"
+    out.read_before = read_versions(spark, a, list(range(out.planned_oldest or 0, head + 1)))
     before = log_files(a)
     try:
         result = cleanup_logs(str(a), retention_days=1, dry_run=False)
@@ -183,7 +191,8 @@ def test_log_cleanup_matches_delta(table: str, log_comparisons: dict[str, LogCom
     # Delta reads every version we kept, with the rows it read before
     assert c.read_error is None, f"Delta cannot read from v{c.oldest_kept}: {c.read_error}"
     assert c.read_after, "nothing was read after the cleanup"
-    assert c.read_after == {v: c.read_before[v] for v in c.read_after}
+    assert c.oldest_kept == c.planned_oldest, "the dry run planned another oldest version"
+    assert c.read_after == {v: c.read_before.get(v) for v in c.read_after}
     # nothing we deleted is kept by Delta; a hidden checksum goes only with its file
     assert c.ours_deleted <= c.delta_deleted, (
         f"we deleted what Delta keeps: {sorted(c.ours_deleted - c.delta_deleted)}"

@@ -4,19 +4,20 @@ For each table (the corpus Delta writes in this session, every ``_delta_log`` at
 ``../shared/fixtures/delta-tables`` and ``../shared/fixtures/golden``), on copies with identical
 files and times:
 
-- our dry run selects exactly the files Delta's ``VACUUM ... DRY RUN`` lists, (a) at the table's
-  own ``delta.deletedFileRetentionDuration`` and (b) with ``RETAIN 0 HOURS`` and the check off;
-- our real run at zero on copy A and Delta's real run on copy B leave the same files and
-  directories (``_delta_log`` aside: Delta commits ``VACUUM START``/``END`` there, we never
-  touch it).
+- our dry run selects exactly the files and directories Delta's ``VACUUM ... DRY RUN`` lists,
+  (a) at the table's own ``delta.deletedFileRetentionDuration`` and (b) with ``RETAIN 0 HOURS``
+  and the check off;
+- on the corpus tables, our real run at zero on copy A and Delta's real run on copy B leave the
+  same files and directories (``_delta_log`` aside: Delta commits ``VACUUM START``/``END``
+  there, we never touch it); on the shared fixtures our real run deletes exactly the selection
+  both dry runs agreed on.
 
-Delta's DRY RUN lists the directories it would delete as well as the files, so both are
-compared. On the shared fixtures (aged 60 days, tombstones years old) Delta runs one statement
-per table to keep the run short: its real run at zero, whose deletions are its selection at
-zero (files; ``runs.compare_vacuum``); our selection at the table's retention equals ours at
-zero there, and when it does not, Delta's dry run at the table's retention is asked for too.
-The corpus tables (planted, with fresh tombstones and 48-hour retentions, where the two
-retentions select differently) get both Delta dry runs.
+On the shared fixtures (aged 60 days, tombstones years old) Delta runs one statement per table
+to keep the run short: its dry run at zero (a real run costs it half as much again, for its two
+commits); our selection at the table's retention equals ours at zero there, and when it does
+not, Delta's dry run at the table's retention is asked for too (``runs.compare_vacuum``). The
+corpus tables (planted, with fresh tombstones and 48-hour retentions, where the two retentions
+select differently) get both Delta dry runs and Delta's real run.
 
 Where we answer differently on purpose, the difference is named here with its reason (the
 ``ON_PURPOSE`` rules and the ``*_KNOWN`` tables); nothing is compared loosely. The comparisons
@@ -44,6 +45,7 @@ from tests.oracle.runs import (
     compare_vacuum,
     find_cases,
     on_purpose_real_run,
+    real_run_differences,
 )
 
 # the module's comparisons run once, in its first test's setup: minutes of Delta statements on
@@ -87,7 +89,7 @@ def vacuum_comparisons(
             scratch = work / str(index)
             scratch.mkdir()
             try:
-                return compare_vacuum(oracle_spark, case, scratch, delta_dry_runs=case.id in full)
+                return compare_vacuum(oracle_spark, case, scratch, delta_real_run=case.id in full)
             finally:
                 shutil.rmtree(scratch, ignore_errors=True)
 
@@ -129,6 +131,13 @@ def test_vacuum_matches_delta(case_id: str, vacuum_comparisons: dict[str, Any]) 
         f"only Delta's {sorted(c.delta_at_zero - c.ours_at_zero)}"
     )
     assert not c.ours_log_changed, "our VACUUM deleted or rewrote _delta_log files"
+    if not c.delta_real_run:
+        deleted, selected = real_run_differences(c)
+        assert deleted == selected, (
+            f"our real run: deleted unselected {sorted(deleted - selected)}, "
+            f"left selected {sorted(selected - deleted)}"
+        )
+        return
     # we add only what Delta's run adds too (_last_vacuum_info); Delta also commits
     assert c.ours_log_added <= c.delta_log_added, (c.ours_log_added, c.delta_log_added)
     ours, delta = on_purpose_real_run(c)
