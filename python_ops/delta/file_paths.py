@@ -2,7 +2,9 @@
 
 ``read_file_paths`` reads a table's log as ``snapshot.read_snapshot`` does, but a checkpoint's
 ``add`` and ``remove`` rows stay path columns (``file_columns``) instead of one object per
-row; ``FilePaths.protected`` is VACUUM's protected set from them.
+row; ``FilePaths.protected`` is FULL VACUUM's protected set from them, and
+``FilePaths.kept_among`` answers the same question for LITE's few candidates without building
+that set.
 """
 
 from __future__ import annotations
