@@ -76,8 +76,9 @@ def test_requests_the_store_refuses_are_repeated_with_boto3(
     assert storage._signed is None  # and every read after the store's first refusal
 
 
-def test_a_dry_run_on_s3_imports_no_boto3(s3: S3Bucket) -> None:
-    uri = s3.uri("tables/t")
+def _overwritten_twice(s3: S3Bucket, key: str) -> str:
+    """A partitioned delta-rs table at ``key``, written once and overwritten twice (4 removes)."""
+    uri = s3.uri(key)
     for i in range(3):
         rows = pa.table({"p": ["x", "y"], "id": [i, i + 10]})
         write_deltalake(
@@ -87,6 +88,11 @@ def test_a_dry_run_on_s3_imports_no_boto3(s3: S3Bucket) -> None:
             partition_by=["p"],
             storage_options=delta_options(s3.endpoint),
         )
+    return uri
+
+
+def test_a_dry_run_on_s3_imports_no_boto3(s3: S3Bucket) -> None:
+    uri = _overwritten_twice(s3, "tables/t")
     s3.put("tables/t/p=x/untracked.parquet")
     expected = vacuum(uri, dry_run=True, retention_hours=0, allow_short_retention=True)
     code = """
@@ -151,16 +157,7 @@ def test_deletes_the_store_refuses_are_repeated_with_boto3(
 
 
 def test_a_lite_real_run_on_s3_imports_no_boto3(s3: S3Bucket) -> None:
-    uri = s3.uri("tables/lite")
-    for i in range(3):
-        rows = pa.table({"p": ["x", "y"], "id": [i, i + 10]})
-        write_deltalake(
-            uri,
-            rows,
-            mode="overwrite" if i else "append",
-            partition_by=["p"],
-            storage_options=delta_options(s3.endpoint),
-        )
+    uri = _overwritten_twice(s3, "tables/lite")
     removed = vacuum(uri, dry_run=True, mode="lite", retention_hours=0, allow_short_retention=True)
     assert removed.files_found == 4  # the files the two overwrites removed
     code = """
