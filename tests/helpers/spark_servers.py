@@ -120,12 +120,34 @@ def _delta_args(delta: bool) -> list[str]:
     return args
 
 
+# What a server's log says when a port ``free_port`` handed out was taken before the server
+# bound it (another process on the machine got it first; Connect's gRPC port has no retries).
+_PORT_TAKEN = ("java.net.BindException", "Address already in use", "spark.port.maxRetries")
+
+
 def _start(
     main_class: str, workdir: Path, args: list[str], ready: str, *, delta: bool = True
 ) -> SparkServer:
+    """Start the server, again on fresh ports (at most 3 tries) when a port was taken."""
     if shutil.which("java") is None:
         pytest.skip("needs Java (the JVM Spark servers run on it)")
     workdir.mkdir(parents=True, exist_ok=True)
+    for attempt in range(3):
+        try:
+            return _start_once(main_class, workdir, args, ready, delta=delta)
+        except _PortTaken:
+            if attempt == 2:
+                raise
+    raise AssertionError("unreachable")
+
+
+class _PortTaken(RuntimeError):
+    """The server exited because one of its ports was taken by another process."""
+
+
+def _start_once(
+    main_class: str, workdir: Path, args: list[str], ready: str, *, delta: bool
+) -> SparkServer:
     home = _spark_home()
     port, ui_port = free_port(), free_port()
     command = [
@@ -167,7 +189,9 @@ def _start(
     deadline = time.monotonic() + 180
     while time.monotonic() < deadline:
         if process.poll() is not None:
-            raise RuntimeError(f"{main_class} exited with {process.returncode}:\n{log_text(log)}")
+            text = server.log_text()
+            error = _PortTaken if any(sign in text for sign in _PORT_TAKEN) else RuntimeError
+            raise error(f"{main_class} exited with {process.returncode}:\n{log_text(log)}")
         if ready in server.log_text():
             with socket.socket() as sock:
                 if sock.connect_ex(("127.0.0.1", port)) == 0:
