@@ -199,10 +199,27 @@ def dbt_args(project: Path, *args: str, batch: int | None = None) -> list[str]:
     return command
 
 
+#: Not a dbt command: ``[PLANT, lake]`` plants a leftover in each Delta model's table and
+#: answers, as its one message, JSON of the leftovers and the tables' rows (``plant``).
+PLANT = "plant-leftovers"
+
+
+def plant(lake: Path) -> Step:
+    """The ``PLANT`` step: an old untracked file in each Delta table; the rows before it."""
+    started = time.perf_counter()
+    leftovers = {m: str(leave_untracked_file(lake / SCHEMA / m)) for m in DELTA_MODELS}
+    before = {m: {"rows": rows(lake / SCHEMA / m)} for m in DELTA_MODELS}
+    answer = json.dumps({"leftovers": leftovers, "before": before})
+    return Step([PLANT, str(lake)], True, time.perf_counter() - started, [answer], None, [])
+
+
 def run_commands(commands: Sequence[list[str]]) -> list[Step]:
     """Run dbt commands in this process (``dbtRunner``), stopping at the first failure."""
     steps = []
     for args in commands:
+        if args[0] == PLANT:
+            steps.append(plant(Path(args[1])))
+            continue
         messages: list[str] = []
         errors: list[str] = []
 
@@ -306,23 +323,36 @@ def run_scenario(
     *,
     first: Runner,
     later: Runner,
+    maintain_in_later: bool = False,
 ) -> Scenario:
     """Build (``first``), rebuild incrementally in a new process (``later``), maintain.
+
+    Before ``maintain_all`` the runner plants an old untracked file in each Delta table
+    (``PLANT``) and reads the rows maintenance must keep.
 
     Args:
         engine: The engine's name, for messages.
         project: The project.
         lake: Its lake.
-        first: Runs the first build, then ``maintain_all`` and ``maintenance_report``.
+        first: Runs the first build, then (unless ``maintain_in_later``) ``maintain_all`` and
+            ``maintenance_report``.
         later: Runs the incremental rebuild; must start a new process.
+        maintain_in_later: Maintain in the rebuild's process: one process fewer when ``first``
+            starts one too. Not for Sail embedded: its catalog journal keeps only the Delta
+            tables, so the non-Delta model is unknown to a new process.
 
     Returns:
         Every step's outcome (a failed step ends the scenario: its followers are failed steps).
     """
     failed = Step([], False, 0.0, [], "an earlier step failed", [])
     (build,) = first([dbt_args(project, "build", batch=0)])
-    rebuild = failed
     after_build: dict[str, Any] = {}
+    steps: list[Step] = []
+    maintenance = [
+        [PLANT, str(lake)],
+        dbt_args(project, "run-operation", "maintain_all"),
+        dbt_args(project, "run-operation", "maintenance_report"),
+    ]
     if build.success:
         for model in DELTA_MODELS:
             location = lake / SCHEMA / model
@@ -331,26 +361,24 @@ def run_scenario(
         # at a location (location_root, a warehouse path) is external, so Spark keeps its files
         # and the CTAS refuses the non-empty location (Sail: "listing table path already
         # exists"; Sail's catalog journal also re-registers only Delta tables).
-        (rebuild,) = later(
-            [dbt_args(project, "run", "--select", *DELTA_MODELS, CLUSTERED, batch=1)]
-        )
+        rebuild = [dbt_args(project, "run", "--select", *DELTA_MODELS, CLUSTERED, batch=1)]
+        if maintain_in_later:
+            steps = later([*rebuild, *maintenance])
+        else:
+            steps = later(rebuild)
+            if steps[0].success:
+                steps += first(maintenance)
+    steps += [failed] * (3 - len(steps))
+    rebuild_step, planted, maintain = steps[:3]
+    report = steps[3] if len(steps) > 3 else None
     leftovers: dict[str, Path] = {}
     before: dict[str, Any] = {}
-    maintain, report = failed, None
-    if rebuild.success:
-        for model in DELTA_MODELS:
-            leftovers[model] = leave_untracked_file(lake / SCHEMA / model)
-            before[model] = {"rows": rows(lake / SCHEMA / model)}
-        steps = first(
-            [
-                dbt_args(project, "run-operation", "maintain_all"),
-                dbt_args(project, "run-operation", "maintenance_report"),
-            ]
-        )
-        maintain = steps[0]
-        report = steps[1] if len(steps) > 1 else None
+    if planted.success:
+        answer = json.loads(planted.messages[0])
+        leftovers = {m: Path(p) for m, p in answer["leftovers"].items()}
+        before = answer["before"]
     return Scenario(
-        engine, project, lake, build, rebuild, maintain, report, after_build, before, leftovers
+        engine, project, lake, build, rebuild_step, maintain, report, after_build, before, leftovers
     )
 
 
@@ -410,7 +438,8 @@ def check_incremental_merge(s: Scenario) -> None:
     assert s.rebuild.success, s.rebuild.failure()
     operations = delta_operations(s.location("orders"))
     assert "MERGE" in operations, operations
-    table = rows(s.location("orders"))
+    # the rows as the rebuild left them (read in its process, before maintain_all)
+    table = s.before_maintenance["orders"]["rows"]
     # 200 distinct orders; 50 of batch 0 updated, 100 new: 150 carry batch 1 (an append: 250)
     assert len(table) == 2 * PER_BATCH, len(table)
     assert len({r["order_id"] for r in table}) == 2 * PER_BATCH
