@@ -297,6 +297,27 @@ class Storage(ABC):
             raise StorageError(f"refusing to delete '{rel}' in {self.root}: not a log file")
         return self._remove_file(clean)
 
+    def replace_file(self, rel: str, data: bytes) -> None:
+        """Write a small file whole, replacing the previous one atomically.
+
+        Readers see the old file or the new one, never a part; a failure leaves the old one.
+        This default is one ``pyarrow.fs`` output stream (one PUT on an object store); local
+        disks and S3 override it.
+
+        Args:
+            rel: File path relative to the root.
+            data: The whole content.
+
+        Raises:
+            StorageError: When the file could not be written.
+        """
+        filesystem, path = self.arrow_path(rel)
+        try:
+            with filesystem.open_output_stream(path) as out:
+                out.write(data)
+        except Exception as err:  # pyarrow raises OSError and its own errors per backend
+            raise StorageError(f"cannot write {self.root}/{rel}: {err}") from err
+
     @abstractmethod
     def _remove_file(self, clean: str) -> bool:
         """Remove a file at a checked relative path; True when it is gone."""

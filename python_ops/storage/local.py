@@ -10,10 +10,12 @@ empty listing, which would select nothing and hide the mistake).
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import socket
 import stat
+import uuid
 from collections.abc import Callable
 from typing import Any
 
@@ -173,6 +175,32 @@ class LocalStorage(Storage):
         from pyarrow import fs as pafs
 
         return pafs.LocalFileSystem(), self._abs(rel)
+
+    def replace_file(self, rel: str, data: bytes) -> None:
+        """As ``Storage.replace_file``: written and synced beside the file, renamed over it.
+
+        Hadoop's checksum of the file (``.<name>.crc``, which Hadoop's local file system and so
+        Delta write beside each file) is removed first: Hadoop refuses a file that no longer
+        matches its checksum (Delta then reads it as absent), and reads one without a checksum
+        unverified.
+        """
+        path = self._abs(rel)
+        folder, name = os.path.split(path)
+        temporary = os.path.join(folder, f".{name}.{uuid.uuid4().hex}.tmp")
+        try:
+            try:
+                with open(temporary, "wb") as out:
+                    out.write(data)
+                    out.flush()
+                    os.fsync(out.fileno())
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(os.path.join(folder, f".{name}.crc"))
+                os.replace(temporary, path)  # atomic: readers see the old or the new file
+            finally:
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(temporary)
+        except OSError as err:
+            raise StorageError(f"cannot write {path}: {err}") from err
 
     def _remove_file(self, clean: str) -> bool:
         path = self._abs(clean)

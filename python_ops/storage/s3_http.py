@@ -125,13 +125,13 @@ def sign(
 
 
 class SignedRequests:
-    """GetObject, ListObjectsV2 and DeleteObjects over signed plain HTTP, on one bucket.
+    """GetObject, ListObjectsV2, PutObject and DeleteObjects over signed HTTP, on one bucket.
 
     Args:
         settings: Connection settings with credentials.
         bucket: The bucket.
         count: Called with the operation name (``GetObject``, ``ListObjectsV2``,
-            ``DeleteObjects``) per request.
+            ``PutObject``, ``DeleteObjects``) per request.
 
     HTTPS verifies the server against ``AWS_CA_BUNDLE`` when set (as boto3 does), else against
     the system's certificates; a failed verification is left to boto3 like any failure.
@@ -280,6 +280,23 @@ class SignedRequests:
             token = page.get("NextContinuationToken")
             if not page.get("IsTruncated") or not token:
                 return
+
+    def put_object(self, key: str, data: bytes) -> None:
+        """Write one object whole (``PutObject``, with ``Content-MD5``: the store checks it).
+
+        Args:
+            key: The object's key.
+            data: Its bytes.
+
+        Raises:
+            Unanswered: For any answer but 200.
+        """
+        import base64
+
+        md5 = base64.b64encode(hashlib.md5(data, usedforsecurity=False).digest()).decode()
+        status, _ = self._send("PUT", "PutObject", key, {}, data, {"content-md5": md5})
+        if status != 200:
+            raise Unanswered(f"PutObject: HTTP {status}")
 
     def delete_objects(self, keys: list[str]) -> list[tuple[str, str]]:
         """Delete up to 1,000 keys in one quiet ``DeleteObjects`` request.

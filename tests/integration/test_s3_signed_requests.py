@@ -1,10 +1,10 @@
-"""S3 reads and deletes over signed plain HTTP (``storage.s3_http``) on the local S3 server.
+"""S3 reads, writes and deletes over signed plain HTTP (``storage.s3_http``) on the local S3 server.
 
 The signatures themselves are checked against botocore's signer in
 ``tests/unit/test_s3_signing.py``; here the requests meet a real S3 API (moto): pages and
-objects equal what boto3 returns, deletes remove exactly the keys boto3's would, a request the
-store does not answer with 200 is repeated with boto3, and neither a VACUUM dry run nor a LITE
-real run on S3 imports boto3.
+objects equal what boto3 returns, a PUT writes an object whole, deletes remove exactly the keys
+boto3's would, a request the store does not answer with 200 is repeated with boto3, and neither a
+VACUUM dry run nor a LITE real run on S3 imports boto3 (nor, for the run, Arrow's S3 client).
 """
 
 from __future__ import annotations
@@ -137,6 +137,19 @@ def test_deletes_remove_exactly_the_keys_asked_for(s3: S3Bucket) -> None:
     assert not refused.value.lasting
 
 
+def test_a_put_writes_the_object_whole_and_replaces_it(s3: S3Bucket) -> None:
+    counted: list[str] = []
+    storage = S3Storage(s3.uri("t"))
+    signed = SignedRequests(storage.settings, s3.bucket, count=counted.append)
+    for name, data in [(NAMES[0], b"first"), (NAMES[0], b"second, longer"), (NAMES[2], b"")]:
+        signed.put_object(f"t/{name}", data)
+        assert s3.client.get_object(Bucket=s3.bucket, Key=f"t/{name}")["Body"].read() == data
+    assert counted == ["PutObject"] * 3
+    storage.replace_file("_delta_log/_last_vacuum_info", b"{}\n")  # through the storage
+    assert storage.read_bytes("_delta_log/_last_vacuum_info") == b"{}\n"
+    assert storage._boto3 is None
+
+
 def test_deletes_the_store_refuses_are_repeated_with_boto3(
     s3: S3Bucket, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -165,10 +178,12 @@ def test_a_lite_real_run_on_s3_imports_no_boto3(s3: S3Bucket) -> None:
         from python_ops.cli.main import run
         code = run(["vacuum", sys.argv[1], "--mode", "lite", "--retention-hours", "0",
                     "--allow-short-retention", "--json"])
-        print(json.dumps({"code": code, "boto3": "boto3" in sys.modules}))
+        print(json.dumps({"code": code, "boto3": "boto3" in sys.modules,
+                          "arrow_s3": "pyarrow._s3fs" in sys.modules}))
     """
     lines = python_stdout(code, uri).splitlines()
-    assert json.loads(lines[-1]) == {"code": 0, "boto3": False}
+    # neither boto3 nor Arrow's S3 file system: the state is written by a signed PUT
+    assert json.loads(lines[-1]) == {"code": 0, "boto3": False, "arrow_s3": False}
     assert json.loads("\n".join(lines[:-1]))["files_deleted"] == 4
     keys = {o["Key"] for o in s3.client.list_objects_v2(Bucket=s3.bucket)["Contents"]}
     assert not {f"tables/lite/{f.path}" for f in removed.paths} & keys

@@ -100,7 +100,27 @@ def test_addressing_follows_the_endpoint() -> None:
 
 
 @pytest.mark.parametrize("token", [None, "FwoGZXIvYXdzEJr//session+token=="])
-def test_a_delete_with_its_body_is_signed_as_botocore_signs_it(token: str | None) -> None:
+@pytest.mark.parametrize(
+    ("method", "path", "query", "body", "content_type"),
+    [
+        (  # DeleteObjects
+            "POST",
+            "/",
+            {"delete": ""},
+            b"<Delete><Quiet>true</Quiet><Object><Key>a &amp; b</Key></Object></Delete>",
+            "application/xml",
+        ),
+        ("PUT", "/t/_delta_log/_last_vacuum_info", {}, b'{"a":1}\n', None),  # PutObject
+    ],
+)
+def test_a_request_with_its_body_is_signed_as_botocore_signs_it(
+    token: str | None,
+    method: str,
+    path: str,
+    query: dict[str, str],
+    body: bytes,
+    content_type: str | None,
+) -> None:
     import base64
     import hashlib
 
@@ -111,19 +131,14 @@ def test_a_delete_with_its_body_is_signed_as_botocore_signs_it(token: str | None
         region="eu-west-1",
     )
     signer = SignedRequests(settings, "my-bucket", count=lambda _: None)
-    body = b"<Delete><Quiet>true</Quiet><Object><Key>a &amp; b</Key></Object></Delete>"
     digest = hashlib.sha256(body).hexdigest()
     md5 = base64.b64encode(hashlib.md5(body, usedforsecurity=False).digest()).decode()
+    extra = {"content-md5": md5}
+    headers = {"X-Amz-Content-SHA256": digest, "Content-MD5": md5}
+    if content_type is not None:
+        extra["content-type"] = headers["Content-Type"] = content_type
     request = AWSRequest(
-        method="POST",
-        url=f"https://{signer.host}/",
-        params={"delete": ""},
-        data=body,
-        headers={
-            "X-Amz-Content-SHA256": digest,
-            "Content-MD5": md5,
-            "Content-Type": "application/xml",
-        },
+        method=method, url=f"https://{signer.host}{path}", params=query, data=body, headers=headers
     )
     credentials = Credentials(
         settings.access_key_id, settings.secret_access_key, settings.session_token
@@ -133,14 +148,14 @@ def test_a_delete_with_its_body_is_signed_as_botocore_signs_it(token: str | None
         tzinfo=datetime.UTC
     )
     ours = sign(
-        method="POST",
+        method=method,
         host=signer.host,
-        path="/",
-        query={"delete": ""},
+        path=path,
+        query=query,
         settings=settings,
         region=signer.region,
         now=now,
         payload_sha256=digest,
-        extra={"content-md5": md5, "content-type": "application/xml"},
+        extra=extra,
     )
     assert ours["authorization"] == request.headers["Authorization"]

@@ -12,24 +12,23 @@ complete FULL run started (``fullVacuumStartedMs``), which ``auto`` mode uses to
 so many days, and which mode wrote the file. Delta ignores that object and drops it when it
 rewrites the file; a missing FULL time makes ``auto`` run FULL (the safe side).
 
-The file is written only after a real run deleted everything it selected, and atomically (a
-local file is written beside it and renamed over it; an object store's PUT replaces an object
-whole), so a run killed at any point leaves the previous, still true, claim. On a local disk
-Hadoop's checksum of the file (``._last_vacuum_info.crc``, written by Delta) is removed first:
-Hadoop refuses a file that no longer matches its checksum, and Delta would read it as absent.
+The file is written only after a real run deleted everything it selected, and atomically
+(``Storage.replace_file``: a local file is written beside it and renamed over it; an object
+store's PUT replaces an object whole), so a run killed at any point leaves the previous, still
+true, claim. On a local disk Hadoop's checksum of the file (``._last_vacuum_info.crc``, written
+by Delta) is removed first: Hadoop refuses a file that no longer matches its checksum, and Delta
+would read it as absent.
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
 import logging
-import os
-import uuid
 from dataclasses import dataclass
 from typing import Any
 
 from python_ops.delta.log_files import LOG_DIR
+from python_ops.errors import StorageError
 from python_ops.storage import Storage
 
 log = logging.getLogger(__name__)
@@ -37,7 +36,6 @@ log = logging.getLogger(__name__)
 LAST_VACUUM_INFO = f"{LOG_DIR}/_last_vacuum_info"
 VERSION_FIELD = "latestCommitVersionOutsideOfRetentionWindow"
 OWN_FIELD = "pythonOps"
-HADOOP_CHECKSUM = "._last_vacuum_info.crc"
 
 
 @dataclass(frozen=True)
@@ -121,33 +119,10 @@ def write_last_vacuum_info(storage: Storage, info: LastVacuumInfo) -> bool:
     Returns:
         True when written.
     """
-    from pyarrow import fs as pafs
-
     data = (last_vacuum_info_json(info) + "\n").encode()
     try:
-        filesystem, path = storage.arrow_path(LAST_VACUUM_INFO)
-        if isinstance(filesystem, pafs.LocalFileSystem):
-            temporary = os.path.join(
-                os.path.dirname(path), f"._last_vacuum_info.{uuid.uuid4().hex}.tmp"
-            )
-            try:
-                with open(temporary, "wb") as out:
-                    out.write(data)
-                    out.flush()
-                    os.fsync(out.fileno())
-                # Hadoop's local file system (Delta's) keeps a checksum beside each file it
-                # writes and refuses a file that no longer matches it, and Delta reads a refused
-                # file as absent: drop it first (no checksum: Hadoop reads unverified)
-                with contextlib.suppress(FileNotFoundError):
-                    os.unlink(os.path.join(os.path.dirname(path), HADOOP_CHECKSUM))
-                os.replace(temporary, path)  # atomic: readers see the old or the new file
-            finally:
-                if os.path.exists(temporary):
-                    os.unlink(temporary)
-        else:
-            with filesystem.open_output_stream(path) as out:  # one PUT: whole or nothing
-                out.write(data)
-    except Exception as err:  # storage errors of every backend: the claim stays the old one
+        storage.replace_file(LAST_VACUUM_INFO, data)
+    except StorageError as err:  # the claim stays the old one
         log.warning("could not write %s/%s: %s", storage.root, LAST_VACUUM_INFO, err)
         return False
     return True
