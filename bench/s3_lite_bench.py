@@ -15,7 +15,8 @@ delta-rs alternating:
 
 - ``python -m python_ops vacuum s3://... --mode lite --dry-run`` and delta-rs's
   ``vacuum(full=False, dry_run=True)`` (its default mode), ``--repeats`` times;
-- one real run each, on its own copy of the table (delta-rs commits its VACUUM to the log).
+- ``--real-repeats`` real runs each (default 3), each on its own copy of the table (delta-rs commits
+  its VACUUM to the log), ours and delta-rs alternating.
 
 LIST requests are reported by prefix: the ``_delta_log/`` prefix (reading the snapshot lists the
 log) and everything else (data prefixes: must be none for LITE). Results go to
@@ -242,22 +243,37 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         checkpoint = next((work / "t" / "_delta_log").glob("*.checkpoint.parquet"))
         checkpoint_mb = checkpoint.stat().st_size / 1e6
         built = time.perf_counter() - started
-        keys = {"shared": "tables/lite", "ours": "tables/lite-ours", "delta-rs": "tables/lite-rs"}
+        tools = {"ours": _ours, "delta-rs": _theirs}
+        # one copy per real run (a real run deletes), each tool alternating with the other
+        keys = {"shared": "tables/lite"} | {
+            f"{name}-{i}": f"tables/lite-{name}-{i}"
+            for i in range(args.real_repeats)
+            for name in tools
+        }
         uris = {
             name: server.upload_table(work / "t" / "_delta_log", key, args.removed)
             for name, key in keys.items()
         }
-        tools = {"ours": _ours, "delta-rs": _theirs}
         dry: dict[str, list[dict[str, Any]]] = {name: [] for name in tools}
         for _ in range(args.repeats):
             for name, argv in tools.items():
                 dry[name].append(measure(server, argv(uris["shared"], "dry"), keys["shared"]))
-        real = {
-            name: measure(server, argv(uris[name], "real"), keys[name])
-            for name, argv in tools.items()
-        }
+        real: dict[str, list[dict[str, Any]]] = {name: [] for name in tools}
+        for i in range(args.real_repeats):
+            for name, argv in tools.items():
+                copy = f"{name}-{i}"
+                real[name].append(measure(server, argv(uris[copy], "real"), keys[copy]))
         left = {
-            name: len([k for k in server.bucket.keys(keys[name] + "/") if "/_delta_log/" not in k])
+            name: max(
+                len(
+                    [
+                        k
+                        for k in server.bucket.keys(keys[f"{name}-{i}"] + "/")
+                        if "/_delta_log/" not in k
+                    ]
+                )
+                for i in range(args.real_repeats)
+            )
             for name in tools
         }
     finally:
@@ -293,7 +309,8 @@ def write_report(r: dict[str, Any], repeats: int) -> list[str]:
         f"adds {r['latency_ms']:g} ms per request and counts LIST requests by prefix. Each run "
         "is a fresh process timed from outside (interpreter start, imports, the op), ours and "
         "delta-rs alternating; dry runs: medians of the repeats (all runs in brackets); real "
-        "runs: one each, on separate copies of the table. Ours: `python -m python_ops vacuum "
+        f"runs: medians of {len(r['real']['ours'])} each (all in brackets), each on its own "
+        "copy of the table. Ours: `python -m python_ops vacuum "
         "s3://... --mode lite --retention-hours 0 --allow-short-retention --json`; delta-rs: "
         "`vacuum(full=False)`, its default (LITE-like) mode.",
         "",
@@ -314,21 +331,23 @@ def write_report(r: dict[str, Any], repeats: int) -> list[str]:
 
     row("ours, LITE dry run", o)
     row("delta-rs, vacuum(full=False) dry run", d)
-    row("ours, LITE real run", [r["real"]["ours"]])
-    row("delta-rs, vacuum(full=False) real run", [r["real"]["delta-rs"]])
-    data_prefixes = sorted(
-        {p for x in [*d, r["real"]["delta-rs"]] for p in x["data_list_prefixes"]}
-    )
+    ro, rd = r["real"]["ours"], r["real"]["delta-rs"]
+    row("ours, LITE real run", ro)
+    row("delta-rs, vacuum(full=False) real run", rd)
+    data_prefixes = sorted({p for x in [*d, *rd] for p in x["data_list_prefixes"]})
     lines += [
         "",
         f"Ours / delta-rs, dry run: wall {med(o, 'wall') / med(d, 'wall'):.2f}x, CPU "
         f"{med(o, 'cpu') / med(d, 'cpu'):.2f}x, peak RSS "
         f"{med(o, 'peak_mb') / med(d, 'peak_mb'):.2f}x. "
-        f"Data objects left after the real runs: ours {r['objects_left']['ours']}, delta-rs "
-        f"{r['objects_left']['delta-rs']} (of {r['removed']:,}). Target: ours whole process "
-        f"<= 1 s and no LIST of a data prefix: {'met' if med(o, 'wall') <= 1 else 'not met'} "
-        f"({med(o, 'wall'):.2f} s), {sum(x['data_lists'] for x in o)} data-prefix LISTs over "
-        f"the {len(o)} dry runs and {r['real']['ours']['data_lists']} in the real run. "
+        f"Real run: wall {med(ro, 'wall') / med(rd, 'wall'):.2f}x. "
+        f"Data objects left after a real run (most of any copy): ours "
+        f"{r['objects_left']['ours']}, delta-rs {r['objects_left']['delta-rs']} (of "
+        f"{r['removed']:,}). Target: ours whole process <= 1 s and no LIST of a data prefix: dry "
+        f"run {'met' if med(o, 'wall') <= 1 else 'not met'} ({med(o, 'wall'):.2f} s), real run "
+        f"{'met' if med(ro, 'wall') <= 1 else 'not met'} ({med(ro, 'wall'):.2f} s); "
+        f"{sum(x['data_lists'] for x in [*o, *ro])} data-prefix LISTs over the {len(o)} dry "
+        f"runs and {len(ro)} real runs. "
         + (
             f"delta-rs's LISTs outside the log: {', '.join(data_prefixes)}."
             if data_prefixes
@@ -345,6 +364,7 @@ def main() -> None:
     parser.add_argument("--files", type=int, default=1_000_000)
     parser.add_argument("--removed", type=int, default=1_000)
     parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--real-repeats", type=int, default=3)
     parser.add_argument("--latency-ms", type=float, default=0.0)
     args = parser.parse_args()
     load = [os.getloadavg()[0]]

@@ -126,7 +126,13 @@ _PORT_TAKEN = ("java.net.BindException", "Address already in use", "spark.port.m
 
 
 def _start(
-    main_class: str, workdir: Path, args: list[str], ready: str, *, delta: bool = True
+    main_class: str,
+    workdir: Path,
+    args: list[str],
+    ready: str,
+    *,
+    delta: bool = True,
+    long_lived: bool = False,
 ) -> SparkServer:
     """Start the server, again on fresh ports (at most 3 tries) when a port was taken."""
     if shutil.which("java") is None:
@@ -134,7 +140,7 @@ def _start(
     workdir.mkdir(parents=True, exist_ok=True)
     for attempt in range(3):
         try:
-            return _start_once(main_class, workdir, args, ready, delta=delta)
+            return _start_once(main_class, workdir, args, ready, delta=delta, long_lived=long_lived)
         except _PortTaken:
             if attempt == 2:
                 raise
@@ -146,7 +152,7 @@ class _PortTaken(RuntimeError):
 
 
 def _start_once(
-    main_class: str, workdir: Path, args: list[str], ready: str, *, delta: bool
+    main_class: str, workdir: Path, args: list[str], ready: str, *, delta: bool, long_lived: bool
 ) -> SparkServer:
     home = _spark_home()
     port, ui_port = free_port(), free_port()
@@ -174,6 +180,10 @@ def _start_once(
     connect_switches = ("SPARK_CONNECT_MODE_ENABLED", "SPARK_REMOTE")
     env = {k: v for k, v in os.environ.items() if k not in connect_switches}
     env.update(SPARK_HOME=str(home), SPARK_LOCAL_IP="127.0.0.1")
+    if long_lived:  # the JVM's full JIT: the tests' C1-only setting (tests/conftest.py) is not
+        # for a server that runs Delta for the whole test run (the oracle's setup doubled)
+        opts = env.get("SPARK_SUBMIT_OPTS", "").split()
+        env["SPARK_SUBMIT_OPTS"] = " ".join(o for o in opts if "TieredStopAtLevel" not in o)
     log = workdir / "server.log"
     started = time.perf_counter()
     with log.open("wb") as out:
@@ -227,8 +237,16 @@ def start_thrift_server(workdir: Path, *, delta: bool = True) -> SparkServer:
     )
 
 
-def start_connect_server(workdir: Path, *, delta: bool = True) -> SparkServer:
-    """The Spark Connect server on 127.0.0.1, with Delta."""
+def start_connect_server(
+    workdir: Path, *, delta: bool = True, long_lived: bool = False
+) -> SparkServer:
+    """The Spark Connect server on 127.0.0.1, with Delta.
+
+    Args:
+        workdir: Its working directory (warehouse, metastore, log).
+        delta: Load Delta's jars.
+        long_lived: Full JIT (see ``_start``): for the server shared by the whole test run.
+    """
     return _start(
         CONNECT_CLASS,
         workdir,
@@ -240,4 +258,5 @@ def start_connect_server(workdir: Path, *, delta: bool = True) -> SparkServer:
         ],
         ready="Spark Connect server started",
         delta=delta,
+        long_lived=long_lived,
     )
