@@ -30,8 +30,12 @@ class ParquetBytes:
         import pyarrow as pa
         from pyarrow._parquet import ParquetReader
 
+        # A copy in Arrow's own memory: no Python object under the reader, so Arrow's threads
+        # may decode it (``read``) and drop their references after it returns without the GIL.
+        owned = pa.allocate_buffer(len(data))
+        memoryview(owned).cast("B")[:] = data
         self._reader: Any = ParquetReader()
-        self._reader.open(pa.BufferReader(data), pre_buffer=True)
+        self._reader.open(pa.BufferReader(owned), pre_buffer=True)
         # leaf column indices under every dotted prefix ("add" and "add.path" alike)
         self._leaves: dict[str, list[int]] = {}
         for index, path in enumerate(self._reader.column_paths):
@@ -45,7 +49,7 @@ class ParquetBytes:
         return schema
 
     def batches(self, columns: list[str], *, rows: int = 65_536) -> Iterator[tuple[int, Any]]:
-        """Read the named columns a few rows at a time, on this thread (see ``read``).
+        """Read the named columns a few rows at a time, on this thread.
 
         For a column whose rows are mostly null (a checkpoint's ``metaData`` among a million
         ``add`` rows): one batch at a time is decoded and held, not the whole column (38 MB for
@@ -68,7 +72,7 @@ class ParquetBytes:
             first += batch.num_rows
 
     def read(self, columns: list[str]) -> pa.Table:
-        """Read the named columns (dotted paths into structs) on this thread.
+        """Read the named columns (dotted paths into structs), decoded on Arrow's threads.
 
         Args:
             columns: Column names, e.g. ``["add.path", "remove.deletionTimestamp"]``; a name
@@ -78,9 +82,10 @@ class ParquetBytes:
             The columns, structs keeping only the chosen fields.
         """
         indices = [i for name in columns for i in self._leaves.get(name, ())]
-        # use_threads=False: decode on this thread. A threaded read leaves Arrow pool workers
-        # dropping the last reference to the buffer over the bytes (a Python object, so its
-        # release needs the GIL) after read() returns; when that lands during interpreter exit
-        # the worker dies inside a C++ destructor: std::terminate, SIGABRT, exit 134.
-        table: pa.Table = self._reader.read_all(column_indices=indices, use_threads=False)
+        # Columns decoded on Arrow's threads (1,000,000 checkpoint rows, VACUUM's columns:
+        # about 0.19 instead of 0.26 s here). Safe because the file is in Arrow's memory
+        # (``__init__``): over a Python ``bytes`` the workers dropped the last reference to it
+        # after read_all returned, which needs the GIL; landing during interpreter exit, that
+        # killed the worker inside a C++ destructor (std::terminate, SIGABRT, exit 134).
+        table: pa.Table = self._reader.read_all(column_indices=indices, use_threads=True)
         return table

@@ -226,6 +226,7 @@ def _read_parquet_actions(
         pf = ParquetBytes(data)
     except Exception as err:  # pyarrow raises ArrowInvalid and OSError subtypes
         raise DeltaLogError(f"{where}: not a readable parquet checkpoint ({err})") from err
+    del data  # ParquetBytes holds its own copy: the bytes go before the columns are decoded
     schema = pf.schema_arrow
     wanted: dict[str, tuple[str, ...] | None] = {
         "add": (*_ADD_FIELDS, "stats") if with_stats else _ADD_FIELDS,
@@ -449,11 +450,13 @@ def reconstruct(
             ):
                 replay.apply(at, action)
         for sidecar in replay.sidecars:
-            data = storage.read_bytes(f"{SIDECAR_DIR}/{sidecar}")
             where = f"{root}/{SIDECAR_DIR}/{sidecar}"
-            for at, action in _read_parquet_actions(
+            data = storage.read_bytes(f"{SIDECAR_DIR}/{sidecar}")
+            sidecar_actions = _read_parquet_actions(
                 data, where, with_stats=with_stats, root=root, columns=columns
-            ):
+            )
+            del data  # the reader's copy is the one held (see _read_parquet_actions)
+            for at, action in sidecar_actions:
                 replay.apply(at, action)
     first = 0 if start is None else start + 1
     missing = [v for v in range(first, target + 1) if v not in commits]
