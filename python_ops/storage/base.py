@@ -311,8 +311,8 @@ class Storage(ABC):
         Raises:
             StorageError: When the file could not be written.
         """
-        filesystem, path = self.arrow_path(rel)
         try:
+            filesystem, path = self.arrow_path(rel)
             with filesystem.open_output_stream(path) as out:
                 out.write(data)
         except Exception as err:  # pyarrow raises OSError and its own errors per backend

@@ -291,10 +291,7 @@ class SignedRequests:
         Raises:
             Unanswered: For any answer but 200.
         """
-        import base64
-
-        md5 = base64.b64encode(hashlib.md5(data, usedforsecurity=False).digest()).decode()
-        status, _ = self._send("PUT", "PutObject", key, {}, data, {"content-md5": md5})
+        status, _ = self._send("PUT", "PutObject", key, {}, data, {"content-md5": _md5(data)})
         if status != 200:
             raise Unanswered(f"PutObject: HTTP {status}")
 
@@ -312,7 +309,6 @@ class SignedRequests:
                 parse, and (not lasting) for a key an XML body cannot carry (a control
                 character).
         """
-        import base64
         from xml.etree import ElementTree
 
         if any(ord(ch) < 0x20 for key in keys for ch in key):
@@ -322,8 +318,7 @@ class SignedRequests:
             '<?xml version="1.0" encoding="UTF-8"?>'
             f'<Delete xmlns="{_S3_XMLNS}"><Quiet>true</Quiet>{objects}</Delete>'
         ).encode()
-        md5 = base64.b64encode(hashlib.md5(body, usedforsecurity=False).digest()).decode()
-        extra = {"content-md5": md5, "content-type": "application/xml"}
+        extra = {"content-md5": _md5(body), "content-type": "application/xml"}
         status, answer = self._send("POST", "DeleteObjects", "", {"delete": ""}, body, extra)
         try:
             root = ElementTree.fromstring(answer) if status == 200 else None
@@ -340,6 +335,13 @@ class SignedRequests:
 
 
 _S3_XMLNS = "http://s3.amazonaws.com/doc/2006-03-01/"
+
+
+def _md5(body: bytes) -> str:
+    """``Content-MD5`` of a request body (the store checks the body against it)."""
+    import base64
+
+    return base64.b64encode(hashlib.md5(body, usedforsecurity=False).digest()).decode()
 
 
 def _xml_text(text: str) -> str:
