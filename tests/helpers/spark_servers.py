@@ -20,6 +20,7 @@ import signal
 import socket
 import subprocess
 import time
+import urllib.error
 import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
@@ -90,12 +91,25 @@ class SparkServer:
                 self.process.wait(timeout=10)
 
     def ui(self, path: str) -> Any:
-        """GET from the server's Spark UI REST API (``/api/v1/applications/<app>/<path>``)."""
+        """GET from the server's Spark UI REST API (``/api/v1/applications/<app>/<path>``).
+
+        A 404 is asked again (at most 5 times): Spark answers "no such app" (404) for any
+        ``NoSuchElementException`` while it builds the answer, which is what the SQL listing
+        meets when another client's executions make the UI drop old ones (its
+        ``spark.sql.ui.retainedExecutions``) between listing an execution and reading its plan.
+        """
         base = f"http://127.0.0.1:{self.ui_port}/api/v1/applications"
         with urllib.request.urlopen(base, timeout=10) as response:
             app = json.load(response)[0]["id"]
-        with urllib.request.urlopen(f"{base}/{app}/{path}", timeout=10) as response:
-            return json.load(response)
+        for attempt in range(5):
+            try:
+                with urllib.request.urlopen(f"{base}/{app}/{path}", timeout=10) as response:
+                    return json.load(response)
+            except urllib.error.HTTPError as err:
+                if err.code != 404 or attempt == 4:
+                    raise
+                time.sleep(0.5)
+        raise AssertionError("unreachable")
 
     def log_text(self) -> str:
         """The server's output so far."""
