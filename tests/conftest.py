@@ -40,6 +40,24 @@ def pytest_configure(config: pytest.Config) -> None:
         os.environ["SPARK_SUBMIT_OPTS"] = f"{opts} {_QUICK_JIT}".strip()
 
 
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    """With ``PYTEST_TIMELINE=<file>``: one JSON line per test phase (worker, start, stop).
+
+    What the suite's wall time is made of, per xdist worker (docs/development.md, CI time).
+    """
+    timeline = os.environ.get("PYTEST_TIMELINE")
+    if timeline:
+        line = {
+            "worker": os.environ.get("PYTEST_XDIST_WORKER", "master"),
+            "test": report.nodeid,
+            "when": report.when,
+            "start": report.start,
+            "stop": report.stop,
+        }
+        with open(timeline, "a") as out:
+            out.write(json.dumps(line) + "\n")
+
+
 @pytest.fixture
 def fixture_table(tmp_path: Path) -> Callable[[str], Path]:
     """Copy a table from ../shared/fixtures into a temp dir (never touch the originals).
