@@ -24,7 +24,6 @@ from datetime import timedelta
 from typing import Any
 
 from python_ops.delta.commits import commit_actions, list_log
-from python_ops.delta.local_writer import writer as local_delta_writer
 from python_ops.delta.log_files import (
     LAST_CHECKPOINT,
     LOG_DIR,
@@ -57,7 +56,6 @@ from python_ops.delta.writer import (
 from python_ops.errors import ConfigError, DeltaLogError, UnsupportedFeatureError
 from python_ops.ops.audit import audit_record
 from python_ops.ops.results import LogCleanupResult, LogFileToDelete
-from python_ops.ops.writer_choice import checkpoint_writer
 from python_ops.storage import Storage, open_storage
 from python_ops.values import MAX_DAYS, checked_number
 
@@ -290,6 +288,11 @@ def _cleanup(
     note: str | None = None
     checkpointer: Writer | None = None
     if checkpoint_if_needed and _needs_checkpoint(files, last, cutoff):
+        # imported here: the writers' machinery is for a run that checkpoints, not for the
+        # commands that import this module for its rules only (VACUUM's due check)
+        from python_ops.delta.local_writer import writer as local_delta_writer
+        from python_ops.ops.writer_choice import checkpoint_writer
+
         checkpointer, note = checkpoint_writer(snapshot, storage.root)
         if note is None and dry_run:
             # Plan as if the checkpoint the real run writes at the head version existed.

@@ -29,7 +29,6 @@ from python_ops.ops.optimize.delta_statement import (
     marked_commit,
 )
 from python_ops.ops.results import PurgeResult
-from python_ops.ops.writer_choice import delta_writer_for
 from python_ops.spark_sessions import DeltaSql, session_sql
 from python_ops.storage import open_storage
 from python_ops.values import checked_number
@@ -111,6 +110,10 @@ def purge(
         outcome: dict[str, Any] = {}
         writer = ""
         if due and not dry_run:
+            # imported here: the writer's machinery (a JVM's) is not for a dry run, nor for
+            # the commands that import this module for its default only (``config``)
+            from python_ops.ops.writer_choice import delta_writer_for
+
             _gate, engine = delta_writer_for(snapshot, Op.COMPACTION, sql, location)
             assert engine is not None  # delta-rs never purges: Delta's writer was chosen
             outcome = _reorg(engine, snapshot, due)
