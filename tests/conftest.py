@@ -46,7 +46,8 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
     What the suite's wall time is made of, per xdist worker (docs/development.md, CI time).
     """
     timeline = os.environ.get("PYTEST_TIMELINE")
-    if timeline:
+    # xdist's controller hears every worker's reports again (``report.node``): the worker wrote it
+    if timeline and getattr(report, "node", None) is None:
         line = {
             "worker": os.environ.get("PYTEST_XDIST_WORKER", "master"),
             "test": report.nodeid,
