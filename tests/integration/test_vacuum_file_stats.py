@@ -18,7 +18,7 @@ import pytest
 from deltalake import DeltaTable, write_deltalake
 
 from python_ops.delta.file_paths import read_file_paths
-from python_ops.delta.parquet_file import ParquetBytes
+from python_ops.delta.parquet_file import ParquetBytes, decode_on_threads
 from python_ops.ops.vacuum import vacuum
 from python_ops.ops.vacuum.file_stats import stat_unprotected
 from python_ops.ops.vacuum.listing import list_visible
@@ -126,11 +126,18 @@ def _paths(selection: list[tuple[str, int, bool]]) -> set[str]:
     return {p for p, _, _ in selection}
 
 
-def test_checkpoint_columns_read_without_pyarrow_parquet_match_it(table: Path) -> None:
+@pytest.mark.parametrize("threads", [False, True], ids=["host-process", "command-line"])
+def test_checkpoint_columns_read_without_pyarrow_parquet_match_it(
+    table: Path, threads: bool
+) -> None:
     checkpoint = next((table / "_delta_log").glob("*.checkpoint.parquet"))
     data = checkpoint.read_bytes()
     columns = ["add.path", "add.size", "remove.path", "remove.deletionTimestamp", "metaData"]
-    ours = ParquetBytes(data).read([*columns, "no.such.column"])
+    decode_on_threads(threads)  # the command line's setting (python_ops/__main__.py) or not
+    try:
+        ours = ParquetBytes(data).read([*columns, "no.such.column"])
+    finally:
+        decode_on_threads(False)
     theirs = pq.ParquetFile(checkpoint).read(columns=columns, use_threads=False)
     assert ours.equals(theirs)
     assert ParquetBytes(data).schema_arrow == pq.ParquetFile(checkpoint).schema_arrow
