@@ -152,19 +152,25 @@ def _one_array(column: Any) -> Any:
     return column.chunk(0) if column.num_chunks == 1 else column.combine_chunks()
 
 
-def _rows(struct: Any, mask: Any) -> tuple[Any, Any]:
+def rows_where(struct: Any, mask: Any) -> tuple[Any, Any]:
     """(the rows of ``struct`` where ``mask`` is true, their row numbers).
 
     A checkpoint holds each action's rows together (``add`` rows in one run): a contiguous run is
-    a zero-copy slice, anything else is filtered (a copy).
+    a zero-copy slice, numbered by a ``range``; anything else is filtered (a copy), numbered by
+    an Arrow array. ``mask`` has no nulls. The run is found by counting, not with
+    ``indices_nonzero``: that kernel allocates from Arrow's build-time default pool whatever
+    pool it is given, and its first use in a process that keeps Arrow on the system allocator
+    (``ops.lean_arrow``) sets up mimalloc's arena: about 5 MB of resident memory.
     """
     import pyarrow.compute as pc
 
-    indices = pc.indices_nonzero(mask)
-    n = len(indices)
-    if n and indices[n - 1].as_py() - indices[0].as_py() + 1 == n:
-        return struct.slice(indices[0].as_py(), n), indices
-    return struct.filter(mask), indices
+    n = mask.true_count
+    if n == 0:
+        return struct.slice(0, 0), range(0)
+    first = pc.index(mask, True).as_py()
+    if mask.slice(first, n).true_count == n:
+        return struct.slice(first, n), range(first, first + n)
+    return struct.filter(mask), pc.indices_nonzero(mask)
 
 
 def well_formed_adds(
@@ -178,9 +184,9 @@ def well_formed_adds(
             ``PATH_LEAVES`` does not read them).
 
     Returns:
-        (the ``add`` rows, their row numbers in the file, field positions), or None when any
-        row needs the row-wise parser's judgement (deletion vectors, unexpected types, a
-        missing or negative required field, an empty path).
+        (the ``add`` rows, their row numbers in the file (``rows_where``), field positions), or
+        None when any row needs the row-wise parser's judgement (deletion vectors, unexpected
+        types, a missing or negative required field, an empty path).
     """
     import pyarrow.compute as pc
 
@@ -189,7 +195,7 @@ def well_formed_adds(
     required = ("path", "size", "modificationTime", "partitionValues")
     if fields is None or not all(name in fields for name in required[: 3 + partition_values]):
         return None
-    adds, indices = _rows(
+    adds, indices = rows_where(
         struct, pc.and_(struct.is_valid(), struct.field(fields["path"]).is_valid())
     )
     size = adds.field(fields["size"])
@@ -262,7 +268,8 @@ def _removes(column: Any, root: str) -> tuple[Any, Any] | None:
     fields = _fields(struct, REMOVE_TYPES)
     if fields is None or "path" not in fields:
         return None
-    rows, _ = _rows(struct, pc.and_(struct.is_valid(), struct.field(fields["path"]).is_valid()))
+    valid = pc.and_(struct.is_valid(), struct.field(fields["path"]).is_valid())
+    rows, _ = rows_where(struct, valid)
     if len(rows) and pc.min(pc.binary_length(rows.field(fields["path"]))).as_py() == 0:
         return None
     for name in ("deletionTimestamp", "size"):  # RemoveFile.parse refuses negative values

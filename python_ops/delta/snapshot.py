@@ -12,7 +12,7 @@ import collections
 import json
 import logging
 import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,6 +29,7 @@ from python_ops.delta.file_columns import (
     SPECIAL_PATH,
     FileColumns,
     checkpoint_columns,
+    rows_where,
     well_formed_adds,
 )
 from python_ops.delta.log_files import (
@@ -133,6 +134,14 @@ _ROWS_PER_CHUNK = 65_536
 EMPTY_SCHEMA = '{"type":"struct","fields":[]}'
 
 
+def _numbers(rows: Any, start: int, count: int) -> Sequence[int]:
+    """Row numbers ``start`` to ``start + count`` of ``rows_where``'s (a range or an Array)."""
+    if isinstance(rows, range):
+        return rows[start : start + count]
+    numbers: list[int] = rows.slice(start, count).to_pylist()
+    return numbers
+
+
 def _well_formed_adds(column: Any, root: str) -> list[tuple[int, AddFile]] | None:
     """A checkpoint's ``add`` rows parsed column by column, or None to parse row by row.
 
@@ -171,7 +180,7 @@ def _well_formed_adds(column: Any, root: str) -> list[tuple[int, AddFile]] | Non
             else [None] * min(_ROWS_PER_CHUNK, len(adds) - start)
         )
         for index, path, odd, size_bytes, mtime_ms, pairs, stat, provider in zip(
-            indexes.slice(start, _ROWS_PER_CHUNK).to_pylist(),
+            _numbers(indexes, start, _ROWS_PER_CHUNK),
             paths.slice(start, _ROWS_PER_CHUNK).to_pylist(),
             special.slice(start, _ROWS_PER_CHUNK).to_pylist(),
             size.slice(start, _ROWS_PER_CHUNK).to_pylist(),
@@ -218,8 +227,6 @@ def _read_parquet_actions(
     ``add`` and ``remove`` rows are appended to it as path columns when ``checkpoint_columns``
     takes them, and only the other actions are yielded.
     """
-    import pyarrow.compute as pc
-
     from python_ops.delta.parquet_file import ParquetBytes
 
     try:
@@ -271,8 +278,10 @@ def _read_parquet_actions(
         for first, batch in pf.batches(leaves_read):
             column = batch.column(kind)
             valid = column.is_valid()  # most rows hold another action: skip them in Arrow
-            rows = pc.indices_nonzero(valid).to_pylist()
-            for row, values in zip(rows, column.filter(valid).to_pylist(), strict=True):
+            if not valid.true_count:
+                continue
+            chosen, rows = rows_where(column, valid)
+            for row, values in zip(_numbers(rows, 0, len(chosen)), chosen.to_pylist(), strict=True):
                 if values is None or ("path" in values and values["path"] is None):
                     continue
                 yield (where, "row", first + row), {kind: values}

@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, TextIO
 
@@ -80,7 +81,7 @@ def _plain(value: Any) -> Any:
         return value
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return {name: _plain(getattr(value, name)) for name in _field_names(type(value))}
-    if isinstance(value, (tuple, list)):
+    if isinstance(value, Sequence) and not isinstance(value, str):  # tuples, lists, paths
         return [_plain(v) for v in value]
     if isinstance(value, dict):
         return {k: _plain(v) for k, v in value.items()}
@@ -237,7 +238,7 @@ class VacuumResult:
     delete_failures: int
     identify_s: float
     delete_s: float
-    paths: tuple[VacuumFile, ...]
+    paths: Sequence[VacuumFile]
     by_prefix: tuple[VacuumGroup, ...]
     diagnostics: VacuumDiagnostics | None = None
     mode: str = "full"

@@ -14,7 +14,7 @@ engine.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -39,7 +39,7 @@ class ClusterSelection:
         diagnostics: Where the listing ran.
     """
 
-    selected: list[VacuumFile]
+    selected: Sequence[VacuumFile]
     files_listed: int
     symlinks_skipped: int
     diagnostics: VacuumDiagnostics
@@ -102,7 +102,7 @@ def select_on_cluster(
 def delete_on_cluster(
     spark: Any,
     storage: Storage,
-    selected: list[VacuumFile],
+    selected: Sequence[VacuumFile],
     *,
     threads: int,
     on_progress: Callable[[int, int], None] | None,

@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 import time
 from collections import defaultdict, deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from itertools import islice
 
@@ -21,7 +21,7 @@ from python_ops.storage import Storage
 log = logging.getLogger("python_ops.ops.vacuum")
 
 
-def group_by_prefix(paths: list[VacuumFile]) -> tuple[VacuumGroup, ...]:
+def group_by_prefix(paths: Iterable[VacuumFile]) -> tuple[VacuumGroup, ...]:
     """Selected files and directories counted per top-level directory (partition or prefix)."""
     totals: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
     for f in paths:
@@ -37,7 +37,7 @@ def group_by_prefix(paths: list[VacuumFile]) -> tuple[VacuumGroup, ...]:
 
 def delete_selected(
     storage: Storage,
-    selected: list[VacuumFile],
+    selected: Sequence[VacuumFile],
     *,
     max_workers: int,
     on_progress: Callable[[int, int], None] | None,

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import posixpath
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from concurrent.futures import Executor
 
 from python_ops.ops.results import VacuumFile, VacuumKeptDir
@@ -78,7 +78,7 @@ def delete_dirs(
 
 
 def still_there(
-    storage: Storage, selected: list[VacuumFile], *, cutoff_ms: int
+    storage: Storage, selected: Sequence[VacuumFile], *, cutoff_ms: int
 ) -> tuple[list[VacuumKeptDir], list[str]]:
     """After deletes elsewhere (Spark tasks) reported failures: what was kept, what failed.
 

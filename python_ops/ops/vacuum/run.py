@@ -18,7 +18,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from python_ops.delta.file_paths import FilePaths, read_file_paths
@@ -27,8 +27,10 @@ from python_ops.delta.protocol import Op, check_protocol
 from python_ops.delta.snapshot import Snapshot
 from python_ops.errors import ConfigError
 from python_ops.ops.audit import audit_record
+from python_ops.ops.lean_arrow import release_freed_memory
 from python_ops.ops.results import (
     VacuumDiagnostics,
+    VacuumFile,
     VacuumKeptDir,
     VacuumResult,
 )
@@ -42,7 +44,11 @@ from python_ops.ops.vacuum.listing import Listing, list_visible
 from python_ops.ops.vacuum.lite import expired, lite_candidates, select_lite
 from python_ops.ops.vacuum.mode import choose_mode, next_state
 from python_ops.ops.vacuum.retention import vacuum_retention
-from python_ops.ops.vacuum.selection import select_in_process, select_on_spark
+from python_ops.ops.vacuum.selection import (
+    SelectedPaths,
+    select_on_spark,
+    selected_rows,
+)
 from python_ops.ops.vacuum.state import write_last_vacuum_info
 from python_ops.storage import Storage, is_remote, open_storage
 from python_ops.values import checked_number
@@ -197,6 +203,7 @@ def vacuum(
         else:
             paths = snapshot if isinstance(snapshot, FilePaths) else FilePaths(snapshot)
         snapshot = paths.head
+        release_freed_memory()
         check_protocol(snapshot.protocol, Op.VACUUM, location=storage.root)
         retention, overridden = vacuum_retention(
             snapshot, retention_hours, allow_short_retention=allow_short_retention, model=model
@@ -218,6 +225,7 @@ def vacuum(
             roots = matching_partition_dirs(storage, snapshot, partition_filter, model=model)
         on_cluster = cluster_listing and storage.lists_on_executors and bool(roots)
         diagnostics: VacuumDiagnostics | None = None
+        selected: Sequence[VacuumFile]
         if choice.mode == "lite":  # the log's removes: nothing is listed
             candidates = lite_candidates(storage, choice.window, snapshot.location)
             # a few candidates checked against the log's paths: no protected set is built
@@ -278,17 +286,20 @@ def vacuum(
                     listing.table(), listing.files_listed, listing.symlinks_skipped
                 )
                 del listing
+                release_freed_memory()
                 if listing_handoff == "keep":
                     handoff.keep(key, handed)
             files_listed, symlinks = handed.files_listed, handed.symlinks_skipped
             table_of_entries = handed.entries
             del handed, paths  # only the Arrow table and the protected set are needed now
-            selected = (
-                select_on_spark(spark, table_of_entries, protected, cutoff)
-                if on_spark
-                else select_in_process(table_of_entries, protected, cutoff)
-            )
-            del table_of_entries, protected
+            if on_spark:
+                selected = select_on_spark(spark, table_of_entries, protected, cutoff)
+            else:
+                rows = selected_rows(table_of_entries, protected, cutoff)
+                del table_of_entries, protected  # gone before the selection becomes objects
+                release_freed_memory()
+                selected = SelectedPaths(rows, ordered=True)
+                del rows
         identify_s = time.perf_counter() - started
         deleted: tuple[int, int, int, list[VacuumKeptDir], list[str]] = (0, 0, 0, [], [])
         delete_started = time.perf_counter()
@@ -318,6 +329,7 @@ def vacuum(
             state = next_state(choice, now_ms=now)
             if state is not None and write_last_vacuum_info(storage, state):
                 written = state.version
+        groups = group_by_prefix(selected)  # one pass: the totals are the groups' sums
         result = VacuumResult(
             location=storage.root,
             dry_run=dry_run,
@@ -330,17 +342,17 @@ def vacuum(
             partitions_scanned=None if partition_filter is None else len(roots),
             files_listed=files_listed,
             symlinks_skipped=symlinks,
-            files_found=sum(1 for f in selected if not f.is_dir),
-            bytes_found=sum(f.size_bytes for f in selected),
-            dirs_found=sum(1 for f in selected if f.is_dir),
+            files_found=sum(g.files for g in groups),
+            bytes_found=sum(g.bytes for g in groups),
+            dirs_found=sum(g.dirs for g in groups),
             files_deleted=deleted[0],
             bytes_deleted=deleted[1],
             dirs_deleted=deleted[2],
             delete_failures=len(deleted[4]),
             identify_s=identify_s,
             delete_s=time.perf_counter() - delete_started,
-            paths=tuple(selected),
-            by_prefix=group_by_prefix(selected),
+            paths=selected if isinstance(selected, SelectedPaths) else tuple(selected),
+            by_prefix=groups,
             diagnostics=diagnostics,
             mode=choice.mode,
             mode_reason=choice.reason,
