@@ -30,7 +30,11 @@ from tests.helpers.paths import ROOT, shared_table
 # oracle uses for the whole run (``delta_server``): under C1 its module setup went from 349 to
 # 619 s. spark-submit reads SPARK_SUBMIT_OPTS; it is not a setting of the project, which leaves
 # the JVM's defaults to its users.
+# C1 alone also shrinks the JVM's default code cache from 240 to 48 MB: a Thrift server that ran
+# the reach scenarios filled it and failed statements with "VirtualMachineError: Out of space in
+# CodeCache for adapters". The cache keeps the tiered default (reserved, not resident, memory).
 _QUICK_JIT = "-XX:TieredStopAtLevel=1"
+_CODE_CACHE = "-XX:ReservedCodeCacheSize=240m"
 # And every test JVM, the oracle's Delta server too, evaluates queries without generating and
 # compiling Java code for each (Spark's interpreted mode, which its own test suite runs as well):
 # on tables of a few rows, compiling a plan costs more than running it. Spark takes ``spark.*``
@@ -47,6 +51,8 @@ def pytest_configure(config: pytest.Config) -> None:
     opts = os.environ.get("SPARK_SUBMIT_OPTS", "").split()
     if not any("TieredStopAtLevel" in o for o in opts):
         opts.append(_QUICK_JIT)
+        if not any("ReservedCodeCacheSize" in o for o in opts):
+            opts.append(_CODE_CACHE)
     if not any("spark.sql.codegen" in o for o in opts):
         opts.extend(_NO_CODEGEN)
     os.environ["SPARK_SUBMIT_OPTS"] = " ".join(opts)
