@@ -294,6 +294,11 @@ def main() -> None:
     self_check(backend)
     S3Backend.list_objects_v2 = indexed_list_objects_v2  # type: ignore[method-assign]
     S3Response.list_objects_v2 = fast_list_objects_v2_response  # type: ignore[method-assign]
+    from werkzeug.serving import WSGIRequestHandler
+
+    # as the counting proxy (tests/helpers/s3.py): a response's headers and body are separate
+    # writes, and with Nagle's algorithm the body waited for a delayed ACK (about 40 ms)
+    WSGIRequestHandler.disable_nagle_algorithm = True
     server = ThreadedMotoServer(ip_address="127.0.0.1", port=int(sys.argv[1]), verbose=False)
     server.start()
     print("ready", flush=True)

@@ -45,6 +45,26 @@ def lite_only(argv: Sequence[str]) -> bool:
     return "--mode=lite" in args or ("--mode", "lite") in itertools.pairwise(args)
 
 
+def exit_without_teardown(code: int) -> None:
+    """End the process now, its output flushed, without the interpreter's teardown.
+
+    For ``python -m python_ops vacuum`` in this process once the command has finished: its
+    output is written, its files closed, no thread or engine is left, and the teardown would
+    only free memory the system takes back anyway. pyarrow's alone costs 30-50 ms here (a
+    process that imports it and exits), about 5 % of a VACUUM LITE of a million-file table.
+
+    Args:
+        code: The exit code.
+    """
+    import logging
+    import os
+
+    logging.shutdown()  # flushes and closes the handlers, as the normal exit would
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
+
+
 if __name__ == "__main__":
     if engine_free_vacuum(sys.argv[1:]):
         block_numpy_for_process()
@@ -57,4 +77,7 @@ if __name__ == "__main__":
 
     from python_ops.cli.main import run
 
-    sys.exit(run())
+    code = run()
+    if engine_free_vacuum(sys.argv[1:]):
+        exit_without_teardown(code)
+    sys.exit(code)

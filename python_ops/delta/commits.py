@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any
 
 from python_ops.delta.actions import CommitInfo
@@ -20,6 +22,62 @@ from python_ops.storage import Storage, open_storage
 # Where an action was read: (file, "line" or "row", number). Formatted only for errors, so the
 # reader does not build a string per action.
 At = tuple[str, str, int]
+
+
+class _SharedCommits:
+    """One op's parsed commits (``commits_shared``), by (table root, path), and their size."""
+
+    def __init__(self) -> None:
+        self.lines: dict[tuple[str, str], list[tuple[At, dict[str, Any]]]] = {}
+        self.held = 0
+
+
+_shared: ContextVar[_SharedCommits | None] = ContextVar("shared_commits", default=None)
+_SHARED_MAX_BYTES = 16 * 1024 * 1024  # commit files kept, by their size: a bound on the memory
+
+
+@contextmanager
+def commits_shared() -> Iterator[None]:
+    """Within the block, a commit read again is neither fetched nor parsed again.
+
+    For one op that reads some commits twice (VACUUM LITE: the snapshot's replay, then the
+    window's removes). A commit file never changes once written; the cache lives only as long
+    as the block, up to ``_SHARED_MAX_BYTES`` of commit files, so no later op sees it.
+
+    Yields:
+        Nothing.
+    """
+    token = _shared.set(_SharedCommits())
+    try:
+        yield
+    finally:
+        _shared.reset(token)
+
+
+def commit_lines(storage: Storage, path: str) -> list[tuple[At, dict[str, Any]]]:
+    """The (location, action) lines of one JSON commit (shared within ``commits_shared``).
+
+    Args:
+        storage: The table's storage.
+        path: The commit's path relative to the root.
+
+    Returns:
+        Its lines, parsed by ``json_lines``.
+
+    Raises:
+        FileNotFoundError: When the commit does not exist.
+        DeltaLogError: For a line ``json_lines`` refuses.
+    """
+    shared = _shared.get()
+    key = (storage.root, path)
+    if shared is not None and key in shared.lines:
+        return shared.lines[key]
+    data = storage.read_bytes(path)
+    lines = list(json_lines(data, f"{storage.root}/{path}"))
+    if shared is not None and shared.held + len(data) <= _SHARED_MAX_BYTES:
+        shared.lines[key] = lines
+        shared.held += len(data)
+    return lines
 
 
 def location_of(at: At) -> str:
@@ -141,5 +199,4 @@ def commit_actions(storage: Storage, version: int) -> list[dict[str, Any]]:
     Returns:
         The commit's actions in file order.
     """
-    path = f"{LOG_DIR}/{version:020d}.json"
-    return [action for _, action in json_lines(storage.read_bytes(path), f"{storage.root}/{path}")]
+    return [action for _, action in commit_lines(storage, f"{LOG_DIR}/{version:020d}.json")]

@@ -40,20 +40,24 @@ class ParquetBytes:
     """One Parquet file held in memory, read column by column.
 
     Args:
-        data: The whole file.
+        data: The whole file: a ``pyarrow.Buffer`` (``Storage.read_arrow_buffer``) is read in
+            place, bytes are copied into one.
 
     Raises:
         pyarrow.ArrowInvalid: Or another ``OSError`` subtype, when the bytes are not Parquet.
     """
 
-    def __init__(self, data: bytes) -> None:
+    def __init__(self, data: bytes | pa.Buffer) -> None:
         import pyarrow as pa
         from pyarrow._parquet import ParquetReader
 
-        # A copy in Arrow's own memory: no Python object under the reader, so Arrow's threads
-        # may decode it (``read``) and drop their references after it returns without the GIL.
-        owned = pa.allocate_buffer(len(data))
-        memoryview(owned).cast("B")[:] = data
+        # In Arrow's own memory: no Python object under the reader, so Arrow's threads may
+        # decode it (``read``) and drop their references after it returns without the GIL.
+        if isinstance(data, pa.Buffer):
+            owned = data
+        else:
+            owned = pa.allocate_buffer(len(data))
+            memoryview(owned).cast("B")[:] = data
         self._reader: Any = ParquetReader()
         self._reader.open(pa.BufferReader(owned), pre_buffer=True)
         # leaf column indices under every dotted prefix ("add" and "add.path" alike)

@@ -205,6 +205,25 @@ class Storage(ABC):
             StorageError: When reading fails for another reason.
         """
 
+    def read_arrow_buffer(self, rel: str) -> Any:
+        """Read a whole file into memory Arrow owns (a ``pyarrow.Buffer``), for a Parquet reader.
+
+        Arrow's threads may then decode it and drop their references to it without the GIL
+        (``delta.parquet_file``). This default copies ``read_bytes``; the local disk and S3
+        read straight into the buffer (a 1,000,000-file checkpoint: 29 MB, one copy less).
+
+        Args:
+            rel: File path relative to the root.
+
+        Returns:
+            The content as a ``pyarrow.Buffer``.
+
+        Raises:
+            FileNotFoundError: When the file does not exist.
+            StorageError: When reading fails for another reason.
+        """
+        return arrow_copy(self.read_bytes(rel))
+
     def list_tree(self, rel: str = "") -> list[FileEntry]:
         """Every file and directory below ``rel`` (a walk of ``list_dir``; S3 overrides it).
 
@@ -366,3 +385,31 @@ class Storage(ABC):
                 (``lists_on_executors`` is False).
         """
         raise StorageError(f"{type(self).__name__} at {self.root} cannot be listed on executors")
+
+
+def arrow_copy(data: bytes) -> Any:
+    """``data`` copied into a new ``pyarrow.Buffer``."""
+    import pyarrow as pa
+
+    buffer = pa.allocate_buffer(len(data))
+    memoryview(buffer).cast("B")[:] = data
+    return buffer
+
+
+def read_into_arrow(stream: Any, size: int) -> Any:
+    """Exactly ``size`` bytes of a binary stream (``readinto``) in a new ``pyarrow.Buffer``.
+
+    Raises:
+        OSError: When the stream ends early.
+    """
+    import pyarrow as pa
+
+    buffer = pa.allocate_buffer(size)
+    view = memoryview(buffer).cast("B")
+    done = 0
+    while done < size:
+        got = stream.readinto(view[done:])
+        if not got:
+            raise OSError(f"the stream ended after {done} of {size} bytes")
+        done += got
+    return buffer

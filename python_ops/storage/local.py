@@ -20,7 +20,7 @@ from collections.abc import Callable
 from typing import Any
 
 from python_ops.errors import StorageError
-from python_ops.storage.base import DirScan, FileEntry, Storage
+from python_ops.storage.base import DirScan, FileEntry, Storage, read_into_arrow
 
 
 def _reopen_on_executor(root: str) -> LocalStorage:
@@ -166,6 +166,16 @@ class LocalStorage(Storage):
         try:
             with open(path, "rb") as fh:
                 return fh.read()
+        except FileNotFoundError:
+            raise
+        except OSError as err:
+            raise StorageError(f"cannot read {path}: {err}") from err
+
+    def read_arrow_buffer(self, rel: str) -> Any:  # noqa: D102
+        path = self._abs(rel)
+        try:
+            with open(path, "rb", buffering=0) as fh:
+                return read_into_arrow(fh, os.fstat(fh.fileno()).st_size)
         except FileNotFoundError:
             raise
         except OSError as err:

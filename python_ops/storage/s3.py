@@ -28,7 +28,7 @@ from collections.abc import Callable
 from typing import Any
 
 from python_ops.errors import StorageError
-from python_ops.storage.base import FileEntry, Storage
+from python_ops.storage.base import FileEntry, Storage, arrow_copy
 from python_ops.storage.s3_http import SignedRequests, Unanswered
 from python_ops.storage.settings import S3Settings
 
@@ -245,6 +245,16 @@ class S3Storage(Storage):
             raise StorageError(
                 f"cannot read s3://{self.bucket}/{key}: {error_reason(err)}"
             ) from err
+
+    def read_arrow_buffer(self, rel: str) -> Any:  # noqa: D102
+        if self._signed is not None:
+            key = self._key(self._check_relative(rel))
+            try:
+                return self._signed.get_object_buffer(key)
+            except Unanswered as err:
+                log.debug("reading through boto3: %s", err)
+                self._refused(err)
+        return arrow_copy(self.read_bytes(rel))
 
     def arrow_path(self, rel: str) -> tuple[Any, str]:  # noqa: D102
         if self._arrow is None:

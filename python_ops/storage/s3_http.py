@@ -26,6 +26,7 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 from urllib.parse import quote, urlsplit
 
+from python_ops.storage.base import arrow_copy, read_into_arrow
 from python_ops.storage.s3_pages import parse_page
 from python_ops.storage.settings import S3Settings
 
@@ -178,8 +179,13 @@ class SignedRequests:
         query: Mapping[str, str],
         body: bytes = b"",
         extra: Mapping[str, str] | None = None,
-    ) -> tuple[int, bytes]:
-        """One signed request (repeatable: it may be sent twice); (status, body)."""
+        *,
+        arrow: bool = False,
+    ) -> tuple[int, Any]:
+        """One signed request (repeatable: it may be sent twice); (status, body).
+
+        With ``arrow``, a 200's body with a length is read straight into a ``pyarrow.Buffer``.
+        """
         path = f"{self._base}/{key}" if key else f"{self._base}/"
         headers = sign(
             method=method,
@@ -205,7 +211,11 @@ class SignedRequests:
             try:
                 connection.request(method, target, body=body or None, headers=headers)
                 response = connection.getresponse()
-                answer = response.read()
+                length = response.getheader("content-length")
+                if arrow and response.status == 200 and length is not None:
+                    answer = read_into_arrow(response, int(length))
+                else:
+                    answer = response.read()
             except (OSError, http.client.HTTPException) as err:
                 connection.close()
                 self._local.connection = None
@@ -234,7 +244,22 @@ class SignedRequests:
         """
         status, body = self._send("GET", "GetObject", key, {})
         if status == 200:
-            return body
+            data: bytes = body
+            return data
+        if status == 404 and b"<Code>NoSuchKey</Code>" in body:
+            raise FileNotFoundError(f"s3://{self.bucket}/{key}")
+        raise Unanswered(f"GetObject: HTTP {status}")
+
+    def get_object_buffer(self, key: str) -> Any:
+        """One object's bytes in a ``pyarrow.Buffer`` (received into it, not copied).
+
+        Raises:
+            FileNotFoundError: When the key does not exist (404).
+            Unanswered: For any other answer but 200.
+        """
+        status, body = self._send("GET", "GetObject", key, {}, arrow=True)
+        if status == 200:
+            return body if not isinstance(body, bytes) else arrow_copy(body)
         if status == 404 and b"<Code>NoSuchKey</Code>" in body:
             raise FileNotFoundError(f"s3://{self.bucket}/{key}")
         raise Unanswered(f"GetObject: HTTP {status}")

@@ -21,6 +21,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from python_ops.delta.commits import commits_shared
 from python_ops.delta.file_paths import FilePaths, read_file_paths
 from python_ops.delta.partitions import matching_partition_dirs
 from python_ops.delta.protocol import Op, check_protocol
@@ -196,177 +197,180 @@ def vacuum(
         "mode": mode,
         "inventory": inventory,
     }
-    try:
-        # Without a snapshot in hand, read the log's paths only: no object per checkpoint row.
-        if snapshot is None:
-            paths = read_file_paths(storage)
-        else:
-            paths = snapshot if isinstance(snapshot, FilePaths) else FilePaths(snapshot)
-        snapshot = paths.head
-        release_freed_memory()
-        check_protocol(snapshot.protocol, Op.VACUUM, location=storage.root)
-        retention, overridden = vacuum_retention(
-            snapshot, retention_hours, allow_short_retention=allow_short_retention, model=model
-        )
-        now = int(time.time() * 1000) if now_ms is None else now_ms
-        cutoff = retention.cutoff_ms(now)
-        choice = choose_mode(
-            storage,
-            snapshot,
-            mode=mode,
-            cutoff_ms=cutoff,
-            now_ms=now,
-            partition_filter=partition_filter,
-            full_interval_days=full_interval_days,
-            model=model,
-        )
-        roots: list[str] = [""]
-        if partition_filter is not None:
-            roots = matching_partition_dirs(storage, snapshot, partition_filter, model=model)
-        on_cluster = cluster_listing and storage.lists_on_executors and bool(roots)
-        diagnostics: VacuumDiagnostics | None = None
-        selected: Sequence[VacuumFile]
-        if choice.mode == "lite":  # the log's removes: nothing is listed
-            candidates = lite_candidates(storage, choice.window, snapshot.location)
-            # a few candidates checked against the log's paths: no protected set is built
-            keep = paths.kept_among(expired(candidates, cutoff), cutoff)
-            selected = select_lite(candidates, keep, cutoff)
-            files_listed = symlinks = 0
-            del candidates, paths, keep
-        elif on_cluster:
-            protected = paths.protected(cutoff)
-            found = select_on_cluster(
-                spark,
-                storage,
-                partition_columns=snapshot.metadata.partition_columns,
-                roots=roots,
-                protected=protected,
-                cutoff_ms=cutoff,
-                on_spark=on_spark,
+    with commits_shared():  # LITE reads the commits the snapshot replayed: once
+        try:
+            # Without a snapshot in hand, read the log's paths only: no object per checkpoint row.
+            if snapshot is None:
+                paths = read_file_paths(storage)
+            else:
+                paths = snapshot if isinstance(snapshot, FilePaths) else FilePaths(snapshot)
+            snapshot = paths.head
+            release_freed_memory()
+            check_protocol(snapshot.protocol, Op.VACUUM, location=storage.root)
+            retention, overridden = vacuum_retention(
+                snapshot, retention_hours, allow_short_retention=allow_short_retention, model=model
             )
-            selected = found.selected
-            files_listed, symlinks = found.files_listed, found.symlinks_skipped
-            diagnostics = found.diagnostics
-        else:
-            protected = paths.protected(cutoff)
-            key = (storage.root, snapshot.version, partition_filter)
-            handed = handoff.take(key) if listing_handoff == "take" else None
-            if handed is not None and storage.names_before_stats:
-                # listed against the due check's protected set: stat what this run's no
-                # longer protects (a tombstone expired in between)
-                entries, links = stat_unprotected(storage, handed.entries, protected)
-                handed = handoff.KeptListing(
-                    entries, handed.files_listed, handed.symlinks_skipped + links
-                )
-            if inventory is not None:  # the report stands in for the listing
-                entries, taken, links = inventory_entries(
-                    inventory,
-                    root=storage.root,
+            now = int(time.time() * 1000) if now_ms is None else now_ms
+            cutoff = retention.cutoff_ms(now)
+            choice = choose_mode(
+                storage,
+                snapshot,
+                mode=mode,
+                cutoff_ms=cutoff,
+                now_ms=now,
+                partition_filter=partition_filter,
+                full_interval_days=full_interval_days,
+                model=model,
+            )
+            roots: list[str] = [""]
+            if partition_filter is not None:
+                roots = matching_partition_dirs(storage, snapshot, partition_filter, model=model)
+            on_cluster = cluster_listing and storage.lists_on_executors and bool(roots)
+            diagnostics: VacuumDiagnostics | None = None
+            selected: Sequence[VacuumFile]
+            if choice.mode == "lite":  # the log's removes: nothing is listed
+                candidates = lite_candidates(storage, choice.window, snapshot.location)
+                # a few candidates checked against the log's paths: no protected set is built
+                keep = paths.kept_among(expired(candidates, cutoff), cutoff)
+                selected = select_lite(candidates, keep, cutoff)
+                files_listed = symlinks = 0
+                del candidates, paths, keep
+            elif on_cluster:
+                protected = paths.protected(cutoff)
+                found = select_on_cluster(
+                    spark,
+                    storage,
                     partition_columns=snapshot.metadata.partition_columns,
                     roots=roots,
-                    local=not is_remote(storage.root),
-                    model=model,
+                    protected=protected,
                     cutoff_ms=cutoff,
+                    on_spark=on_spark,
                 )
-                handed = handoff.KeptListing(entries, taken, links)
-            if handed is None:
-                listing = (
-                    list_visible(
-                        storage,
+                selected = found.selected
+                files_listed, symlinks = found.files_listed, found.symlinks_skipped
+                diagnostics = found.diagnostics
+            else:
+                protected = paths.protected(cutoff)
+                key = (storage.root, snapshot.version, partition_filter)
+                handed = handoff.take(key) if listing_handoff == "take" else None
+                if handed is not None and storage.names_before_stats:
+                    # listed against the due check's protected set: stat what this run's no
+                    # longer protects (a tombstone expired in between)
+                    entries, links = stat_unprotected(storage, handed.entries, protected)
+                    handed = handoff.KeptListing(
+                        entries, handed.files_listed, handed.symlinks_skipped + links
+                    )
+                if inventory is not None:  # the report stands in for the listing
+                    entries, taken, links = inventory_entries(
+                        inventory,
+                        root=storage.root,
                         partition_columns=snapshot.metadata.partition_columns,
                         roots=roots,
-                        max_workers=storage.listing_concurrency,
-                        split_hints=protected,  # where to cut one big prefix into key ranges
-                        protected=protected,  # a protected file needs no stat (local disks)
+                        local=not is_remote(storage.root),
+                        model=model,
+                        cutoff_ms=cutoff,
                     )
-                    if roots
-                    else Listing((), 0, 0)  # a partition filter that matches nothing
+                    handed = handoff.KeptListing(entries, taken, links)
+                if handed is None:
+                    listing = (
+                        list_visible(
+                            storage,
+                            partition_columns=snapshot.metadata.partition_columns,
+                            roots=roots,
+                            max_workers=storage.listing_concurrency,
+                            split_hints=protected,  # where to cut one big prefix into key ranges
+                            protected=protected,  # a protected file needs no stat (local disks)
+                        )
+                        if roots
+                        else Listing((), 0, 0)  # a partition filter that matches nothing
+                    )
+                    handed = handoff.KeptListing(
+                        listing.table(), listing.files_listed, listing.symlinks_skipped
+                    )
+                    del listing
+                    release_freed_memory()
+                    if listing_handoff == "keep":
+                        handoff.keep(key, handed)
+                files_listed, symlinks = handed.files_listed, handed.symlinks_skipped
+                table_of_entries = handed.entries
+                del handed, paths  # only the Arrow table and the protected set are needed now
+                if on_spark:
+                    selected = select_on_spark(spark, table_of_entries, protected, cutoff)
+                else:
+                    rows = selected_rows(table_of_entries, protected, cutoff)
+                    del table_of_entries, protected  # gone before the selection becomes objects
+                    release_freed_memory()
+                    selected = SelectedPaths(rows, ordered=True)
+                    del rows
+            identify_s = time.perf_counter() - started
+            deleted: tuple[int, int, int, list[VacuumKeptDir], list[str]] = (0, 0, 0, [], [])
+            delete_started = time.perf_counter()
+            if not dry_run and selected and diagnostics is not None:  # on the cluster
+                counts = delete_on_cluster(
+                    spark, storage, selected, threads=max_workers, on_progress=on_progress
                 )
-                handed = handoff.KeptListing(
-                    listing.table(), listing.files_listed, listing.symlinks_skipped
+                kept, failed = (
+                    still_there(storage, selected, cutoff_ms=cutoff)
+                    if counts.failures
+                    else ([], [])
                 )
-                del listing
-                release_freed_memory()
-                if listing_handoff == "keep":
-                    handoff.keep(key, handed)
-            files_listed, symlinks = handed.files_listed, handed.symlinks_skipped
-            table_of_entries = handed.entries
-            del handed, paths  # only the Arrow table and the protected set are needed now
-            if on_spark:
-                selected = select_on_spark(spark, table_of_entries, protected, cutoff)
-            else:
-                rows = selected_rows(table_of_entries, protected, cutoff)
-                del table_of_entries, protected  # gone before the selection becomes objects
-                release_freed_memory()
-                selected = SelectedPaths(rows, ordered=True)
-                del rows
-        identify_s = time.perf_counter() - started
-        deleted: tuple[int, int, int, list[VacuumKeptDir], list[str]] = (0, 0, 0, [], [])
-        delete_started = time.perf_counter()
-        if not dry_run and selected and diagnostics is not None:  # on the cluster
-            counts = delete_on_cluster(
-                spark, storage, selected, threads=max_workers, on_progress=on_progress
-            )
-            kept, failed = (
-                still_there(storage, selected, cutoff_ms=cutoff) if counts.failures else ([], [])
-            )
-            deleted = (counts.files, counts.bytes, counts.dirs, kept, failed)
-            diagnostics = dataclasses.replace(
-                diagnostics, num_delete_tasks=counts.tasks, delete_pids=counts.pids
-            )
-        elif not dry_run and selected:
-            deleted = delete_selected(
-                storage,
-                selected,
-                max_workers=max_workers,
-                on_progress=on_progress,
-                progress_interval_s=progress_interval_s,
+                deleted = (counts.files, counts.bytes, counts.dirs, kept, failed)
+                diagnostics = dataclasses.replace(
+                    diagnostics, num_delete_tasks=counts.tasks, delete_pids=counts.pids
+                )
+            elif not dry_run and selected:
+                deleted = delete_selected(
+                    storage,
+                    selected,
+                    max_workers=max_workers,
+                    on_progress=on_progress,
+                    progress_interval_s=progress_interval_s,
+                    cutoff_ms=cutoff,
+                )
+            written = None
+            # only after a real whole-table run deleted everything it selected (never more claimed)
+            if not dry_run and not deleted[4] and partition_filter is None:
+                state = next_state(choice, now_ms=now)
+                if state is not None and write_last_vacuum_info(storage, state):
+                    written = state.version
+            groups = group_by_prefix(selected)  # one pass: the totals are the groups' sums
+            result = VacuumResult(
+                location=storage.root,
+                dry_run=dry_run,
+                table_version=snapshot.version,
+                retention_hours=retention.hours,
+                retention_source=retention.source,
+                retention_check_overridden=overridden,
                 cutoff_ms=cutoff,
+                partition_filter=partition_filter,
+                partitions_scanned=None if partition_filter is None else len(roots),
+                files_listed=files_listed,
+                symlinks_skipped=symlinks,
+                files_found=sum(g.files for g in groups),
+                bytes_found=sum(g.bytes for g in groups),
+                dirs_found=sum(g.dirs for g in groups),
+                files_deleted=deleted[0],
+                bytes_deleted=deleted[1],
+                dirs_deleted=deleted[2],
+                delete_failures=len(deleted[4]),
+                identify_s=identify_s,
+                delete_s=time.perf_counter() - delete_started,
+                paths=selected if isinstance(selected, SelectedPaths) else tuple(selected),
+                by_prefix=groups,
+                diagnostics=diagnostics,
+                mode=choice.mode,
+                mode_reason=choice.reason,
+                dirs_kept=tuple(deleted[3]),
+                paths_not_deleted=tuple(deleted[4]),
+                commit_range=choice.window.commit_range if choice.mode == "lite" else None,
+                last_vacuum_version=written,
             )
-        written = None
-        # only after a real whole-table run deleted everything it selected (never more claimed)
-        if not dry_run and not deleted[4] and partition_filter is None:
-            state = next_state(choice, now_ms=now)
-            if state is not None and write_last_vacuum_info(storage, state):
-                written = state.version
-        groups = group_by_prefix(selected)  # one pass: the totals are the groups' sums
-        result = VacuumResult(
-            location=storage.root,
-            dry_run=dry_run,
-            table_version=snapshot.version,
-            retention_hours=retention.hours,
-            retention_source=retention.source,
-            retention_check_overridden=overridden,
-            cutoff_ms=cutoff,
-            partition_filter=partition_filter,
-            partitions_scanned=None if partition_filter is None else len(roots),
-            files_listed=files_listed,
-            symlinks_skipped=symlinks,
-            files_found=sum(g.files for g in groups),
-            bytes_found=sum(g.bytes for g in groups),
-            dirs_found=sum(g.dirs for g in groups),
-            files_deleted=deleted[0],
-            bytes_deleted=deleted[1],
-            dirs_deleted=deleted[2],
-            delete_failures=len(deleted[4]),
-            identify_s=identify_s,
-            delete_s=time.perf_counter() - delete_started,
-            paths=selected if isinstance(selected, SelectedPaths) else tuple(selected),
-            by_prefix=groups,
-            diagnostics=diagnostics,
-            mode=choice.mode,
-            mode_reason=choice.reason,
-            dirs_kept=tuple(deleted[3]),
-            paths_not_deleted=tuple(deleted[4]),
-            commit_range=choice.window.commit_range if choice.mode == "lite" else None,
-            last_vacuum_version=written,
-        )
-    except Exception as err:
-        if audit or not dry_run:
-            audit_record(
-                "vacuum", storage.root, "failed", {**params, "model": model, "error": str(err)}
-            )
-        raise
+        except Exception as err:
+            if audit or not dry_run:
+                audit_record(
+                    "vacuum", storage.root, "failed", {**params, "model": model, "error": str(err)}
+                )
+            raise
     if audit or not dry_run:
         audit_record(
             "vacuum",
