@@ -25,7 +25,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from report import write_section
+from report import compile_package, write_section
 
 ROOT = Path(__file__).resolve().parent.parent
 DBT = str(ROOT / ".venv" / "bin" / "dbt")
@@ -100,6 +100,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--repeats", type=int, default=5)
     args = parser.parse_args()
+    compile_package()
     work = Path(tempfile.mkdtemp(prefix="posthook-bench-"))
     project = work / "project"
     project.mkdir()

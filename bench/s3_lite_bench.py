@@ -11,7 +11,8 @@ directly too; every request the measured processes make goes through the countin
 (``tests/helpers/s3.py``), which counts LIST requests by prefix.
 
 Measured, each a fresh process timed from outside (interpreter start, imports, the op), ours and
-delta-rs alternating:
+delta-rs alternating, python_ops byte-compiled first as an installed package is
+(``report.compile_package``):
 
 - ``python -m python_ops vacuum s3://... --mode lite --dry-run`` and delta-rs's
   ``vacuum(full=False, dry_run=True)`` (its default mode), ``--repeats`` times;
@@ -42,7 +43,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from report import write_section  # noqa: E402
+from report import compile_package, write_section  # noqa: E402
 
 from tests.helpers.s3 import FaultyProxy, free_port, new_bucket, s3_environment  # noqa: E402
 
@@ -367,6 +368,7 @@ def main() -> None:
     parser.add_argument("--real-repeats", type=int, default=3)
     parser.add_argument("--latency-ms", type=float, default=0.0)
     args = parser.parse_args()
+    compile_package()
     load = [os.getloadavg()[0]]
     result = run(args)
     load.append(os.getloadavg()[0])

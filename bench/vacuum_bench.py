@@ -31,7 +31,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from report import write_section
+from report import compile_package, write_section
 
 ROOT = Path(__file__).resolve().parent.parent
 PARTITIONS = 100
@@ -309,8 +309,7 @@ def main() -> None:
         help="real runs per tool (each on a fresh copy: copying the table is most of the time)",
     )
     args = parser.parse_args()
-    # byte-compile python_ops as an installed package is (PYTHONDONTWRITEBYTECODE is set here)
-    subprocess.run([sys.executable, "-m", "compileall", "-q", str(ROOT / "python_ops")], check=True)
+    compile_package()
     rows = []
     loads: list[float] = []
     with tempfile.TemporaryDirectory(dir=ROOT / "bench") as work:
