@@ -33,21 +33,25 @@ class _SharedCommits:
 
 
 _shared: ContextVar[_SharedCommits | None] = ContextVar("shared_commits", default=None)
-_SHARED_MAX_BYTES = 16 * 1024 * 1024  # commit files kept, by their size: a bound on the memory
+# commit files kept, by their size: parsed, a commit takes several times its size in memory
+_SHARED_MAX_BYTES = 4 * 1024 * 1024
 
 
 @contextmanager
-def commits_shared() -> Iterator[None]:
+def commits_shared(enabled: bool = True) -> Iterator[None]:
     """Within the block, a commit read again is neither fetched nor parsed again.
 
     For one op that reads some commits twice (VACUUM LITE: the snapshot's replay, then the
     window's removes). A commit file never changes once written; the cache lives only as long
     as the block, up to ``_SHARED_MAX_BYTES`` of commit files, so no later op sees it.
 
+    Args:
+        enabled: False makes the block change nothing (an op that reads each commit once).
+
     Yields:
         Nothing.
     """
-    token = _shared.set(_SharedCommits())
+    token = _shared.set(_SharedCommits() if enabled else None)
     try:
         yield
     finally:

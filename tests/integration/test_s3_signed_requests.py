@@ -48,8 +48,13 @@ def test_pages_and_objects_equal_boto3s(s3: S3Bucket, params: dict[str, Any]) ->
     assert counted == ["ListObjectsV2"] * len(theirs)
     for i, name in enumerate(NAMES):
         assert reads.get_object(f"t/{name}") == f"body {i}".encode()
+        received = reads.get_object_buffer(f"t/{name}")  # straight into Arrow's memory
+        assert isinstance(received, pa.Buffer)
+        assert received.to_pybytes() == f"body {i}".encode()
     with pytest.raises(FileNotFoundError, match="t/missing"):
         reads.get_object("t/missing")
+    with pytest.raises(FileNotFoundError, match="t/missing"):
+        reads.get_object_buffer("t/missing")
 
 
 def test_requests_the_store_refuses_are_repeated_with_boto3(
@@ -69,6 +74,8 @@ def test_requests_the_store_refuses_are_repeated_with_boto3(
         )
         for key in keys[:30]:
             assert storage.read_bytes(key.removeprefix("t/")) == key.encode()
+            buffer = storage.read_arrow_buffer(key.removeprefix("t/"))
+            assert buffer.to_pybytes() == key.encode()
         assert proxy.stats()["failed"] > 10
     finally:
         proxy.stop()

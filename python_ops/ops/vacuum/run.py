@@ -197,7 +197,7 @@ def vacuum(
         "mode": mode,
         "inventory": inventory,
     }
-    with commits_shared():  # LITE reads the commits the snapshot replayed: once
+    with commits_shared(mode != "full"):  # LITE reads commits the snapshot replayed: once
         try:
             # Without a snapshot in hand, read the log's paths only: no object per checkpoint row.
             if snapshot is None:
