@@ -36,6 +36,11 @@ def decode_on_threads(enabled: bool = True) -> None:
     _threads = enabled
 
 
+def decoding_on_threads() -> bool:
+    """Whether this process decodes on Arrow's threads (``decode_on_threads``)."""
+    return _threads
+
+
 class ParquetBytes:
     """One Parquet file held in memory, read column by column.
 
@@ -58,6 +63,7 @@ class ParquetBytes:
         else:
             owned = pa.allocate_buffer(len(data))
             memoryview(owned).cast("B")[:] = data
+        self._owned = owned
         self._reader: Any = ParquetReader()
         self._reader.open(pa.BufferReader(owned), pre_buffer=True)
         # leaf column indices under every dotted prefix ("add" and "add.path" alike)
@@ -65,6 +71,10 @@ class ParquetBytes:
         for index, path in enumerate(self._reader.column_paths):
             for depth in range(1, len(path) + 1):
                 self._leaves.setdefault(".".join(path[:depth]), []).append(index)
+
+    def twin(self) -> ParquetBytes:
+        """A reader of its own over the same memory, for another thread (nothing is copied)."""
+        return ParquetBytes(self._owned)
 
     @property
     def schema_arrow(self) -> pa.Schema:

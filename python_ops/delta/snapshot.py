@@ -232,8 +232,11 @@ def _read_parquet_actions(
     With ``root`` (the table root, for relative paths), well-formed ``add`` rows come back
     already parsed: an ``AddFile`` under ``"add"``. With ``columns`` (and ``root``), the file's
     ``add`` and ``remove`` rows are appended to it as path columns when ``checkpoint_columns``
-    takes them, and only the other actions are yielded.
+    takes them, and only the other actions are yielded. Where the process decodes on Arrow's
+    threads (``parquet_file.decode_on_threads``), the other actions are read on a thread of
+    their own meanwhile: the path column is one column, which one core decodes.
     """
+    from python_ops.delta import parquet_file
     from python_ops.delta.parquet_file import ParquetBytes
 
     try:
@@ -249,55 +252,76 @@ def _read_parquet_actions(
         "protocol": None,
         "sidecar": None,
     }
-
-    def leaves(kind: str, subfields: tuple[str, ...] | None) -> list[str]:
-        if not hasattr(schema.field(kind).type, "num_fields"):
+    for kind in wanted:
+        if kind in schema.names and not hasattr(schema.field(kind).type, "num_fields"):
             raise DeltaLogError(f"{where}: column '{kind}' is not a struct")
-        struct_type = schema.field(kind).type
-        present = [struct_type.field(i).name for i in range(struct_type.num_fields)]
-        return [f"{kind}.{f}" for f in (subfields or present) if f in present]
+    if columns is None or root is None:
+        for kind, subfields in wanted.items():
+            yield from _kind_rows(pf, where, kind, subfields, root)
+        return
+    files = [k for k in ("add", "remove") if k in schema.names]
+    others = {k: v for k, v in wanted.items() if k not in ("add", "remove")}
+    pending = None
+    if parquet_file.decoding_on_threads():
+        from concurrent.futures import ThreadPoolExecutor
 
-    if columns is not None and root is not None:
-        files = [k for k in ("add", "remove") if k in schema.names]
+        pool = ThreadPoolExecutor(max_workers=1)
+        twin = pf.twin()  # a reader of its own over the same memory
+        pending = pool.submit(
+            lambda: [row for k, v in others.items() for row in _kind_rows(twin, where, k, v, root)]
+        )
+        pool.shutdown(wait=False)
+    picked = [f"{k}.{leaf}" for k in files for leaf in PATH_LEAVES[k]]
+    found = checkpoint_columns(pf.read(picked), root)
+    if found is not None:
+        columns.append(found)
+    else:  # a row the column-wise read leaves to the row-wise parser
         for kind in files:
-            leaves(kind, None)  # a struct, or refused
-        picked = [f"{k}.{leaf}" for k in files for leaf in PATH_LEAVES[k]]
-        found = checkpoint_columns(pf.read(picked), root)
-        if found is not None:
-            columns.append(found)
-            for kind in files:
-                del wanted[kind]
-    for kind, subfields in wanted.items():
-        if kind not in schema.names:
-            continue
-        names = [leaf.split(".", 1)[1] for leaf in leaves(kind, subfields)]
-        # how many rows hold this action, from one leaf's levels: a column of nulls is skipped
-        # and the rest read only up to its last action (Delta writes protocol and metaData as
-        # rows 0 and 1: at 1,000,000 rows 84 ms of batches, about 12 with this; delta-rs
-        # writes them last, which the leaf read costs about 6 ms more)
-        holding = _rows_holding(pf, schema, kind, names)
+            yield from _kind_rows(pf, where, kind, wanted[kind], root)
+    if pending is not None:
+        yield from pending.result()
+    else:
+        for kind, subfields in others.items():
+            yield from _kind_rows(pf, where, kind, subfields, root)
+
+
+def _kind_rows(
+    pf: Any, where: str, kind: str, subfields: tuple[str, ...] | None, root: str | None
+) -> Iterator[tuple[At, dict[str, Any]]]:
+    """The rows of one action column of a checkpoint file, as single-key action dicts."""
+    schema = pf.schema_arrow
+    if kind not in schema.names:
+        return
+    struct_type = schema.field(kind).type
+    present = [struct_type.field(i).name for i in range(struct_type.num_fields)]
+    names = [f for f in (subfields or present) if f in present]
+    # how many rows hold this action, from one leaf's levels: a column of nulls is skipped
+    # and the rest read only up to its last action (Delta writes protocol and metaData as
+    # rows 0 and 1: at 1,000,000 rows 84 ms of batches, about 12 with this; delta-rs
+    # writes them last, which the leaf read costs about 6 ms more)
+    holding = _rows_holding(pf, schema, kind, names)
+    if not holding:
+        return
+    leaves_read = [f"{kind}.{n}" for n in names]  # the chosen leaves only: not add.stats
+    if kind == "add" and root is not None:
+        parsed = _well_formed_adds(pf.read(leaves_read).column(kind), root)
+        if parsed is not None:
+            for row, add in parsed:
+                yield (where, "row", row), {kind: add}
+            return
+    for first, batch in pf.batches(leaves_read):
         if not holding:
+            break  # every row that holds this action has been read
+        column = batch.column(kind)
+        valid = column.is_valid()  # most rows hold another action: skip them in Arrow
+        holding -= valid.true_count
+        if not valid.true_count:
             continue
-        leaves_read = [f"{kind}.{n}" for n in names]  # the chosen leaves only: not add.stats
-        if kind == "add" and root is not None:
-            parsed = _well_formed_adds(pf.read(leaves_read).column(kind), root)
-            if parsed is not None:
-                for row, add in parsed:
-                    yield (where, "row", row), {kind: add}
+        chosen, rows = rows_where(column, valid)
+        for row, values in zip(_numbers(rows, 0, len(chosen)), chosen.to_pylist(), strict=True):
+            if values is None or ("path" in values and values["path"] is None):
                 continue
-        for first, batch in pf.batches(leaves_read):
-            if not holding:
-                break  # every row that holds this action has been read
-            column = batch.column(kind)
-            valid = column.is_valid()  # most rows hold another action: skip them in Arrow
-            holding -= valid.true_count
-            if not valid.true_count:
-                continue
-            chosen, rows = rows_where(column, valid)
-            for row, values in zip(_numbers(rows, 0, len(chosen)), chosen.to_pylist(), strict=True):
-                if values is None or ("path" in values and values["path"] is None):
-                    continue
-                yield (where, "row", first + row), {kind: values}
+            yield (where, "row", first + row), {kind: values}
 
 
 def _rows_holding(pf: Any, schema: Any, kind: str, names: list[str]) -> int:

@@ -143,6 +143,25 @@ def test_checkpoint_columns_read_without_pyarrow_parquet_match_it(
     assert ParquetBytes(data).schema_arrow == pq.ParquetFile(checkpoint).schema_arrow
 
 
+def test_the_log_read_on_threads_is_the_log_read_on_one(table: Path) -> None:
+    # the command line reads protocol and metaData on a thread of their own meanwhile
+    decode_on_threads(True)
+    try:
+        threaded = read_file_paths(str(table))
+    finally:
+        decode_on_threads(False)
+    single = read_file_paths(str(table))
+    assert threaded.columns, "the checkpoint was not read as columns"
+    assert threaded.head.metadata == single.head.metadata
+    assert threaded.head.protocol == single.head.protocol
+    assert threaded.head.version == single.head.version
+    for ours, theirs in zip(threaded.columns, single.columns, strict=True):
+        assert ours.live.equals(theirs.live)
+        assert ours.removed.equals(theirs.removed)
+        assert ours.removed_at_ms.equals(theirs.removed_at_ms)
+    assert set(threaded.protected(0).to_pylist()) == set(single.protected(0).to_pylist())
+
+
 def test_reading_a_checkpoint_loads_no_pyarrow_filesystem(table: Path) -> None:
     code = """
         import sys
