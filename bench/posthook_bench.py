@@ -3,10 +3,12 @@
 Builds the example project once (and runs maintain_all so nothing is due), then runs
 `dbt run --select landing marts` ``--repeats`` times with the hook on and off, alternating, each
 in a fresh process, and compares the median execution time per table model from
-run_results.json. Then, on the same warehouse, the share of python_ops in it: the runner's
-``maintain_model`` for each table model, in this process (imports done, as inside dbt), with the
-project's history and configs and nothing due; what remains of the overhead is the adapter's
-(locating the table in the catalog, the history's registration) and dbt's. Results go to
+run_results.json; each post-hook's own wall and thread CPU time come from the adapter's line in
+dbt.log, in those runs (4 threads) and in as many runs with `--threads 1`. Then, on the same
+warehouse, the share of python_ops in it: the runner's ``maintain_model`` for each table model,
+in this process (imports done, as inside dbt), with the project's history and configs and
+nothing due; what remains of the overhead is the adapter's (locating the table in the catalog,
+the history's registration) and dbt's. Results go to
 docs/benchmarks.md between the POST-HOOK markers.
 
     .venv/bin/python bench/posthook_bench.py --repeats 5
@@ -32,9 +34,10 @@ DBT = str(ROOT / ".venv" / "bin" / "dbt")
 PARTS = ("dbt_project.yml", "models", "seeds", "profiles_example")
 
 
-def dbt(project: Path, *args: str, hook: bool = True) -> dict[str, float]:
+def dbt(project: Path, *args: str, hook: bool = True, threads: int = 0) -> dict[str, float]:
     variables = json.dumps({"maintenance_post_hook": hook, "orders_per_batch": 200})
-    command = [DBT, *args, "--project-dir", str(project), "--profiles-dir"]
+    command = [DBT, *args, *(["--threads", str(threads)] if threads else [])]
+    command += ["--project-dir", str(project), "--profiles-dir"]
     command += [str(project / "profiles_example")]
     if args[0] != "run-operation":
         command += ["--vars", variables]
@@ -114,6 +117,7 @@ def main() -> None:
         on: dict[str, list[float]] = {}
         off: dict[str, list[float]] = {}
         inside: dict[str, list[tuple[float, float]]] = {}
+        alone: dict[str, list[tuple[float, float]]] = {}
         for i in range(args.repeats):
             for hook in (True, False) if i % 2 == 0 else (False, True):
                 times = dbt(project, "run", "--select", "landing", "marts", hook=hook)
@@ -122,6 +126,11 @@ def main() -> None:
                 if hook:
                     for model, pair in hook_times(project).items():
                         inside.setdefault(model, []).append(pair)
+            # the same with one dbt thread: the hook's own latency, no other model's build
+            # competing with it for the interpreter and the two cores
+            dbt(project, "run", "--select", "landing", "marts", threads=1)
+            for model, pair in hook_times(project).items():
+                alone.setdefault(model, []).append(pair)
         tables = ["landing_customers", "landing_orders", "dim_customers", "fct_orders"]
         lines = [
             "## Post-hook overhead when nothing is due (embedded engine)",
@@ -165,26 +174,33 @@ def main() -> None:
             "",
             "The post-hook's own time in the same fresh `dbt run` processes (hook on), as the "
             "adapter writes it to `logs/dbt.log` (wall from the hook's start to its end, and "
-            "its thread's CPU; median of the runs, min-max in brackets):",
+            "its thread's CPU; median of the runs, min-max in brackets), with the project's 4 "
+            f"threads and, in {args.repeats} more runs, with `--threads 1` (no other model's "
+            "build running beside the hook):",
             "",
-            "| model | post-hook wall ms | thread CPU ms |",
-            "|---|---|---|",
+            "| model | 4 threads: wall ms | 4 threads: CPU ms | 1 thread: wall ms "
+            "| 1 thread: CPU ms |",
+            "|---|---|---|---|---|",
         ]
+
+        def spread(values: list[float]) -> str:
+            return f"{statistics.median(values):.1f} ({min(values):.1f}-{max(values):.1f})"
+
         for model in sorted(inside):
-            walls = [w for w, _ in inside[model]]
-            cpus = [c for _, c in inside[model]]
+            cells = [
+                spread([t[i] for t in runs[model]]) for runs in (inside, alone) for i in (0, 1)
+            ]
+            lines.append(f"| {model} | {' | '.join(cells)} |")
+        for label, runs in (("4 threads", inside), ("1 thread", alone)):
+            walls = [w for pairs in runs.values() for w, _ in pairs]
+            cpus = [c for pairs in runs.values() for _, c in pairs]
+            lines.append("")
             lines.append(
-                f"| {model} | {statistics.median(walls):.1f} ({min(walls):.1f}-{max(walls):.1f}) "
-                f"| {statistics.median(cpus):.1f} ({min(cpus):.1f}-{max(cpus):.1f}) |"
+                f"{label}: over all {len(walls)} hooks, median {statistics.median(walls):.1f} ms "
+                f"wall (slowest {max(walls):.1f}), {statistics.median(cpus):.1f} ms thread CPU "
+                f"(most {max(cpus):.1f}); the first hook of each process (first use of the "
+                "maintenance code in that process) included."
             )
-        all_walls = [w for pairs in inside.values() for w, _ in pairs]
-        all_cpus = [c for pairs in inside.values() for _, c in pairs]
-        lines += [
-            "",
-            f"Over all {len(all_walls)} hooks: median {statistics.median(all_walls):.1f} ms wall, "
-            f"{statistics.median(all_cpus):.1f} ms thread CPU; the first hook of each process "
-            "(first use of the maintenance code in that process) included.",
-        ]
         write_section("POST-HOOK", lines, source="bench/posthook_bench.py")
         print("\n".join(lines))
     finally:

@@ -7,8 +7,11 @@ One function per op, ``(target, snapshot, now_ms) -> (due, why)``, registered wi
 
 from __future__ import annotations
 
+from python_ops.delta.commits import commit_actions
+from python_ops.delta.deletes import deleted_rows
 from python_ops.delta.file_paths import FilePaths
 from python_ops.delta.log_files import LogFileKind
+from python_ops.delta.protocol import Writer
 from python_ops.delta.snapshot import Snapshot, read_snapshot
 from python_ops.errors import MaintenanceError
 from python_ops.maintenance.op_keys import named_as_configured
@@ -16,6 +19,9 @@ from python_ops.maintenance.policy import describe_changes, effective_snapshot, 
 from python_ops.maintenance.reclaim import vacuum_due
 from python_ops.maintenance.targets import ModelTarget
 from python_ops.ops.log_cleanup import expiry_cutoff_ms, resolve_log_retention
+from python_ops.ops.optimize.clustering import clustering_state, is_clustered
+from python_ops.ops.optimize.plan import ENGINE_DEFAULT_TARGET_BYTES, plan_optimize
+from python_ops.storage import open_storage
 
 
 def vacuum_is_due(
@@ -36,10 +42,6 @@ def _clustering_due(target: ModelTarget, snapshot: Snapshot) -> tuple[bool, str]
     Enough: ``maintenance_min_small_files`` files, or the target file size in bytes, written
     since the last clustering (files without ``clusteringProvider`` in the log).
     """
-    from python_ops.ops.optimize.clustering import clustering_state
-    from python_ops.ops.optimize.plan import ENGINE_DEFAULT_TARGET_BYTES
-    from python_ops.storage import open_storage
-
     c = target.config
     state = clustering_state(open_storage(target.location), snapshot)
     if state.full:
@@ -70,9 +72,6 @@ REBUILT_MIN_FILES = 50
 
 def _written_whole_by_last_commit(target: ModelTarget, snapshot: Snapshot) -> bool:
     """Whether the snapshot's own commit added every live file (the build replaced the table)."""
-    from python_ops.delta.commits import commit_actions
-    from python_ops.storage import open_storage
-
     if not snapshot.files:
         return False
     try:
@@ -88,10 +87,6 @@ def _written_whole_by_last_commit(target: ModelTarget, snapshot: Snapshot) -> bo
 
 def optimize_is_due(target: ModelTarget, snapshot: Snapshot, now_ms: int) -> tuple[bool, str]:
     """OPTIMIZE: the plan has work (clustered: ``_clustering_due``; just rebuilt: 50 files)."""
-    from python_ops.delta.protocol import Writer
-    from python_ops.ops.optimize.clustering import is_clustered
-    from python_ops.ops.optimize.plan import plan_optimize
-
     c = target.config
     if is_clustered(snapshot):
         return _clustering_due(target, snapshot)
@@ -153,8 +148,6 @@ def cleanup_logs_is_due(target: ModelTarget, snapshot: Snapshot, now_ms: int) ->
 
 def purge_is_due(target: ModelTarget, snapshot: Snapshot, now_ms: int) -> tuple[bool, str]:
     """Purge: a partition's deleted-row share above ``maintenance_purge_deleted_ratio``."""
-    from python_ops.delta.deletes import deleted_rows
-
     if not any(f.deletion_vector for f in snapshot.files):
         return False, "no deletion vectors"
     if not any(f.stats for f in snapshot.files):
