@@ -23,6 +23,7 @@ from dataclasses import replace
 from datetime import timedelta
 from typing import Any
 
+from python_ops.delta.checkpoint_reader import checkpoint_sidecars, last_checkpoint_version
 from python_ops.delta.commits import commit_actions, list_log
 from python_ops.delta.log_files import (
     LAST_CHECKPOINT,
@@ -45,8 +46,6 @@ from python_ops.delta.properties import (
 from python_ops.delta.protocol import IN_COMMIT_TIMESTAMP_FEATURES, Op, Writer, check_protocol
 from python_ops.delta.snapshot import (
     Snapshot,
-    checkpoint_sidecars,
-    last_checkpoint_version,
     read_snapshot,
 )
 from python_ops.delta.writer import (
