@@ -169,11 +169,11 @@ def list_visible(
             listed += len(level)
             next_level: list[str] = []
             for children in pool.map(scan, level) if pool else map(scan, level):
-                batch, links = _visible_batch(children, columns)
+                batch, links, dirs = _visible_batch(children, columns)
                 symlinks += links
                 if batch.num_rows:
                     out.batches.append(batch)
-                    next_level += batch.column(0).filter(batch.column(3)).to_pylist()
+                    next_level += dirs
             level = next_level
     finally:
         if pool is not None:
@@ -188,15 +188,24 @@ def list_visible(
 _HIDDEN_CANDIDATE = r"(^|/)[_.][^/]*$"  # the last name starts with '_' or '.'
 
 
-def _visible_batch(scan: DirScan, columns: tuple[str, ...]) -> tuple[Any, int]:
-    """One directory's visible entries as a batch, and the symbolic links it left out.
+# Up to this many entries a directory is judged name by name in Python: for so few, Arrow's
+# compute calls cost more than the names do, and each call lets another thread take the
+# interpreter, which a post-hook's due check beside other models' builds then waits for.
+_JUDGED_ONE_BY_ONE_UP_TO = 1_024
+
+
+def _visible_batch(scan: DirScan, columns: tuple[str, ...]) -> tuple[Any, int, list[str]]:
+    """One directory's visible entries as a batch, the symbolic links it left out, its dirs.
 
     Per directory, not per entry: the names that may be hidden (starting with ``_`` or ``.``,
-    few) are judged by ``is_hidden`` one by one; everything else is Arrow compute.
+    few) are judged by ``is_hidden`` one by one; everything else is Arrow compute. A small
+    directory is judged wholly by ``is_hidden``, name by name.
     """
     import pyarrow as pa
     import pyarrow.compute as pc
 
+    if len(scan.paths) <= _JUDGED_ONE_BY_ONE_UP_TO:
+        return _visible_one_by_one(scan, columns)
     batch = scan_batch(scan)
     links = pa.array(scan.is_symlink, pa.bool_())
     candidates = pc.match_substring_regex(batch.column(0), _HIDDEN_CANDIDATE)
@@ -211,7 +220,30 @@ def _visible_batch(scan: DirScan, columns: tuple[str, ...]) -> tuple[Any, int]:
     dropped = pc.or_(links, hidden)
     if dropped.true_count:
         batch = batch.filter(pc.invert(dropped))
-    return batch, shown_links
+    return batch, shown_links, batch.column(0).filter(batch.column(3)).to_pylist()
+
+
+def _visible_one_by_one(scan: DirScan, columns: tuple[str, ...]) -> tuple[Any, int, list[str]]:
+    """``_visible_batch`` for a small directory: the same rule, one name at a time."""
+    keep: list[int] = []
+    shown_links = 0
+    for i, (path, link) in enumerate(zip(scan.paths, scan.is_symlink, strict=True)):
+        if is_hidden(path.rpartition("/")[2], columns):
+            continue  # a hidden link is not counted
+        if link:
+            shown_links += 1
+        else:
+            keep.append(i)
+    if len(keep) < len(scan.paths):
+        scan = DirScan(
+            [scan.paths[i] for i in keep],
+            [scan.sizes[i] for i in keep],
+            [scan.mtimes[i] for i in keep],
+            [scan.is_dir[i] for i in keep],
+            [False] * len(keep),
+        )
+    dirs = [path for path, is_dir in zip(scan.paths, scan.is_dir, strict=True) if is_dir]
+    return scan_batch(scan), shown_links, dirs
 
 
 def _list_flat(
