@@ -21,7 +21,11 @@ from typing import TYPE_CHECKING, Any
 from python_ops.ops.results import VacuumDiagnostics, VacuumFile
 from python_ops.ops.vacuum.executor_delete import DeleteCounts, delete_on_executors
 from python_ops.ops.vacuum.executor_listing import listing_frame, split_summaries
-from python_ops.ops.vacuum.selection import select_in_process, selected_paths, selection_frame
+from python_ops.ops.vacuum.selection import (
+    SelectedPaths,
+    select_in_process,
+    selection_frame,
+)
 from python_ops.storage import Storage
 
 if TYPE_CHECKING:
@@ -81,7 +85,7 @@ def select_on_cluster(
         answer, summaries = split_summaries(
             selection_frame(spark, listing.frame, protected, cutoff_ms).toArrow()
         )
-        selected = selected_paths(answer)
+        selected = SelectedPaths(answer)
     else:
         entries, summaries = split_summaries(listing.frame.toArrow())
         selected = select_in_process(entries, protected, cutoff_ms)

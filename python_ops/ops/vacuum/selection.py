@@ -101,11 +101,6 @@ class SelectedPaths(Sequence[VacuumFile]):
 _ROWS_PER_SLICE = 8_192
 
 
-def selected_paths(listing: pa.Table) -> SelectedPaths:
-    """Selected rows (``path``, ``size``, ``is_dir``) as ``VacuumFile`` objects, sorted by path."""
-    return SelectedPaths(listing)
-
-
 def path_array(paths: Iterable[str] | pa.Array) -> pa.Array:
     """Paths as one string Array (an Array passes through)."""
     if isinstance(paths, pa.ChunkedArray):
@@ -163,7 +158,7 @@ def selected_rows(
         cutoff_ms: Files modified strictly before this time are eligible.
 
     Returns:
-        The selected rows of ``listing``, sorted by path (``selected_paths`` makes them
+        The selected rows of ``listing``, sorted by path (``SelectedPaths`` makes them
         objects: a caller that can drop the listing and the protected set first holds less at
         once).
     """
@@ -262,4 +257,4 @@ def select_on_spark(
     if listing.num_rows == 0:
         return SelectedPaths(listing)
     frame = selection_frame(spark, spark.createDataFrame(listing), protected, cutoff_ms)
-    return selected_paths(frame.toArrow())
+    return SelectedPaths(frame.toArrow())
