@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import collections
 import json
-import logging
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -46,8 +45,6 @@ from python_ops.delta.log_files import (
 )
 from python_ops.errors import DeltaLogError, TableNotFoundError
 from python_ops.storage import Storage, open_storage
-
-log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)

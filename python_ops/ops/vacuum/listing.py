@@ -201,11 +201,11 @@ def _visible_batch(scan: DirScan, columns: tuple[str, ...]) -> tuple[Any, int, l
     few) are judged by ``is_hidden`` one by one; everything else is Arrow compute. A small
     directory is judged wholly by ``is_hidden``, name by name.
     """
+    if len(scan.paths) <= _JUDGED_ONE_BY_ONE_UP_TO:
+        return _visible_one_by_one(scan, columns)
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    if len(scan.paths) <= _JUDGED_ONE_BY_ONE_UP_TO:
-        return _visible_one_by_one(scan, columns)
     batch = scan_batch(scan)
     links = pa.array(scan.is_symlink, pa.bool_())
     candidates = pc.match_substring_regex(batch.column(0), _HIDDEN_CANDIDATE)
