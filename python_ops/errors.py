@@ -121,3 +121,19 @@ class OptimizeConflictError(MaintenanceError):
     def __init__(self, message: str, *, result: object = None):
         self.result = result
         super().__init__(message)
+
+
+class ChangedThenFailedError(MaintenanceError):
+    """An op failed after it had changed the table (a commit, a delete): exit 1, never 2.
+
+    Exit 2 says "refused, nothing changed"; once an op has committed or deleted, whatever goes
+    wrong afterwards is reported with what was done, as a failure (exit 1).
+
+    Args:
+        message: What was done, then what failed.
+        result: The op's result for what it did, where there is one.
+    """
+
+    def __init__(self, message: str, *, result: object = None):
+        self.result = result
+        super().__init__(message)

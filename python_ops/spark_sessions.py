@@ -460,6 +460,69 @@ class DeltaSql:
             self.execute(f"SET {key}={previous}")
 
 
+class StatementSession:
+    """A session of its own over a Spark session's engine, for Delta's statements with settings.
+
+    dbt's threads share one ``SparkSession`` (``mode: local`` / ``attach``): settings set on its
+    ``spark.conf`` for our OPTIMIZE (``optimize.*``, the ``userMetadata`` marker) would hold
+    for every other thread's statement in that window, whatever lock orders our own calls. A
+    session of its own has its own SQL conf by construction: classic Spark's ``newSession()``
+    (the same SparkContext, catalog and cache), Spark Connect's ``cloneSession()`` (a
+    server-side session of its own). Made on first use, once.
+
+    Args:
+        spark: The shared ``SparkSession`` (classic or Connect).
+    """
+
+    def __init__(self, spark: Any) -> None:
+        self._spark = spark
+        self._own: Any = None
+        self._lock = threading.Lock()
+        self.conf = _OwnConf(self)
+
+    @property
+    def session(self) -> Any:
+        """The session of its own (made now on first use).
+
+        Raises:
+            EngineError: When the engine cannot make one: nothing was run.
+        """
+        with self._lock:
+            if self._own is None:
+                connect = type(self._spark).__module__.startswith("pyspark.sql.connect")
+                try:
+                    if connect:  # the server knows a session from its first request on
+                        self._spark.conf.get("spark.sql.session.timeZone", None)
+                    self._own = self._spark.cloneSession() if connect else self._spark.newSession()
+                except Exception as err:  # each client raises its own types
+                    raise EngineError(
+                        f"cannot open a session of its own on {_describe_session(self._spark)} "
+                        f"for Delta's statements ({_first_line(err)}); nothing was run. Their "
+                        "settings must not reach other threads' statements on the shared session."
+                    ) from err
+            return self._own
+
+    def execute(self, statement: str) -> Rows:
+        """Run one statement on the session of its own; its rows as dicts."""
+        return [row.asDict(recursive=True) for row in self.session.sql(statement).collect()]
+
+
+class _OwnConf:
+    """``spark.conf`` of a ``StatementSession``'s session (``get``/``set``/``unset``)."""
+
+    def __init__(self, owner: StatementSession) -> None:
+        self._owner = owner
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self._owner.session.conf.get(key, default)
+
+    def set(self, key: str, value: str) -> None:
+        self._owner.session.conf.set(key, value)
+
+    def unset(self, key: str) -> None:
+        self._owner.session.conf.unset(key)
+
+
 _session_sql: weakref.WeakKeyDictionary[Any, DeltaSql] = weakref.WeakKeyDictionary()
 _session_sql_lock = threading.Lock()
 
@@ -480,13 +543,15 @@ def session_sql(spark: Any) -> DeltaSql:
         found = _session_sql.get(spark)
         if found is None:
 
-            def execute(statement: str) -> Rows:
-                return [row.asDict(recursive=True) for row in spark.sql(statement).collect()]
-
             if spark in _no_delta_sessions:
+
+                def execute(statement: str) -> Rows:
+                    return [row.asDict(recursive=True) for row in spark.sql(statement).collect()]
+
                 found = DeltaSql(execute, where="the embedded Sail engine", has_delta=False)
             else:
-                found = DeltaSql(execute, where=_describe_session(spark), conf=spark.conf)
+                own = StatementSession(spark)
+                found = DeltaSql(own.execute, where=_describe_session(spark), conf=own.conf)
             _session_sql[spark] = found
         return found
 

@@ -15,7 +15,7 @@ from python_ops.cli.lean_arrow import lean_arrow
 from python_ops.cli.logs import configure_logging
 from python_ops.cli.project import add_project_arguments
 from python_ops.delta.properties import DELETED_FILE_RETENTION, LOG_RETENTION
-from python_ops.errors import MaintenanceError, OptimizeConflictError
+from python_ops.errors import ChangedThenFailedError, MaintenanceError, OptimizeConflictError
 from python_ops.log_once import begin_command
 from python_ops.maintenance.policy import unrecorded_note
 from python_ops.maintenance.registry import op_spec
@@ -194,6 +194,9 @@ def _dispatch(args: argparse.Namespace, spark: Any) -> int:
 
             return run_maintain(args)
         return _run_vacuum(args, spark)
+    except ChangedThenFailedError as err:  # the table changed: never "nothing changed"
+        print(f"error: {err}", file=sys.stderr)
+        return 1
     except MaintenanceError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2

@@ -8,15 +8,15 @@ outside the root (such actions are never protected and never deleted).
 from __future__ import annotations
 
 import contextlib
-import posixpath
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import unquote, urlparse
+from urllib.parse import urlparse
 
 from python_ops.errors import DeltaLogError
 from python_ops.storage import is_remote, normalize_location
+from python_ops.storage.paths import canonical, decode_log_path, is_canonical
 
 _Z85 = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.-:+=^!/*?&<>()[]{}@%$#"
 _Z85_INDEX = {c: i for i, c in enumerate(_Z85)}
@@ -46,37 +46,52 @@ def z85_decode(text: str) -> bytes:
 
 
 def relativize(path: str, table_root: str) -> str | None:
-    """Turn a path from the log into a decoded path relative to the table root.
+    """Turn a path from the log into the canonical path relative to the table root.
+
+    As Delta reads it (``new Path(new URI(path))``): percent-escapes decoded, then ``//``,
+    ``.`` and ``..`` resolved (``storage.paths``), so every spelling of one file maps to one
+    relative path.
 
     Args:
         path: The URL-encoded path as stored in the action (relative or absolute URI).
         table_root: The normalised table location.
 
     Returns:
-        The relative, decoded ``/``-separated path; None when it lies outside the table root.
+        The canonical relative path; None when it lies outside the table root (or is the
+        root itself).
+
+    Raises:
+        DeltaLogError: When a percent-escape is malformed (Delta cannot read it either).
     """
     if ":" not in path and not path.startswith("/"):
-        # The common case: a relative path. Decode and normalise only when needed.
-        if "%" not in path and "." not in path.split("/", 1)[0][:1] and "/." not in path:
-            return path if "//" not in path else posixpath.normpath(path)
-        rel = posixpath.normpath(unquote(path))
-        return None if rel.startswith("..") else rel
+        # The common case: a relative path, already canonical and with nothing to decode.
+        if "%" not in path and is_canonical(path):
+            return path
+        return canonical(decode_log_path(path))
     parsed = urlparse(path)
     if not parsed.scheme and not path.startswith("/"):
-        rel = posixpath.normpath(unquote(path))
-        return None if rel.startswith("..") else rel
+        return canonical(decode_log_path(path))
     if parsed.scheme in ("", "file"):
-        absolute = normalize_location(unquote(parsed.path) if parsed.scheme else unquote(path))
-        root = table_root
+        absolute = decode_log_path(parsed.path if parsed.scheme else path)
+        root = normalize_location(table_root) if not is_remote(table_root) else None
     else:
         scheme = "s3" if parsed.scheme in ("s3a", "s3n") else parsed.scheme
-        absolute = f"{scheme}://{parsed.netloc}{unquote(parsed.path)}".rstrip("/")
+        absolute = f"{scheme}://{parsed.netloc}{decode_log_path(parsed.path)}"
         root = table_root.replace("s3a://", "s3://", 1).replace("s3n://", "s3://", 1)
         if not is_remote(root):
             return None
-    if absolute.startswith(root.rstrip("/") + "/"):
-        return absolute[len(root.rstrip("/")) + 1 :]
-    return None
+    if root is None:
+        return None
+    base = root.rstrip("/") + "/"
+    if not parsed.scheme or parsed.scheme == "file":
+        # a local absolute path: resolve it whole, then compare with the root
+        whole = canonical(absolute.lstrip("/"))
+        if whole is None:
+            return None
+        absolute = "/" + whole
+    if not absolute.startswith(base):
+        return None
+    return canonical(absolute[len(base) :])
 
 
 def _bad(kind: str, problem: str) -> DeltaLogError:

@@ -38,8 +38,9 @@ PATH_LEAVES = {
     "add": ("path", "size", "modificationTime", "deletionVector.storageType"),
     "remove": ("path", "deletionTimestamp", "size", "deletionVector.storageType"),
 }
-# Paths that may need decoding or normalising (a scheme, '%', '//', a leading '/' or '.', '/.').
-SPECIAL_PATH = r"[:%]|//|/\.|^[/.]"
+# Paths that may need decoding or normalising (a scheme, '%', '//', a leading '/' or '.', '/.',
+# a trailing '/'): anything ``relativize`` may change.
+SPECIAL_PATH = r"[:%]|//|/\.|^[/.]|/$"
 
 
 @dataclass(frozen=True)
@@ -238,8 +239,12 @@ def _none_special(paths: Any) -> bool:
         text = data.slice(at, min(step + 1, end - at)).to_pybytes()
         if b":" in text or b"%" in text or re.search(rb"/[/.]", text):
             return False
-    # a leading "/" or "."; two flags per path, not a one-byte copy of every path
-    return not (pc.starts_with(paths, "/").true_count or pc.starts_with(paths, ".").true_count)
+    # a leading "/" or ".", a trailing "/"; flags per path, not a one-byte copy of every path
+    return not (
+        pc.starts_with(paths, "/").true_count
+        or pc.starts_with(paths, ".").true_count
+        or pc.ends_with(paths, "/").true_count
+    )
 
 
 def _relative(paths: Any, root: str) -> Any:

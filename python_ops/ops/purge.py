@@ -19,7 +19,7 @@ from typing import Any
 from python_ops.delta.deletes import PartitionDeletes, deleted_rows
 from python_ops.delta.protocol import Op
 from python_ops.delta.snapshot import Snapshot, read_snapshot
-from python_ops.errors import EngineError
+from python_ops.errors import ChangedThenFailedError, EngineError
 from python_ops.ops.audit import audit_record
 from python_ops.ops.optimize.delta_statement import (
     MARKER_PREFIX,
@@ -165,6 +165,12 @@ def _reorg(sql: DeltaSql, snapshot: Snapshot, due: list[PartitionDeletes]) -> di
         )
     m = as_dict(rows[0]["metrics"])
     found = marked_commit(snapshot.location, snapshot.version, marker)
+    if found is None and (m.get("numFilesAdded") or m.get("numFilesRemoved")):
+        raise ChangedThenFailedError(  # as OPTIMIZE: a rewrite whose commit is not found
+            f"Delta's REORG of {snapshot.location} on {sql.where} rewrote "
+            f"{m.get('numFilesRemoved') or 0} file(s), but no commit after version "
+            f"{snapshot.version} carries its marker {marker!r}; its history cannot be attributed"
+        )
     return {
         "version": found[0] if found else None,
         "added": int(m.get("numFilesAdded") or 0),

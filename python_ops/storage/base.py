@@ -9,12 +9,13 @@ from __future__ import annotations
 import os
 import posixpath
 from abc import ABC, abstractmethod
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import unquote, urlparse
 
 from python_ops.errors import StorageError
+from python_ops.storage.paths import require_canonical
 
 _REMOTE_SCHEMES = ("s3", "s3a", "gs", "gcs", "abfs", "abfss", "hdfs", "viewfs")
 
@@ -270,6 +271,21 @@ class Storage(ABC):
             if (start_after is None or e.path > start_after) and (last is None or e.path <= last)
         ]
 
+    def behind_links(self, rels: Iterable[str]) -> set[str]:
+        """The paths among ``rels`` that are, or lie below, a symbolic link.
+
+        Paths that do not come from a listing (the log's removes, an inventory report) are
+        checked here before they are selected, so that a linked directory is reported as kept
+        rather than as a failed delete. Object stores have no links: this default finds none.
+
+        Args:
+            rels: Canonical relative paths.
+
+        Returns:
+            Those whose own name or a parent directory is a symbolic link now.
+        """
+        return set()
+
     def delete_files(self, rels: list[str]) -> list[str]:
         """Delete data files; object stores override this with batched requests.
 
@@ -310,7 +326,7 @@ class Storage(ABC):
         Raises:
             StorageError: For anything else, and always for ``_last_checkpoint``.
         """
-        clean = self._check_relative(rel)
+        clean = require_canonical(rel, self.root)
         parent, _, name = clean.rpartition("/")
         if parent not in ("_delta_log", "_delta_log/_sidecars") or name in ("", "_last_checkpoint"):
             raise StorageError(f"refusing to delete '{rel}' in {self.root}: not a log file")
@@ -356,7 +372,9 @@ class Storage(ABC):
         """
 
     def _check_deletable(self, rel: str) -> str:
-        clean = self._check_relative(rel)
+        # never normalised: a spelling that is not canonical is refused, not deleted under the
+        # name it normalises to (on an object store ``a//x`` and ``a/x`` are two objects)
+        clean = require_canonical(rel, self.root) if rel else ""
         if not clean or clean == "_delta_log" or clean.startswith("_delta_log/"):
             raise StorageError(
                 f"refusing to delete '{rel}' in {self.root}: it is the table root or its log"

@@ -16,7 +16,7 @@ import os
 import socket
 import stat
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from python_ops.errors import StorageError
@@ -63,7 +63,10 @@ class LocalStorage(Storage):
         try:
             with os.scandir(self._abs(base)) as it:
                 for de in it:
-                    st = de.stat(follow_symlinks=False)  # lstat: a link is reported, not followed
+                    try:  # lstat: a link is reported, not followed
+                        st = de.stat(follow_symlinks=False)
+                    except FileNotFoundError:
+                        continue  # gone since the scan (a writer's staged file): skip it alone
                     mode = st.st_mode
                     is_dir = stat.S_ISDIR(mode)
                     entries.append(
@@ -90,7 +93,10 @@ class LocalStorage(Storage):
         try:
             with os.scandir(self._abs(base)) as it:
                 for de in it:
-                    st = de.stat(follow_symlinks=False)  # lstat: a link is reported, not followed
+                    try:  # lstat: a link is reported, not followed
+                        st = de.stat(follow_symlinks=False)
+                    except FileNotFoundError:
+                        continue  # gone since the scan: one vanished entry never empties a listing
                     mode = st.st_mode
                     is_dir = stat.S_ISDIR(mode)
                     paths.append(prefix + de.name)
@@ -226,26 +232,107 @@ class LocalStorage(Storage):
         except OSError as err:
             raise StorageError(f"cannot write {path}: {err}") from err
 
-    def _remove_file(self, clean: str) -> bool:
-        path = self._abs(clean)
+    def behind_links(self, rels: Iterable[str]) -> set[str]:  # noqa: D102
+        root = self.root.rstrip("/") + "/"
+        linked: dict[str, bool] = {}  # path -> itself or a parent is a link
+
+        def is_linked(path: str) -> bool:
+            if path not in linked:
+                parent = path.rpartition("/")[0]
+                try:
+                    own = stat.S_ISLNK(os.lstat(root + path).st_mode)
+                except OSError:
+                    own = False  # gone: nothing to follow
+                linked[path] = (bool(parent) and is_linked(parent)) or own
+            return linked[path]
+
+        return {rel for rel in rels if is_linked(rel)}
+
+    def _open_dir(self, rel: str) -> int:
+        """A descriptor of the directory ``rel``, opened name by name without following links.
+
+        Raises:
+            FileNotFoundError: When a name on the way is missing.
+            OSError: ``ELOOP`` or ``ENOTDIR`` when a name on the way is a link or a file.
+        """
+        fd = os.open(self.root, _DIR_FLAGS)
         try:
-            if stat.S_ISDIR(os.lstat(path).st_mode):
-                return False
-            os.unlink(path)  # unlink removes a symlink itself, never its target
-            return True
-        except FileNotFoundError:
-            return True
-        except OSError:
-            return False
+            for name in rel.split("/") if rel else ():
+                inner = os.open(name, _DIR_FLAGS | os.O_NOFOLLOW, dir_fd=fd)
+                os.close(fd)
+                fd = inner
+        except BaseException:
+            os.close(fd)
+            raise
+        return fd
+
+    def delete_files(self, rels: list[str]) -> list[str]:
+        """As ``Storage.delete_files``, through directory descriptors: no link is ever followed.
+
+        Each parent directory is opened from the root one name at a time with ``O_NOFOLLOW``
+        (once per directory, not per file), and the file is unlinked relative to it: a parent
+        that is a symbolic link stops the delete (the path is returned as not deleted), where a
+        plain ``unlink`` would follow it out of the table.
+        """
+        return self._unlink_all([self._check_deletable(rel) for rel in rels])
+
+    def _remove_file(self, clean: str) -> bool:
+        return not self._unlink_all([clean])
+
+    def _unlink_all(self, cleans: list[str]) -> list[str]:
+        """Unlink checked relative paths, grouped by parent; the paths not deleted."""
+        by_parent: dict[str, list[str]] = {}
+        for clean in cleans:
+            parent, _, name = clean.rpartition("/")
+            by_parent.setdefault(parent, []).append(name)
+        failed: list[str] = []
+        for parent, names in by_parent.items():
+            prefix = f"{parent}/" if parent else ""
+            try:
+                fd = self._open_dir(parent)
+            except FileNotFoundError:
+                continue  # the directory is gone, so are its files
+            except OSError:
+                failed += [prefix + name for name in names]  # a link or a file on the way
+                continue
+            try:
+                failed += [prefix + name for name in names if not _unlink_at(fd, name)]
+            finally:
+                os.close(fd)
+        return failed
 
     def delete_dir(self, rel: str) -> bool:  # noqa: D102
-        path = self._abs(self._check_deletable(rel))
+        parent, _, name = self._check_deletable(rel).rpartition("/")
         try:
-            if stat.S_ISLNK(os.lstat(path).st_mode):
+            fd = self._open_dir(parent)
+        except FileNotFoundError:
+            return True
+        except OSError:
+            return False  # a link or a file on the way
+        try:
+            if stat.S_ISLNK(os.lstat(name, dir_fd=fd).st_mode):
                 return False
-            os.rmdir(path)
+            os.rmdir(name, dir_fd=fd)
             return True
         except FileNotFoundError:
             return True
         except OSError:
             return False
+        finally:
+            os.close(fd)
+
+
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC
+
+
+def _unlink_at(dir_fd: int, name: str) -> bool:
+    """Unlink ``name`` in an open directory (a link itself, never its target); True when gone."""
+    try:
+        if stat.S_ISDIR(os.lstat(name, dir_fd=dir_fd).st_mode):
+            return False
+        os.unlink(name, dir_fd=dir_fd)
+        return True
+    except FileNotFoundError:
+        return True
+    except OSError:
+        return False

@@ -147,8 +147,8 @@ class S3Storage(Storage):
     def _entry(self, obj: dict[str, Any]) -> FileEntry:
         key = str(obj["Key"])
         mtime = int(obj["LastModified"].timestamp() * 1000)
-        if key.endswith("/"):  # a directory marker
-            return FileEntry(self._rel(key.rstrip("/")), 0, mtime, True)
+        if key.endswith("/"):  # a directory marker; ``a//`` stays ``a/``: not canonical
+            return FileEntry(self._rel(key[:-1]), 0, mtime, True)
         return FileEntry(self._rel(key), int(obj["Size"]), mtime, False)
 
     def list_dir(self, rel: str = "") -> list[FileEntry]:  # noqa: D102
@@ -211,7 +211,7 @@ class S3Storage(Storage):
                 if end is not None and prefix > end:
                     crossed = True
                 elif start is None or prefix > start or start.startswith(prefix):
-                    out.append(FileEntry(self._rel(prefix.rstrip("/")), 0, 0, True))
+                    out.append(FileEntry(self._rel(prefix[:-1]), 0, 0, True))
             for obj in page.get("Contents", []):
                 if end is not None and obj["Key"] > end:
                     crossed = True

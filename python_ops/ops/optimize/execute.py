@@ -41,8 +41,8 @@ from python_ops.delta.protocol import (
 from python_ops.delta.snapshot import Snapshot, read_snapshot
 from python_ops.delta.writer import open_delta, quiet_hooks
 from python_ops.errors import (
+    ChangedThenFailedError,
     ConfigError,
-    EngineError,
     OptimizeConflictError,
     WriterError,
 )
@@ -111,19 +111,30 @@ def _metric(metrics: dict[str, Any], name: str, field: str) -> int:
 def _compact(
     plan: OptimizePlan, filters: list[Filter] | None, workers: int | None, read_version: int
 ) -> _Outcome:
+    from deltalake import CommitProperties
+
     # planned on read_version: delta-rs checks every later commit for conflicts
     table = open_delta(plan.location, version=read_version, for_commit=True)
+    marker = MARKER_PREFIX + uuid.uuid4().hex  # finds this call's own commit, not the latest
     metrics = table.optimize.compact(
         partition_filters=filters or None,
         target_size=plan.target_size_bytes,
         max_concurrent_tasks=workers,
         post_commithook_properties=quiet_hooks(),
+        commit_properties=CommitProperties(custom_metadata={"userMetadata": marker}),
     )
     added = int(metrics.get("numFilesAdded") or 0)
+    removed = int(metrics.get("numFilesRemoved") or 0)
+    found = marked_commit(plan.location, read_version, marker) if added or removed else None
+    if (added or removed) and found is None:
+        raise ChangedThenFailedError(
+            f"delta-rs compacted {plan.location} ({removed} file(s) into {added}), but no "
+            f"commit after version {read_version} carries its marker {marker!r}"
+        )
     return _Outcome(
-        version=int(open_delta(plan.location).version()) if added else None,
+        version=found[0] if found is not None else None,
         files_added=added,
-        files_removed=int(metrics.get("numFilesRemoved") or 0),
+        files_removed=removed,
         bytes_added=_metric(metrics, "filesAdded", "totalSize"),
         bytes_removed=_metric(metrics, "filesRemoved", "totalSize"),
         considered=int(metrics.get("totalConsideredFiles") or 0),
@@ -161,8 +172,9 @@ def _zorder_commit(
         files_removed=len(inputs),
         bytes_added=sum(f.size_bytes for f in written),
         bytes_removed=sum(f.size_bytes for f in inputs),
-        considered=len(inputs),
-        skipped=0,
+        # as Delta counts them: the partition's candidates, and those no bin took
+        considered=partition.candidates,
+        skipped=partition.candidates - len(inputs),
         partitions=1,
     )
 
@@ -271,12 +283,16 @@ def _marked_commit(plan: OptimizePlan, marker: str) -> tuple[int, set[str]] | No
     return marked_commit(plan.location, plan.version, marker)
 
 
-def _run_with_delta_sql(sql: DeltaSql, plan: OptimizePlan) -> list[_Outcome]:
+def _run_with_delta_sql(
+    sql: DeltaSql, plan: OptimizePlan, failures: list[dict[str, Any]]
+) -> list[_Outcome]:
     """Hand the plan to Delta's own OPTIMIZE; what it did is its own output row.
 
     The statement comes from ``optimize_statement`` and runs under ``optimize_settings``
-    (restored afterwards); the counts are the metrics of the row Delta's OPTIMIZE returns for
-    this very statement, the commit version the one marked with this run's marker.
+    (restored afterwards) on a session of its own (``StatementSession``); the counts are the
+    metrics of the row Delta's OPTIMIZE returns for this very statement, the commit version the
+    one marked with this run's marker. A commit that removed a file outside the plan is a
+    failure in ``failures`` (the op then fails, exit 1), never a warning only.
     """
     table = sql.table(plan.location)
     marker = MARKER_PREFIX + uuid.uuid4().hex
@@ -288,23 +304,27 @@ def _run_with_delta_sql(sql: DeltaSql, plan: OptimizePlan) -> list[_Outcome]:
     if added or removed:
         found = _marked_commit(plan, marker)
         if found is None:
-            raise EngineError(
+            raise ChangedThenFailedError(
                 f"Delta's OPTIMIZE of {table} on {sql.where} rewrote {removed} file(s), but no "
                 f"commit after version {plan.version} carries its marker {marker!r} "
                 f"({USER_METADATA}); its history cannot be attributed"
             )
         version, paths = found
         planned = {f for p in plan.work for b in p.bins for f in b.files}
-        if paths != planned:  # e.g. the table changed between planning and the statement
-            log.warning(
-                "Delta's OPTIMIZE of %s (version %d) rewrote %d file(s), the plan %d; %d "
-                "planned file(s) not rewritten, %d unplanned file(s) rewritten",
-                plan.location,
-                version,
-                len(paths),
-                len(planned),
-                len(planned - paths),
-                len(paths - planned),
+        if paths - planned:  # Delta widened the plan (e.g. files appended since planning)
+            outside = sorted(paths - planned)
+            failures.append(
+                {
+                    "partition_values": {},
+                    "reason": f"Delta's OPTIMIZE committed version {version} removing "
+                    f"{len(outside)} file(s) outside the plan ({', '.join(outside[:5])}"
+                    f"{', ...' if len(outside) > 5 else ''}); the table's rows are unchanged "
+                    "(OPTIMIZE rewrites with dataChange=false), but the op did more than it "
+                    "planned",
+                    "committed_version": version,
+                    "inputs_still_live": False,
+                    "attempts": 1,
+                }
             )
     return [
         _Outcome(
@@ -356,8 +376,12 @@ def _execute(
     workers: int | None,
     failures: list[dict[str, Any]],
     writer: list[str],
-) -> tuple[list[_Outcome], int, list[str]]:
+    outcomes: list[_Outcome],
+) -> tuple[int, list[str]]:
     """Run every writer call of the plan; stop at the first conflict that cannot be retried.
+
+    Each commit's outcome is appended to ``outcomes`` as it is made, so a caller that meets an
+    error later still knows what was committed.
 
     ``writer`` receives the name of what wrote the files (compaction writes its bins itself
     when delta-rs's ``optimize.compact`` would delete expired log files: ``own_compact``).
@@ -387,7 +411,6 @@ def _execute(
             "hook off (delta-rs's optimize.compact would delete them)",
             plan.location,
         )
-    outcomes: list[_Outcome] = []
     retries = 0
     untracked: list[str] = []
     for partitions, filters in _units(plan, per_partition=own):
@@ -440,12 +463,12 @@ def _execute(
                         }
                     )
                 failures.sort(key=lambda f: bool(f["inputs_still_live"]))
-                return outcomes, retries, untracked
+                return retries, untracked
             except DeltaError as err:
                 # delta-rs refused or failed before committing (unreadable file, feature it
                 # does not support): nothing was committed for this unit
                 raise WriterError(f"delta-rs could not rewrite {plan.location}: {err}") from err
-    return outcomes, retries, untracked
+    return retries, untracked
 
 
 def optimize(
@@ -634,7 +657,7 @@ def execute(
             if use_sql and sql is not None:
                 log_storage = open_storage(location)
                 log_before = {f.name for f in list_log(log_storage)}
-                outcomes = _run_with_delta_sql(sql, plan)
+                outcomes = _run_with_delta_sql(sql, plan, failures)
                 log_deleted = sorted(log_before - {f.name for f in list_log(log_storage)})
                 if log_deleted:
                     log.warning(
@@ -646,16 +669,23 @@ def execute(
                     )
             else:
                 named = [writer]
-                outcomes, retries, untracked = _execute(
+                retries, untracked = _execute(
                     plan,
                     max_retries=max_retries,
                     workers=max_concurrent_tasks,
                     failures=failures,
                     writer=named,
+                    outcomes=outcomes,
                 )
                 writer = named[0]
     except Exception as err:
         audit_record("optimize", location, "failed", {**params, "error": str(err)})
+        committed = [o.version for o in outcomes if o.version is not None]
+        if committed and not isinstance(err, ChangedThenFailedError):
+            raise ChangedThenFailedError(
+                f"OPTIMIZE of {location} committed version(s) "
+                f"{', '.join(map(str, committed))}, then failed: {err}",
+            ) from err
         raise
     result = OptimizeResult(
         location=location,
@@ -682,6 +712,10 @@ def execute(
     if failures:
         failed = failures[0]
         audit_record("optimize", location, "failed", {**params, **result.to_dict()})
+        if "committed_version" in failed:
+            raise OptimizeConflictError(
+                f"OPTIMIZE of {location}: {failed['reason']}.", result=result
+            )
         raise OptimizeConflictError(
             f"OPTIMIZE of {location} ({_where_values(failed['partition_values'])}) was not "
             f"committed: {failed['reason']}. Partitions committed before it: "

@@ -37,6 +37,7 @@ from typing import Any
 from python_ops.ops.vacuum.listing import Listing, is_hidden, list_visible, scan_batch
 from python_ops.storage.base import DirScan, Storage
 from python_ops.storage.key_ranges import key_ranges, split_points
+from python_ops.storage.paths import is_canonical
 
 _SCHEMA = "path string, size long, mtime long, is_dir boolean"
 Job = tuple[str, str | None, str | None]  # (prefix, start after, last): a range, or all of it
@@ -89,7 +90,8 @@ class ClusterListing:
 
 
 def _visible(path: str, columns: tuple[str, ...]) -> bool:
-    return not any(is_hidden(part, columns) for part in path.split("/"))
+    # a path that is not canonical (an object store's ``p=a//x``) is never a candidate
+    return is_canonical(path) and not any(is_hidden(part, columns) for part in path.split("/"))
 
 
 def _summary_path(summary: TaskSummary) -> str:

@@ -23,11 +23,13 @@ the report are unknown to it: they are younger than the retention anyway.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from typing import Any
 
 from python_ops.errors import ConfigError
 from python_ops.ops.vacuum.listing import is_hidden
+from python_ops.storage.paths import is_canonical
 
 #: Delta's inventory schema (``VacuumCommand``): column -> Arrow type name.
 INVENTORY_COLUMNS = {
@@ -75,18 +77,37 @@ def _read(inventory: str, model: str | None) -> Any:
 
 
 def _relative(path: str, root: str) -> str | None:
-    """``path`` relative to the table root, or None when it lies outside it."""
+    """``path``'s spelling relative to the table root (not canonicalised), or None outside it.
+
+    The spelling is returned as the report has it: a row ``<root>/p=a//x`` is ``p=a//x``, which
+    is not canonical (``storage.paths``) and so is kept, never compared or deleted as ``p=a/x``.
+    """
     for prefix in ("file://", "file:"):
         if path.startswith(prefix) and not root.startswith(prefix):
             path = path[len(prefix) :]
             break
     base = root.rstrip("/") + "/"
-    if not path.startswith(base):
-        return None
-    rel = path[len(base) :].strip("/")
-    if not rel or ".." in rel.split("/"):
-        return None
-    return rel
+    if not path.startswith(base) or path == base:
+        return None  # outside the root, or the root itself
+    return path[len(base) :]
+
+
+@dataclass(frozen=True)
+class InventoryEntries:
+    """An inventory report's entries under the table root, as a listing's Arrow table.
+
+    Attributes:
+        table: ``path``/``size``/``mtime``/``is_dir`` of the entries taken.
+        taken: Entries taken.
+        links_kept: Entries left out because they are, or lie below, a symbolic link.
+        spellings_kept: Entries left out because their path is not canonical (``a//b``,
+            ``a/./b``, a trailing ``/``): never deleted under another name.
+    """
+
+    table: Any
+    taken: int
+    links_kept: int
+    spellings_kept: int
 
 
 def inventory_entries(
@@ -95,10 +116,10 @@ def inventory_entries(
     root: str,
     partition_columns: Iterable[str],
     roots: Iterable[str] = ("",),
-    local: bool = False,
+    linked: Callable[[Iterable[str]], set[str]] | None = None,
     model: str | None = None,
     cutoff_ms: int | None = None,
-) -> tuple[Any, int, int]:
+) -> InventoryEntries:
     """The report's entries under the table root, as a listing's Arrow table.
 
     Args:
@@ -107,12 +128,13 @@ def inventory_entries(
         partition_columns: The table's partition columns (their directories are visible).
         roots: Only entries below these directories (relative; "" = all), as a partition
             filter's.
-        local: The table is on a local disk: entries that are symbolic links are left out.
+        linked: Which of some paths are, or lie below, a symbolic link
+            (``Storage.behind_links``): those entries are left out.
         model: The dbt model, for messages.
         cutoff_ms: The run's retention cutoff: a report written before it is refused.
 
     Returns:
-        (``path``/``size``/``mtime``/``is_dir`` table, entries taken, symbolic links left out).
+        The entries taken, and what was left out.
 
     Raises:
         ConfigError: When the report cannot be read, lacks Delta's inventory columns, was
@@ -157,7 +179,7 @@ def inventory_entries(
     sizes: list[int] = []
     mtimes: list[int] = []
     dirs: list[bool] = []
-    links = 0
+    odd = 0
     for batch in table.to_batches():
         for path, size, is_dir, mtime in zip(
             batch.column("path").to_pylist(),
@@ -172,16 +194,16 @@ def inventory_entries(
             # directory (a Hadoop checksum ``day=1/.part-0.parquet.crc``) is a candidate here.
             if rel is None or is_hidden(rel, columns):
                 continue
-            if prefixes and not rel.startswith(prefixes):
+            if not is_canonical(rel):
+                odd += 1  # another spelling of some path: kept, never deleted as that path
                 continue
-            if local and os.path.islink(os.path.join(root, rel)):
-                links += 1
+            if prefixes and not rel.startswith(prefixes):
                 continue
             paths.append(rel)
             sizes.append(int(size or 0))
             mtimes.append(int(mtime or 0))
             dirs.append(bool(is_dir))
-    if not paths and not prefixes:
+    if not paths and not odd and not prefixes:
         raise ConfigError(
             setting="inventory",
             value=inventory,
@@ -190,6 +212,11 @@ def inventory_entries(
             "of the bucket or prefix that holds the table.",
             model=model,
         )
+    behind = linked(paths) if linked is not None and paths else set()
+    if behind:
+        keep = [i for i, p in enumerate(paths) if p not in behind]
+        paths, sizes = [paths[i] for i in keep], [sizes[i] for i in keep]
+        mtimes, dirs = [mtimes[i] for i in keep], [dirs[i] for i in keep]
     entries = pa.table(
         {
             "path": pa.array(paths, pa.string()),
@@ -198,4 +225,4 @@ def inventory_entries(
             "is_dir": pa.array(dirs, pa.bool_()),
         }
     )
-    return entries, len(paths), links
+    return InventoryEntries(entries, len(paths), len(behind), odd)

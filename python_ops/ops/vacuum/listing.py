@@ -9,6 +9,7 @@ links are never followed and never returned (they are counted, so callers can re
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -17,6 +18,9 @@ from typing import Any
 from python_ops.ops.vacuum.file_stats import stat_unprotected
 from python_ops.storage import DirScan, FileEntry, Storage
 from python_ops.storage.key_ranges import Bounds, key_ranges, split_points
+from python_ops.storage.paths import is_canonical
+
+log = logging.getLogger(__name__)
 
 _ALWAYS_VISIBLE = ("_delta_index", "_change_data")
 
@@ -67,11 +71,14 @@ class Listing:
         batches: The entries (paths relative to the table root), symbolic links left out.
         symlinks_skipped: Symbolic links seen and left alone.
         directories_listed: Number of list calls made.
+        spellings_kept: Entries left out because their path is not canonical (object stores:
+            keys such as ``p=a//x``), never deleted under another name.
     """
 
     batches: tuple[Any, ...]
     symlinks_skipped: int
     directories_listed: int
+    spellings_kept: int = 0
 
     @property
     def files_listed(self) -> int:
@@ -261,10 +268,17 @@ def _list_flat(
     key ranges in parallel: one unpartitioned table's root no longer lists page after page.
 
     Prefixes are not directories: only marker objects (``dir/``) are reported as directories,
-    so the counting rule never selects a "directory" that exists only as a key prefix.
+    so the counting rule never selects a "directory" that exists only as a key prefix. A key
+    whose path is not canonical (``p=a//x``, ``p=a/./x``: another object than ``p=a/x`` on an
+    object store) is left out and counted (``Listing.spellings_kept``): it is never compared
+    with, nor deleted as, the canonical path (``storage.paths``).
     """
+    odd: list[str] = []
 
     def visible(path: str) -> bool:
+        if not is_canonical(path):
+            odd.append(path)
+            return False
         return not any(is_hidden(part, columns) for part in path.split("/"))
 
     def jobs(rels: list[str], recursive: bool) -> list[tuple[str, Bounds]]:
@@ -301,4 +315,11 @@ def _list_flat(
             for e in subtree:
                 if visible(e.path):
                     out.append(e.path, e.size_bytes, e.modification_time_ms, e.is_dir)
-    return Listing(out.flush(), 0, len(roots) + len(prefixes))
+    if odd:
+        log.warning(
+            "vacuum %s: kept %d key(s) whose names are not canonical paths, e.g. %r",
+            storage.root,
+            len(odd),
+            odd[0],
+        )
+    return Listing(out.flush(), 0, len(roots) + len(prefixes), len(odd))

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 
 from python_ops.delta.actions import DeletionVector, RemoveFile, relativize
 from python_ops.delta.commits import commit_actions
+from python_ops.delta.file_paths import FilePaths
 from python_ops.delta.log_files import LogFile, LogFileKind
 from python_ops.delta.properties import IN_COMMIT_TIMESTAMP_VERSION, IN_COMMIT_TIMESTAMPS
 from python_ops.delta.snapshot import Snapshot
@@ -76,12 +77,19 @@ class LiteWindow:
             cutoff (None: every commit is newer than the cutoff, nothing to vacuum).
         start: The first commit to read (None with ``end``, or when nothing is left to read).
         complete: False when the log does not reach back to where LITE must start.
+        cutoff_ms: The cutoff the window was found for.
+        handled_before_ms: The window starts at or before the last complete run's end (Delta's
+            ``min(latest, last + 1)``): the removes that run saw before its cutoff (recorded
+            in ``_last_vacuum_info`` by this package) were deleted then, and are not candidates
+            again. None: nothing of the window was handled.
     """
 
     earliest: int
     end: int | None
     start: int | None
     complete: bool
+    cutoff_ms: int = 0
+    handled_before_ms: int | None = None
 
     @property
     def commit_range(self) -> tuple[int, int] | None:
@@ -186,9 +194,16 @@ def lite_window(
     complete = earliest == 0 or (last_version is not None and last_version >= earliest)
     end = latest_commit_at_or_before(storage, snapshot, cutoff_ms, commits)
     if end is None:
-        return LiteWindow(earliest, None, None, complete)
+        return LiteWindow(earliest, None, None, complete, cutoff_ms)
+    # Delta's window starts at min(latest, last + 1): a run right after a complete one reads the
+    # latest commit again; what that run deleted from it is not a candidate again
     start = min(snapshot.version, earliest if last_version is None else last_version + 1)
-    return LiteWindow(earliest, end, start, complete)
+    handled = (
+        last.cutoff_ms
+        if last is not None and last_version is not None and start <= last_version
+        else None
+    )
+    return LiteWindow(earliest, end, start, complete, cutoff_ms, handled)
 
 
 def _dv_file(dv: DeletionVector | None) -> str | None:
@@ -211,9 +226,14 @@ def lite_candidates(
     """
     out: dict[str, tuple[int, int]] = {}
 
+    handled = window.handled_before_ms
+
     def note(path: str | None, size: int, at: int) -> None:
         if path is not None and (path not in out or out[path][1] < at):
             out[path] = (size, at)
+
+    def handled_already(path: str) -> bool:  # deleted by the last complete run
+        return handled is not None and out[path][1] < handled
 
     span = window.commit_range
     if span is None:
@@ -233,7 +253,7 @@ def lite_candidates(
             elif (cdc := action.get("cdc")) is not None and isinstance(cdc.get("path"), str):
                 size = cdc.get("size")
                 note(relativize(cdc["path"], location), size if isinstance(size, int) else 0, 0)
-    return out
+    return {p: v for p, v in out.items() if not handled_already(p)}
 
 
 def expired(candidates: dict[str, tuple[int, int]], cutoff_ms: int) -> list[str]:
@@ -261,3 +281,27 @@ def select_lite(
         if p not in kept
     )
     return sorted(chosen, key=lambda f: f.path)
+
+
+def lite_selection(
+    storage: Storage, candidates: dict[str, tuple[int, int]], paths: FilePaths, cutoff_ms: int
+) -> tuple[list[VacuumFile], int]:
+    """LITE's selection on a storage: ``select_lite``, less the paths behind a symbolic link.
+
+    The log names files, not what the disk holds now: a partition directory replaced by a
+    link to somewhere else would lead a delete out of the table. Such paths are kept and
+    counted (``Storage.behind_links``; the delete itself never follows a link either).
+
+    Args:
+        storage: The table's storage.
+        candidates: ``lite_candidates``.
+        paths: The snapshot's paths (``FilePaths.kept_among`` judges the few candidates).
+        cutoff_ms: Files removed strictly before this time are eligible.
+
+    Returns:
+        (the selected files, sorted; candidates kept because they lie behind a link).
+    """
+    eligible = expired(candidates, cutoff_ms)
+    kept = paths.kept_among(eligible, cutoff_ms)
+    linked = storage.behind_links(p for p in eligible if p not in kept)
+    return select_lite(candidates, kept | linked, cutoff_ms), len(linked)

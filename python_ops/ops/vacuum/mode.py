@@ -150,9 +150,12 @@ def next_state(choice: ModeChoice, *, now_ms: int) -> LastVacuumInfo | None:
     before = last.version if last is not None else None
     end = choice.window.end
     version = end if before is None else before if end is None else max(before, end)
+    # the cutoff goes with the version only when this run moved it (else the old pair stays)
+    moved = version == end
+    cutoff = choice.window.cutoff_ms if moved else (last.cutoff_ms if last else None)
     if choice.mode == "full":
-        return LastVacuumInfo(version, full_vacuum_started_ms=now_ms, mode="full")
+        return LastVacuumInfo(version, full_vacuum_started_ms=now_ms, mode="full", cutoff_ms=cutoff)
     if end is None:
         return None
     started = last.full_vacuum_started_ms if last is not None else None
-    return LastVacuumInfo(version, full_vacuum_started_ms=started, mode="lite")
+    return LastVacuumInfo(version, full_vacuum_started_ms=started, mode="lite", cutoff_ms=cutoff)

@@ -9,6 +9,7 @@ allows it (``maintenance_vacuum_allow_short_retention``) or the command line doe
 from __future__ import annotations
 
 import logging
+import math
 from collections.abc import Mapping
 from datetime import timedelta
 
@@ -22,6 +23,22 @@ log = logging.getLogger("python_ops.ops.vacuum")
 
 OVERRIDE_SETTING = "maintenance_vacuum_allow_short_retention"  # a model's (model mode)
 OVERRIDE_FLAG = "--allow-short-retention"  # the command line's, on a table path (path mode)
+
+
+def delta_round_hours(hours: float) -> int:
+    """Whole hours as Delta rounds a requested retention: half up (Scala's ``math.round``).
+
+    Python's ``round`` rounds half to even (0.5 h -> 0 h, 2.5 h -> 2 h); Delta keeps 1 h and
+    3 h there, so a 40-minute-old file survives ``RETAIN 0.5 HOURS``.
+
+    Args:
+        hours: A non-negative number of hours.
+
+    Returns:
+        The nearest whole hour, halves rounded up.
+    """
+    whole = math.floor(hours)
+    return whole + 1 if hours - whole >= 0.5 else whole
 
 
 def vacuum_retention(
@@ -86,7 +103,7 @@ def checked_retention(
     if retention_hours is None:
         return table, False
     checked_number(retention_hours, setting="retention_hours", model=model, maximum=MAX_HOURS)
-    hours = float(round(float(retention_hours)))  # Delta rounds to whole hours
+    hours = float(delta_round_hours(float(retention_hours)))
     overridden = hours < minimum
     if overridden:
         if not allow_short_retention:

@@ -42,7 +42,7 @@ from python_ops.ops.vacuum.file_stats import stat_unprotected
 from python_ops.ops.vacuum.inventory import inventory_entries
 from python_ops.ops.vacuum.kept import still_there
 from python_ops.ops.vacuum.listing import Listing, list_visible
-from python_ops.ops.vacuum.lite import expired, lite_candidates, select_lite
+from python_ops.ops.vacuum.lite import lite_candidates, lite_selection
 from python_ops.ops.vacuum.mode import choose_mode, next_state
 from python_ops.ops.vacuum.retention import vacuum_retention
 from python_ops.ops.vacuum.selection import (
@@ -51,7 +51,7 @@ from python_ops.ops.vacuum.selection import (
     selected_rows,
 )
 from python_ops.ops.vacuum.state import write_last_vacuum_info
-from python_ops.storage import Storage, is_remote, open_storage
+from python_ops.storage import Storage, open_storage
 from python_ops.values import checked_number
 
 log = logging.getLogger("python_ops.ops.vacuum")  # the wing's name, as before the split
@@ -241,10 +241,9 @@ def vacuum(
             if choice.mode == "lite":  # the log's removes: nothing is listed
                 candidates = lite_candidates(storage, choice.window, snapshot.location)
                 # a few candidates checked against the log's paths: no protected set is built
-                keep = paths.kept_among(expired(candidates, cutoff), cutoff)
-                selected = select_lite(candidates, keep, cutoff)
-                files_listed = symlinks = 0
-                del candidates, paths, keep
+                selected, symlinks = lite_selection(storage, candidates, paths, cutoff)
+                files_listed = 0
+                del candidates, paths
             elif on_cluster:
                 protected = paths.protected(cutoff)
                 found = select_on_cluster(
@@ -271,16 +270,16 @@ def vacuum(
                         entries, handed.files_listed, handed.symlinks_skipped + links
                     )
                 if inventory is not None:  # the report stands in for the listing
-                    entries, taken, links = inventory_entries(
+                    report = inventory_entries(
                         inventory,
                         root=storage.root,
                         partition_columns=snapshot.metadata.partition_columns,
                         roots=roots,
-                        local=not is_remote(storage.root),
+                        linked=storage.behind_links,
                         model=model,
                         cutoff_ms=cutoff,
                     )
-                    handed = handoff.KeptListing(entries, taken, links)
+                    handed = handoff.KeptListing(report.table, report.taken, report.links_kept)
                 if handed is None:
                     listing = (
                         list_visible(

@@ -48,11 +48,15 @@ class LastVacuumInfo:
         full_vacuum_started_ms: When the last complete FULL run of this package started (None:
             not recorded, e.g. the file was last written by Delta).
         mode: The mode of the run that wrote it, when this package wrote it.
+        cutoff_ms: That run's cutoff, when this package wrote it: every file the commits up to
+            ``version`` removed before it was deleted (a LITE run right after does not list
+            them again).
     """
 
     version: int | None
     full_vacuum_started_ms: int | None = None
     mode: str | None = None
+    cutoff_ms: int | None = None
 
 
 def _whole(value: Any) -> int | None:
@@ -88,6 +92,7 @@ def read_last_vacuum_info(storage: Storage) -> LastVacuumInfo | None:
         version=_whole(parsed.get(VERSION_FIELD)),
         full_vacuum_started_ms=_whole(own.get("fullVacuumStartedMs")),
         mode=mode if isinstance(mode, str) else None,
+        cutoff_ms=_whole(own.get("cutoffMs")),
     )
 
 
@@ -101,6 +106,8 @@ def last_vacuum_info_json(info: LastVacuumInfo) -> str:
         own["fullVacuumStartedMs"] = info.full_vacuum_started_ms
     if info.mode is not None:
         own["mode"] = info.mode
+    if info.cutoff_ms is not None:
+        own["cutoffMs"] = info.cutoff_ms
     if own:
         payload[OWN_FIELD] = own
     return json.dumps(payload, separators=(",", ":"))
