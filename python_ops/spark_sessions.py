@@ -241,8 +241,9 @@ class DeltaSql:
     (Spark without delta-spark, Sail) means "no Delta"; any other failure raises.
 
     ``run_with_settings`` runs one statement with session settings that hold for that statement
-    only, under a lock per engine, so threads sharing one session never see each other's
-    settings. Settings go through ``conf`` (a ``spark.conf``: ``get``/``set``/``unset``) when
+    only, under a lock per engine; on a Spark session, on a session of its own
+    (``StatementSession``), so threads sharing the session never see those settings.
+    Settings go through ``conf`` (a ``spark.conf``: ``get``/``set``/``unset``) when
     given, else through ``SET key=value`` / ``RESET key`` statements (a SQL-only connection).
 
     Args:
@@ -257,6 +258,8 @@ class DeltaSql:
         session: Keeps one connection open around ``run_with_settings``'s statements, so the
             settings and the statement share a session (e.g. dbt's connection on a worker
             thread, which otherwise opens and closes a connection per statement).
+        isolated: Runs ``run_with_settings``'s statement on a session of its own, whose
+            settings ``conf`` then holds (``StatementSession``); None: on ``execute``'s.
     """
 
     _answers: dict[Any, bool] = {}  # noqa: RUF012 (one answer per engine, process-wide)
@@ -273,8 +276,10 @@ class DeltaSql:
         conf: Any = None,
         has_delta: bool | None = None,
         session: Callable[[], AbstractContextManager[Any]] | None = None,
+        isolated: Callable[[str], Rows] | None = None,
     ) -> None:
         self._execute = execute
+        self._isolated = isolated
         self._session = session
         self.where = where
         self._key = key
@@ -305,6 +310,7 @@ class DeltaSql:
             conf=self._conf,
             has_delta=self._known,
             session=self._session,
+            isolated=self._isolated,
         )
         copy._answer = self._answer
         copy._settings_lock = self._settings_lock
@@ -408,7 +414,11 @@ class DeltaSql:
                 self._restore(previous, failed=True)
                 raise EngineError(f"cannot set {key} on {self.where}: {_first_line(err)}") from err
             try:
-                rows = self.execute(statement)
+                if self._isolated is not None:
+                    log.debug("Delta SQL on %s (own session): %s", self.where, statement)
+                    rows = self._isolated(statement)
+                else:
+                    rows = self.execute(statement)
             except Exception:
                 self._restore(previous, failed=True)
                 raise
@@ -542,7 +552,6 @@ def session_sql(spark: Any) -> DeltaSql:
     with _session_sql_lock:
         found = _session_sql.get(spark)
         if found is None:
-
             if spark in _no_delta_sessions:
 
                 def execute(statement: str) -> Rows:
@@ -550,8 +559,14 @@ def session_sql(spark: Any) -> DeltaSql:
 
                 found = DeltaSql(execute, where="the embedded Sail engine", has_delta=False)
             else:
-                own = StatementSession(spark)
-                found = DeltaSql(own.execute, where=_describe_session(spark), conf=own.conf)
+
+                def execute(statement: str) -> Rows:
+                    return [row.asDict(recursive=True) for row in spark.sql(statement).collect()]
+
+                own = StatementSession(spark)  # settings and their statement only
+                found = DeltaSql(
+                    execute, where=_describe_session(spark), conf=own.conf, isolated=own.execute
+                )
             _session_sql[spark] = found
         return found
 
