@@ -19,11 +19,17 @@ import shutil
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from tests.helpers.s3 import free_port, wait_until_up
 
 ROOT = Path(__file__).resolve().parents[2]
 S3PROXY_COORDINATE = "org.gaul:s3proxy:2.6.0:jar:jar-with-dependencies"
 S3PROXY_JAR_NAME = "s3proxy-2.6.0-jar-with-dependencies.jar"
+#: A test (or module, as ``pytestmark``) run on each server by the ``s3`` fixture.
+ON_BOTH_SERVERS = pytest.mark.parametrize("s3_server", ["moto", "s3proxy"], indirect=True)
+#: On S3Proxy only (the fault tests: a real server behind the fault proxy).
+ON_S3PROXY = pytest.mark.parametrize("s3_server", ["s3proxy"], indirect=True)
 CHECKSUMS_WHEN_REQUIRED = {
     "AWS_REQUEST_CHECKSUM_CALCULATION": "when_required",
     "AWS_RESPONSE_CHECKSUM_VALIDATION": "when_required",

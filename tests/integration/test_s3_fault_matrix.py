@@ -30,9 +30,10 @@ from python_ops.errors import MaintenanceError
 from python_ops.ops.log_cleanup import cleanup_logs
 from tests.helpers.s3 import S3Bucket, delta_options
 from tests.helpers.s3_faults import FaultProxy
+from tests.helpers.s3proxy import ON_S3PROXY
 from tests.helpers.vacuum import _digest
 
-pytestmark = pytest.mark.parametrize("s3_server", ["s3proxy"], indirect=True)
+pytestmark = ON_S3PROXY
 DAY_MS = 24 * 3_600_000
 
 OPS = {

@@ -21,7 +21,10 @@ from python_ops.storage.key_ranges import key_ranges as ranges_of
 from python_ops.storage.s3 import S3Storage
 from python_ops.storage.s3_pages import parse_page
 from tests.helpers.s3 import S3Bucket
+from tests.helpers.s3proxy import ON_BOTH_SERVERS
 from tests.helpers.vacuum import selected_files
+
+pytestmark = ON_BOTH_SERVERS  # moto and S3Proxy
 
 LATER = 31 * 24 * 3_600_000  # S3 sets LastModified at upload: judge ages from 31 days ahead
 NAMES = [f"part-{i:05d}-c000.snappy.parquet" for i in range(1_200)]

@@ -17,8 +17,9 @@ from python_ops.storage.s3_http import SignedRequests, Unanswered
 from python_ops.storage.s3_retry import RetryPolicy
 from tests.helpers.s3 import S3Bucket
 from tests.helpers.s3_faults import FaultProxy
+from tests.helpers.s3proxy import ON_S3PROXY
 
-pytestmark = pytest.mark.parametrize("s3_server", ["s3proxy"], indirect=True)
+pytestmark = ON_S3PROXY
 
 
 class Waits:
