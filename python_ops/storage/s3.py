@@ -161,7 +161,12 @@ class S3Storage(Storage):
 
     def _entry(self, obj: dict[str, Any]) -> FileEntry:
         key = str(obj["Key"])
-        mtime = int(obj["LastModified"].timestamp() * 1000)
+        modified = obj.get("LastModified")
+        if modified is None:  # S3Proxy lists a marker as its backend's directory: no time
+            if key.endswith("/"):
+                return FileEntry(self._rel(key.rstrip("/")), 0, 0, True)  # as a prefix
+            raise StorageError(f"s3://{self.bucket}/{key} is listed without LastModified")
+        mtime = int(modified.timestamp() * 1000)
         if key.endswith("/"):  # a directory marker
             return FileEntry(self._rel(key.rstrip("/")), 0, mtime, True)
         return FileEntry(self._rel(key), int(obj["Size"]), mtime, False)

@@ -25,12 +25,12 @@ from tests.helpers.python_run import python_stdout
 from tests.helpers.s3 import FaultyProxy, S3Bucket, delta_options
 from tests.helpers.s3proxy import ON_BOTH_SERVERS
 
-pytestmark = ON_BOTH_SERVERS  # moto and S3Proxy
-
 NO_WAIT = RetryPolicy(backoff=lambda retry: 0.0)  # retries at once: counts, not times
 NAMES = ["a b&c<d.parquet", "b.parquet", "\u00fc \u20ac.parquet", "p=1/x", "m/", "z%2F+~.parquet"]
 
 
+# moto only: S3Proxy keeps `m/` as a directory (its body lost) and answers 400 to
+# boto3's paginator, which sends StartAfter beside the continuation token
 @pytest.mark.parametrize(
     "params",
     [
@@ -62,6 +62,7 @@ def test_pages_and_objects_equal_boto3s(s3: S3Bucket, params: dict[str, Any]) ->
         reads.get_object_buffer("t/missing")
 
 
+@ON_BOTH_SERVERS
 def test_requests_the_store_throttles_are_sent_again_by_the_signed_client(
     s3: S3Bucket, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -105,6 +106,7 @@ def _overwritten_twice(s3: S3Bucket, key: str) -> str:
     return uri
 
 
+@ON_BOTH_SERVERS
 def test_a_dry_run_on_s3_imports_no_boto3(s3: S3Bucket) -> None:
     uri = _overwritten_twice(s3, "tables/t")
     s3.put("tables/t/p=x/untracked.parquet")
@@ -124,6 +126,7 @@ def test_a_dry_run_on_s3_imports_no_boto3(s3: S3Bucket) -> None:
     assert expected.files_found == 5  # four overwritten files and the untracked one
 
 
+@ON_BOTH_SERVERS
 def test_a_connection_the_server_closed_is_opened_again(s3: S3Bucket) -> None:
     s3.put("t/a.parquet", b"first")
     counted: list[str] = []
@@ -136,6 +139,7 @@ def test_a_connection_the_server_closed_is_opened_again(s3: S3Bucket) -> None:
     assert counted == ["GetObject"] * 2  # the retry on a new connection is a request too
 
 
+@ON_BOTH_SERVERS
 def test_deletes_remove_exactly_the_keys_asked_for(s3: S3Bucket) -> None:
     for name in NAMES:
         s3.put(f"t/{name}")
@@ -151,6 +155,7 @@ def test_deletes_remove_exactly_the_keys_asked_for(s3: S3Bucket) -> None:
     assert not refused.value.lasting
 
 
+@ON_BOTH_SERVERS
 def test_a_put_writes_the_object_whole_and_replaces_it(s3: S3Bucket) -> None:
     counted: list[str] = []
     storage = S3Storage(s3.uri("t"))
@@ -164,6 +169,7 @@ def test_a_put_writes_the_object_whole_and_replaces_it(s3: S3Bucket) -> None:
     assert storage._boto3 is None
 
 
+@ON_BOTH_SERVERS
 def test_deletes_the_store_throttles_are_sent_again_by_the_signed_client(
     s3: S3Bucket, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -184,6 +190,7 @@ def test_deletes_the_store_throttles_are_sent_again_by_the_signed_client(
     assert s3.client.list_objects_v2(Bucket=s3.bucket, Prefix="t/").get("KeyCount") == 0
 
 
+@ON_BOTH_SERVERS
 def test_a_lite_real_run_on_s3_imports_no_boto3(s3: S3Bucket) -> None:
     uri = _overwritten_twice(s3, "tables/lite")
     removed = vacuum(uri, dry_run=True, mode="lite", retention_hours=0, allow_short_retention=True)
