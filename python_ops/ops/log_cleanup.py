@@ -330,7 +330,7 @@ def _cleanup(
     selected = [LogFileToDelete(f.path, f.version, f.kind.value, f.size_bytes) for f in expired]
     if kept is not None:
         selected += _orphan_sidecars(storage, files, expired, cutoff)
-    deleted, deleted_bytes, not_deleted = 0, 0, ()
+    deleted, deleted_bytes, not_deleted = 0, 0, tuple[str, ...]()
     if not dry_run:
         deleted, deleted_bytes, not_deleted = _delete(storage, selected, on_progress)
         remove_stale_staged(storage, latest_version=snapshot.version, now_ms=now_ms)

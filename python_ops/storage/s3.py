@@ -347,7 +347,7 @@ class S3Storage(Storage):
             The keys not deleted: those the store refused, those still failing after the
             retry policy's attempts, and all of them when the request itself failed.
         """
-        pending, refused = keys, []
+        pending, refused = keys, list[str]()
         for attempt in range(1, self.retry.max_attempts + 1):
             try:
                 errors = self._delete_request(pending)
