@@ -51,11 +51,16 @@ def java_missing() -> str | None:
     return None
 
 
-def start_s3proxy(workdir: Path) -> tuple[subprocess.Popen[bytes], str]:
+def start_s3proxy(
+    workdir: Path, *, backend: str = "transient-nio2", heap: str = "512m"
+) -> tuple[subprocess.Popen[bytes], str]:
     """S3Proxy on a free port of 127.0.0.1; (process, endpoint URL).
 
     Args:
-        workdir: A directory for its configuration and log (``s3proxy.log``).
+        workdir: A directory for its configuration and log (``s3proxy.log``), and its objects
+            (``objects/``) with the ``filesystem-nio2`` backend.
+        backend: ``transient-nio2`` (objects in the JVM's memory) or ``filesystem-nio2``.
+        heap: The JVM's maximum heap.
 
     Raises:
         FileNotFoundError: When the jar is not there (run ``scripts/fetch_delta_jars.sh``).
@@ -74,13 +79,15 @@ def start_s3proxy(workdir: Path) -> tuple[subprocess.Popen[bytes], str]:
         "s3proxy.authorization=aws-v2-or-v4\n"
         "s3proxy.identity=testing\n"
         "s3proxy.credential=testing\n"
-        "jclouds.provider=transient-nio2\n"
+        f"jclouds.provider={backend}\n"
         "jclouds.identity=testing\n"
         "jclouds.credential=testing\n"
+        f"jclouds.filesystem.basedir={workdir / 'objects'}\n"
     )
+    (workdir / "objects").mkdir(exist_ok=True)
     log = (workdir / "s3proxy.log").open("wb")
     # a small heap and the client compiler: it starts in about 2 s on a loaded machine
-    command = ["java", "-Xmx512m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"]
+    command = ["java", f"-Xmx{heap}", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"]
     command += ["-jar", str(jar), "--properties", str(config)]
     process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
     log.close()
