@@ -509,14 +509,17 @@ def _delete(
 ) -> tuple[int, int, tuple[str, ...]]:
     """Delete oldest versions first; sidecars last (after the checkpoints that used them).
 
+    After the first file that could not be deleted nothing newer is: the log keeps no gap (a
+    kept version whose successor is gone), as when a run is killed mid-way.
+
     Returns:
-        Files deleted, their bytes, and the paths that could not be deleted.
+        Files deleted, their bytes, and the paths not deleted (the failed one and every later).
     """
     ordered = sorted(selected, key=lambda f: (f.version is None, f.version or 0, f.path))
     deleted = deleted_bytes = 0
     failed: list[str] = []
     for done, f in enumerate(ordered, start=1):
-        if storage.delete_log_file(f.path):
+        if not failed and storage.delete_log_file(f.path):
             deleted += 1
             deleted_bytes += f.size_bytes
         else:

@@ -251,15 +251,15 @@ def test_an_op_stops_on_lasting_faults_naming_what_it_did_not_do(
     assert not deleted & not_deleted
     assert real.result["files_deleted"] == len(deleted) == record["files_deleted"]
     assert real.result["delete_failures"] == len(not_deleted) == record["delete_failures"]
-    # VACUUM deletes in batches (one here); log cleanup one file per request, oldest first
-    requests = len(dry.selected()) if op == "logs" else 1
+    # VACUUM deletes in batches (one here); log cleanup one file per request, oldest first,
+    # and nothing newer after a file it could not delete (no gap in the log)
     if fault == "503 on every delete":
         assert deleted == set()
-        assert ops_seen(proxy, faulted=True) == {"DeleteObjects": 3 * requests}  # 3 attempts
-    elif op == "logs":  # the first request's one key refused; cleanup goes on with the next
-        oldest = sorted(dry.selected())[0]
-        assert not_deleted == {oldest}
+        assert ops_seen(proxy, faulted=True) == {"DeleteObjects": 3}  # 3 attempts, then stop
+    elif op == "logs":  # the oldest file refused: it and every newer one kept
+        assert deleted == set()
         assert ops_seen(proxy, faulted=True) == {"DeleteObjects": 1}
+        assert ops_seen(proxy, faulted=False)["DeleteObjects"] == 0
     else:  # every other key of the one batch refused (AccessDenied): not asked again
         assert len(not_deleted) == (len(dry.selected()) + 1) // 2
         assert ops_seen(proxy, faulted=True) == {"DeleteObjects": 1}
