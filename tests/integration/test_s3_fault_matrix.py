@@ -91,6 +91,7 @@ LASTING = {
     "partial delete": [{"op": "DeleteObjects", "fault": "partial", "code": "AccessDenied"}],
     "503 on every delete": [{"op": "DeleteObjects", "fault": "slowdown", "times": -1}],
     "503 on every listing": [{"op": "ListObjectsV2", "fault": "slowdown", "times": -1}],
+    "503 on every write": [{"op": "PutObject", "fault": "slowdown", "times": -1}],
 }
 
 
@@ -234,6 +235,17 @@ def test_an_op_stops_on_lasting_faults_naming_what_it_did_not_do(
     check_nothing_live_lost(s3, uri, before, kept)
     deleted = keys_before - kept
     record = real.records[-1]
+    if fault == "503 on every write":  # VACUUM's state (_last_vacuum_info) not written
+        assert real.code == 0, real.error
+        assert real.result is not None
+        assert deleted == real.selected() == dry.selected()
+        assert real.result["delete_failures"] == 0
+        assert "_delta_log/_last_vacuum_info" not in kept  # the claim stays the old one (none)
+        assert real.result.get("last_vacuum_version") is None
+        assert record.get("last_vacuum_version") is None
+        writes = 3 if op != "logs" else 0  # log cleanup writes nothing here (--no-checkpoint)
+        assert ops_seen(proxy, faulted=True) == ({"PutObject": writes} if writes else {})
+        return
     if fault == "503 on every listing":  # stopped before anything changed: a named error
         assert real.code == 2
         assert "cannot list" in real.error
