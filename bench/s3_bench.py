@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -226,7 +227,8 @@ def scenario(
         except OSError as err:  # delta-rs's DeleteObjects on S3Proxy: 501 NotImplemented
             if not on_s3proxy:
                 raise
-            out["real_delta_rs_error"] = " ".join(str(err).split())[-300:]
+            plain = re.sub(r"\x1b\[[0-9;]*m", "", str(err))  # delta-rs's colours
+            out["real_delta_rs_error"] = " ".join(plain.split())[-300:]
         else:
             assert len(deleted) == objects
             out["real_delta_rs"], out["real_delta_rs_requests"] = seconds, requests
