@@ -256,11 +256,15 @@ def measure(server: Server, argv: list[str], table_key: str) -> dict[str, Any]:
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
     work = Path(tempfile.mkdtemp(prefix="lite-bench-", dir=ROOT / "bench"))
-    if args.server == "s3proxy":
-        (work / "s3proxy").mkdir()
-        server: Server = S3ProxyServer(args.latency_ms, work / "s3proxy")
-    else:
-        server = Server(args.latency_ms)
+    try:
+        if args.server == "s3proxy":
+            (work / "s3proxy").mkdir()
+            server: Server = S3ProxyServer(args.latency_ms, work / "s3proxy")
+        else:
+            server = Server(args.latency_ms)
+    except BaseException:
+        shutil.rmtree(work, ignore_errors=True)
+        raise
     try:
         started = time.perf_counter()
         subprocess.run(
