@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Fetch the pinned Delta Lake JVM jars (scripts/delta-jars.lock) into jars/ and check their
-# sha256. Idempotent: a jar already there with the right checksum is not fetched again.
+# Fetch the pinned Delta Lake JVM jars and the S3Proxy test server (scripts/delta-jars.lock) into
+# jars/ and check their sha256. Idempotent: a jar already there with the right checksum is not
+# fetched again.
 # Needs Maven (mvn) and Maven Central only when a jar is missing.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -8,11 +9,12 @@ lock="$root/scripts/delta-jars.lock"
 dest="${DELTA_JARS_DIR:-$root/jars}"
 mkdir -p "$dest"
 
-jar_name() {  # group:artifact:version -> artifact-version.jar
-  local artifact version
+jar_name() {  # group:artifact:version[:type[:classifier]] -> artifact-version[-classifier].jar
+  local artifact version classifier
   artifact="$(cut -d: -f2 <<<"$1")"
   version="$(cut -d: -f3 <<<"$1")"
-  echo "$artifact-$version.jar"
+  classifier="$(cut -d: -f5 -s <<<"$1")"
+  echo "$artifact-$version${classifier:+-$classifier}.jar"
 }
 
 checksum_ok() {  # file sha256

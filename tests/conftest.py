@@ -194,16 +194,49 @@ def moto_endpoint() -> Iterator[str]:
     process.wait(timeout=10)
 
 
+@pytest.fixture(scope="session")
+def s3proxy_endpoint(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """S3Proxy (a real S3 API server, Java) on 127.0.0.1 for the whole test run.
+
+    Skips only where Java is absent; a missing jar is an error (the README's test command
+    fetches it: scripts/fetch_delta_jars.sh).
+    """
+    from tests.helpers.s3proxy import java_missing, start_s3proxy
+
+    reason = java_missing()
+    if reason:
+        pytest.skip(reason)
+    process, endpoint = start_s3proxy(tmp_path_factory.mktemp("s3proxy"))
+    yield endpoint
+    process.terminate()
+    process.wait(timeout=10)
+
+
+S3_SERVERS = ("moto", "s3proxy")
+
+
 @pytest.fixture
-def s3(moto_endpoint: str, monkeypatch: pytest.MonkeyPatch) -> Any:
+def s3_server(request: pytest.FixtureRequest) -> str:
+    """Which S3 server the ``s3`` fixture uses: moto unless a test parametrizes it.
+
+    ``@pytest.mark.parametrize("s3_server", S3_SERVERS, indirect=True)`` runs a test on both.
+    """
+    return str(getattr(request, "param", "moto"))
+
+
+@pytest.fixture
+def s3(s3_server: str, request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Any:
     """A fresh bucket, with the AWS_* environment pointing at the local S3 server."""
     from tests.helpers.s3 import new_bucket, s3_environment
+    from tests.helpers.s3proxy import s3proxy_environment
 
+    endpoint = str(request.getfixturevalue(f"{s3_server}_endpoint"))
     for key in ("AWS_PROFILE", "AWS_SESSION_TOKEN"):
         monkeypatch.delenv(key, raising=False)
-    for key, value in s3_environment(moto_endpoint).items():
+    extra = s3proxy_environment() if s3_server == "s3proxy" else {}
+    for key, value in {**s3_environment(endpoint), **extra}.items():
         monkeypatch.setenv(key, value)
-    return new_bucket(moto_endpoint)
+    return new_bucket(endpoint)
 
 
 # Modules that take minutes on one worker (the Delta oracle over the whole corpus, the engines'

@@ -104,6 +104,11 @@ def cleanup_logs_text(result: LogCleanupResult, *, policy: str) -> str:
     for f in result.files:
         version = f.version if f.version is not None else "-"
         lines.append(f"    {f.kind:<10} v{version}  {f.path}")
+    if result.delete_failures:
+        lines.append(
+            f"  {result.delete_failures} log files could not be deleted: "
+            + ", ".join(result.paths_not_deleted)
+        )
     if result.dry_run:
         lines.append(DRY_RUN_NOTE)
     return "\n".join(lines)

@@ -330,9 +330,9 @@ def _cleanup(
     selected = [LogFileToDelete(f.path, f.version, f.kind.value, f.size_bytes) for f in expired]
     if kept is not None:
         selected += _orphan_sidecars(storage, files, expired, cutoff)
-    deleted, deleted_bytes, failures = (0, 0, 0)
+    deleted, deleted_bytes, not_deleted = 0, 0, tuple[str, ...]()
     if not dry_run:
-        deleted, deleted_bytes, failures = _delete(storage, selected, on_progress)
+        deleted, deleted_bytes, not_deleted = _delete(storage, selected, on_progress)
         remove_stale_staged(storage, latest_version=snapshot.version, now_ms=now_ms)
     gone = {f.name for f in expired}
     remaining = [f for f in files if f.name not in gone]
@@ -347,8 +347,9 @@ def _cleanup(
         bytes_found=sum(f.size_bytes for f in selected),
         files_deleted=deleted,
         bytes_deleted=deleted_bytes,
-        delete_failures=failures,
+        delete_failures=len(not_deleted),
         files=tuple(selected),
+        paths_not_deleted=not_deleted,
     )
 
 
@@ -505,16 +506,24 @@ def _delete(
     storage: Storage,
     selected: list[LogFileToDelete],
     on_progress: Callable[[int, int], None] | None,
-) -> tuple[int, int, int]:
-    """Delete oldest versions first; sidecars last (after the checkpoints that used them)."""
+) -> tuple[int, int, tuple[str, ...]]:
+    """Delete oldest versions first; sidecars last (after the checkpoints that used them).
+
+    After the first file that could not be deleted nothing newer is: the log keeps no gap (a
+    kept version whose successor is gone), as when a run is killed mid-way.
+
+    Returns:
+        Files deleted, their bytes, and the paths not deleted (the failed one and every later).
+    """
     ordered = sorted(selected, key=lambda f: (f.version is None, f.version or 0, f.path))
-    deleted = deleted_bytes = failures = 0
+    deleted = deleted_bytes = 0
+    failed: list[str] = []
     for done, f in enumerate(ordered, start=1):
-        if storage.delete_log_file(f.path):
+        if not failed and storage.delete_log_file(f.path):
             deleted += 1
             deleted_bytes += f.size_bytes
         else:
-            failures += 1
+            failed.append(f.path)
         if on_progress is not None:
             on_progress(done, len(ordered))
-    return deleted, deleted_bytes, failures
+    return deleted, deleted_bytes, tuple(failed)

@@ -319,6 +319,8 @@ class LogCleanupResult:
         checkpoint_writer: Who wrote (in a dry run: would write) ``checkpoint_first``:
             ``delta-rs``, or ``Delta`` (a local Spark with Delta 4.4, for features delta-rs
             cannot checkpoint).
+        paths_not_deleted: Selected files that could not be deleted (``delete_failures`` of
+            them), oldest first.
     """
 
     location: str
@@ -342,6 +344,7 @@ class LogCleanupResult:
     duration_s: float
     files: tuple[LogFileToDelete, ...]
     checkpoint_writer: str | None = None
+    paths_not_deleted: tuple[str, ...] = ()
 
     def to_dict(self, *, include_files: bool = True) -> dict[str, Any]:
         """The result as plain data; ``include_files=False`` leaves out the file list."""

@@ -7,13 +7,16 @@ marker, and only when nothing else lies under the prefix. Recursive listing is o
 ``ListObjectsV2`` (1,000 keys per request) per prefix, never a request per file (``list_range``
 lists one key range of a prefix, so ranges of one big prefix list in parallel); deletes go in
 ``DeleteObjects`` batches of up to 1,000 keys, with keys that fail for a retryable reason
-(throttling, 5xx) retried with backoff. Every request is counted per operation in ``requests``.
+(throttling, 5xx) retried with the retry policy's backoff (``s3_retry``). Every request is
+counted per operation in ``requests``.
 
 Reads and listings go out as signed plain HTTP requests (``s3_http``); boto3 is imported and
 its client made only when a request needs it: a write, a delete, or a read the plain request
-left unanswered (an error status, a redirect, a failed connection), which boto3 repeats with
-its retries, and boto3 makes the later reads of that storage too. A dry run, and the due
-checks of the post-hooks, never load boto3.
+left unanswered (an error status, a redirect, a body it cannot read), which boto3 repeats,
+and boto3 makes the later reads of that storage too. A request the plain client already sent
+as often as the retry policy allows, failing each time for a transient reason (connection,
+5xx, throttling), is not repeated by boto3: it fails with ``StorageError`` (a delete reports
+its keys as not deleted). A dry run, and the due checks of the post-hooks, never load boto3.
 """
 
 from __future__ import annotations
@@ -21,22 +24,20 @@ from __future__ import annotations
 import collections
 import functools
 import logging
-import random
 import threading
-import time
 from collections.abc import Callable
 from typing import Any
 
 from python_ops.errors import StorageError
 from python_ops.storage.base import FileEntry, Storage, arrow_copy
 from python_ops.storage.s3_http import SignedRequests, Unanswered
+from python_ops.storage.s3_retry import RetryPolicy
 from python_ops.storage.settings import S3Settings
 
 log = logging.getLogger(__name__)
 
 DELETE_BATCH = 1000
 _RETRYABLE_KEY_ERRORS = ("SlowDown", "InternalError", "ServiceUnavailable", "RequestTimeout")
-_KEY_RETRIES = 5
 
 
 def split_s3_uri(uri: str) -> tuple[str, str]:
@@ -56,6 +57,8 @@ class S3Storage(Storage):
         settings: Connection settings (default: resolved from the environment).
         signed_requests: Read, list and delete with ``s3_http.SignedRequests`` first (boto3
             takes over any request it leaves); False: everything through boto3.
+        retry: Attempts and backoff of the signed requests and of keys a ``DeleteObjects``
+            did not delete for a transient reason (default: the AWS SDKs' standard mode).
 
     Raises:
         ConfigError: When credentials are missing (the message names which).
@@ -69,7 +72,12 @@ class S3Storage(Storage):
     lists_key_ranges = True
 
     def __init__(
-        self, root: str, *, settings: S3Settings | None = None, signed_requests: bool = True
+        self,
+        root: str,
+        *,
+        settings: S3Settings | None = None,
+        signed_requests: bool = True,
+        retry: RetryPolicy | None = None,
     ) -> None:
         super().__init__(root)
         self.settings = settings or S3Settings.resolve()
@@ -78,8 +86,9 @@ class S3Storage(Storage):
         self.requests: collections.Counter[str] = collections.Counter()
         self._lock = threading.Lock()
         self._boto3: Any = None
+        self.retry = retry or RetryPolicy.standard()
         self._signed = (
-            SignedRequests(self.settings, self.bucket, count=self._counted)
+            SignedRequests(self.settings, self.bucket, count=self._counted, retry=self.retry)
             if signed_requests
             else None
         )
@@ -94,12 +103,18 @@ class S3Storage(Storage):
                 self._boto3.meta.events.register("before-call.s3", self._count)
             return self._boto3
 
-    def _refused(self, err: Unanswered) -> None:
-        """After a store's refusal (a status, a page, a connection), boto3 takes every request.
+    def _refused(self, err: Unanswered, action: str) -> None:
+        """After a store's refusal (a status, a page), boto3 takes every request.
 
-        A store that answers one plain request with a redirect to another region, an error or
-        throttling would answer the next ones alike: each would then cost a request twice.
+        A store that answers one plain request with a redirect to another region or an error
+        would answer the next ones alike: each would then cost a request twice.
+
+        Raises:
+            StorageError: When the request already had every attempt the retry policy allows
+                (``action`` names what could not be done).
         """
+        if err.retried:
+            raise StorageError(f"cannot {action}: {err}") from err
         if err.lasting:
             self._signed = None
 
@@ -130,7 +145,7 @@ class S3Storage(Storage):
             except Unanswered as err:
                 log.debug("listing through boto3 from here: %s", err)
                 token = err.token
-                self._refused(err)
+                self._refused(err, f"list s3://{self.bucket}/{params.get('Prefix', '')}")
         try:
             while True:
                 more = {} if token is None else {"ContinuationToken": token}
@@ -146,7 +161,12 @@ class S3Storage(Storage):
 
     def _entry(self, obj: dict[str, Any]) -> FileEntry:
         key = str(obj["Key"])
-        mtime = int(obj["LastModified"].timestamp() * 1000)
+        modified = obj.get("LastModified")
+        if modified is None:  # S3Proxy lists a marker as its backend's directory: no time
+            if key.endswith("/"):  # as a prefix; ``a//`` stays ``a/``: not canonical
+                return FileEntry(self._rel(key[:-1]), 0, 0, True)
+            raise StorageError(f"s3://{self.bucket}/{key} is listed without LastModified")
+        mtime = int(modified.timestamp() * 1000)
         if key.endswith("/"):  # a directory marker; ``a//`` stays ``a/``: not canonical
             return FileEntry(self._rel(key[:-1]), 0, mtime, True)
         return FileEntry(self._rel(key), int(obj["Size"]), mtime, False)
@@ -235,7 +255,7 @@ class S3Storage(Storage):
                 return self._signed.get_object(key)
             except Unanswered as err:
                 log.debug("reading through boto3: %s", err)
-                self._refused(err)
+                self._refused(err, f"read s3://{self.bucket}/{key}")
         try:
             body: bytes = self._client.get_object(Bucket=self.bucket, Key=key)["Body"].read()
             return body
@@ -253,7 +273,7 @@ class S3Storage(Storage):
                 return self._signed.get_object_buffer(key)
             except Unanswered as err:
                 log.debug("reading through boto3: %s", err)
-                self._refused(err)
+                self._refused(err, f"read s3://{self.bucket}/{key}")
         return arrow_copy(self.read_bytes(rel))
 
     def arrow_path(self, rel: str) -> tuple[Any, str]:  # noqa: D102
@@ -300,7 +320,7 @@ class S3Storage(Storage):
                 return
             except Unanswered as err:
                 log.debug("writing through boto3: %s", err)
-                self._refused(err)
+                self._refused(err, f"write s3://{self.bucket}/{key}")
         try:
             self._client.put_object(Bucket=self.bucket, Key=key, Body=data)
         except Exception as err:
@@ -321,26 +341,31 @@ class S3Storage(Storage):
         return failed
 
     def _delete_keys(self, keys: list[str]) -> list[str]:
-        """Delete up to 1,000 keys; retry keys that failed for a retryable reason."""
-        pending = keys
-        for attempt in range(_KEY_RETRIES + 1):
+        """Delete up to 1,000 keys; keys that failed for a retryable reason get more attempts.
+
+        Returns:
+            The keys not deleted: those the store refused, those still failing after the
+            retry policy's attempts, and all of them when the request itself failed.
+        """
+        pending, refused = keys, list[str]()
+        for attempt in range(1, self.retry.max_attempts + 1):
             try:
                 errors = self._delete_request(pending)
-            except Exception as err:  # the whole request failed after botocore's own retries
+            except Exception as err:  # the whole request failed after every attempt
                 log.warning(
                     "cannot delete %d keys in s3://%s: %s",
                     len(pending),
                     self.bucket,
                     error_reason(err),
                 )
-                return pending
+                return refused + pending
             retry = [key for key, code in errors if code in _RETRYABLE_KEY_ERRORS]
-            final = [key for key, code in errors if code not in _RETRYABLE_KEY_ERRORS]
-            if not retry or attempt == _KEY_RETRIES:
-                return final + retry
+            refused += [key for key, code in errors if code not in _RETRYABLE_KEY_ERRORS]
+            if not retry or attempt == self.retry.max_attempts:
+                return refused + retry
             pending = retry
-            time.sleep(min(5.0, 0.1 * 2**attempt) * (0.5 + random.random()))
-        return pending
+            self.retry.wait(attempt)
+        return refused + pending
 
     def _delete_request(self, keys: list[str]) -> list[tuple[str, str]]:
         """One ``DeleteObjects``: signed plain HTTP first, boto3 when it is left unanswered.
@@ -353,7 +378,7 @@ class S3Storage(Storage):
                 return self._signed.delete_objects(keys)
             except Unanswered as err:
                 log.debug("deleting through boto3: %s", err)
-                self._refused(err)
+                self._refused(err, f"delete {len(keys)} keys in s3://{self.bucket}")
         response = self._client.delete_objects(
             Bucket=self.bucket, Delete={"Objects": [{"Key": k} for k in keys], "Quiet": True}
         )

@@ -7,11 +7,14 @@ of ``_delta_log/``, a few GETs and, in a real run, a ``DeleteObjects`` per 1,000
 botocore's signer in the tests), ``http.client``, one connection per thread, pages parsed by
 ``s3_pages.parse_page``.
 
-It handles the successful case only. Any other answer (an error status, a redirect to another
-region, a body it does not know, a failed connection) raises ``Unanswered`` before anything is
-returned, and ``S3Storage`` repeats that request with boto3, which has the retries, the
-redirects and the error messages. Every request it makes may be repeated: reads, and deletes
-of keys (deleting a key that is gone is a success). Other writes go through boto3.
+A request that fails for a transient reason (a failed or broken connection, 500/502/503/504,
+throttling) is sent again as the AWS SDKs' standard retry mode does (``s3_retry``: 3 attempts,
+exponential backoff with full jitter); when every attempt failed so, ``Unanswered`` says so
+(``retried``) and ``S3Storage`` reports the failure (boto3 would only repeat the same
+attempts). Any other answer (an error status, a redirect to another region, a body it does not
+know) raises ``Unanswered`` at once, and ``S3Storage`` repeats that request with boto3, which
+has the redirects and the error messages. Every request it makes may be repeated: reads, whole
+object writes, and deletes of keys (deleting a key that is gone is a success).
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from urllib.parse import quote, urlsplit
 
 from python_ops.storage.base import arrow_copy, read_into_arrow
 from python_ops.storage.s3_pages import parse_page
+from python_ops.storage.s3_retry import RetryPolicy, error_code, transient
 from python_ops.storage.settings import S3Settings
 
 EMPTY_SHA256 = hashlib.sha256(b"").hexdigest()
@@ -44,12 +48,22 @@ class Unanswered(Exception):
         lasting: The store answered so (a status, a page this client cannot parse, a failed
             connection): later requests would fare alike. False for a request this client
             cannot make (a listing parameter it does not know).
+        retried: Every attempt the retry policy allows failed for a transient reason
+            (connection, 5xx, throttling): the request is not to be repeated by another client.
     """
 
-    def __init__(self, reason: str, token: str | None = None, *, lasting: bool = True) -> None:
+    def __init__(
+        self,
+        reason: str,
+        token: str | None = None,
+        *,
+        lasting: bool = True,
+        retried: bool = False,
+    ) -> None:
         super().__init__(reason)
         self.token = token
         self.lasting = lasting
+        self.retried = retried
 
 
 def _uri_encode(text: str, *, keep_slash: bool) -> str:
@@ -132,14 +146,23 @@ class SignedRequests:
         settings: Connection settings with credentials.
         bucket: The bucket.
         count: Called with the operation name (``GetObject``, ``ListObjectsV2``,
-            ``PutObject``, ``DeleteObjects``) per request.
+            ``PutObject``, ``DeleteObjects``) per request (each attempt counts).
+        retry: Attempts and backoff for transient failures (default: the SDKs' standard mode).
 
     HTTPS verifies the server against ``AWS_CA_BUNDLE`` when set (as boto3 does), else against
     the system's certificates; a failed verification is left to boto3 like any failure.
     """
 
-    def __init__(self, settings: S3Settings, bucket: str, *, count: Callable[[str], None]) -> None:
+    def __init__(
+        self,
+        settings: S3Settings,
+        bucket: str,
+        *,
+        count: Callable[[str], None],
+        retry: RetryPolicy | None = None,
+    ) -> None:
         self.settings = settings
+        self.retry = retry or RetryPolicy.standard()
         self.bucket = bucket
         self.region = settings.region or "us-east-1"
         self._count = count
@@ -182,7 +205,7 @@ class SignedRequests:
         *,
         arrow: bool = False,
     ) -> tuple[int, Any]:
-        """One signed request (repeatable: it may be sent twice); (status, body).
+        """One signed request, sent again after a transient failure (``retry``); (status, body).
 
         With ``arrow``, a 200's body with a length is read straight into a ``pyarrow.Buffer``.
         """
@@ -204,13 +227,46 @@ class SignedRequests:
                 f"{_uri_encode(k, keep_slash=False)}={_uri_encode(v, keep_slash=False)}"
                 for k, v in query.items()
             )
+        reason = ""
+        for attempt in range(1, self.retry.max_attempts + 1):
+            if attempt > 1:
+                self.retry.wait(attempt - 1)
+            try:
+                status, answer = self._exchange(method, operation, target, body, headers, arrow)
+            except Unanswered as err:  # no answer (refused, reset, cut short): transient
+                reason = str(err)
+                continue
+            code = error_code(answer) if status != 200 and isinstance(answer, bytes) else ""
+            if not transient(status, code):
+                return status, answer
+            reason = f"{operation}: HTTP {status}" + (f" {code}" if code else "")
+        attempts = self.retry.max_attempts
+        raise Unanswered(f"{reason} ({attempts} attempts)", retried=True)
+
+    def _exchange(
+        self,
+        method: str,
+        operation: str,
+        target: str,
+        body: bytes,
+        headers: Mapping[str, str],
+        arrow: bool,
+    ) -> tuple[int, Any]:
+        """One attempt: the request and its whole answer; (status, body).
+
+        Raises:
+            Unanswered: When no whole answer came (the connection failed, was reset, or the
+                body was cut short).
+        """
         while True:  # twice at most: a retry is on a new connection, never reused
             reused = getattr(self._local, "connection", None) is not None
             connection = self._connection()
             self._count(operation)
+            answered = False
             try:
-                connection.request(method, target, body=body or None, headers=headers)
+                connection.request(method, target, body=body or None, headers=dict(headers))
                 response = connection.getresponse()
+                answered = True
                 length = response.getheader("content-length")
                 if arrow and response.status == 200 and length is not None:
                     answer = read_into_arrow(response, int(length))
@@ -219,9 +275,10 @@ class SignedRequests:
             except (OSError, http.client.HTTPException) as err:
                 connection.close()
                 self._local.connection = None
-                # a kept-alive connection the server closed while idle: once more on a new one
+                # a kept-alive connection the server closed while idle (no answer began): once
+                # more on a new one, not counted as an attempt
                 stale = isinstance(err, ConnectionError | http.client.RemoteDisconnected)
-                if reused and stale:
+                if reused and stale and not answered:
                     continue
                 raise Unanswered(f"{operation}: {type(err).__name__}") from err
             if response.getheader("connection", "").lower() == "close":
@@ -294,10 +351,13 @@ class SignedRequests:
         while True:
             if token is not None:
                 query["continuation-token"] = token
+                # the token holds the position: S3 ignores StartAfter beside it, and S3Proxy
+                # answers 400 InvalidArgument to both together
+                query.pop("start-after", None)
             try:
                 status, body = self._send("GET", "ListObjectsV2", "", query)
             except Unanswered as err:
-                raise Unanswered(str(err), token) from err
+                raise Unanswered(str(err), token, retried=err.retried) from err
             page = parse_page(body) if status == 200 else None
             if page is None:
                 raise Unanswered(f"ListObjectsV2: HTTP {status}", token)

@@ -44,6 +44,11 @@ def moto_endpoint(request: pytest.FixtureRequest) -> None:
 
 
 @pytest.fixture
+def s3proxy_endpoint(request: pytest.FixtureRequest) -> None:
+    _no_engine(request)
+
+
+@pytest.fixture
 def s3(request: pytest.FixtureRequest) -> None:
     _no_engine(request)
 
