@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from python_ops.cli import policy, render
+from python_ops.cli.jars import add_jars_parser, run_jars
 from python_ops.cli.lean_arrow import lean_arrow
 from python_ops.cli.logs import configure_logging
 from python_ops.cli.project import add_project_arguments
@@ -141,7 +142,8 @@ def _parser() -> argparse.ArgumentParser:
     )
     purge.add_argument("--dry-run", action="store_true", help="report the partitions only")
     purge.add_argument("--json", action="store_true", help="print the result as JSON")
-    for command in (vac, logs, opt, maint, health, purge):
+    jars = add_jars_parser(sub)
+    for command in (vac, logs, opt, maint, health, purge, jars):
         _add_logging_flags(command)
     return parser
 
@@ -189,6 +191,8 @@ def _dispatch(args: argparse.Namespace, spark: Any) -> int:
             return _run_optimize(args)
         if args.op == "purge":
             return _run_purge(args)
+        if args.op == "jars":
+            return run_jars(args)
         if args.op == "maintain":
             from python_ops.cli.maintain import run_maintain
 
