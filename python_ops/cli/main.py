@@ -25,6 +25,9 @@ from python_ops.ops.optimize.plan import DEFAULT_MIN_SMALL_FILES
 from python_ops.ops.results import LogCleanupResult, OptimizeResult, VacuumResult, to_dict
 from python_ops.ops.vacuum.mode import MODES
 
+#: The exit code when stdout's reader has gone (128 + SIGPIPE, as a shell reports it).
+EXIT_BROKEN_PIPE = 141
+
 
 def _parser() -> argparse.ArgumentParser:
     # allow_abbrev=False everywhere: an option is only ever its full name (``--mode`` is not
@@ -209,7 +212,8 @@ def run(argv: Sequence[str] | None = None) -> int:
     """``main`` for a process: an unexpected error is one line on stderr, not a traceback.
 
     Named errors (exit 2) and op failures (exit 1) are ``main``'s; anything else is a bug,
-    reported as such with exit 1 (set ``PYTHON_OPS_DEBUG=1`` for the traceback).
+    reported as such with exit 1 (set ``PYTHON_OPS_DEBUG=1`` for the traceback). Output cut
+    short by its reader (``... | head``) ends the command quietly with exit 141.
 
     Args:
         argv: Arguments (default: ``sys.argv[1:]``).
@@ -221,8 +225,16 @@ def run(argv: Sequence[str] | None = None) -> int:
     try:
         if _starts_no_engine(args):
             with lean_arrow():  # see lean_arrow: no pandas, the system allocator
-                return _dispatch(args, None)
-        return _dispatch(args, None)
+                code = _dispatch(args, None)
+        else:
+            code = _dispatch(args, None)
+        sys.stdout.flush()  # a pipe's reader that has gone is found here, not at exit
+        return code
+    except BrokenPipeError:
+        # the reader went away (``... | head``): not an error of ours. What is still buffered
+        # goes nowhere, and the exit code is a shell's for SIGPIPE
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_BROKEN_PIPE
     except Exception as err:
         if os.environ.get("PYTHON_OPS_DEBUG"):
             raise
