@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from python_ops.cli import policy, render
+from python_ops.cli.history_row import recorded_run
 from python_ops.cli.jars import add_jars_parser, run_jars
 from python_ops.cli.lean_arrow import lean_arrow
 from python_ops.cli.logs import configure_logging
@@ -263,18 +264,10 @@ def _run_vacuum(args: Any, spark: Any) -> int:
     if spark is None and wants_spark:
         spark = sail.spark if sail else classic_session()
     try:
-        result: VacuumResult = op_spec("vacuum").invoke(
-            location,
-            spark=spark,
-            model=model.config.model if model else None,
-            dry_run=args.dry_run,
-            partition_filter=args.partition_filter,
-            max_workers=args.workers,
-            cluster_listing=args.cluster_listing,
-            engine="in_process" if args.engine == "in-process" else "spark",
-            **options,
-            **({"inventory": args.inventory} if args.inventory else {}),
-        )
+        with recorded_run(model, "vacuum", dry_run=args.dry_run) as run:
+            run.result = _invoke_vacuum(args, location, model, options, spark)
+            result: VacuumResult = run.result
+            run.parameters = {"retention_hours": result.retention_hours, "mode": result.mode}
     finally:
         if sail:
             sail.stop()
@@ -293,18 +286,39 @@ def _run_vacuum(args: Any, spark: Any) -> int:
     return 1 if result.delete_failures else 0
 
 
+def _invoke_vacuum(
+    args: Any, location: str, model: Any, options: dict[str, Any], spark: Any
+) -> VacuumResult:
+    result: VacuumResult = op_spec("vacuum").invoke(
+        location,
+        spark=spark,
+        model=model.config.model if model else None,
+        dry_run=args.dry_run,
+        partition_filter=args.partition_filter,
+        max_workers=args.workers,
+        cluster_listing=args.cluster_listing,
+        engine="in_process" if args.engine == "in-process" else "spark",
+        **options,
+        **({"inventory": args.inventory} if args.inventory else {}),
+    )
+    return result
+
+
 def _run_cleanup_logs(args: Any) -> int:
     location, model = policy.resolve(args)
     options, model_words = policy.cleanup_logs_options(args, model)
-    result: LogCleanupResult = op_spec("cleanup_logs").invoke(
-        location,
-        spark=None,
-        model=model.config.model if model else None,
-        dry_run=args.dry_run,
-        checkpoint_if_needed=not args.no_checkpoint,
-        force=args.force,
-        **options,
-    )
+    with recorded_run(model, "cleanup_logs", dry_run=args.dry_run) as run:
+        result: LogCleanupResult = op_spec("cleanup_logs").invoke(
+            location,
+            spark=None,
+            model=model.config.model if model else None,
+            dry_run=args.dry_run,
+            checkpoint_if_needed=not args.no_checkpoint,
+            force=args.force,
+            **options,
+        )
+        run.result = result
+        run.parameters = {"retention_days": result.retention_days}
     if args.json:
         print(json.dumps(result.to_dict()))
         return 1 if result.delete_failures else 0
@@ -337,13 +351,19 @@ def _run_optimize(args: Any) -> int:
         snapshot = read_snapshot(location)
         op = Op.ZORDER if options.get("zorder_by") else Op.COMPACTION
         writer, _sql = delta_writer_for(snapshot, op, None, snapshot.location)
-        plan = plan_optimize(location, model=name, writer=writer, snapshot=snapshot, **options)
+        with recorded_run(model, "optimize", dry_run=True) as run:
+            plan = plan_optimize(location, model=name, writer=writer, snapshot=snapshot, **options)
+            run.result = plan
+            run.parameters = {k: v for k, v in options.items() if v is not None}
         print(render.optimize_plan_text(plan))
         return 0
     try:
-        result: OptimizeResult = op_spec("optimize").invoke(
-            location, spark=None, model=name, dry_run=args.dry_run, **options
-        )
+        with recorded_run(model, "optimize", dry_run=args.dry_run) as run:
+            result: OptimizeResult = op_spec("optimize").invoke(
+                location, spark=None, model=name, dry_run=args.dry_run, **options
+            )
+            run.result = result
+            run.parameters = {k: v for k, v in options.items() if v is not None}
     except OptimizeConflictError as err:
         # a conflict is not bad input: report what was committed and left behind, exit 1
         print(f"error: {err}", file=sys.stderr)
