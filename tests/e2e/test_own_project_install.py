@@ -22,7 +22,8 @@ import pytest
 from python_ops.delta_jars import pinned_jars
 from tests.helpers.paths import ROOT
 
-pytestmark = pytest.mark.slow
+# a pip install of the whole stack (pip cache warm: about 3.5 min on an idle 2-core machine)
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(2400)]
 
 PYTHON = shutil.which("python3.11")
 
