@@ -10,4 +10,4 @@ python="${PYTHON:-$root/.venv/bin/python}"
 [ -x "$python" ] || python=python3.11
 # this checkout's python_ops, whatever the environment has installed
 PYTHONPATH="$root${PYTHONPATH:+:$PYTHONPATH}" exec "$python" -m python_ops jars fetch \
-  --dest "${DELTA_JARS_DIR:-$root/jars}" --via "${JARS_FETCH_VIA:-https}" >/dev/null
+  --dest "${DELTA_JARS_DIR:-$root/jars}" --via "${JARS_FETCH_VIA:-https}" --quiet 1>&2

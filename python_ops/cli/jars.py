@@ -44,6 +44,9 @@ def add_jars_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         default=None,
         help=f"Maven repository base URL (default: ${REPOSITORY_ENV}, else {MAVEN_CENTRAL})",
     )
+    jars.add_argument(
+        "--quiet", action="store_true", help="print only the jars fetched (none: nothing)"
+    )
     jars.add_argument("--json", action="store_true", help="print what was done as JSON")
     return jars
 
@@ -69,8 +72,10 @@ def run_jars(args: argparse.Namespace) -> int:
         print(json.dumps([dataclasses.asdict(d) for d in done]))
         return 0
     for jar in done:
+        if args.quiet and not jar.fetched:
+            continue
         how = f"fetched from {jar.source}" if jar.fetched else "already there"
         print(f"{jar.path}: {how}, sha256 {jar.sha256} matches the lock")
-    if dest.resolve() not in [d.resolve() for d in jar_dirs()]:
+    if not args.quiet and dest.resolve() not in [d.resolve() for d in jar_dirs()]:
         print(f"note: sessions look for them in {JARS_ENV}: set {JARS_ENV}={dest}")
     return 0

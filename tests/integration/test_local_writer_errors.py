@@ -3,7 +3,7 @@
 Py4J wraps every Java exception as "An error occurred while calling o46.writeCheckpointFiles.";
 what Delta says went wrong is the Java exception it carries. A real local Delta writer (classic
 Spark with the project's Delta jars, in its child process) is asked to checkpoint a table whose
-latest commit is not JSON.
+log has a gap (commit 1 is missing).
 """
 
 from __future__ import annotations
@@ -23,10 +23,9 @@ pytestmark = [pytest.mark.slow, pytest.mark.classic_spark, pytest.mark.delta_jar
 
 def test_a_failed_checkpoint_names_the_java_exception(tmp_path: Path) -> None:
     table = tmp_path / "events"
-    for batch in range(2):
+    for batch in range(3):
         write_deltalake(str(table), pa.table({"id": pa.array([batch], pa.int64())}), mode="append")
-    commit = table / "_delta_log" / f"{1:020d}.json"
-    commit.write_text(commit.read_text() + "this line is not JSON\n")
+    (table / "_delta_log" / f"{1:020d}.json").unlink()  # a gap: versions 0 and 2 only
     writer = LocalDelta()
     try:
         with pytest.raises(EngineError) as raised:
