@@ -6,7 +6,9 @@
 # plain HTTPS from Maven Central.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-python="${PYTHON:-$root/.venv/bin/python}"
+# the project's environment (bootstrap.sh's PYTHON names the interpreter that creates it, which
+# need not have the package's dependencies)
+python="$root/.venv/bin/python"
 [ -x "$python" ] || python=python3.11
 # this checkout's python_ops, whatever the environment has installed
 PYTHONPATH="$root${PYTHONPATH:+:$PYTHONPATH}" exec "$python" -m python_ops jars fetch \
