@@ -22,7 +22,8 @@ import pytest
 from python_ops.delta_jars import pinned_jars
 from tests.helpers.paths import ROOT
 
-# a pip install of the whole stack (pip cache warm: about 3.5 min on an idle 2-core machine)
+# a pip install of the whole stack, pip cache warm: 214 s at load ~10 and 460 s at load 20-29 on
+# a 2-core machine shared by other test runs (the whole test 560 s there)
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(2400)]
 
 PYTHON = shutil.which("python3.11")
