@@ -38,7 +38,9 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-GOLDEN = ROOT.parent / "shared" / "fixtures" / "golden"
+# the test fixtures' folder (docs/development.md#test-fixtures): SPARKDELTA_FIXTURES, else
+# shared/fixtures beside the checkout
+GOLDEN = Path(os.environ.get("SPARKDELTA_FIXTURES", ROOT.parent / "shared" / "fixtures")) / "golden"
 REPORT = ROOT / "docs" / "compatibility.md"
 AGE_S = 60 * 86_400
 ZORDER = "__zorder_column__"
@@ -369,8 +371,9 @@ def render(outcomes: list[Outcome]) -> str:
         "Written by `scripts/compatibility.py` (and checked by "
         "`tests/integration/test_golden.py`): each CLI op of `python -m python_ops` on a fresh "
         "copy of each of Delta Lake's golden tables (the Spark-written tables of delta-io/delta's "
-        "`connectors/golden-tables`, which the project's machines keep at "
-        "`../shared/fixtures/golden`; `--golden DIR` points the script elsewhere), "
+        "`connectors/golden-tables`, not part of this repository: copy them into a folder and "
+        "pass `--golden DIR`; by default the script reads `golden/` of the test fixtures "
+        "folder, see [development.md](development.md#test-fixtures)), "
         "with every file aged 60 days so that VACUUM (retention 0) and log cleanup (30 days) "
         "have work. After each destructive op the script checks that every file the table "
         "referenced still exists, nothing outside the table root changed, log cleanup left the "

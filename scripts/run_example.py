@@ -45,7 +45,10 @@ WHAT_NEXT = (  # what to try after the demo, each from the project directory
         f".venv/bin/python -m python_ops vacuum --model fct_orders --dry-run {PROFILES}",
     ),
     ("the history of every op", f'.venv/bin/dbt show {PROFILES} --inline "{HISTORY}"'),
-    ("tune a model", "maintenance_* in its config() or dbt_project.yml (README, config table)"),
+    (
+        "tune a model",
+        'maintenance_* in its config() or dbt_project.yml (README, "Turn it on")',
+    ),
 )
 Snapshot = dict[str, tuple[int, int, int, int]]  # model: (files, live bytes, disk bytes, logs)
 
@@ -179,7 +182,7 @@ def main() -> None:
         f"\nfirst dbt build {build_s:.1f} s; {len(batches)} batch loads {batches_s:.1f} s; "
         f"final build {final_s:.1f} s; maintain_all {maintain_s:.1f} s; total {total_s:.1f} s"
     )
-    print('\n== what next (from this directory; README, "Automatic maintenance ...")')
+    print('\n== what next (from this directory; README, "Run-operations and commands")')
     for what, how in WHAT_NEXT:
         print(f"  {what + ':':<31} {how}")
     print(f"  {'the tables themselves:':<31} {warehouse}/")

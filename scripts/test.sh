@@ -6,7 +6,7 @@
 # representative subset below, to keep CI short), =none skips that run.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-"$root/scripts/bootstrap.sh"
+"$root/scripts/bootstrap.sh" dev
 cd "$root"
 .venv/bin/ruff check .
 .venv/bin/ruff format --check .

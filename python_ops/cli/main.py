@@ -11,6 +11,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from python_ops.cli import policy, render
+from python_ops.cli.history_row import recorded_run
+from python_ops.cli.jars import add_jars_parser, run_jars
 from python_ops.cli.lean_arrow import lean_arrow
 from python_ops.cli.logs import configure_logging
 from python_ops.cli.project import add_project_arguments
@@ -23,6 +25,9 @@ from python_ops.ops.health import table_health
 from python_ops.ops.optimize.plan import DEFAULT_MIN_SMALL_FILES
 from python_ops.ops.results import LogCleanupResult, OptimizeResult, VacuumResult, to_dict
 from python_ops.ops.vacuum.mode import MODES
+
+#: The exit code when stdout's reader has gone (128 + SIGPIPE, as a shell reports it).
+EXIT_BROKEN_PIPE = 141
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -141,7 +146,8 @@ def _parser() -> argparse.ArgumentParser:
     )
     purge.add_argument("--dry-run", action="store_true", help="report the partitions only")
     purge.add_argument("--json", action="store_true", help="print the result as JSON")
-    for command in (vac, logs, opt, maint, health, purge):
+    jars = add_jars_parser(sub)
+    for command in (vac, logs, opt, maint, health, purge, jars):
         _add_logging_flags(command)
     return parser
 
@@ -189,6 +195,8 @@ def _dispatch(args: argparse.Namespace, spark: Any) -> int:
             return _run_optimize(args)
         if args.op == "purge":
             return _run_purge(args)
+        if args.op == "jars":
+            return run_jars(args)
         if args.op == "maintain":
             from python_ops.cli.maintain import run_maintain
 
@@ -208,7 +216,8 @@ def run(argv: Sequence[str] | None = None) -> int:
     """``main`` for a process: an unexpected error is one line on stderr, not a traceback.
 
     Named errors (exit 2) and op failures (exit 1) are ``main``'s; anything else is a bug,
-    reported as such with exit 1 (set ``PYTHON_OPS_DEBUG=1`` for the traceback).
+    reported as such with exit 1 (set ``PYTHON_OPS_DEBUG=1`` for the traceback). Output cut
+    short by its reader (``... | head``) ends the command quietly with exit 141.
 
     Args:
         argv: Arguments (default: ``sys.argv[1:]``).
@@ -220,8 +229,16 @@ def run(argv: Sequence[str] | None = None) -> int:
     try:
         if _starts_no_engine(args):
             with lean_arrow():  # see lean_arrow: no pandas, the system allocator
-                return _dispatch(args, None)
-        return _dispatch(args, None)
+                code = _dispatch(args, None)
+        else:
+            code = _dispatch(args, None)
+        sys.stdout.flush()  # a pipe's reader that has gone is found here, not at exit
+        return code
+    except BrokenPipeError:
+        # the reader went away (``... | head``): not an error of ours. What is still buffered
+        # goes nowhere, and the exit code is a shell's for SIGPIPE
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_BROKEN_PIPE
     except Exception as err:
         if os.environ.get("PYTHON_OPS_DEBUG"):
             raise
@@ -250,18 +267,10 @@ def _run_vacuum(args: Any, spark: Any) -> int:
     if spark is None and wants_spark:
         spark = sail.spark if sail else classic_session()
     try:
-        result: VacuumResult = op_spec("vacuum").invoke(
-            location,
-            spark=spark,
-            model=model.config.model if model else None,
-            dry_run=args.dry_run,
-            partition_filter=args.partition_filter,
-            max_workers=args.workers,
-            cluster_listing=args.cluster_listing,
-            engine="in_process" if args.engine == "in-process" else "spark",
-            **options,
-            **({"inventory": args.inventory} if args.inventory else {}),
-        )
+        with recorded_run(model, "vacuum", dry_run=args.dry_run) as run:
+            run.result = _invoke_vacuum(args, location, model, options, spark)
+            result: VacuumResult = run.result
+            run.parameters = {"retention_hours": result.retention_hours, "mode": result.mode}
     finally:
         if sail:
             sail.stop()
@@ -280,18 +289,39 @@ def _run_vacuum(args: Any, spark: Any) -> int:
     return 1 if result.delete_failures else 0
 
 
+def _invoke_vacuum(
+    args: Any, location: str, model: Any, options: dict[str, Any], spark: Any
+) -> VacuumResult:
+    result: VacuumResult = op_spec("vacuum").invoke(
+        location,
+        spark=spark,
+        model=model.config.model if model else None,
+        dry_run=args.dry_run,
+        partition_filter=args.partition_filter,
+        max_workers=args.workers,
+        cluster_listing=args.cluster_listing,
+        engine="in_process" if args.engine == "in-process" else "spark",
+        **options,
+        **({"inventory": args.inventory} if args.inventory else {}),
+    )
+    return result
+
+
 def _run_cleanup_logs(args: Any) -> int:
     location, model = policy.resolve(args)
     options, model_words = policy.cleanup_logs_options(args, model)
-    result: LogCleanupResult = op_spec("cleanup_logs").invoke(
-        location,
-        spark=None,
-        model=model.config.model if model else None,
-        dry_run=args.dry_run,
-        checkpoint_if_needed=not args.no_checkpoint,
-        force=args.force,
-        **options,
-    )
+    with recorded_run(model, "cleanup_logs", dry_run=args.dry_run) as run:
+        result: LogCleanupResult = op_spec("cleanup_logs").invoke(
+            location,
+            spark=None,
+            model=model.config.model if model else None,
+            dry_run=args.dry_run,
+            checkpoint_if_needed=not args.no_checkpoint,
+            force=args.force,
+            **options,
+        )
+        run.result = result
+        run.parameters = {"retention_days": result.retention_days}
     if args.json:
         print(json.dumps(result.to_dict()))
         return 1 if result.delete_failures else 0
@@ -324,13 +354,19 @@ def _run_optimize(args: Any) -> int:
         snapshot = read_snapshot(location)
         op = Op.ZORDER if options.get("zorder_by") else Op.COMPACTION
         writer, _sql = delta_writer_for(snapshot, op, None, snapshot.location)
-        plan = plan_optimize(location, model=name, writer=writer, snapshot=snapshot, **options)
+        with recorded_run(model, "optimize", dry_run=True) as run:
+            plan = plan_optimize(location, model=name, writer=writer, snapshot=snapshot, **options)
+            run.result = plan
+            run.parameters = {k: v for k, v in options.items() if v is not None}
         print(render.optimize_plan_text(plan))
         return 0
     try:
-        result: OptimizeResult = op_spec("optimize").invoke(
-            location, spark=None, model=name, dry_run=args.dry_run, **options
-        )
+        with recorded_run(model, "optimize", dry_run=args.dry_run) as run:
+            result: OptimizeResult = op_spec("optimize").invoke(
+                location, spark=None, model=name, dry_run=args.dry_run, **options
+            )
+            run.result = result
+            run.parameters = {k: v for k, v in options.items() if v is not None}
     except OptimizeConflictError as err:
         # a conflict is not bad input: report what was committed and left behind, exit 1
         print(f"error: {err}", file=sys.stderr)

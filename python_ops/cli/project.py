@@ -17,7 +17,11 @@ from typing import Any
 from python_ops.errors import ConfigError
 from python_ops.maintenance.config import MaintenanceConfig, parse_config
 from python_ops.maintenance.dbt_profile import DEFAULT_WAREHOUSE, read_profile_target
-from python_ops.maintenance.locations import journal_tables, placed_location
+from python_ops.maintenance.locations import (
+    default_history_location,
+    journal_tables,
+    placed_location,
+)
 from python_ops.maintenance.targets import (
     MAINTAINED,
     load_manifest,
@@ -159,11 +163,14 @@ class ModelPolicy:
         config: The model's maintenance config, as dbt resolved it.
         location: Where its table is.
         places: How the location was found.
+        history_location: The project's maintenance history table (where ``maintain`` and
+            the run-operations record their runs).
     """
 
     config: MaintenanceConfig
     location: str
     places: Places
+    history_location: str
 
 
 def model_policy(args: Any) -> ModelPolicy:
@@ -198,4 +205,5 @@ def model_policy(args: Any) -> ModelPolicy:
             "only table and incremental models have a Delta table to maintain.",
         )
     config = parse_config(args.model, node_config(node))
-    return ModelPolicy(config, node_location(node, places), places)
+    history = default_history_location(places.warehouse, models, location_root=places.location_root)
+    return ModelPolicy(config, node_location(node, places), places, history)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from python_ops.maintenance.wording import files_text as files
 from python_ops.maintenance.wording import size_text as format_bytes
+from python_ops.maintenance.wording import target_size_text
 from python_ops.ops.optimize.plan import OptimizePlan
 from python_ops.ops.results import LogCleanupResult, OptimizeResult, TableHealth, VacuumResult
 
@@ -119,7 +120,7 @@ def optimize_plan_text(plan: OptimizePlan) -> str:
     kind = f"Z-order by {', '.join(plan.zorder_by)}" if plan.zorder_by else "compaction"
     lines = [
         f"optimize {plan.location} at version {plan.version}: {kind}, target "
-        f"{format_bytes(plan.target_size_bytes)} ({plan.target_source}), scope {plan.scope}"
+        f"{target_size_text(plan.target_size_bytes)} ({plan.target_source}), scope {plan.scope}"
         + (f" since version {plan.since_version}" if plan.since_version is not None else "")
     ]
     for p in plan.work:

@@ -27,7 +27,7 @@ import threading
 import time
 from typing import IO, Any
 
-from python_ops.delta_jars import find_delta_jars
+from python_ops.delta_jars import find_delta_jars, missing_jars_hint
 from python_ops.errors import EngineError
 from python_ops.spark_sessions import DeltaSql, Rows
 
@@ -51,10 +51,7 @@ def unavailable_reason() -> str | None:
     if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
         return "Java is not installed (no java on PATH, JAVA_HOME unset)"
     if find_delta_jars() is None:
-        return (
-            "the Delta Lake jars are missing (run scripts/fetch_delta_jars.sh or set "
-            "SPARKDELTA_DELTA_JARS)"
-        )
+        return f"the Delta Lake jars are missing ({missing_jars_hint()})"
     return None
 
 

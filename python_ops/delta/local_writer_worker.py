@@ -8,6 +8,7 @@ Reads one JSON request per line on stdin and answers one JSON line on the origin
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
@@ -44,6 +45,40 @@ def _checkpoint(spark: Any, path: str) -> int:
     return int(snapshot.version())
 
 
+def _java_text(java: Any) -> str:
+    """``Class: message`` of a Java exception, and of its root cause when that differs."""
+    text = str(java.toString())
+    cause, seen = java.getCause(), 0
+    root = None
+    while cause is not None and seen < 20:  # a cycle-safe walk to the root cause
+        root, cause, seen = cause, cause.getCause(), seen + 1
+    if root is not None and str(root.toString()) not in text:
+        text += f" (caused by {root.toString()})"
+    return text
+
+
+def error_text(err: BaseException) -> str:
+    """What a failed request answers: the Java exception's own words, not only Py4J's wrapper.
+
+    Py4J's ``Py4JJavaError`` reads "An error occurred while calling o46.writeCheckpointFiles."
+    on its first line; the reason Delta gives is the Java exception it carries
+    (``java_exception``), e.g. ``java.lang.IllegalStateException: ...``.
+
+    Args:
+        err: The exception a request raised.
+
+    Returns:
+        One line (at most 2,000 characters).
+    """
+    lines = str(err).strip().splitlines()
+    text = lines[0] if lines else type(err).__name__
+    java = getattr(err, "java_exception", None)
+    if java is not None:
+        with contextlib.suppress(Exception):  # the JVM is gone: the wrapper's words remain
+            text = f"{text.rstrip('.')}: {_java_text(java)}"
+    return " ".join(text.split())[:2000]
+
+
 def _handle(spark: Any, request: dict[str, Any]) -> Any:
     op = request.get("op")
     if op == "ping":
@@ -74,8 +109,7 @@ def main() -> None:
             try:
                 answer = {"result": _handle(spark, json.loads(line))}
             except Exception as err:  # every failure is answered, the worker keeps serving
-                text = str(err).strip().splitlines()
-                answer = {"error": text[0][:2000] if text else type(err).__name__}
+                answer = {"error": error_text(err)}
             answers.write(json.dumps(answer, default=str) + "\n")
             answers.flush()
     finally:

@@ -71,14 +71,21 @@ REBUILT_MIN_FILES = 50
 
 
 def _written_whole_by_last_commit(target: ModelTarget, snapshot: Snapshot) -> bool:
-    """Whether the snapshot's own commit added every live file (the build replaced the table)."""
+    """Whether the snapshot's own commit added every live file (the build replaced the table).
+
+    A commit whose files are all ``dataChange: false`` (OPTIMIZE, REORG: the same rows
+    rewritten) is no build, even when it left every live file.
+    """
     if not snapshot.files:
         return False
     try:
         actions = commit_actions(open_storage(target.location), snapshot.version)
     except (MaintenanceError, OSError):  # the commit is gone (cleaned up): not known
         return False
-    added = {a["add"].get("path") for a in actions if isinstance(a.get("add"), dict)}
+    adds = [a["add"] for a in actions if isinstance(a.get("add"), dict)]
+    if adds and all(add.get("dataChange") is False for add in adds):
+        return False  # a rewrite of the same rows (OPTIMIZE, REORG, ...): no build wrote it
+    added = {add.get("path") for add in adds}
     # a file re-added with a deletion vector (DELETE, UPDATE) is removed in the same commit:
     # its data was not rewritten
     added -= {a["remove"].get("path") for a in actions if isinstance(a.get("remove"), dict)}

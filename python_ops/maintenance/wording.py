@@ -29,6 +29,18 @@ def size_text(size_bytes: int | float) -> str:
     return f"{size:.{digits}f} {_UNITS[unit]}"
 
 
+def target_size_text(size_bytes: int) -> str:
+    """A target file size as configured: ``100 MiB`` for whole MiB, else ``size_text``.
+
+    Targets are powers of two in Delta and in the docs (100 MiB, 1 GiB); in decimal units
+    100 MiB would read ``105 MB``.
+    """
+    for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20)):
+        if size_bytes > 0 and size_bytes % scale == 0:
+            return f"{size_bytes // scale} {unit}"
+    return size_text(size_bytes)
+
+
 def files_text(count: int, size_bytes: int, noun: str = "file") -> str:
     """``3 files (1.20 MB)``; ``1 file (512 B)``."""
     plural = noun if count == 1 else f"{noun}s"
@@ -47,7 +59,7 @@ def did_text(
     """What one op did (or would do, for a dry run), with files and bytes.
 
     Args:
-        op: ``vacuum``, ``optimize`` or ``cleanup_logs``.
+        op: ``vacuum``, ``optimize``, ``purge`` or ``cleanup_logs``.
         dry_run: The op only reported.
         files_removed: Files deleted or removed from the table (or that would be).
         bytes_removed: Their bytes.
@@ -58,7 +70,7 @@ def did_text(
         E.g. ``would delete 12 files (4.56 MB)`` or ``rewrote 8 files (1.20 MB) into 2 files
         (1.10 MB)``.
     """
-    if op == "optimize":
+    if op in ("optimize", "purge"):  # both rewrite files; nothing is deleted from storage
         removed = files_text(files_removed, bytes_removed)
         if dry_run:
             return f"would rewrite {removed}"

@@ -20,7 +20,7 @@ import logging
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import replace
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from python_ops.delta.checkpoint_reader import checkpoint_sidecars, last_checkpoint_version
@@ -309,6 +309,11 @@ def _cleanup(
                 first,
             )
             files = list_log(storage)
+    if last is None and not _expired_commits(files, cutoff):
+        return result(  # no checkpoint was needed: the cause is the age of the commits
+            skipped_reason=_nothing_expired_reason(cutoff, retention.days),
+            oldest_version_kept=_oldest_readable(files),
+        )
     if last is None:
         reason = f"no {LAST_CHECKPOINT}: Delta deletes nothing without it"
         return result(
@@ -455,11 +460,25 @@ def _planned_checkpoint(version: int, now_ms: int) -> LogFile:
     )
 
 
-def _needs_checkpoint(files: list[LogFile], last_checkpoint: int | None, cutoff_ms: int) -> bool:
-    """True when expired commits lie after the newest complete checkpoint, or it has none."""
+def _expired_commits(files: list[LogFile], cutoff_ms: int) -> list[int]:
+    """Versions of the commits at or before the cutoff (by Delta's adjusted times)."""
     commits = sorted((f for f in files if f.kind is LogFileKind.COMMIT), key=lambda f: f.name)
     times = monotonic_times(commits)
-    expired = [f.version or 0 for f, t in zip(commits, times, strict=True) if t <= cutoff_ms]
+    return [f.version or 0 for f, t in zip(commits, times, strict=True) if t <= cutoff_ms]
+
+
+def _nothing_expired_reason(cutoff_ms: int, retention_days: float) -> str:
+    day = datetime.fromtimestamp(cutoff_ms / 1000, tz=UTC).strftime("%Y-%m-%d %H:%M")
+    return (
+        f"nothing expired: every commit is younger than the cutoff {day} UTC (the "
+        f"{retention_days:g}-day retention counted back from now, then to midnight UTC, as "
+        "Delta does)"
+    )
+
+
+def _needs_checkpoint(files: list[LogFile], last_checkpoint: int | None, cutoff_ms: int) -> bool:
+    """True when expired commits lie after the newest complete checkpoint, or it has none."""
+    expired = _expired_commits(files, cutoff_ms)
     if not expired:
         return False
     checkpoints = complete_checkpoints(files)

@@ -231,3 +231,35 @@ def test_path_commands_apply_a_models_policy_with_model(project: Path) -> None:
     off = python_ops(project, "vacuum", "--model", "dim_products", "--project-dir", str(project))
     assert off.returncode == 2
     assert "model 'dim_products': setting 'maintenance_enabled' has bad value False" in off.stderr
+
+
+def test_path_commands_with_model_write_a_history_row_each(project: Path) -> None:
+    from python_ops.maintenance.history import HistoryStore
+
+    table = project / "wh" / "shop" / "fct_orders"
+    history = HistoryStore(str(project / "wh" / "shop" / "maintenance_history"))
+    seen = {(r.invocation_id, r.op) for r in history.records()}
+    model = ("--model", "fct_orders", "--project-dir", str(project))
+    for command in (
+        ("vacuum", *model, "--dry-run"),
+        ("optimize", *model, "--dry-run"),
+        ("cleanup-logs", *model, "--dry-run", "--json"),
+    ):
+        done = python_ops(project, *command)
+        assert done.returncode == 0, done.stderr
+    rows = sorted(
+        (r for r in history.records() if (r.invocation_id, r.op) not in seen),
+        key=lambda r: r.started_at,
+    )
+    assert [(r.op, r.model, r.dry_run, r.status) for r in rows] == [
+        ("vacuum", "fct_orders", True, "succeeded"),
+        ("optimize", "fct_orders", True, "succeeded"),
+        ("cleanup_logs", "fct_orders", True, "succeeded"),
+    ]
+    assert all(r.invocation_id.startswith("cli-") for r in rows)
+    assert all(r.table_location.rstrip("/").endswith("shop/fct_orders") for r in rows)
+    assert json.loads(rows[0].parameters)["retention_hours"] == 336
+
+    # a path command without --model knows no project: it records nothing
+    assert python_ops(project, "vacuum", str(table), "--dry-run").returncode == 0
+    assert len(history.records()) == len(seen) + 3

@@ -75,3 +75,30 @@ def test_a_snapshot_is_maintained_by_the_post_hook_and_the_run_operations(
         r.model == "customers_snapshot" and r.op == "vacuum" and r.dry_run
         for r in HistoryStore(str(warehouse / "shop" / "maintenance_history")).records()
     )
+
+
+def _log_version(table: Path) -> int:
+    return max(int(p.name[:20]) for p in (table / "_delta_log").glob("*.json"))
+
+
+def test_a_misspelt_key_under_snapshots_stops_the_snapshot_before_it_writes(
+    project: Path, dbt: Dbt
+) -> None:
+    (project / "snapshots").mkdir()
+    (project / "snapshots" / "customers_snapshot.sql").write_text(SNAPSHOT)
+    with (project / "dbt_project.yml").open("a") as handle:
+        handle.write(SNAPSHOT_CONFIG)
+    assert dbt(project, "run", "--select", "landing_customers").success
+    assert dbt(project, "snapshot", batch=0).success
+    table = project.parent / "warehouse" / "shop" / "customers_snapshot"
+    version = _log_version(table)
+
+    with (project / "dbt_project.yml").open("a") as handle:  # under snapshots: shop_lakehouse:
+        handle.write("    +maintenance_vacum_retention_hours: 336\n")
+    misspelt = dbt(project, "snapshot", batch=1)  # batch 1 changes every name: a MERGE is due
+    assert not misspelt.success
+    message = misspelt.result.results[0].message
+    assert "'maintenance_vacum_retention_hours' has bad value 336" in message
+    assert "Did you mean 'maintenance_vacuum_retention_hours'?" in message
+    assert "The snapshot was not built: its table is unchanged" in message
+    assert _log_version(table) == version  # refused before its MERGE, not after

@@ -1,7 +1,7 @@
 """S3Proxy, a real S3 API server (Java, Maven Central ``org.gaul:s3proxy``), on 127.0.0.1.
 
-The jar (``jar-with-dependencies``, pinned in ``scripts/delta-jars.lock``) is fetched into
-``jars/`` by ``scripts/fetch_delta_jars.sh``, which the README's test command runs.
+The jar (``jar-with-dependencies``, pinned in ``scripts/test-jars.lock``) is fetched into
+``jars/`` by ``scripts/fetch_test_jars.sh``, which the README's test command runs.
 ``S3PROXY_JAR`` names another copy. The server keeps its objects in memory (``transient-nio2``
 backend) and checks AWS Signature V2/V4 with the test credentials every client here uses.
 
@@ -63,13 +63,13 @@ def start_s3proxy(
         heap: The JVM's maximum heap.
 
     Raises:
-        FileNotFoundError: When the jar is not there (run ``scripts/fetch_delta_jars.sh``).
+        FileNotFoundError: When the jar is not there (run ``scripts/fetch_test_jars.sh``).
         RuntimeError: When it does not answer within 30 s.
     """
     jar = s3proxy_jar()
     if not jar.is_file():
         raise FileNotFoundError(
-            f"{jar} is missing: scripts/fetch_delta_jars.sh fetches {S3PROXY_COORDINATE}"
+            f"{jar} is missing: scripts/fetch_test_jars.sh fetches {S3PROXY_COORDINATE}"
         )
     port = free_port()
     endpoint = f"http://127.0.0.1:{port}"

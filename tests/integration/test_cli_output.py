@@ -80,7 +80,7 @@ def test_cleanup_logs_and_optimize_dry_runs_say_would(fixture_table, sail_spark)
     )
     assert code == 0, err
     assert re.search(r"would rewrite \d+ of \d+ files into 1 bin\(s\), [\d.]+ KB", out), out
-    assert "target 105 MB (engine default)" in out  # 100 MiB, scaled
+    assert "target 100 MiB (engine default)" in out  # as the docs give it, not "105 MB"
     assert "would be rewritten" in out
     assert out.rstrip().endswith("dry run: nothing was deleted or written")
 

@@ -35,7 +35,11 @@ def _materialization(text: str) -> list[str]:
 
 @pytest.mark.parametrize(
     ("ours", "theirs"),
-    [("table.sql", "table.sql"), ("incremental.sql", "incremental/incremental.sql")],
+    [
+        ("table.sql", "table.sql"),
+        ("incremental.sql", "incremental/incremental.sql"),
+        ("snapshot.sql", "snapshot.sql"),
+    ],
 )
 def test_copy_is_dbt_spark_s_materialization_plus_the_config_check(ours: str, theirs: str) -> None:
     copy = _materialization((OURS / ours).read_text())

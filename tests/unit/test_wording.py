@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from python_ops.maintenance.wording import did_text, files_text, size_text
+from python_ops.maintenance.wording import did_text, files_text, size_text, target_size_text
 
 
 @pytest.mark.parametrize(
@@ -48,3 +48,19 @@ def test_a_threshold_reads_as_it_was_set() -> None:
 
     assert threshold_text(32 * 1024 * 1024) == "32 MiB"  # the default, not "33.6 MB"
     assert threshold_text(100_000_000) == "100 MB"
+
+
+def test_a_purge_says_it_rewrote_files_not_that_it_deleted_them() -> None:
+    counts = {"files_removed": 1, "bytes_removed": 2_000, "files_added": 1, "bytes_added": 1_500}
+    assert did_text("purge", dry_run=False, **counts) == (
+        "rewrote 1 file (2.00 KB) into 1 file (1.50 KB)"
+    )
+    assert did_text("purge", dry_run=True, **counts) == "would rewrite 1 file (2.00 KB)"
+
+
+@pytest.mark.parametrize(
+    ("size", "text"),
+    [(100 * 2**20, "100 MiB"), (2**30, "1 GiB"), (128 * 2**20, "128 MiB"), (128_000_000, "128 MB")],
+)
+def test_a_target_size_reads_as_the_docs_give_it(size: int, text: str) -> None:
+    assert target_size_text(size) == text

@@ -22,7 +22,7 @@ from python_ops.maintenance.config import MaintenanceConfig, parse_config
 from python_ops.maintenance.targets import MAINTAINED, node_config
 from python_ops.ops.vacuum.retention import checked_retention
 
-_FIX = "Fix the setting in the model's config() or in dbt_project.yml."
+_FIX = "Fix the setting in its config() or in dbt_project.yml."
 
 
 def _table_properties(model: Any, config: Mapping[str, Any], locator: TableLocator) -> Any:
@@ -78,6 +78,7 @@ def check_before_build(model: Any, locator: TableLocator) -> None:
         maintenance = parse_config(name, config)
         _check_retention(maintenance, model, config, locator)
     except MaintenanceError as err:
+        kind = "snapshot" if _get(model, "resource_type") == "snapshot" else "model"
         raise DbtRuntimeError(
-            f"{err} The model was not built: its table is unchanged. {_FIX}"
+            f"{err} The {kind} was not built: its table is unchanged. {_FIX}"
         ) from err

@@ -5,7 +5,7 @@ ids* by rank (equal values share an id, nulls come last) and the ids' bits are i
 columns with very different value ranges or byte widths contribute equally to the key.
 delta-rs interleaves the raw bytes of the values instead; on an integer key whose high bytes
 never change beside a timestamp whose high bytes do, that key is a sort on the timestamp and
-gives no data skipping at all on the integer (DESIGN.md, measured).
+gives no data skipping at all on the integer (docs/design.md, measured).
 
 The commit still goes through delta-rs's transaction API (``create_write_transaction``) planned
 on the snapshot version the plan read, so delta-rs's conflict checker runs exactly as for its

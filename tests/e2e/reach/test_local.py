@@ -72,7 +72,7 @@ def test_missing_jars_say_how_to_fetch_them(
     from dbt.adapters.sparkdelta.engines import get_engine
 
     monkeypatch.setenv("SPARKDELTA_DELTA_JARS", str(tmp_path / "no-jars-here"))
-    with pytest.raises(EngineError, match=r"Run scripts/fetch_delta_jars\.sh"):
+    with pytest.raises(EngineError, match=r"run `python -m python_ops jars fetch`"):
         get_engine(mode="local", warehouse=str(tmp_path / "warehouse"), connect_url=None)
 
 

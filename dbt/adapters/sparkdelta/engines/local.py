@@ -44,6 +44,31 @@ def local_session_conf(warehouse: str, jars: list[str]) -> dict[str, str]:
     }
 
 
+#: Log4j levels the local session sets for Hive's loggers as it starts. A Delta table is not a
+#: Hive table: its rebuild makes Hive's metastore refuse the schema change (an ERROR with a
+#: stack trace of about 140 lines from ``HiveAlterHandler``, and the same trace again in
+#: ``HiveExternalCatalog``'s WARN) before Spark stores the table in its own format, as it
+#: should; and the metastore warns about settings it does not know. None of it is anything a
+#: dbt user can act on, so it stays out of dbt's console. Every other logger keeps Spark's
+#: levels (or those of the user's own ``log4j2.properties``).
+QUIET_LOGGERS = {
+    "org.apache.hadoop.hive.metastore.HiveAlterHandler": "OFF",
+    "org.apache.spark.sql.hive.HiveExternalCatalog": "ERROR",
+    "org.apache.hadoop.hive.conf.HiveConf": "ERROR",
+    "org.apache.hadoop.hive.ql.session.SessionState": "ERROR",
+    "org.apache.hadoop.hive.metastore.ObjectStore": "ERROR",
+}
+
+
+def quiet_hive_logs(spark: Any) -> None:
+    """Set ``QUIET_LOGGERS``' levels in the session's JVM (log4j 2's ``Configurator``)."""
+    jvm = spark._jvm
+    level = jvm.org.apache.logging.log4j.Level
+    configurator = jvm.org.apache.logging.log4j.core.config.Configurator
+    for name, value in QUIET_LOGGERS.items():
+        configurator.setLevel(name, level.toLevel(value))
+
+
 def _uses_spark_connect() -> bool:
     """Whether PySpark in this process is switched to Spark Connect (classic Spark is then out)."""
     return bool(os.environ.get("SPARK_CONNECT_MODE_ENABLED") or os.environ.get("SPARK_REMOTE"))
@@ -107,6 +132,7 @@ class LocalEngine(Engine):
             for key, value in conf.items():
                 builder = builder.config(key, value)
             self._spark = builder.enableHiveSupport().getOrCreate()
+            quiet_hive_logs(self._spark)  # before the first statement reaches the metastore
         except Exception as err:  # py4j and pyspark raise many types while starting
             raise EngineError(
                 f"cannot start the local Spark with Delta (warehouse {self.warehouse}): {err}"
