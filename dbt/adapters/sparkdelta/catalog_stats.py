@@ -19,9 +19,13 @@ from dbt_common.exceptions import DbtRuntimeError
 from dbt.adapters.sparkdelta import maintenance_events
 from dbt.adapters.sparkdelta.maintenance_bridge import MaintenanceBridge
 from python_ops.errors import MaintenanceError
-from python_ops.maintenance.report import report_rows
-from python_ops.maintenance.targets import MAINTAINED, RESOURCE_TYPES, node_config
-from python_ops.maintenance.wording import size_text
+from python_ops.maintenance import (
+    MAINTAINED,
+    RESOURCE_TYPES,
+    node_config,
+    report_rows,
+    size_text,
+)
 
 # (stat id, label, description, how to show the report row's value)
 _STATS: tuple[tuple[str, str, str, Any], ...] = (

@@ -18,8 +18,7 @@ from dbt_common.exceptions import DbtRuntimeError
 
 from dbt.adapters.sparkdelta import maintenance_events
 from python_ops.errors import MaintenanceError
-from python_ops.maintenance.config import parse_config
-from python_ops.maintenance.targets import node_config
+from python_ops.maintenance import node_config, parse_config
 
 
 def _name(model: Any) -> str:

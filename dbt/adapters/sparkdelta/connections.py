@@ -26,7 +26,7 @@ from dbt.adapters.sparkdelta.profile_checks import (
     ignored_connect_url,
 )
 from python_ops.errors import MaintenanceError
-from python_ops.maintenance.dbt_profile import embedded_warehouse
+from python_ops.maintenance import embedded_warehouse
 
 logger = AdapterLogger("SparkDelta")
 ADAPTER_TYPE = "sparkdelta"

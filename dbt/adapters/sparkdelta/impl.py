@@ -18,8 +18,6 @@ from dbt.adapters.base.relation import BaseRelation
 from dbt.adapters.spark.column import SparkColumn
 from dbt.adapters.spark.impl import SparkConfig
 from dbt_common.exceptions import DbtRuntimeError
-from deltalake import DeltaTable, Field
-from deltalake.schema import PrimitiveType
 
 from dbt.adapters.sparkdelta import incremental
 from dbt.adapters.sparkdelta.catalog_stats import CatalogStats
@@ -28,10 +26,15 @@ from dbt.adapters.sparkdelta.connections import SparkDeltaConnectionManager
 from dbt.adapters.sparkdelta.engines import EmbeddedEngine
 from dbt.adapters.sparkdelta.incremental import string_literal
 from dbt.adapters.sparkdelta.python_models import SessionPythonJobHelper
-from python_ops.delta.snapshot import read_snapshot
 from python_ops.errors import TableNotFoundError
-from python_ops.maintenance.config import KEYS
-from python_ops.storage import delta_storage_options, open_storage
+from python_ops.maintenance import (
+    KEYS,
+    TableDocs,
+    add_nullable_columns,
+    open_storage,
+    read_snapshot,
+    set_comments,
+)
 
 log = logging.getLogger(__name__)
 
@@ -57,18 +60,17 @@ def spark_type_name(delta_type: Any) -> str:
     return json.dumps(delta_type)
 
 
-def registration_ddl(table: DeltaTable) -> dict[str, str | None]:
+def registration_ddl(docs: TableDocs) -> dict[str, str | None]:
     """Column list and comment to register a Delta table with, so the catalog shows its docs.
 
     Sail's catalog shows the columns (and comments) a table was registered with. For a
     partitioned table no column list is given (Sail refused one whose partition column types
     differed in representation); its columns are then read from the log.
     """
-    metadata = table.metadata()
-    if metadata.partition_columns:
-        return {"columns": None, "comment": metadata.description}
+    if docs.partition_columns:
+        return {"columns": None, "comment": docs.description}
     columns = []
-    for field in json.loads(table.schema().to_json())["fields"]:
+    for field in docs.fields:
         column = f"`{field['name']}` {spark_type_name(field['type'])}"
         if not field.get("nullable", True):
             column += " not null"
@@ -76,7 +78,7 @@ def registration_ddl(table: DeltaTable) -> dict[str, str | None]:
         if comment:
             column += f" comment {string_literal(str(comment))}"
         columns.append(column)
-    return {"columns": ", ".join(columns), "comment": metadata.description}
+    return {"columns": ", ".join(columns), "comment": docs.description}
 
 
 # dbt-spark's model configs plus every maintenance key, declared so that dbt accepts them as
@@ -241,17 +243,11 @@ class SparkDeltaAdapter(ClusteringMethods, CatalogStats):
         location = self._relation_location(relation, "on_schema_change")
         try:
             fields = [
-                Field(
-                    str(c.name).strip("`"),
-                    PrimitiveType(incremental.delta_field_type(c.data_type)),
-                    nullable=True,
-                )
-                for c in columns
+                (str(c.name).strip("`"), incremental.delta_field_type(c.data_type)) for c in columns
             ]
+            add_nullable_columns(location, fields)
         except ValueError as err:
             raise DbtRuntimeError(f"on_schema_change of {relation}: {err}") from err
-        table = DeltaTable(location, storage_options=delta_storage_options(location))
-        table.alter.add_columns(fields)
         engine = self._embedded_engine()
         if engine is not None and relation.schema and relation.identifier:
             engine.refresh_table(relation.schema, relation.identifier, location)
@@ -271,16 +267,9 @@ class SparkDeltaAdapter(ClusteringMethods, CatalogStats):
             column_comments: Column name -> description (case-insensitive names).
         """
         location = self._relation_location(relation, "persist_docs")
-        table = DeltaTable(location, storage_options=delta_storage_options(location))
-        if description:
-            table.alter.set_table_description(description)
-        names = {field.name.lower(): field.name for field in table.schema().fields}
-        for name, comment in (column_comments or {}).items():
-            field = names.get(str(name).strip("`").lower())
-            if field is not None:
-                table.alter.set_column_metadata(field, {"comment": comment})
+        docs = set_comments(location, description, column_comments)
         engine = self._embedded_engine()
         if engine is not None and relation.schema and relation.identifier:
             engine.refresh_table(
-                relation.schema, relation.identifier, location, **registration_ddl(table)
+                relation.schema, relation.identifier, location, **registration_ddl(docs)
             )

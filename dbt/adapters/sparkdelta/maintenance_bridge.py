@@ -31,7 +31,7 @@ from dbt.adapters.sparkdelta.history_catalog import HistoryCatalog
 from dbt.adapters.sparkdelta.locator import TableLocator
 from dbt.adapters.sparkdelta.run_operations import RunOperations
 from dbt.adapters.sparkdelta.table_ops import TableOps
-from python_ops.maintenance.wording import files_text, size_text
+from python_ops.maintenance import files_text, size_text
 
 
 class MaintenanceBridge(SparkAdapter):
@@ -50,7 +50,7 @@ class MaintenanceBridge(SparkAdapter):
     @cached_property
     def table_ops(self) -> TableOps:
         """One op on one relation."""
-        return TableOps(self.maintenance_connection, self.locator)
+        return TableOps(self.maintenance_connection, self.locator, self.history_catalog)
 
     @cached_property
     def history_catalog(self) -> HistoryCatalog:

@@ -17,7 +17,7 @@ from typing import Any
 from dbt_common.exceptions import DbtRuntimeError
 
 from python_ops.errors import ConfigError
-from python_ops.values import checked_number
+from python_ops.maintenance import checked_number
 
 MAX_PORT = 65535
 
