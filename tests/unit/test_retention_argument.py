@@ -34,9 +34,7 @@ def test_one_error_names_every_model_and_nothing_runs(
         r"orders \(168 h\), customers \(168 h\).*Nothing was run\. Pass retention_hours of at "
         r"least 168, or set 'maintenance_vacuum_allow_short_retention: true'",
     ):
-        runner.maintain(
-            targets, RunOptions(ops=("vacuum",), only_due=False, retention_hours=1)
-        )
+        runner.maintain(targets, RunOptions(ops=("vacuum",), only_due=False, retention_hours=1))
     assert history.records() == []
 
 
