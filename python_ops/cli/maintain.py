@@ -38,7 +38,7 @@ from python_ops.maintenance.targets import (
     manifest_models,
     targets_from_nodes,
 )
-from python_ops.ops.vacuum_engine import VacuumEngine
+from python_ops.ops.vacuum_modes import VacuumEngine
 from python_ops.spark_sessions import DeltaSql
 
 log = logging.getLogger("python_ops.maintenance.runner")  # as the runner logged failures

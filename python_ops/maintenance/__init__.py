@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from python_ops.log_once import begin_command
     from python_ops.maintenance.config import KEYS, PREFIX, MaintenanceConfig, parse_config
     from python_ops.maintenance.dbt_profile import embedded_warehouse
+    from python_ops.maintenance.engine_modes import MODES_HELP, EngineMode, engine_mode
     from python_ops.maintenance.history import HistoryStore
     from python_ops.maintenance.locations import (
         JOURNAL_NAME,
@@ -56,7 +57,7 @@ if TYPE_CHECKING:
     from python_ops.maintenance.wording import files_text, size_text
     from python_ops.ops.health import DEFAULT_SMALL_FILE_THRESHOLD_BYTES, table_health
     from python_ops.ops.vacuum.retention import checked_retention
-    from python_ops.ops.vacuum_engine import VacuumEngine
+    from python_ops.ops.vacuum_modes import VacuumEngine
     from python_ops.spark_sessions import DeltaSql, LazySession, Rows, SailEngine, session_sql
     from python_ops.storage import is_remote, normalize_location, open_storage
     from python_ops.values import checked_number
@@ -78,6 +79,9 @@ _EXPORTS: dict[str, str] = {
     "MaintenanceConfig": "python_ops.maintenance.config",
     "parse_config": "python_ops.maintenance.config",
     "embedded_warehouse": "python_ops.maintenance.dbt_profile",
+    "MODES_HELP": "python_ops.maintenance.engine_modes",
+    "EngineMode": "python_ops.maintenance.engine_modes",
+    "engine_mode": "python_ops.maintenance.engine_modes",
     "HistoryStore": "python_ops.maintenance.history",
     "JOURNAL_NAME": "python_ops.maintenance.locations",
     "is_delta_table": "python_ops.maintenance.locations",
@@ -105,7 +109,7 @@ _EXPORTS: dict[str, str] = {
     "DEFAULT_SMALL_FILE_THRESHOLD_BYTES": "python_ops.ops.health",
     "table_health": "python_ops.ops.health",
     "checked_retention": "python_ops.ops.vacuum.retention",
-    "VacuumEngine": "python_ops.ops.vacuum_engine",
+    "VacuumEngine": "python_ops.ops.vacuum_modes",
     "DeltaSql": "python_ops.spark_sessions",
     "LazySession": "python_ops.spark_sessions",
     "Rows": "python_ops.spark_sessions",
@@ -124,9 +128,11 @@ __all__ = [
     "KEYS",
     "LOCAL_CONF",
     "MAINTAINED",
+    "MODES_HELP",
     "PREFIX",
     "RESOURCE_TYPES",
     "DeltaSql",
+    "EngineMode",
     "HistoryStore",
     "LazySession",
     "MaintenanceConfig",
@@ -150,6 +156,7 @@ __all__ = [
     "checked_number",
     "checked_retention",
     "embedded_warehouse",
+    "engine_mode",
     "files_text",
     "is_delta_table",
     "is_remote",

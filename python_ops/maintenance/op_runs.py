@@ -25,7 +25,7 @@ from python_ops.maintenance.targets import ModelTarget
 from python_ops.ops.log_cleanup import cleanup_logs
 from python_ops.ops.results import VacuumResult
 from python_ops.ops.vacuum import vacuum
-from python_ops.ops.vacuum_engine import VacuumEngine
+from python_ops.ops.vacuum_modes import VacuumEngine
 from python_ops.spark_sessions import DeltaSql
 
 

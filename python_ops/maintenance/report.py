@@ -19,7 +19,7 @@ from python_ops.maintenance.targets import ModelTarget
 from python_ops.maintenance.wording import size_text
 from python_ops.ops.health import table_health
 from python_ops.ops.vacuum import vacuum
-from python_ops.ops.vacuum_engine import VacuumEngine
+from python_ops.ops.vacuum_modes import VacuumEngine
 
 
 def hours_text(hours: float) -> str:

@@ -30,7 +30,7 @@ from python_ops.maintenance.targets import ModelTarget
 from python_ops.maintenance.wording import did_text, size_text
 from python_ops.ops.lean_arrow import lean_arrow
 from python_ops.ops.vacuum import vacuum_retention
-from python_ops.ops.vacuum_engine import VacuumEngine
+from python_ops.ops.vacuum_modes import VacuumEngine
 from python_ops.spark_sessions import DeltaSql
 
 log = logging.getLogger("python_ops.maintenance.runner")

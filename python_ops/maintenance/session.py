@@ -32,7 +32,7 @@ from python_ops.maintenance.registry import op_spec
 from python_ops.maintenance.run_options import RunOptions
 from python_ops.maintenance.runner import Maintainer, MaintenanceRun, OpOutcome
 from python_ops.maintenance.targets import ModelTarget
-from python_ops.ops.vacuum_engine import VacuumEngine
+from python_ops.ops.vacuum_modes import VacuumEngine
 from python_ops.spark_sessions import DeltaSql
 
 ModelDone = Callable[[int, int, str, list[OpOutcome]], None]

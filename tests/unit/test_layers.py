@@ -156,7 +156,11 @@ def test_every_name_the_maintenance_package_exports_is_its_module_s() -> None:
 
     import python_ops.maintenance as doors
 
+    submodules = {path.stem for path in (PACKAGE / "maintenance").glob("*.py")}
     for name in doors.__all__:
+        # a submodule once imported is the package's attribute of that name: no export may
+        # share one
+        assert name not in submodules, name
         module = importlib.import_module(doors._EXPORTS[name])
         assert getattr(doors, name) is getattr(module, name), name
     # the type checker's view (the TYPE_CHECKING block) names the same modules and names

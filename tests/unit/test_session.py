@@ -29,7 +29,7 @@ from python_ops.maintenance.session import (
     failure_warnings,
 )
 from python_ops.maintenance.targets import ModelTarget
-from python_ops.ops.vacuum_engine import VacuumEngine
+from python_ops.ops.vacuum_modes import VacuumEngine
 from python_ops.spark_sessions import DeltaSql
 from tests.helpers.trust import files_on_disk
 

@@ -14,7 +14,7 @@ from typing import Any
 from dbt.adapters.spark.impl import SparkAdapter
 
 from dbt.adapters.sparkdelta.engines import Engine, get_ops_engine
-from python_ops.maintenance import DeltaSql, Rows, VacuumEngine, session_sql
+from python_ops.maintenance import DeltaSql, EngineMode, Rows, VacuumEngine, session_sql
 
 
 class DbtConnection:
@@ -61,7 +61,7 @@ class DbtConnection:
         cluster the user chose for the work, so the selection's DataFrame program runs there.
         """
         engine = self.session_engine()
-        attached = engine is not None and engine.mode == "attach"
+        attached = engine is not None and engine.mode == EngineMode.ATTACH
         return VacuumEngine.SPARK if attached else VacuumEngine.AUTO
 
     def one_connection(self) -> AbstractContextManager[Any]:
