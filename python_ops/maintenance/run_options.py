@@ -19,6 +19,9 @@ from python_ops.values import MAX_HOURS, checked_number, optional_number
 class RunOptions:
     """A run's arguments, each checked.
 
+    Build it from a caller's raw arguments with ``RunOptions.checked``; the constructor itself
+    takes values that are already right (the runner's default, a test's literal).
+
     Attributes:
         ops: The registered ops to consider, in the registry's order of the caller's list.
         only_due: Run only what is due (``maintain_all``), else every enabled op.

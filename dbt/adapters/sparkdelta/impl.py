@@ -386,7 +386,7 @@ class SparkDeltaAdapter(SparkAdapter):
         only_due: bool = False,
         dry_run: bool = False,
         retention_hours: float | None = None,
-        threads: int = 1,
+        threads: Any = 1,
         time_budget_s: float | None = None,
         invocation_id: str = "",
         history: dict[str, Any] | None = None,
@@ -402,7 +402,7 @@ class SparkDeltaAdapter(SparkAdapter):
             only_due=only_due,
             dry_run=dry_run,
             retention_hours=retention_hours,
-            threads=int(threads),
+            threads=threads,  # checked once, by the session's RunOptions
             time_budget_s=time_budget_s,
             invocation_id=invocation_id,
             history=history or {},

@@ -142,7 +142,7 @@ class RunOperations:
         only_due: bool,
         dry_run: bool,
         retention_hours: float | None,
-        threads: int,
+        threads: Any,
         time_budget_s: float | None,
         invocation_id: str,
         history: Mapping[str, Any],
