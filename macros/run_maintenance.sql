@@ -1,7 +1,7 @@
 {#-
   Shared by sparkdelta__vacuum_all, __optimize_all, __cleanup_logs_all and __maintain_all:
-  check the arguments, run the ops on every selected model (only those due when only_due),
-  print the per-model table, and fail the run-operation when any op failed. The selection is dbt's (maintenance_nodes); select/exclude syntax, ops and config are checked by the adapter, which
+  check dry_run, run the ops on every selected model (only those due when only_due),
+  print the per-model table, and fail the run-operation when any op failed. The selection is dbt's (maintenance_nodes); select/exclude syntax, ops, threads, time_budget_s, retention_hours and config are checked by the adapter (once, python_ops.maintenance.RunOptions), which
   names the bad value.
 -#}
 {% macro run_maintenance(caller_name, ops, only_due, select, exclude, dry_run, retention_hours, threads, time_budget_s, selector=none, state=none) %}
@@ -9,16 +9,10 @@
   {%- if dry_run is not boolean -%}
     {{ exceptions.raise_compiler_error(caller_name ~ ": dry_run must be true or false, got " ~ dry_run) }}
   {%- endif -%}
-  {%- if threads is not none and (threads | int) < 1 -%}
-    {{ exceptions.raise_compiler_error(caller_name ~ ": threads must be 1 or more, got " ~ threads) }}
-  {%- endif -%}
-  {%- if time_budget_s is not none and (time_budget_s | float) <= 0 -%}
-    {{ exceptions.raise_compiler_error(caller_name ~ ": time_budget_s must be above 0, got " ~ time_budget_s) }}
-  {%- endif -%}
   {%- if execute -%}
     {%- set nodes = maintenance_nodes(select, exclude, selector, state, caller_name) -%}
     {%- set run = adapter.maintain_models(nodes, ops, only_due, dry_run, retention_hours,
-          threads or 1, time_budget_s, invocation_id, maintenance_history()) -%}
+          threads, time_budget_s, invocation_id, maintenance_history()) -%}
     {{ print(run.table) }}
     {#- on_error: warn keeps a model's build green when its post-hook maintenance fails; a
         run-operation exists to maintain, so any failed op fails it (exit 1), after every other

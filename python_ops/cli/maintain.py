@@ -13,25 +13,35 @@ scheduler must not report success for a run that did nothing.
 from __future__ import annotations
 
 import json
+import logging
 import sys
 import uuid
+from dataclasses import dataclass
 from typing import Any, TextIO
 
 from python_ops.cli.project import Places, maintained_models, node_location, resolve_places
 from python_ops.errors import ConfigError
 from python_ops.maintenance.history import HistoryStore
-from python_ops.maintenance.history_upkeep import upkeep_history
 from python_ops.maintenance.locations import default_history_location, warehouse_locator
 from python_ops.maintenance.outcomes import Status
-from python_ops.maintenance.registry import check_ops
-from python_ops.maintenance.runner import Maintainer
-from python_ops.maintenance.selection import keep_selected, needs_resolution, resolve_with_dbt
+from python_ops.maintenance.run_options import RunOptions
+from python_ops.maintenance.selected_models import keep_selected, needs_resolution
+from python_ops.maintenance.selection_resolver import (
+    ChildProcessResolver,
+    SelectionRequest,
+    SelectionResolver,
+)
+from python_ops.maintenance.session import MaintenanceSession
 from python_ops.maintenance.targets import (
     ModelTarget,
     load_manifest,
     manifest_models,
     targets_from_nodes,
 )
+from python_ops.ops.vacuum_modes import VacuumEngine
+from python_ops.spark_sessions import DeltaSql
+
+log = logging.getLogger("python_ops.maintenance.runner")  # as the runner logged failures
 
 BAR_WIDTH = 30
 
@@ -60,11 +70,48 @@ class ProgressBar:
         self.stream.flush()
 
 
-def run_maintain(args: Any) -> int:
+@dataclass(frozen=True)
+class CliEnvironment:
+    """What the ops run with on the command line (``OpsEnvironment``): the embedded engine.
+
+    Attributes:
+        session: The embedded engine's Spark session.
+        store: Where runs are recorded.
+    """
+
+    session: Any
+    store: HistoryStore
+
+    def spark(self) -> Any:  # noqa: D102
+        return self.session
+
+    def delta_sql(self) -> DeltaSql | None:  # noqa: D102
+        return None  # OPTIMIZE through delta-rs in this process
+
+    def vacuum_engine(self) -> VacuumEngine:  # noqa: D102
+        return VacuumEngine.AUTO
+
+    def history(self) -> HistoryStore | None:  # noqa: D102
+        return self.store
+
+
+class CliEvents:
+    """Where a session's words go on the command line (``SessionEvents``): the log, stderr."""
+
+    def warn(self, message: str, target: ModelTarget | None) -> None:  # noqa: D102
+        log.warning("%s", message)
+
+    def history_ready(self) -> None:  # noqa: D102
+        return None  # the history is a Delta table at its location; no catalog to tell
+
+
+def run_maintain(args: Any, resolver: SelectionResolver | None = None) -> int:
     """Run ``maintain`` for the parsed command line.
 
     Args:
         args: The ``maintain`` sub-command's arguments (see ``python_ops.cli.main``).
+        resolver: Resolves ``--select``/``--exclude``/``--selector`` with dbt (default: the
+            adapter's resolver in a child process).
 
     Returns:
         0 when every op succeeded (or was not due), 1 when any op failed (after every other op
@@ -76,13 +123,14 @@ def run_maintain(args: Any) -> int:
             keeps none (all exit code 2).
         EngineError: When the embedded engine cannot start.
     """
-    if args.threads < 1:
-        raise ConfigError(setting="threads", value=args.threads, fix="Use 1 or more.")
-    if args.time_budget_s is not None and args.time_budget_s <= 0:
-        raise ConfigError(
-            setting="time_budget_s", value=args.time_budget_s, fix="Use a number of seconds > 0."
-        )
-    ops = check_ops([o.strip() for o in args.ops.split(",")] if args.ops else None)
+    options = RunOptions.checked(
+        ops=[o.strip() for o in args.ops.split(",")] if args.ops else None,
+        only_due=not args.all,
+        dry_run=args.dry_run,
+        retention_hours=args.retention_hours,
+        threads=args.threads,
+        time_budget_s=args.time_budget_s,
+    )
     places = resolve_places(args)
     project_dir = places.project_dir
     manifest = load_manifest(project_dir)
@@ -92,9 +140,14 @@ def run_maintain(args: Any) -> int:
     _check_found(targets, models, places)
     selector, state = getattr(args, "selector", None), getattr(args, "state", None)
     if needs_resolution(args.select, args.exclude, selector, manifest.get("selectors")):
-        selection = resolve_with_dbt(
-            project_dir, select=args.select, exclude=args.exclude, selector=selector, state=state
+        request = SelectionRequest(
+            project_dir,
+            select=tuple(args.select or ()),
+            exclude=tuple(args.exclude or ()),
+            selector=selector,
+            state=state,
         )
+        selection = (resolver or ChildProcessResolver()).resolve(request)
         for warning in selection.warnings:
             print(f"maintain: warning: {warning}", file=sys.stderr)
         chosen = keep_selected(targets, selection.unique_ids)
@@ -123,23 +176,10 @@ def run_maintain(args: Any) -> int:
 
     engine = SailEngine()  # VACUUM selects files with the DataFrame API
     try:
-        maintainer = Maintainer(
-            spark=engine.spark,
-            history=history,
-            invocation_id=f"cli-{uuid.uuid4()}",
-            on_progress=ProgressBar(sys.stderr),
+        session = MaintenanceSession(
+            f"cli-{uuid.uuid4()}", CliEnvironment(engine.spark, history), CliEvents()
         )
-        run = maintainer.maintain(
-            chosen,
-            ops=ops,
-            only_due=not args.all,
-            dry_run=args.dry_run,
-            retention_hours=args.retention_hours,
-            threads=args.threads,
-            time_budget_s=args.time_budget_s,
-        )
-        if not args.dry_run and any(o.ran for o in run.outcomes):
-            upkeep_history(maintainer)  # the history's own schedule (history_upkeep)
+        run = session.maintain(chosen, options, on_progress=ProgressBar(sys.stderr))
     finally:
         engine.stop()
     print(json.dumps(run.to_dict()) if args.json else run.table())

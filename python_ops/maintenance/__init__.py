@@ -2,7 +2,189 @@
 
 ``config`` is the one declaration of the per-model settings (typed, validated once);
 ``registry`` declares each op once (its settings, when it is due, how it runs, what it counts);
-``due`` decides from the table's log and the ``history``; ``runner`` runs many models within a
-time budget; ``targets`` turns a dbt manifest into models with locations and configs;
-``selection`` picks models; ``report`` renders what happened.
+``due`` decides from the table's log and the ``history``; ``session`` runs a command's
+maintenance in one order (``runner`` runs many models within a time budget, ``run_options`` are
+its validated arguments); ``targets`` turns a dbt manifest into models with locations and
+configs; ``selected_models`` applies a dbt selection, which dbt resolves through the port in
+``selection_resolver``; ``report`` renders what happened.
+
+This package is also the one door of the dbt adapter into ``python_ops`` (with
+``python_ops.errors``): every name the adapter uses is exported here (``tests/unit/test_layers.py``
+checks that the adapter imports nothing else). The names are loaded on first use, so importing
+the package costs no engine, no Arrow and no pandas.
 """
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from python_ops.delta.properties import DEFAULT_DELETED_FILE_RETENTION_HOURS
+    from python_ops.delta.recorded_retentions import policy_properties
+    from python_ops.delta.schema_edits import TableDocs, add_nullable_columns, set_comments
+    from python_ops.delta.snapshot import read_snapshot
+    from python_ops.delta_jars import LOCAL_CONF, require_delta_jars, session_conf
+    from python_ops.log_once import begin_command
+    from python_ops.maintenance.config import KEYS, PREFIX, MaintenanceConfig, parse_config
+    from python_ops.maintenance.dbt_profile import embedded_warehouse
+    from python_ops.maintenance.engine_modes import MODES_HELP, EngineMode, engine_mode
+    from python_ops.maintenance.history import HistoryStore
+    from python_ops.maintenance.locations import (
+        JOURNAL_NAME,
+        is_delta_table,
+        managed_location,
+        placed_location,
+    )
+    from python_ops.maintenance.report import render_report, report_rows
+    from python_ops.maintenance.run_options import RunOptions
+    from python_ops.maintenance.runner import MaintenanceRun, OpOutcome
+    from python_ops.maintenance.selected_models import ResolvedSelection
+    from python_ops.maintenance.selection_resolver import SelectionRequest, SelectionResolver
+    from python_ops.maintenance.session import (
+        MaintenanceSession,
+        ModelMaintenance,
+        OpsEnvironment,
+        SessionEvents,
+    )
+    from python_ops.maintenance.targets import (
+        MAINTAINED,
+        RESOURCE_TYPES,
+        ModelTarget,
+        node_config,
+        targets_from_nodes,
+    )
+    from python_ops.maintenance.wording import files_text, size_text
+    from python_ops.ops.health import DEFAULT_SMALL_FILE_THRESHOLD_BYTES, table_health
+    from python_ops.ops.vacuum.retention import checked_retention
+    from python_ops.ops.vacuum_modes import VacuumEngine
+    from python_ops.spark_sessions import DeltaSql, LazySession, Rows, SailEngine, session_sql
+    from python_ops.storage import is_remote, normalize_location, open_storage
+    from python_ops.values import checked_number
+
+# name -> the module that defines it (the same names as the block above, for the type checker)
+_EXPORTS: dict[str, str] = {
+    "DEFAULT_DELETED_FILE_RETENTION_HOURS": "python_ops.delta.properties",
+    "policy_properties": "python_ops.delta.recorded_retentions",
+    "TableDocs": "python_ops.delta.schema_edits",
+    "add_nullable_columns": "python_ops.delta.schema_edits",
+    "set_comments": "python_ops.delta.schema_edits",
+    "read_snapshot": "python_ops.delta.snapshot",
+    "LOCAL_CONF": "python_ops.delta_jars",
+    "require_delta_jars": "python_ops.delta_jars",
+    "session_conf": "python_ops.delta_jars",
+    "begin_command": "python_ops.log_once",
+    "KEYS": "python_ops.maintenance.config",
+    "PREFIX": "python_ops.maintenance.config",
+    "MaintenanceConfig": "python_ops.maintenance.config",
+    "parse_config": "python_ops.maintenance.config",
+    "embedded_warehouse": "python_ops.maintenance.dbt_profile",
+    "MODES_HELP": "python_ops.maintenance.engine_modes",
+    "EngineMode": "python_ops.maintenance.engine_modes",
+    "engine_mode": "python_ops.maintenance.engine_modes",
+    "HistoryStore": "python_ops.maintenance.history",
+    "JOURNAL_NAME": "python_ops.maintenance.locations",
+    "is_delta_table": "python_ops.maintenance.locations",
+    "managed_location": "python_ops.maintenance.locations",
+    "placed_location": "python_ops.maintenance.locations",
+    "render_report": "python_ops.maintenance.report",
+    "report_rows": "python_ops.maintenance.report",
+    "RunOptions": "python_ops.maintenance.run_options",
+    "MaintenanceRun": "python_ops.maintenance.runner",
+    "OpOutcome": "python_ops.maintenance.runner",
+    "ResolvedSelection": "python_ops.maintenance.selected_models",
+    "SelectionRequest": "python_ops.maintenance.selection_resolver",
+    "SelectionResolver": "python_ops.maintenance.selection_resolver",
+    "MaintenanceSession": "python_ops.maintenance.session",
+    "ModelMaintenance": "python_ops.maintenance.session",
+    "OpsEnvironment": "python_ops.maintenance.session",
+    "SessionEvents": "python_ops.maintenance.session",
+    "MAINTAINED": "python_ops.maintenance.targets",
+    "RESOURCE_TYPES": "python_ops.maintenance.targets",
+    "ModelTarget": "python_ops.maintenance.targets",
+    "node_config": "python_ops.maintenance.targets",
+    "targets_from_nodes": "python_ops.maintenance.targets",
+    "files_text": "python_ops.maintenance.wording",
+    "size_text": "python_ops.maintenance.wording",
+    "DEFAULT_SMALL_FILE_THRESHOLD_BYTES": "python_ops.ops.health",
+    "table_health": "python_ops.ops.health",
+    "checked_retention": "python_ops.ops.vacuum.retention",
+    "VacuumEngine": "python_ops.ops.vacuum_modes",
+    "DeltaSql": "python_ops.spark_sessions",
+    "LazySession": "python_ops.spark_sessions",
+    "Rows": "python_ops.spark_sessions",
+    "SailEngine": "python_ops.spark_sessions",
+    "session_sql": "python_ops.spark_sessions",
+    "is_remote": "python_ops.storage",
+    "normalize_location": "python_ops.storage",
+    "open_storage": "python_ops.storage",
+    "checked_number": "python_ops.values",
+}
+
+__all__ = [
+    "DEFAULT_DELETED_FILE_RETENTION_HOURS",
+    "DEFAULT_SMALL_FILE_THRESHOLD_BYTES",
+    "JOURNAL_NAME",
+    "KEYS",
+    "LOCAL_CONF",
+    "MAINTAINED",
+    "MODES_HELP",
+    "PREFIX",
+    "RESOURCE_TYPES",
+    "DeltaSql",
+    "EngineMode",
+    "HistoryStore",
+    "LazySession",
+    "MaintenanceConfig",
+    "MaintenanceRun",
+    "MaintenanceSession",
+    "ModelMaintenance",
+    "ModelTarget",
+    "OpOutcome",
+    "OpsEnvironment",
+    "ResolvedSelection",
+    "Rows",
+    "RunOptions",
+    "SailEngine",
+    "SelectionRequest",
+    "SelectionResolver",
+    "SessionEvents",
+    "TableDocs",
+    "VacuumEngine",
+    "add_nullable_columns",
+    "begin_command",
+    "checked_number",
+    "checked_retention",
+    "embedded_warehouse",
+    "engine_mode",
+    "files_text",
+    "is_delta_table",
+    "is_remote",
+    "managed_location",
+    "node_config",
+    "normalize_location",
+    "open_storage",
+    "parse_config",
+    "placed_location",
+    "policy_properties",
+    "read_snapshot",
+    "render_report",
+    "report_rows",
+    "require_delta_jars",
+    "session_conf",
+    "session_sql",
+    "set_comments",
+    "size_text",
+    "table_health",
+    "targets_from_nodes",
+]
+
+
+def __getattr__(name: str) -> Any:
+    """Load an exported name from its module on first use (PEP 562)."""
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value

@@ -18,11 +18,12 @@ from typing import Any
 from python_ops.errors import ConfigError, ConfigErrors
 from python_ops.ops.optimize.plan import DEFAULT_MIN_SMALL_FILES
 from python_ops.ops.purge import DEFAULT_DELETED_RATIO
+from python_ops.ops.vacuum_modes import VacuumMode
 from python_ops.values import MAX_DAYS, MAX_HOURS, checked_number
 
 PREFIX = "maintenance_"
 ON_ERROR = ("warn", "fail")
-VACUUM_MODES = ("auto", "full", "lite")
+VACUUM_MODES = tuple(VacuumMode)
 # The default OPTIMIZE interval of a model with Z-order columns: a Z-order rewrites every changed
 # partition whole, so without one each incremental build would rewrite them all again.
 ZORDER_INTERVAL_HOURS = 24.0
@@ -96,7 +97,7 @@ def _min_small_files(model: str, key: str, value: Any) -> int:
     return int(value)
 
 
-def _vacuum_mode(model: str, key: str, value: Any) -> str:
+def _vacuum_mode(model: str, key: str, value: Any) -> VacuumMode:
     if not isinstance(value, str) or value.strip().lower() not in VACUUM_MODES:
         raise ConfigError(
             setting=key,
@@ -105,7 +106,7 @@ def _vacuum_mode(model: str, key: str, value: Any) -> str:
             "LITE cannot be complete and every maintenance_vacuum_full_interval_days).",
             model=model,
         )
-    return value.strip().lower()
+    return VacuumMode(value.strip().lower())
 
 
 def _ratio(model: str, key: str, value: Any) -> float:
@@ -220,8 +221,8 @@ class MaintenanceConfig:
         default=24,
         metadata=_setting("number >= 0", "minimum time between VACUUMs", _interval, op="vacuum"),
     )
-    vacuum_mode: str = field(
-        default="auto",
+    vacuum_mode: VacuumMode = field(
+        default=VacuumMode.AUTO,
         metadata=_setting(
             "auto | full | lite",
             "full lists storage (finds untracked files too); lite reads the removed files from "

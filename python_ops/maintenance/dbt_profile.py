@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from python_ops.errors import ConfigError
+from python_ops.maintenance.engine_modes import EngineMode, engine_mode
 
 PROFILES_FILE = "profiles.yml"
 PROJECT_FILE = "dbt_project.yml"
@@ -69,7 +70,7 @@ class ProfileTarget:
     profile: str
     target: str
     method: str
-    mode: str
+    mode: EngineMode
     warehouse: str | None
     location_root: str | None
 
@@ -253,9 +254,9 @@ def read_profile_target(
             "these tables are not this adapter's. Pass --target, or --warehouse.",
         )
     method = _value(output, "method", path) or "session"
-    mode = _value(output, "mode", path) or "embedded"
+    mode = engine_mode(_value(output, "mode", path))
     warehouse = _value(output, "warehouse", path)
-    if method == "session" and mode in ("embedded", "local"):  # both default to ./warehouse
+    if method == "session" and mode.owns_warehouse:  # both default to ./warehouse
         warehouse = embedded_warehouse(warehouse, project_dir)
     elif warehouse is not None and "://" not in warehouse:
         warehouse = os.path.abspath(os.path.join(project_dir, os.path.expanduser(warehouse)))

@@ -25,6 +25,7 @@ from python_ops.maintenance.targets import ModelTarget
 from python_ops.ops.log_cleanup import cleanup_logs
 from python_ops.ops.results import VacuumResult
 from python_ops.ops.vacuum import vacuum
+from python_ops.ops.vacuum_modes import VacuumEngine
 from python_ops.spark_sessions import DeltaSql
 
 
@@ -50,7 +51,7 @@ class RunContext:
     dry_run: bool
     retention_hours: float | None = None
     sql: DeltaSql | None = None
-    vacuum_engine: str = "auto"
+    vacuum_engine: VacuumEngine = VacuumEngine.AUTO
     paths: FilePaths | None = None
 
 

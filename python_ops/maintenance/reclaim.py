@@ -30,6 +30,7 @@ from python_ops.maintenance.targets import ModelTarget
 from python_ops.maintenance.wording import size_text
 from python_ops.ops.vacuum import handoff, vacuum, vacuum_retention
 from python_ops.ops.vacuum.mode import choose_mode
+from python_ops.ops.vacuum_modes import VacuumMode
 from python_ops.storage import is_remote, open_storage
 
 # About ten 1,000-key LIST requests on an object store; a few milliseconds on a local disk.
@@ -74,23 +75,23 @@ def vacuum_due(
         expired += sum(pc.less(col.removed_at_ms, cutoff).true_count for col in paths.columns)
     if expired:
         return True, f"{expired} removed file(s) {older}"
-    if c.vacuum_mode == "lite":  # LITE deletes removed files only: no listing to estimate
+    if c.vacuum_mode is VacuumMode.LITE:  # LITE deletes removed files only: no listing to estimate
         return (
             False,
             f"nothing to reclaim: no removed file {older} (LITE: untracked not looked for)",
         )
-    if c.vacuum_mode == "auto":  # untracked files count only when this run would be FULL
+    if c.vacuum_mode is VacuumMode.AUTO:  # untracked files count only when this run would be FULL
         choice = choose_mode(
             open_storage(target.location),
             seen,
-            mode="auto",
+            mode=VacuumMode.AUTO,
             cutoff_ms=cutoff,
             now_ms=now_ms,
             partition_filter=None,
             full_interval_days=c.vacuum_full_interval_days,
             model=c.model,
         )
-        if choice.mode == "lite":
+        if choice.mode == VacuumMode.LITE:
             return False, (
                 f"nothing LITE would reclaim: no removed file {older}; untracked files wait for "
                 f"the next FULL run ({choice.reason.removeprefix('auto: ')})"

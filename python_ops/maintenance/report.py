@@ -19,6 +19,7 @@ from python_ops.maintenance.targets import ModelTarget
 from python_ops.maintenance.wording import size_text
 from python_ops.ops.health import table_health
 from python_ops.ops.vacuum import vacuum
+from python_ops.ops.vacuum_modes import VacuumEngine
 
 
 def hours_text(hours: float) -> str:
@@ -79,7 +80,7 @@ def report_rows(
     *,
     spark: Any,
     history: HistoryStore | None,
-    vacuum_engine: str = "auto",
+    vacuum_engine: VacuumEngine = VacuumEngine.AUTO,
     now_s: float | None = None,
 ) -> list[dict[str, Any]]:
     """One row per model: health, reclaimable bytes (a VACUUM dry run), next action, last runs.

@@ -25,12 +25,13 @@ from python_ops.maintenance.op_runs import RunContext
 from python_ops.maintenance.outcomes import OpCounts, Reason, Status
 from python_ops.maintenance.policy import effective_snapshot
 from python_ops.maintenance.registry import OPS, op_spec
+from python_ops.maintenance.run_options import RunOptions
 from python_ops.maintenance.targets import ModelTarget
 from python_ops.maintenance.wording import did_text, size_text
 from python_ops.ops.lean_arrow import lean_arrow
 from python_ops.ops.vacuum import vacuum_retention
+from python_ops.ops.vacuum_modes import VacuumEngine
 from python_ops.spark_sessions import DeltaSql
-from python_ops.values import MAX_HOURS, checked_number, optional_number
 
 log = logging.getLogger("python_ops.maintenance.runner")
 
@@ -195,8 +196,8 @@ class Maintainer:
         on_progress: Called with (models done, models total, model name).
         sql: Where Delta's own SQL would run (OPTIMIZE goes there when it has Delta); None:
             delta-rs in this process.
-        vacuum_engine: Where VACUUM's selection runs: ``spark`` (on ``spark``, e.g. a cluster
-            the caller attached to) or ``auto`` (in this process unless Spark is needed).
+        vacuum_engine: Where VACUUM's selection runs: ``SPARK`` (on ``spark``, e.g. a cluster
+            the caller attached to) or ``AUTO`` (in this process unless Spark is needed).
         on_model: Called with (models done, models total, model name, its outcomes) after each
             model, e.g. for progress lines that say what was done.
         log_failures: Log each failed op as a warning (False when the caller reports them).
@@ -207,7 +208,7 @@ class Maintainer:
     invocation_id: str
     on_progress: Callable[[int, int, str], None] | None = None
     sql: DeltaSql | None = None
-    vacuum_engine: str = "auto"
+    vacuum_engine: VacuumEngine = VacuumEngine.AUTO
     on_model: Callable[[int, int, str, list[OpOutcome]], None] | None = None
     log_failures: bool = True
     _done: int = field(default=0, repr=False)
@@ -218,7 +219,7 @@ class Maintainer:
         VACUUM selects on Arrow unless asked to select on Spark; log cleanup never starts an
         engine. Other ops may write through Delta on a Spark engine.
         """
-        return op == "cleanup_logs" or (op == "vacuum" and self.vacuum_engine != "spark")
+        return op == "cleanup_logs" or (op == "vacuum" and self.vacuum_engine != VacuumEngine.SPARK)
 
     def run_op(
         self,
@@ -378,38 +379,25 @@ class Maintainer:
         return outcomes
 
     def maintain(
-        self,
-        targets: Sequence[ModelTarget],
-        *,
-        ops: tuple[str, ...] = OPS,
-        only_due: bool = True,
-        dry_run: bool = False,
-        retention_hours: float | None = None,
-        threads: int = 1,
-        time_budget_s: float | None = None,
+        self, targets: Sequence[ModelTarget], options: RunOptions | None = None
     ) -> MaintenanceRun:
-        """Maintain every target on ``threads`` workers within a time budget.
+        """Maintain every target on ``options.threads`` workers within a time budget.
 
         Args:
             targets: The models.
-            ops: Ops to consider.
-            only_due: Run only what is due (``maintain_all``) or every enabled op.
-            dry_run: Report only.
-            retention_hours: VACUUM retention override (still safety-checked).
-            threads: Models maintained in parallel.
-            time_budget_s: After this many seconds no new model is started.
+            options: What to run and how (validated when they were built: ``RunOptions``);
+                None: every op, what is due, one thread, no budget.
 
         Returns:
             The run.
 
         Raises:
-            ConfigError: For a bad thread count, time budget or retention (before any model).
             RetentionTooShortError: Once, naming every model whose table's minimum is above
-                ``retention_hours`` (before any model).
+                ``options.retention_hours`` (before any model).
         """
-        threads = int(checked_number(threads, setting="threads", minimum=1, whole=True))
-        time_budget_s = optional_number(time_budget_s, setting="time_budget_s")
-        optional_number(retention_hours, setting="retention_hours", maximum=MAX_HOURS)
+        options = options or RunOptions()
+        ops, only_due, dry_run = options.ops, options.only_due, options.dry_run
+        retention_hours, time_budget_s = options.retention_hours, options.time_budget_s
         if "vacuum" in ops:
             check_retention_argument(targets, retention_hours)
         started = time.perf_counter()
@@ -435,7 +423,7 @@ class Maintainer:
                 self.on_model(self._done, total, target.name, result)
             return result
 
-        with ThreadPoolExecutor(max_workers=max(1, threads)) as pool:
+        with ThreadPoolExecutor(max_workers=options.threads) as pool:
             per_model = list(pool.map(one, targets))
         return MaintenanceRun(
             outcomes=tuple(o for outcomes in per_model for o in outcomes),

@@ -191,6 +191,11 @@ def test_bad_arguments_are_refused_with_a_clear_message(built_project: Path, dbt
     assert not bad.success
     # the message itself: tests/unit/test_registry.py
     assert bad.result.results[0].status == "error"
+    # threads and the time budget are checked once, by the session's options
+    # (tests/unit/test_session.py), before any table is located
+    for args in ("{threads: 0}", "{threads: two}", "{time_budget_s: 0}"):
+        refused = dbt(built_project, "run-operation", "vacuum_all", "--args", args)
+        assert not refused.success, args
 
 
 def test_maintenance_report(

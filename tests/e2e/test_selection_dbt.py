@@ -364,3 +364,33 @@ def test_cli_resolves_the_selection_with_dbt(built: Project) -> None:
     rejected = cli("--select", "colour:red")
     assert rejected.returncode == 2
     assert "'colour' is not a valid method name" in rejected.stderr
+
+
+def test_the_selection_port_answers_alike_in_a_child_process_and_in_this_one(
+    built: Project,
+) -> None:
+    # python_ops reaches dbt's selector only through SelectionResolver; the CLI's implementation
+    # runs the adapter's resolver in a child process, ManifestResolver is the same in-process
+    from dbt.adapters.sparkdelta.selection_cli import ManifestResolver
+    from python_ops.errors import ConfigError
+    from python_ops.maintenance.selection_resolver import (
+        ChildProcessResolver,
+        SelectionRequest,
+        SelectionResolver,
+    )
+
+    child, here = ChildProcessResolver(), ManifestResolver()
+    assert isinstance(child, SelectionResolver)
+    assert isinstance(here, SelectionResolver)
+    project = str(built.root)
+    lineage = SelectionRequest(project, selector="orders_lineage")
+    by_child, by_here = child.resolve(lineage), here.resolve(lineage)
+    assert by_child == by_here
+    assert by_child.unique_ids is not None
+    assert "model.shop_lakehouse.fct_orders" in by_child.unique_ids
+    marts = SelectionRequest(project, select=("path:models/marts",), exclude=("fct_orders",))
+    assert child.resolve(marts) == here.resolve(marts)
+    rejected = SelectionRequest(project, select=("colour:red",))
+    for resolver in (child, here):
+        with pytest.raises(ConfigError, match="'colour' is not a valid method name"):
+            resolver.resolve(rejected)

@@ -132,3 +132,73 @@ def import_cycles() -> list[list[str]]:
 def test_no_import_loop_inside_a_layer() -> None:
     # every import counts, lazy ones too: a loop is one idea split across two modules
     assert import_cycles() == []
+
+
+# --- the adapter's doors into python_ops ---------------------------------------------------------
+
+ADAPTER = PACKAGE.parent / "dbt" / "adapters" / "sparkdelta"
+# The adapter reaches python_ops through the maintenance package (which re-exports what it
+# needs from the floors below) and the error hierarchy; nothing else, and never delta-rs itself.
+ADAPTER_DOORS = ("python_ops.maintenance", "python_ops.errors")
+
+
+@pytest.mark.parametrize(
+    "path", sorted(ADAPTER.rglob("*.py")), ids=lambda p: str(p.relative_to(ADAPTER))
+)
+def test_the_adapter_imports_only_maintenance_and_errors(path: Path) -> None:
+    for imported in _imports(path):
+        if imported.split(".")[0] in ("python_ops", "deltalake"):
+            assert imported in ADAPTER_DOORS, f"{path.name} imports {imported}"
+
+
+def test_every_name_the_maintenance_package_exports_is_its_module_s() -> None:
+    import importlib
+
+    import python_ops.maintenance as doors
+
+    submodules = {path.stem for path in (PACKAGE / "maintenance").glob("*.py")}
+    for name in doors.__all__:
+        # a submodule once imported is the package's attribute of that name: no export may
+        # share one
+        assert name not in submodules, name
+        module = importlib.import_module(doors._EXPORTS[name])
+        assert getattr(doors, name) is getattr(module, name), name
+    # the type checker's view (the TYPE_CHECKING block) names the same modules and names
+    tree = ast.parse((PACKAGE / "maintenance" / "__init__.py").read_text())
+    declared = {
+        alias.name: node.module
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("python_ops")
+        for alias in node.names
+    }
+    assert declared == doors._EXPORTS
+
+
+def _dbt_modules_named(path: Path) -> set[str]:
+    """Strings in a module that are whole dbt module names (what a child process would run)."""
+    return {
+        node.value
+        for node in ast.walk(ast.parse(path.read_text()))
+        if isinstance(node, ast.Constant)
+        and isinstance(node.value, str)
+        and node.value.startswith("dbt.")
+        and node.value.replace(".", "").replace("_", "").isalnum()
+    }
+
+
+def test_python_ops_reaches_the_adapter_only_through_the_selection_port() -> None:
+    # python_ops never imports dbt; its one way to dbt is a child process running a module of
+    # the adapter, and that edge is the port python_ops.maintenance.selection_resolver
+    named = {module: _dbt_modules_named(path) for module, path in _modules()}
+    edges = {(module, target) for module, targets in named.items() for target in targets}
+    assert edges == {
+        ("python_ops.maintenance.selection_resolver", "dbt.adapters.sparkdelta.selection_cli")
+    }
+    resolver = ADAPTER / "selection_cli.py"
+    defined = {
+        node.name
+        for node in ast.parse(resolver.read_text()).body
+        if isinstance(node, ast.FunctionDef | ast.ClassDef)
+    }
+    # the child process's entry point, and the same port in a process that has dbt
+    assert {"main", "ManifestResolver"} <= defined

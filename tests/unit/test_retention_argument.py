@@ -10,6 +10,7 @@ import pytest
 from python_ops.errors import RetentionTooShortError
 from python_ops.maintenance.config import parse_config
 from python_ops.maintenance.history import HistoryStore
+from python_ops.maintenance.run_options import RunOptions
 from python_ops.maintenance.runner import Maintainer, check_retention_argument
 from python_ops.maintenance.targets import ModelTarget
 
@@ -33,7 +34,7 @@ def test_one_error_names_every_model_and_nothing_runs(
         r"orders \(168 h\), customers \(168 h\).*Nothing was run\. Pass retention_hours of at "
         r"least 168, or set 'maintenance_vacuum_allow_short_retention: true'",
     ):
-        runner.maintain(targets, ops=("vacuum",), only_due=False, retention_hours=1)
+        runner.maintain(targets, RunOptions(ops=("vacuum",), only_due=False, retention_hours=1))
     assert history.records() == []
 
 

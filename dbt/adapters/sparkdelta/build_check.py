@@ -15,12 +15,16 @@ from typing import Any
 from dbt_common.exceptions import DbtRuntimeError
 
 from dbt.adapters.sparkdelta.locator import TableLocator
-from python_ops.delta.properties import DEFAULT_DELETED_FILE_RETENTION_HOURS
-from python_ops.delta.snapshot import read_snapshot
 from python_ops.errors import MaintenanceError
-from python_ops.maintenance.config import MaintenanceConfig, parse_config
-from python_ops.maintenance.targets import MAINTAINED, node_config
-from python_ops.ops.vacuum.retention import checked_retention
+from python_ops.maintenance import (
+    DEFAULT_DELETED_FILE_RETENTION_HOURS,
+    MAINTAINED,
+    MaintenanceConfig,
+    checked_retention,
+    node_config,
+    parse_config,
+    read_snapshot,
+)
 
 _FIX = "Fix the setting in its config() or in dbt_project.yml."
 

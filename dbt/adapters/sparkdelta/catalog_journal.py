@@ -26,7 +26,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from python_ops.maintenance.locations import JOURNAL_NAME
+from python_ops.maintenance import JOURNAL_NAME
 
 _FORMAT = 1
 

@@ -10,18 +10,22 @@ model's page. Reading them never fails the catalog: an error is itself the stat.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import Any
 
 from dbt.adapters.base.relation import BaseRelation
+from dbt.adapters.spark.impl import SparkAdapter
 from dbt_common.exceptions import DbtRuntimeError
 
 from dbt.adapters.sparkdelta import maintenance_events
-from dbt.adapters.sparkdelta.maintenance_bridge import MaintenanceBridge
+from dbt.adapters.sparkdelta.maintenance_bridge import MaintenanceParts
 from python_ops.errors import MaintenanceError
-from python_ops.maintenance.report import report_rows
-from python_ops.maintenance.targets import MAINTAINED, RESOURCE_TYPES, node_config
-from python_ops.maintenance.wording import size_text
+from python_ops.maintenance import (
+    MAINTAINED,
+    RESOURCE_TYPES,
+    node_config,
+    report_rows,
+    size_text,
+)
 
 # (stat id, label, description, how to show the report row's value)
 _STATS: tuple[tuple[str, str, str, Any], ...] = (
@@ -70,46 +74,49 @@ def stats_from_row(row: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-class CatalogStats(MaintenanceBridge):
-    """The maintenance bridge, plus maintenance stats in ``dbt docs``' catalog."""
+def _maintained_node(adapter: SparkAdapter, relation: BaseRelation) -> Any | None:
+    """The maintained model or snapshot whose table ``relation`` is, if any."""
+    manifest = adapter.get_macro_resolver()
+    schema, name = str(relation.schema).lower(), str(relation.identifier).lower()
+    for node in getattr(manifest, "nodes", {}).values():
+        if (
+            node.resource_type in RESOURCE_TYPES
+            and str(node.schema).lower() == schema
+            and str(node.alias or node.name).lower() == name
+            and node_config(node).get("materialized") in MAINTAINED
+        ):
+            return node
+    return None
 
-    def _maintained_node(self, relation: BaseRelation) -> Any | None:
-        """The maintained model or snapshot whose table ``relation`` is, if any."""
-        manifest = self.get_macro_resolver()
-        schema, name = str(relation.schema).lower(), str(relation.identifier).lower()
-        for node in getattr(manifest, "nodes", {}).values():
-            if (
-                node.resource_type in RESOURCE_TYPES
-                and str(node.schema).lower() == schema
-                and str(node.alias or node.name).lower() == name
-                and node_config(node).get("materialized") in MAINTAINED
-            ):
-                return node
-        return None
 
-    def _maintenance_stats(self, relation: BaseRelation) -> dict[str, Any]:
-        node = self._maintained_node(relation)
-        if node is None:
+def maintenance_stats(
+    adapter: SparkAdapter, parts: MaintenanceParts, relation: BaseRelation
+) -> dict[str, Any]:
+    """The catalog stats of a relation's maintenance ({} when it is no maintained table).
+
+    Args:
+        adapter: The dbt adapter (its manifest, the history macro).
+        parts: Its maintenance objects.
+        relation: The relation dbt's catalog asks about.
+
+    Returns:
+        ``stats:<id>:...`` keys; an error reading them is itself the stat.
+    """
+    node = _maintained_node(adapter, relation)
+    if node is None:
+        return {}
+    try:
+        targets, _ = parts.locator.locate([node])
+        if not targets:
             return {}
-        try:
-            targets, _ = self.locator.locate([node])
-            if not targets:
-                return {}
-            history = self.history_catalog.store(dict(self.execute_macro("maintenance_history")))
-            connection = self.maintenance_connection
-            with maintenance_events.python_ops_logs_to_dbt():
-                (row,) = report_rows(
-                    targets,
-                    spark=connection.ops_spark(),
-                    history=history,
-                    vacuum_engine=connection.vacuum_engine(),
-                )
-        except (DbtRuntimeError, MaintenanceError) as err:  # the catalog must not fail
-            return _stat("maintenance_error", "maintenance", str(err), "reading the table")
-        return stats_from_row(row)
-
-    def _get_columns_for_catalog(self, relation: BaseRelation) -> Iterable[dict[str, Any]]:
-        """dbt-spark's catalog rows of a relation, each with its maintenance stats."""
-        stats = self._maintenance_stats(relation)
-        for column in super()._get_columns_for_catalog(relation):
-            yield {**column, **stats}
+        history = parts.history.store(dict(adapter.execute_macro("maintenance_history")))
+        with maintenance_events.python_ops_logs_to_dbt():
+            (row,) = report_rows(
+                targets,
+                spark=parts.connection.ops_spark(),
+                history=history,
+                vacuum_engine=parts.connection.vacuum_engine(),
+            )
+    except (DbtRuntimeError, MaintenanceError) as err:  # the catalog must not fail
+        return _stat("maintenance_error", "maintenance", str(err), "reading the table")
+    return stats_from_row(row)

@@ -13,8 +13,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from python_ops.errors import MaintenanceError
-from python_ops.maintenance.config import PREFIX, parse_config
-from python_ops.maintenance.targets import MAINTAINED, RESOURCE_TYPES, node_config
+from python_ops.maintenance import MAINTAINED, PREFIX, RESOURCE_TYPES, node_config, parse_config
 
 
 def _own_maintenance_keys(node: Any) -> list[str]:

@@ -19,14 +19,14 @@ from dbt.adapters.spark.session import Cursor, SessionConnectionWrapper
 from dbt_common.exceptions import DbtRuntimeError
 
 from dbt.adapters.sparkdelta.config_aliases import translate_config_aliases
-from dbt.adapters.sparkdelta.engines import MODES, MODES_HELP, Engine, get_engine
+from dbt.adapters.sparkdelta.engines import Engine, get_engine
 from dbt.adapters.sparkdelta.profile_checks import (
     check_engine_port,
     check_profile_keys,
     ignored_connect_url,
 )
 from python_ops.errors import MaintenanceError
-from python_ops.maintenance.dbt_profile import embedded_warehouse
+from python_ops.maintenance import embedded_warehouse, engine_mode
 
 logger = AdapterLogger("SparkDelta")
 ADAPTER_TYPE = "sparkdelta"
@@ -71,11 +71,11 @@ class SparkDeltaCredentials(SparkCredentials):
         return data
 
     def __post_init__(self) -> None:
-        if self.method == SparkConnectionMethod.SESSION and self.mode not in MODES:
-            raise DbtRuntimeError(
-                f"profile setting 'mode' has bad value {self.mode!r}. Use one of: "
-                f"{', '.join(MODES)} ({MODES_HELP})."
-            )
+        if self.method == SparkConnectionMethod.SESSION:
+            try:
+                self.mode = engine_mode(self.mode)
+            except MaintenanceError as err:
+                raise DbtRuntimeError(str(err)) from err
         check_engine_port(self.engine_port)
         warning = ignored_connect_url(str(self.method), self.mode, self.connect_url)
         if warning is not None:
@@ -106,7 +106,8 @@ class SparkDeltaCredentials(SparkCredentials):
         cluster's metastore places tables (``location_root`` fixes their paths), so None unless
         set.
         """
-        if self.method != SparkConnectionMethod.SESSION or self.mode not in ("embedded", "local"):
+        in_process = self.method == SparkConnectionMethod.SESSION
+        if not in_process or not engine_mode(self.mode).owns_warehouse:
             return self.warehouse
         base = os.getcwd()
         try:

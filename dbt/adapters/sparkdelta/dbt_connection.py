@@ -14,7 +14,7 @@ from typing import Any
 from dbt.adapters.spark.impl import SparkAdapter
 
 from dbt.adapters.sparkdelta.engines import Engine, get_ops_engine
-from python_ops.spark_sessions import DeltaSql, Rows, session_sql
+from python_ops.maintenance import DeltaSql, EngineMode, Rows, VacuumEngine, session_sql
 
 
 class DbtConnection:
@@ -54,14 +54,15 @@ class DbtConnection:
             return engine.spark
         return get_ops_engine(dict(self.credentials.server_side_parameters)).spark
 
-    def vacuum_engine(self) -> str:
+    def vacuum_engine(self) -> VacuumEngine:
         """Where VACUUM's selection runs: on the Spark the profile attaches to, else ``auto``.
 
         ``auto`` selects in this process (Arrow); an attached Spark (Connect or classic) is a
         cluster the user chose for the work, so the selection's DataFrame program runs there.
         """
         engine = self.session_engine()
-        return "spark" if engine is not None and engine.mode == "attach" else "auto"
+        attached = engine is not None and engine.mode == EngineMode.ATTACH
+        return VacuumEngine.SPARK if attached else VacuumEngine.AUTO
 
     def one_connection(self) -> AbstractContextManager[Any]:
         """This thread's dbt connection, opened for the block when it has none (a worker).

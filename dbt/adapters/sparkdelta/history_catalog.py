@@ -19,8 +19,7 @@ from dbt_common.exceptions import DbtRuntimeError
 from dbt.adapters.sparkdelta.dbt_connection import DbtConnection
 from dbt.adapters.sparkdelta.locator import TableLocator
 from python_ops.errors import MaintenanceError
-from python_ops.maintenance.history import HistoryStore
-from python_ops.maintenance.locations import is_delta_table
+from python_ops.maintenance import HistoryStore, is_delta_table
 
 log = logging.getLogger(__name__)
 

@@ -1,83 +1,49 @@
-"""The adapter: the maintenance bridge, the engine, Python models, incremental models' DDL.
+"""The adapter: one class, ``SparkDeltaAdapter``, dbt-spark's with what the macros call.
 
-``SparkDeltaAdapter`` extends ``catalog_stats.CatalogStats`` (dbt-spark's adapter with the
-maintenance bridge's methods and maintenance stats in ``dbt docs``) with the embedded engine,
-Python models on the session, and the Delta DDL and partition helpers of incremental models.
+dbt collects ``@available`` methods from the adapter class only, so every method a macro calls is
+declared here, each a call of a module that does the work: the maintenance macros' methods
+(``maintenance_bridge.MaintenanceParts``: where tables are, one-table ops, the post-hook and the
+run-operations), the liquid-clustering answers (``clustering``), maintenance stats in
+``dbt docs`` (``catalog_stats``), the embedded engine, Python models on the session, and the
+Delta DDL and partition helpers of incremental models (``incremental``).
 """
 
 from __future__ import annotations
 
 import dataclasses
-import json
 import logging
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
+from functools import cached_property
 from typing import Any
 
 from dbt.adapters.base.meta import available
 from dbt.adapters.base.relation import BaseRelation
 from dbt.adapters.spark.column import SparkColumn
-from dbt.adapters.spark.impl import SparkConfig
+from dbt.adapters.spark.impl import SparkAdapter, SparkConfig
 from dbt_common.exceptions import DbtRuntimeError
-from deltalake import DeltaTable, Field
-from deltalake.schema import PrimitiveType
 
-from dbt.adapters.sparkdelta import incremental
-from dbt.adapters.sparkdelta.catalog_stats import CatalogStats
-from dbt.adapters.sparkdelta.clustering import ClusteringMethods
+from dbt.adapters.sparkdelta import clustering, incremental, maintenance_events
+from dbt.adapters.sparkdelta.build_check import check_before_build
+from dbt.adapters.sparkdelta.catalog_stats import maintenance_stats
+from dbt.adapters.sparkdelta.config_aliases import warn_unsupported_configs
+from dbt.adapters.sparkdelta.config_preflight import preflight_messages
 from dbt.adapters.sparkdelta.connections import SparkDeltaConnectionManager
 from dbt.adapters.sparkdelta.engines import EmbeddedEngine
-from dbt.adapters.sparkdelta.incremental import string_literal
+from dbt.adapters.sparkdelta.incremental import registration_ddl, spark_type_name
+from dbt.adapters.sparkdelta.maintenance_bridge import MaintenanceParts
 from dbt.adapters.sparkdelta.python_models import SessionPythonJobHelper
-from python_ops.delta.snapshot import read_snapshot
 from python_ops.errors import TableNotFoundError
-from python_ops.maintenance.config import KEYS
-from python_ops.storage import delta_storage_options, open_storage
+from python_ops.maintenance import (
+    KEYS,
+    add_nullable_columns,
+    files_text,
+    open_storage,
+    read_snapshot,
+    set_comments,
+    size_text,
+)
 
 log = logging.getLogger(__name__)
-
-_SIMPLE_TYPES = {"long": "bigint", "integer": "int", "short": "smallint", "byte": "tinyint"}
-
-
-def spark_type_name(delta_type: Any) -> str:
-    """Render a Delta schema type (JSON) as a Spark SQL type string."""
-    if isinstance(delta_type, str):
-        return _SIMPLE_TYPES.get(delta_type, delta_type)
-    kind = delta_type.get("type")
-    if kind == "array":
-        return f"array<{spark_type_name(delta_type['elementType'])}>"
-    if kind == "map":
-        key, value = (
-            spark_type_name(delta_type["keyType"]),
-            spark_type_name(delta_type["valueType"]),
-        )
-        return f"map<{key},{value}>"
-    if kind == "struct":
-        fields = ",".join(f"{f['name']}:{spark_type_name(f['type'])}" for f in delta_type["fields"])
-        return f"struct<{fields}>"
-    return json.dumps(delta_type)
-
-
-def registration_ddl(table: DeltaTable) -> dict[str, str | None]:
-    """Column list and comment to register a Delta table with, so the catalog shows its docs.
-
-    Sail's catalog shows the columns (and comments) a table was registered with. For a
-    partitioned table no column list is given (Sail refused one whose partition column types
-    differed in representation); its columns are then read from the log.
-    """
-    metadata = table.metadata()
-    if metadata.partition_columns:
-        return {"columns": None, "comment": metadata.description}
-    columns = []
-    for field in json.loads(table.schema().to_json())["fields"]:
-        column = f"`{field['name']}` {spark_type_name(field['type'])}"
-        if not field.get("nullable", True):
-            column += " not null"
-        comment = (field.get("metadata") or {}).get("comment")
-        if comment:
-            column += f" comment {string_literal(str(comment))}"
-        columns.append(column)
-    return {"columns": ", ".join(columns), "comment": metadata.description}
-
 
 # dbt-spark's model configs plus every maintenance key, declared so that dbt accepts them as
 # adapter configs. The keys come from ``python_ops.maintenance.config.KEYS`` (declared once,
@@ -90,11 +56,16 @@ SparkDeltaConfig: type[SparkConfig] = dataclasses.make_dataclass(
 )
 
 
-class SparkDeltaAdapter(ClusteringMethods, CatalogStats):
+class SparkDeltaAdapter(SparkAdapter):
     """dbt-spark with an embedded engine, Python models on the session, and maintenance ops."""
 
     ConnectionManager = SparkDeltaConnectionManager
     AdapterSpecificConfigs = SparkDeltaConfig
+
+    @cached_property
+    def maintenance(self) -> MaintenanceParts:
+        """The maintenance objects the macros' methods call (built once per adapter)."""
+        return MaintenanceParts(self)
 
     @property
     def default_python_submission_method(self) -> str:  # noqa: D102
@@ -241,17 +212,11 @@ class SparkDeltaAdapter(ClusteringMethods, CatalogStats):
         location = self._relation_location(relation, "on_schema_change")
         try:
             fields = [
-                Field(
-                    str(c.name).strip("`"),
-                    PrimitiveType(incremental.delta_field_type(c.data_type)),
-                    nullable=True,
-                )
-                for c in columns
+                (str(c.name).strip("`"), incremental.delta_field_type(c.data_type)) for c in columns
             ]
+            add_nullable_columns(location, fields)
         except ValueError as err:
             raise DbtRuntimeError(f"on_schema_change of {relation}: {err}") from err
-        table = DeltaTable(location, storage_options=delta_storage_options(location))
-        table.alter.add_columns(fields)
         engine = self._embedded_engine()
         if engine is not None and relation.schema and relation.identifier:
             engine.refresh_table(relation.schema, relation.identifier, location)
@@ -271,16 +236,257 @@ class SparkDeltaAdapter(ClusteringMethods, CatalogStats):
             column_comments: Column name -> description (case-insensitive names).
         """
         location = self._relation_location(relation, "persist_docs")
-        table = DeltaTable(location, storage_options=delta_storage_options(location))
-        if description:
-            table.alter.set_table_description(description)
-        names = {field.name.lower(): field.name for field in table.schema().fields}
-        for name, comment in (column_comments or {}).items():
-            field = names.get(str(name).strip("`").lower())
-            if field is not None:
-                table.alter.set_column_metadata(field, {"comment": comment})
+        docs = set_comments(location, description, column_comments)
         engine = self._embedded_engine()
         if engine is not None and relation.schema and relation.identifier:
             engine.refresh_table(
-                relation.schema, relation.identifier, location, **registration_ddl(table)
+                relation.schema, relation.identifier, location, **registration_ddl(docs)
             )
+
+    # --- where tables are ---------------------------------------------------------------------
+
+    @available
+    def model_location(
+        self, schema: str, identifier: str, location_root: str | None = None
+    ) -> str | None:
+        """Where a model's table is created (None: the cluster's metastore decides).
+
+        Args:
+            schema: The model's schema.
+            identifier: The model's alias.
+            location_root: The model's ``location_root`` config, if set.
+
+        Returns:
+            ``<location_root>/<alias>``, else the engine's managed location, else None.
+        """
+        return self.maintenance.locator.model_location(schema, identifier, location_root)
+
+    @available.parse_none
+    def table_location(self, relation: BaseRelation) -> str | None:
+        """The Delta location of an existing table, as the catalog reports it.
+
+        Args:
+            relation: The table.
+
+        Returns:
+            The normalised location, or None when the relation does not exist or has none.
+        """
+        return self.maintenance.locator.table_location(relation)
+
+    # --- one op on one model's table (the *_table macros) --------------------------------------
+
+    @available.parse_none
+    def table_health(
+        self, relation: BaseRelation, small_file_threshold_bytes: int | None = None
+    ) -> dict[str, Any]:
+        """Health of a model's Delta table, read from its log (see ``python_ops.ops.health``).
+
+        Args:
+            relation: The model's relation.
+            small_file_threshold_bytes: Files below this size count as small (default 32 MiB).
+
+        Returns:
+            ``TableHealth`` as a dict, plus ``relation``.
+
+        Raises:
+            DbtRuntimeError: When the relation has no Delta table or its log cannot be read.
+        """
+        return self.maintenance.table_ops.health(relation, small_file_threshold_bytes)
+
+    @available.parse_none
+    def vacuum(self, relation: BaseRelation, **options: Any) -> dict[str, Any]:
+        """VACUUM a model's Delta table (``python_ops.ops.vacuum.vacuum``); a dry run by default.
+
+        Args:
+            relation: The model's relation.
+            **options: The op's keyword arguments (``retention_hours``, ``dry_run``,
+                ``partition_filter``, ``allow_short_retention``, ...).
+
+        Returns:
+            ``VacuumResult`` as a dict (with every selected path), plus ``relation``.
+
+        Raises:
+            DbtRuntimeError: With the op's message when it refuses or fails, or for an option
+                the op does not take.
+        """
+        return self.maintenance.table_ops.invoke("vacuum", relation, options)
+
+    @available.parse_none
+    def cleanup_logs(self, relation: BaseRelation, **options: Any) -> dict[str, Any]:
+        """Delete a model's expired Delta log files (``python_ops.ops.log_cleanup``).
+
+        Args:
+            relation: The model's relation.
+            **options: The op's keyword arguments (``retention_days``, ``dry_run``, ``force``,
+                ...) and ``deleted_file_retention_hours``.
+
+        Returns:
+            ``LogCleanupResult`` as a dict (with every selected file), plus ``relation``.
+
+        Raises:
+            DbtRuntimeError: With the op's message when it refuses or fails.
+        """
+        return self.maintenance.table_ops.cleanup_logs(relation, options)
+
+    @available.parse_none
+    def optimize(self, relation: BaseRelation, **options: Any) -> dict[str, Any]:
+        """OPTIMIZE a model's Delta table (``python_ops.ops.optimize.optimize``).
+
+        Args:
+            relation: The model's relation.
+            **options: The op's keyword arguments (``zorder_by``, ``where``, ``full``,
+                ``target_size_bytes``, ``min_small_files``, ``dry_run``, ...).
+
+        Returns:
+            ``OptimizeResult`` as a dict, plus ``relation``.
+
+        Raises:
+            DbtRuntimeError: With the op's message when it refuses or fails.
+        """
+        return self.maintenance.table_ops.invoke("optimize", relation, options)
+
+    # --- across models (post-hook and run-operations) ------------------------------------------
+
+    @available
+    def maintain_after_build(self, model: Any, invocation_id: str, history: dict[str, Any]) -> str:
+        """Post-hook: run the maintenance that is due for the model just built (``RunOperations``).
+
+        Args:
+            model: The model node (``model`` in the hook's context).
+            invocation_id: dbt's invocation id.
+            history: ``{schema, name, location}`` of the maintenance history table.
+
+        Returns:
+            A one-line summary ('' when nothing ran).
+        """
+        return self.maintenance.run_operations.after_build(model, invocation_id, history)
+
+    @available
+    def maintenance_selection(
+        self, select: Any = None, exclude: Any = None, selector: Any = None, state: Any = None
+    ) -> dict[str, Any]:
+        """Resolve a dbt selection with dbt's selector on this invocation's manifest.
+
+        Args:
+            select: dbt selection strings (as ``dbt ls --select``), a string or a list.
+            exclude: dbt selection strings to leave out.
+            selector: A selector of the project's ``selectors.yml`` (alone).
+            state: An artifacts directory for ``state:`` methods.
+
+        Returns:
+            ``{unique_ids: [...] or None (everything), warnings: [...], selector}``.
+        """
+        return self.maintenance.run_operations.selection(select, exclude, selector, state)
+
+    @available
+    def maintain_models(
+        self,
+        nodes: list[Any],
+        ops: Any = None,
+        only_due: bool = False,
+        dry_run: bool = False,
+        retention_hours: float | None = None,
+        threads: Any = 1,
+        time_budget_s: float | None = None,
+        invocation_id: str = "",
+        history: dict[str, Any] | None = None,
+    ) -> dict[str, Any]:
+        """Run ops on the given models (``vacuum_all`` and its siblings, after the selection).
+
+        Returns:
+            The run as a dict, plus ``table`` (the printed per-model table).
+        """
+        return self.maintenance.run_operations.maintain(
+            nodes,
+            ops=ops,
+            only_due=only_due,
+            dry_run=dry_run,
+            retention_hours=retention_hours,
+            threads=threads,  # checked once, by the session's RunOptions
+            time_budget_s=time_budget_s,
+            invocation_id=invocation_id,
+            history=history or {},
+        )
+
+    @available
+    def maintenance_report(self, nodes: list[Any], history: dict[str, Any] | None = None) -> str:
+        """Per model: health, reclaimable bytes, last run of each op; as a printed table."""
+        return self.maintenance.run_operations.report(nodes, history or {})
+
+    # --- the materializations' config check and the macros' text helpers -----------------------
+
+    @available
+    def validate_maintenance_config(self, model: Any) -> str:
+        """Check a model's ``maintenance_*`` config before its SQL runs (the materializations).
+
+        Args:
+            model: The model node (``model`` in the materialization's context).
+
+        Returns:
+            '' (so that ``{{ }}`` renders nothing).
+
+        Raises:
+            DbtRuntimeError: For misspelt keys (naming the nearest valid one), bad values and a
+                VACUUM retention Delta's check would refuse, all at once, naming the model, the
+                key, the value and the fix; the table is not touched (``build_check``).
+        """
+        check_before_build(model, self.maintenance.locator)
+        return ""
+
+    @available
+    def files_text(self, count: Any, size_bytes: Any, noun: str = "file") -> str:
+        """Files and their size for printing: ``12 files (4.56 MB)``, ``1 log file (512 B)``."""
+        return files_text(int(count or 0), int(size_bytes or 0), noun)
+
+    @available
+    def size_text(self, size_bytes: Any) -> str:
+        """A size for printing in scaled units: ``512 B``, ``12.3 KB``, ``4.56 MB``."""
+        return size_text(int(size_bytes or 0))
+
+    def set_relations_cache(
+        self,
+        relation_configs: Any,
+        clear: bool = False,
+        required_schemas: Any = None,
+    ) -> None:
+        """Fill dbt's relation cache (before run, build, test, show...), then the history source.
+
+        This is the one adapter call every dbt command that runs nodes makes before the first
+        one (unless ``--no-populate-cache``), so a model selecting from the history source works
+        on the first build of a fresh warehouse; and the place to show every maintenance config
+        problem of the project at once (``config_preflight``).
+        """
+        super().set_relations_cache(
+            relation_configs, clear=clear, required_schemas=required_schemas
+        )
+        self.maintenance.history.ensure_source()
+        warn_unsupported_configs(relation_configs)
+        for message in preflight_messages(relation_configs):
+            maintenance_events.warn(message)
+
+    def _get_columns_for_catalog(self, relation: BaseRelation) -> Iterable[dict[str, Any]]:
+        """dbt-spark's catalog rows of a relation, each with its maintenance stats."""
+        stats = maintenance_stats(self, self.maintenance, relation)
+        for column in super()._get_columns_for_catalog(relation):
+            yield {**column, **stats}
+
+    # --- liquid clustering (the materializations) ---------------------------------------------
+
+    @available
+    def clustering_columns(self, model: Any) -> list[str]:
+        """The model's clustering columns (``maintenance_cluster_by``), validated.
+
+        Raises:
+            DbtRuntimeError: For a bad value, or clustering together with ``partition_by``.
+        """
+        return clustering.clustering_columns(model)
+
+    @available
+    def warn_cannot_cluster(self, model: Any) -> str:
+        """Warn that this engine builds the model's table without clustering; renders ''."""
+        return clustering.warn_cannot_cluster(model)
+
+    @available
+    def column_list(self, value: Any) -> list[str]:
+        """``DESCRIBE DETAIL``'s ``clusteringColumns`` as a list, whatever the connection."""
+        return clustering.column_list(value)

@@ -17,7 +17,10 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Sequence
+from typing import Any
 from urllib.parse import unquote
+
+from python_ops.maintenance import TableDocs
 
 HIVE_NULL_PARTITION = "__HIVE_DEFAULT_PARTITION__"
 
@@ -161,3 +164,46 @@ def delta_field_type(spark_type: str) -> str:
         f"cannot add a column of type {spark_type!r} through Delta schema evolution here "
         "(only primitive and decimal types)"
     )
+
+
+_SIMPLE_TYPES = {"long": "bigint", "integer": "int", "short": "smallint", "byte": "tinyint"}
+
+
+def spark_type_name(delta_type: Any) -> str:
+    """Render a Delta schema type (JSON) as a Spark SQL type string."""
+    if isinstance(delta_type, str):
+        return _SIMPLE_TYPES.get(delta_type, delta_type)
+    kind = delta_type.get("type")
+    if kind == "array":
+        return f"array<{spark_type_name(delta_type['elementType'])}>"
+    if kind == "map":
+        key, value = (
+            spark_type_name(delta_type["keyType"]),
+            spark_type_name(delta_type["valueType"]),
+        )
+        return f"map<{key},{value}>"
+    if kind == "struct":
+        fields = ",".join(f"{f['name']}:{spark_type_name(f['type'])}" for f in delta_type["fields"])
+        return f"struct<{fields}>"
+    return json.dumps(delta_type)
+
+
+def registration_ddl(docs: TableDocs) -> dict[str, str | None]:
+    """Column list and comment to register a Delta table with, so the catalog shows its docs.
+
+    Sail's catalog shows the columns (and comments) a table was registered with. For a
+    partitioned table no column list is given (Sail refused one whose partition column types
+    differed in representation); its columns are then read from the log.
+    """
+    if docs.partition_columns:
+        return {"columns": None, "comment": docs.description}
+    columns = []
+    for field in docs.fields:
+        column = f"`{field['name']}` {spark_type_name(field['type'])}"
+        if not field.get("nullable", True):
+            column += " not null"
+        comment = (field.get("metadata") or {}).get("comment")
+        if comment:
+            column += f" comment {string_literal(str(comment))}"
+        columns.append(column)
+    return {"columns": ", ".join(columns), "comment": docs.description}

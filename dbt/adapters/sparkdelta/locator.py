@@ -19,8 +19,12 @@ from dbt_common.exceptions import DbtRuntimeError
 from dbt.adapters.sparkdelta.dbt_connection import DbtConnection
 from dbt.adapters.sparkdelta.engines import location_from_information
 from python_ops.errors import MaintenanceError
-from python_ops.maintenance.locations import is_delta_table, placed_location
-from python_ops.maintenance.targets import ModelTarget, targets_from_nodes
+from python_ops.maintenance import (
+    ModelTarget,
+    is_delta_table,
+    placed_location,
+    targets_from_nodes,
+)
 
 # (connection, schema) -> the schema's location in the catalog (None: it gives none)
 _SCHEMA_LOCATIONS: dict[tuple[Any, ...], str | None] = {}

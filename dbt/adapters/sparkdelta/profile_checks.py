@@ -17,7 +17,7 @@ from typing import Any
 from dbt_common.exceptions import DbtRuntimeError
 
 from python_ops.errors import ConfigError
-from python_ops.values import checked_number
+from python_ops.maintenance import EngineMode, checked_number
 
 MAX_PORT = 65535
 
@@ -83,7 +83,7 @@ def ignored_connect_url(method: str, mode: str, connect_url: str | None) -> str 
             "to use a Spark Connect server set 'method: session' and 'mode: attach', else "
             "remove connect_url."
         )
-    if mode != "attach":
+    if mode != EngineMode.ATTACH:
         return (
             f"profile setting 'connect_url' ({connect_url}) is ignored with 'mode: {mode}': "
             f"dbt runs on the {mode} engine. Set 'mode: attach' to use that Spark Connect "

@@ -14,7 +14,7 @@ from dbt.adapters.spark.connections import SparkConnectionMethod
 from dbt_common.exceptions import DbtRuntimeError
 
 from dbt.adapters.sparkdelta.connections import SparkDeltaCredentials, engine_for
-from python_ops.maintenance.locations import placed_location
+from python_ops.maintenance import placed_location
 
 
 class SessionPythonJobHelper(PythonJobHelper):

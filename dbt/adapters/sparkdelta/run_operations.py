@@ -1,14 +1,14 @@
 """Maintenance across models: the post-hook and the run-operations (``vacuum_all``...).
 
-The macros resolve the selection and pass the chosen nodes; this object locates their tables,
-runs ``python_ops.maintenance.runner.Maintainer`` on them with the history store, registers the
-history in the catalog, and reports failures as dbt warnings or errors.
+The macros resolve the selection and pass the chosen nodes; this object translates: it locates
+their tables (nodes to targets), runs a ``python_ops.maintenance.MaintenanceSession`` with dbt's
+environment and events (``dbt_session``), and turns maintenance's errors into dbt's.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -18,34 +18,11 @@ from dbt_common.invocation import get_invocation_id
 
 from dbt.adapters.sparkdelta import maintenance_events
 from dbt.adapters.sparkdelta.dbt_connection import DbtConnection
+from dbt.adapters.sparkdelta.dbt_session import dbt_session
 from dbt.adapters.sparkdelta.history_catalog import HistoryCatalog
-from dbt.adapters.sparkdelta.locator import Located, TableLocator
+from dbt.adapters.sparkdelta.locator import TableLocator
 from python_ops.errors import MaintenanceError
-from python_ops.log_once import begin_command
-from python_ops.maintenance.history_upkeep import upkeep_history
-from python_ops.maintenance.outcomes import Status
-from python_ops.maintenance.registry import check_ops
-from python_ops.maintenance.report import render_report, report_rows
-from python_ops.maintenance.runner import Maintainer, OpOutcome
-
-Progress = Callable[[int, int, str, list[OpOutcome]], None]
-
-
-def warn_failures(outcomes: list[OpOutcome], node: Any = None, *, after_build: bool) -> None:
-    """One dbt warning per failed op of a model with ``on_error: warn``, with its reason.
-
-    Args:
-        outcomes: The ops that ran.
-        node: The model just built (the post-hook's), for dbt's event.
-        after_build: A post-hook's failure (the model's build stands); a run-operation's
-            failure fails the run-operation instead, so it says nothing of the model's build.
-    """
-    for o in outcomes:
-        if o.status is Status.FAILED and o.on_error != "fail":
-            why = " (on_error: warn, so the model itself succeeded)" if after_build else ""
-            maintenance_events.warn(
-                f"maintenance {o.op} of model {o.model} failed{why}: {o.detail}", node=node
-            )
+from python_ops.maintenance import OpOutcome, RunOptions, begin_command, render_report, report_rows
 
 
 class RunOperations:
@@ -69,23 +46,6 @@ class RunOperations:
         self._connection = connection
         self._locator = locator
         self._history = history
-
-    def _maintainer(
-        self,
-        history: Mapping[str, Any],
-        invocation_id: str,
-        located: Located,
-        on_model: Progress | None = None,
-    ) -> Maintainer:
-        return Maintainer(
-            spark=self._connection.ops_spark(),
-            sql=self._connection.delta_sql(located.names),
-            vacuum_engine=self._connection.vacuum_engine(),
-            history=self._history.store(history),
-            invocation_id=str(invocation_id),
-            on_model=on_model,
-            log_failures=False,  # reported as dbt warnings (warn_failures), with context
-        )
 
     def after_build(self, model: Any, invocation_id: str, history: Mapping[str, Any]) -> str:
         """Post-hook: run the maintenance that is due for the model just built.
@@ -115,34 +75,26 @@ class RunOperations:
         if not targets:
             reasons = list(located.not_delta.values())
             return f"skipped: {reasons[0]}" if reasons else ""
-        on_error = targets[0].config.on_error
+        session = dbt_session(
+            invocation_id,
+            self._connection,
+            self._history,
+            history,
+            names=located.names,
+            node=model,
+        )
         try:
-            maintainer = self._maintainer(history, invocation_id, located)
-        except (DbtRuntimeError, MaintenanceError) as err:
-            # e.g. no place for the history (a catalog that gives schemas no location): a setup
-            # problem of maintenance, not of the model, so on_error decides as for a failed op
-            if on_error == "fail":
-                raise
-            maintenance_events.warn(
-                f"maintenance of model {targets[0].config.model} did not run (on_error: warn, "
-                f"so the model itself succeeded): {err}",
-                node=model,
-            )
-            return "not run: maintenance could not start (see the warning)"
-        with maintenance_events.python_ops_logs_to_dbt():
-            outcomes = maintainer.maintain_model(targets[0])
-        ran = [o for o in outcomes if o.ran]
-        if ran:
-            self._history.register(history)
-            with maintenance_events.python_ops_logs_to_dbt():  # the history's own schedule
-                warn_failures(upkeep_history(maintainer), after_build=False)
-        failed = [o for o in ran if o.status is Status.FAILED]
-        if failed and on_error == "fail":
+            with maintenance_events.python_ops_logs_to_dbt():
+                done = session.maintain_model(targets[0])
+        except MaintenanceError as err:  # could not start, and the model says on_error: fail
+            raise DbtRuntimeError(str(err)) from err
+        if done.failed and targets[0].config.on_error == "fail":
             raise DbtRuntimeError(
-                "; ".join(f"maintenance {o.op} of {o.model} failed: {o.detail}" for o in failed)
+                "; ".join(
+                    f"maintenance {o.op} of {o.model} failed: {o.detail}" for o in done.failed
+                )
             )
-        warn_failures(outcomes, node=model, after_build=True)
-        return ", ".join(f"{o.op} {o.summary} in {o.duration_s:.1f} s" for o in ran)
+        return done.summary()
 
     def selection(
         self, select: Any = None, exclude: Any = None, selector: Any = None, state: Any = None
@@ -158,7 +110,7 @@ class RunOperations:
         from dbt.contracts.graph.manifest import Manifest
         from dbt.contracts.state import PreviousState
 
-        from dbt.adapters.sparkdelta.selection import select_models
+        from dbt.adapters.sparkdelta.dbt_selector import select_models
 
         adapter = self._adapter
         manifest = adapter.get_macro_resolver()
@@ -190,7 +142,7 @@ class RunOperations:
         only_due: bool,
         dry_run: bool,
         retention_hours: float | None,
-        threads: int,
+        threads: Any,
         time_budget_s: float | None,
         invocation_id: str,
         history: Mapping[str, Any],
@@ -204,12 +156,20 @@ class RunOperations:
             DbtRuntimeError: For bad arguments or settings.
         """
         try:
-            op_names = check_ops(ops)
+            options = RunOptions.checked(
+                ops=ops,
+                only_due=only_due,
+                dry_run=dry_run,
+                retention_hours=retention_hours,
+                threads=threads,
+                time_budget_s=time_budget_s,
+            )
         except MaintenanceError as err:
             raise DbtRuntimeError(str(err)) from err
-        begin_command(invocation_id or get_invocation_id())
+        invocation_id = invocation_id or get_invocation_id()
+        begin_command(invocation_id)  # before locating: its warnings are this command's
         targets, located = self._locator.locate(nodes)
-        label = op_names[0] if len(op_names) == 1 else "maintenance"
+        label = options.ops[0] if len(options.ops) == 1 else "maintenance"
 
         def progress(done: int, total: int, name: str, outcomes: list[OpOutcome]) -> None:
             did = [f"{o.op} {o.summary}" for o in outcomes if o.ran]
@@ -217,28 +177,19 @@ class RunOperations:
             words = "; ".join(did) or (idle[0].detail if idle else "nothing to do")
             maintenance_events.info(f"{label} {done}/{total} {name}: {words}")
 
-        maintainer = self._maintainer(history, invocation_id, located, on_model=progress)
         if targets:
             dry = " (dry run: nothing is deleted or written)" if dry_run else ""
-            maintenance_events.info(f"{label}: {len(targets)} model(s) on {threads} thread(s){dry}")
+            maintenance_events.info(
+                f"{label}: {len(targets)} model(s) on {options.threads} thread(s){dry}"
+            )
+        session = dbt_session(
+            invocation_id, self._connection, self._history, history, names=located.names
+        )
         try:
             with maintenance_events.python_ops_logs_to_dbt():
-                run = maintainer.maintain(
-                    targets,
-                    ops=op_names,
-                    only_due=only_due,
-                    dry_run=dry_run,
-                    retention_hours=retention_hours,
-                    threads=threads,
-                    time_budget_s=time_budget_s,
-                )
+                run = session.maintain(targets, options, on_model=progress)
         except MaintenanceError as err:  # a bad argument, refused before any op ran
             raise DbtRuntimeError(str(err)) from err
-        self._history.register(history)
-        warn_failures(list(run.outcomes), after_build=False)
-        if not dry_run and any(o.ran for o in run.outcomes):
-            with maintenance_events.python_ops_logs_to_dbt():  # the history's own schedule
-                warn_failures(upkeep_history(maintainer), after_build=False)
         return {
             **run.to_dict(),
             "table": run.table() + located.lines(28),

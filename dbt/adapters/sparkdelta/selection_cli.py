@@ -1,9 +1,10 @@
 """Model selection outside dbt: ``python -m dbt.adapters.sparkdelta.selection_cli``.
 
 ``python -m python_ops maintain`` never imports dbt; for ``--select``/``--exclude``/
-``--selector``/``--state`` it runs this module in a child process, which resolves the selection
-with dbt's own machinery (``selection.select_models``) on ``target/manifest.json`` and prints it
-as JSON.
+``--selector``/``--state`` it resolves the selection through the port
+``python_ops.maintenance.SelectionResolver``, whose child-process implementation runs this
+module. ``ManifestResolver`` is the same port in this process: dbt's own machinery
+(``dbt_selector.select_models``) on ``target/manifest.json``; ``main`` prints its answer as JSON.
 """
 
 from __future__ import annotations
@@ -18,7 +19,9 @@ from typing import Any
 
 from dbt_common.exceptions import DbtRuntimeError
 
-from dbt.adapters.sparkdelta.selection import Selection, select_models
+from dbt.adapters.sparkdelta.dbt_selector import Selection, select_models
+from python_ops.errors import ConfigError
+from python_ops.maintenance import ResolvedSelection, SelectionRequest
 
 
 def _ensure_flags() -> None:
@@ -70,6 +73,32 @@ def select_from_artifacts(
         selectors=selectors,
         previous_state=previous,
     )
+
+
+class ManifestResolver:
+    """``SelectionResolver`` in this process, on the project's ``target/manifest.json``."""
+
+    def resolve(self, request: SelectionRequest) -> ResolvedSelection:
+        """Resolve ``request`` with dbt's selector.
+
+        Raises:
+            ConfigError: When dbt rejects the selection or the manifest cannot be read.
+        """
+        try:
+            selection = select_from_artifacts(
+                request.project_dir,
+                select=list(request.select) or None,
+                exclude=list(request.exclude) or None,
+                selector=request.selector,
+                state=request.state,
+            )
+        except Exception as err:  # dbt's errors, as the child process reports them
+            raise ConfigError(
+                setting="select",
+                value=str(getattr(err, "msg", err)).strip(),
+                fix="Use a selection dbt ls accepts.",
+            ) from err
+        return ResolvedSelection(selection.unique_ids, selection.warnings, selection.selector)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

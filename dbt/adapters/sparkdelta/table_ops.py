@@ -1,8 +1,9 @@
 """One op on one model's table, from a macro: find the table, run the op, answer as a dict.
 
 The ops are ``python_ops``' (``vacuum``, ``optimize``, ``cleanup_logs``, ``table_health``),
-looked up in its registry; this object supplies what each needs from dbt's side (the Spark
-session, where Delta's SQL runs, the relation's name) and turns refusals into dbt errors.
+run by a ``MaintenanceSession`` with dbt's environment (``dbt_session``: the Spark session,
+where Delta's SQL runs, the relation's name); this object translates: a relation to its table
+before, refusals to dbt errors after.
 """
 
 from __future__ import annotations
@@ -12,14 +13,19 @@ from typing import Any
 
 from dbt.adapters.base.relation import BaseRelation
 from dbt_common.exceptions import DbtRuntimeError
+from dbt_common.invocation import get_invocation_id
 
 from dbt.adapters.sparkdelta import maintenance_events
 from dbt.adapters.sparkdelta.dbt_connection import DbtConnection
+from dbt.adapters.sparkdelta.dbt_session import dbt_session
+from dbt.adapters.sparkdelta.history_catalog import HistoryCatalog
 from dbt.adapters.sparkdelta.locator import TableLocator
-from python_ops.delta.recorded_retentions import policy_properties
 from python_ops.errors import MaintenanceError
-from python_ops.maintenance.registry import op_spec
-from python_ops.ops.health import DEFAULT_SMALL_FILE_THRESHOLD_BYTES, table_health
+from python_ops.maintenance import (
+    DEFAULT_SMALL_FILE_THRESHOLD_BYTES,
+    policy_properties,
+    table_health,
+)
 
 
 class TableOps:
@@ -28,11 +34,15 @@ class TableOps:
     Args:
         connection: The adapter's connection, as the bridge uses it.
         locator: Where tables are.
+        history: The history catalog (a one-table op records nothing in it).
     """
 
-    def __init__(self, connection: DbtConnection, locator: TableLocator) -> None:
+    def __init__(
+        self, connection: DbtConnection, locator: TableLocator, history: HistoryCatalog
+    ) -> None:
         self._connection = connection
         self._locator = locator
+        self._history = history
 
     def health(
         self, relation: BaseRelation, small_file_threshold_bytes: int | None = None
@@ -84,26 +94,18 @@ class TableOps:
             DbtRuntimeError: With the op's message when it refuses or fails, or for an option
                 the op does not take.
         """
-        try:
-            spec = op_spec(op)
-        except MaintenanceError as err:
-            raise DbtRuntimeError(str(err)) from err
-        connection = self._connection
-        spark = connection.ops_spark() if spec.needs_spark else None
-        sql = connection.delta_sql() if spec.takes_sql else None
-        if op == "vacuum":
-            options = {"engine": connection.vacuum_engine(), **options}
-        return self._run(
-            relation,
-            op,
-            lambda location: spec.invoke(
-                location,
-                spark=spark,
-                sql=sql.named({location: str(relation)}) if sql is not None else None,
-                model=relation.identifier,
-                **dict(options),
-            ),
-        )
+
+        def call(location: str) -> Any:
+            session = dbt_session(
+                get_invocation_id(),
+                self._connection,
+                self._history,
+                None,  # a one-table op is not recorded in the history
+                names={location: str(relation)},
+            )
+            return session.run_table_op(op, location, name=relation.identifier, options=options)
+
+        return self._run(relation, op, call)
 
     def _run(self, relation: BaseRelation, op: str, call: Callable[[str], Any]) -> dict[str, Any]:
         location = self._locator.table_location(relation)

@@ -19,7 +19,7 @@ from dbt.adapters.sparkdelta.engines.attached import AttachedEngine, OpsEngine
 from dbt.adapters.sparkdelta.engines.base import Engine, location_from_information
 from dbt.adapters.sparkdelta.engines.embedded import EmbeddedEngine
 from dbt.adapters.sparkdelta.engines.local import LocalEngine, local_session_conf
-from python_ops.errors import ConfigError
+from python_ops.maintenance import MODES_HELP, EngineMode, engine_mode
 
 __all__ = [
     "MODES",
@@ -37,11 +37,7 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-MODES = ("embedded", "local", "attach")
-MODES_HELP = (
-    "embedded starts Sail in-process; local starts a classic local Spark with the Delta jars "
-    "in-process; attach uses connect_url or the running Spark session"
-)
+MODES = tuple(EngineMode)
 
 
 _engines: dict[tuple[Any, ...], Engine] = {}
@@ -50,7 +46,7 @@ _engines_lock = threading.Lock()
 
 def get_engine(
     *,
-    mode: str,
+    mode: EngineMode | str,
     warehouse: str | None,
     connect_url: str | None,
     port: int = 0,
@@ -59,7 +55,7 @@ def get_engine(
     """Return the process-wide engine for these settings, starting it on first use.
 
     Args:
-        mode: ``embedded``, ``local`` or ``attach``.
+        mode: ``embedded``, ``local`` or ``attach`` (an ``EngineMode``, or its word).
         warehouse: Warehouse directory (embedded and local modes).
         connect_url: Spark Connect URL (attach mode; None for the classic session).
         port: Port of the embedded server (0 = free port).
@@ -72,19 +68,14 @@ def get_engine(
         ConfigError: For an unknown mode or a bad warehouse/port.
         EngineError: When the engine cannot be started or reached.
     """
-    if mode not in MODES:
-        raise ConfigError(
-            setting="mode",
-            value=mode,
-            fix=f"Use one of: {', '.join(MODES)} ({MODES_HELP}).",
-        )
+    mode = engine_mode(mode)
     key = (mode, os.path.abspath(warehouse) if warehouse else None, connect_url)
     with _engines_lock:
         engine = _engines.get(key)
         if engine is None:
-            if mode == "embedded":
+            if mode is EngineMode.EMBEDDED:
                 engine = EmbeddedEngine(warehouse or "warehouse", port=port, spark_conf=spark_conf)
-            elif mode == "local":
+            elif mode is EngineMode.LOCAL:
                 engine = LocalEngine(warehouse or "warehouse", spark_conf=spark_conf)
             else:
                 engine = AttachedEngine(connect_url, spark_conf=spark_conf)

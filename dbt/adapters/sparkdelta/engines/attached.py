@@ -6,7 +6,7 @@ from typing import Any
 
 from dbt.adapters.sparkdelta.engines.base import Engine
 from python_ops.errors import EngineError
-from python_ops.spark_sessions import LazySession
+from python_ops.maintenance import LazySession
 
 
 class AttachedEngine(Engine):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from typing import Any
 
-from python_ops.storage import normalize_location
+from python_ops.maintenance import normalize_location
 
 
 def location_from_information(information: str | None) -> str | None:

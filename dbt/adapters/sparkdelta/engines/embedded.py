@@ -20,9 +20,7 @@ from dbt.adapters.sparkdelta.catalog_journal import (
 )
 from dbt.adapters.sparkdelta.engines.base import Engine, location_from_information
 from python_ops.errors import ConfigError
-from python_ops.maintenance.locations import managed_location
-from python_ops.spark_sessions import SailEngine
-from python_ops.storage import is_remote
+from python_ops.maintenance import SailEngine, is_remote, managed_location
 
 log = logging.getLogger(__name__)
 

@@ -10,7 +10,7 @@ from dbt.adapters.sparkdelta.catalog_journal import parse_ddl
 from dbt.adapters.sparkdelta.engines.base import Engine, location_from_information
 from dbt.adapters.sparkdelta.engines.embedded import prepare_warehouse
 from python_ops.errors import EngineError
-from python_ops.maintenance.locations import managed_location
+from python_ops.maintenance import managed_location
 
 
 def local_session_conf(warehouse: str, jars: list[str]) -> dict[str, str]:
@@ -28,7 +28,7 @@ def local_session_conf(warehouse: str, jars: list[str]) -> dict[str, str]:
     Returns:
         Spark settings (without the master).
     """
-    from python_ops.delta_jars import LOCAL_CONF, session_conf
+    from python_ops.maintenance import LOCAL_CONF, session_conf
 
     return {
         **session_conf(jars),
@@ -98,7 +98,7 @@ class LocalEngine(Engine):
     mode = "local"
 
     def __init__(self, warehouse: str, *, spark_conf: dict[str, str] | None = None) -> None:
-        from python_ops.delta_jars import require_delta_jars
+        from python_ops.maintenance import require_delta_jars
 
         self.warehouse = prepare_warehouse(warehouse)
         jars = require_delta_jars()

@@ -26,7 +26,7 @@ from typing import Any
 
 from dbt_common.exceptions import DbtRuntimeError
 
-from python_ops.maintenance.targets import MAINTAINED, RESOURCE_TYPES
+from python_ops.maintenance import MAINTAINED, RESOURCE_TYPES
 
 
 @dataclass(frozen=True)

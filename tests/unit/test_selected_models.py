@@ -12,12 +12,12 @@ import pytest
 
 from python_ops.errors import ConfigError
 from python_ops.maintenance.config import MaintenanceConfig
-from python_ops.maintenance.selection import (
+from python_ops.maintenance.selected_models import (
     ResolvedSelection,
     keep_selected,
     needs_resolution,
-    parse_resolution,
 )
+from python_ops.maintenance.selection_resolver import parse_resolution
 from python_ops.maintenance.targets import ModelTarget
 
 

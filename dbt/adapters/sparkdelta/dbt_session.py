@@ -1,0 +1,128 @@
+"""A maintenance session as dbt runs it: its environment and its events, from dbt's side.
+
+``python_ops.maintenance.MaintenanceSession`` owns the sequence (begin the command, maintain,
+make the history ready, its upkeep, warnings); this module fills its two ports: what the ops
+run with (dbt's connection, the history's place) and where its words go (dbt's events, the
+catalog). dbt's errors met while building the environment are maintenance's setup failures.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any, TypeVar
+
+from dbt_common.exceptions import DbtRuntimeError
+
+from dbt.adapters.sparkdelta import maintenance_events
+from dbt.adapters.sparkdelta.dbt_connection import DbtConnection
+from dbt.adapters.sparkdelta.history_catalog import HistoryCatalog
+from python_ops.errors import MaintenanceError
+from python_ops.maintenance import (
+    DeltaSql,
+    HistoryStore,
+    MaintenanceSession,
+    ModelTarget,
+    VacuumEngine,
+)
+
+T = TypeVar("T")
+
+
+def _as_setup_failure(call: Callable[[], T]) -> T:
+    """``call()``, a dbt error in it raised as maintenance's own (a failure to start)."""
+    try:
+        return call()
+    except DbtRuntimeError as err:
+        raise MaintenanceError(str(err).strip()) from err
+
+
+class DbtEnvironment:
+    """What the ops run with, through dbt's connection (``OpsEnvironment``).
+
+    Args:
+        connection: The adapter's connection.
+        history: The history catalog.
+        history_node: The ``maintenance_history()`` mapping (schema, name, location), or None
+            when nothing is recorded (a one-table op).
+        names: Table location to the name dbt's catalog knows it by (Delta's SQL names it so).
+    """
+
+    def __init__(
+        self,
+        connection: DbtConnection,
+        history: HistoryCatalog,
+        history_node: Mapping[str, Any] | None,
+        names: Mapping[str, str],
+    ) -> None:
+        self._connection = connection
+        self._history = history
+        self._history_node = history_node
+        self._names = dict(names)
+
+    def spark(self) -> Any:  # noqa: D102
+        return _as_setup_failure(self._connection.ops_spark)
+
+    def delta_sql(self) -> DeltaSql | None:  # noqa: D102
+        return self._connection.delta_sql(self._names)
+
+    def vacuum_engine(self) -> VacuumEngine:  # noqa: D102
+        return self._connection.vacuum_engine()
+
+    def history(self) -> HistoryStore | None:  # noqa: D102
+        node = self._history_node
+        if node is None:
+            return None
+        return _as_setup_failure(lambda: self._history.store(node))
+
+
+class DbtEvents:
+    """Where a session's words go in dbt (``SessionEvents``).
+
+    Args:
+        history: The history catalog (registered when the history is ready).
+        history_node: The ``maintenance_history()`` mapping, or None.
+        node: The model just built (the post-hook's), for dbt's warning events.
+    """
+
+    def __init__(
+        self, history: HistoryCatalog, history_node: Mapping[str, Any] | None, node: Any = None
+    ) -> None:
+        self._history = history
+        self._history_node = history_node
+        self._node = node
+
+    def warn(self, message: str, target: ModelTarget | None) -> None:  # noqa: D102
+        maintenance_events.warn(message, node=self._node if target is not None else None)
+
+    def history_ready(self) -> None:  # noqa: D102
+        if self._history_node is not None:
+            self._history.register(self._history_node)
+
+
+def dbt_session(
+    invocation_id: str,
+    connection: DbtConnection,
+    history: HistoryCatalog,
+    history_node: Mapping[str, Any] | None,
+    *,
+    names: Mapping[str, str],
+    node: Any = None,
+) -> MaintenanceSession:
+    """A maintenance session whose environment and events are dbt's.
+
+    Args:
+        invocation_id: dbt's invocation id.
+        connection: The adapter's connection.
+        history: The history catalog.
+        history_node: The ``maintenance_history()`` mapping, or None (nothing recorded).
+        names: Table location to its catalog name.
+        node: The model just built (the post-hook's), if any.
+
+    Returns:
+        The session.
+    """
+    return MaintenanceSession(
+        invocation_id,
+        DbtEnvironment(connection, history, history_node, names),
+        DbtEvents(history, history_node, node),
+    )

@@ -1,0 +1,258 @@
+"""One maintenance session: the sequence every front end runs, written once.
+
+dbt's post-hook (one model, what is due), its run-operations (``vacuum_all``... many models on
+threads within a time budget), its one-table macros, and ``python -m python_ops maintain`` all
+run the same steps in the same order:
+
+1. begin the command (a warning's "once" is per dbt invocation or CLI run: ``log_once``);
+2. the maintainer, with what the front end supplies (``OpsEnvironment``: the Spark session,
+   where Delta's SQL runs, where VACUUM selects, the history store); a refusal there is a
+   setup failure, which a post-hook under ``on_error: warn`` turns into a warning;
+3. maintain;
+4. tell the front end the history may have rows (dbt registers it in its catalog);
+5. the history's own upkeep (``history_upkeep``), after a run that wrote to it;
+6. every failed op of a model with ``on_error: warn`` as a warning.
+
+The front ends only translate: the adapter turns dbt nodes into targets before, and errors into
+dbt errors and warnings into dbt events after; the CLI prints them on stderr.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from python_ops.errors import MaintenanceError
+from python_ops.log_once import begin_command
+from python_ops.maintenance.history import HistoryStore
+from python_ops.maintenance.history_upkeep import upkeep_history
+from python_ops.maintenance.outcomes import Status
+from python_ops.maintenance.registry import op_spec
+from python_ops.maintenance.run_options import RunOptions
+from python_ops.maintenance.runner import Maintainer, MaintenanceRun, OpOutcome
+from python_ops.maintenance.targets import ModelTarget
+from python_ops.ops.vacuum_modes import VacuumEngine
+from python_ops.spark_sessions import DeltaSql
+
+ModelDone = Callable[[int, int, str, list[OpOutcome]], None]
+ModelCount = Callable[[int, int, str], None]
+
+
+class OpsEnvironment(Protocol):
+    """What the ops run with, as a front end supplies it (dbt: its connection; CLI: Sail).
+
+    Each method may refuse with a ``MaintenanceError`` (no place for the history, no engine):
+    the session treats that as a failure to start.
+    """
+
+    def spark(self) -> Any:
+        """The Spark session the ops use (VACUUM's selection, writes through Delta)."""
+
+    def delta_sql(self) -> DeltaSql | None:
+        """Where Delta's own SQL runs (OPTIMIZE goes there when it has Delta); None: delta-rs."""
+
+    def vacuum_engine(self) -> VacuumEngine:
+        """Where VACUUM's selection runs."""
+
+    def history(self) -> HistoryStore | None:
+        """Where runs are recorded; None records nothing."""
+
+
+class SessionEvents(Protocol):
+    """What a front end does with what a session tells it."""
+
+    def warn(self, message: str, target: ModelTarget | None) -> None:
+        """Show a warning (dbt: a warning event on the model's node; the CLI: stderr).
+
+        Args:
+            message: The whole sentence.
+            target: The model it concerns (None: the history's own upkeep).
+        """
+
+    def history_ready(self) -> None:
+        """The history table may have rows now (dbt registers it in its catalog)."""
+
+
+@dataclass(frozen=True)
+class ModelMaintenance:
+    """What a session did for one model (the post-hook's case).
+
+    Attributes:
+        outcomes: One per op considered (empty when maintenance could not start).
+        started: False when maintenance could not start (a warning said why).
+    """
+
+    outcomes: tuple[OpOutcome, ...]
+    started: bool = True
+
+    @property
+    def failed(self) -> tuple[OpOutcome, ...]:
+        """The ops that ran and failed."""
+        return tuple(o for o in self.outcomes if o.status is Status.FAILED)
+
+    def summary(self) -> str:
+        """One line: each op that ran, what it did and how long it took ('' when none ran)."""
+        if not self.started:
+            return "not run: maintenance could not start (see the warning)"
+        return ", ".join(
+            f"{o.op} {o.summary} in {o.duration_s:.1f} s" for o in self.outcomes if o.ran
+        )
+
+
+def failure_warnings(outcomes: Iterable[OpOutcome], *, after_build: bool) -> list[str]:
+    """One sentence per failed op of a model with ``on_error: warn``, with its reason.
+
+    Args:
+        outcomes: The ops that ran.
+        after_build: A post-hook's failure (the model's build stands); a run-operation's
+            failure fails the run-operation instead, so it says nothing of the model's build.
+
+    Returns:
+        The warnings, in the outcomes' order.
+    """
+    why = " (on_error: warn, so the model itself succeeded)" if after_build else ""
+    return [
+        f"maintenance {o.op} of model {o.model} failed{why}: {o.detail}"
+        for o in outcomes
+        if o.status is Status.FAILED and o.on_error != "fail"
+    ]
+
+
+class MaintenanceSession:
+    """Runs maintenance for one command (a dbt invocation, a CLI run).
+
+    Args:
+        invocation_id: The command's id, recorded with every run in the history.
+        environment: What the ops run with.
+        events: Where warnings and the history's readiness go.
+    """
+
+    def __init__(
+        self, invocation_id: str, environment: OpsEnvironment, events: SessionEvents
+    ) -> None:
+        self.invocation_id = str(invocation_id)
+        self._environment = environment
+        self._events = events
+
+    def _maintainer(
+        self, on_model: ModelDone | None = None, on_progress: ModelCount | None = None
+    ) -> Maintainer:
+        env = self._environment
+        return Maintainer(
+            spark=env.spark(),
+            sql=env.delta_sql(),
+            vacuum_engine=env.vacuum_engine(),
+            history=env.history(),
+            invocation_id=self.invocation_id,
+            on_model=on_model,
+            on_progress=on_progress,
+            log_failures=False,  # the session warns, through the front end's events
+        )
+
+    def maintain_model(self, target: ModelTarget) -> ModelMaintenance:
+        """What is due for one model just built (dbt's post-hook).
+
+        Args:
+            target: The model.
+
+        Returns:
+            What ran; failed ops of an ``on_error: warn`` model were warned about.
+
+        Raises:
+            MaintenanceError: When maintenance cannot start and the model says
+                ``on_error: fail`` (a failed op is in the result, for the caller to judge).
+        """
+        begin_command(self.invocation_id)
+        try:
+            maintainer = self._maintainer()
+        except MaintenanceError as err:
+            # e.g. no place for the history: a setup problem of maintenance, not of the model,
+            # so on_error decides as for a failed op
+            if target.config.on_error == "fail":
+                raise
+            self._events.warn(
+                f"maintenance of model {target.config.model} did not run (on_error: warn, so "
+                f"the model itself succeeded): {err}",
+                target,
+            )
+            return ModelMaintenance((), started=False)
+        outcomes = maintainer.maintain_model(target)
+        if any(o.ran for o in outcomes):
+            self._events.history_ready()
+            self._upkeep(maintainer)
+        for message in failure_warnings(outcomes, after_build=True):
+            self._events.warn(message, target)
+        return ModelMaintenance(tuple(outcomes))
+
+    def maintain(
+        self,
+        targets: Sequence[ModelTarget],
+        options: RunOptions,
+        *,
+        on_model: ModelDone | None = None,
+        on_progress: ModelCount | None = None,
+    ) -> MaintenanceRun:
+        """Maintain many models (the run-operations, the CLI's ``maintain``).
+
+        The history is made ready even when nothing ran (a new session's catalog lists it for
+        ``source('maintenance', ...)``); its upkeep follows a real run that wrote to it.
+
+        Args:
+            targets: The models.
+            options: What to run and how (validated when built).
+            on_model: Called after each model with its outcomes (progress lines).
+            on_progress: Called after each model with the counts (a progress bar).
+
+        Returns:
+            The run; failed ops of ``on_error: warn`` models were warned about.
+
+        Raises:
+            MaintenanceError: When maintenance cannot start, or for a retention argument below
+                some table's minimum (before any model).
+        """
+        begin_command(self.invocation_id)
+        maintainer = self._maintainer(on_model=on_model, on_progress=on_progress)
+        run = maintainer.maintain(targets, options)
+        self._events.history_ready()
+        if not options.dry_run and any(o.ran for o in run.outcomes):
+            self._upkeep(maintainer)
+        for message in failure_warnings(run.outcomes, after_build=False):
+            self._events.warn(message, None)
+        return run
+
+    def run_table_op(
+        self, op: str, location: str, *, name: str | None, options: Mapping[str, Any]
+    ) -> Any:
+        """One registered op on one table with the caller's keyword options (dbt's macros).
+
+        Args:
+            op: The op's registry name (``vacuum``, ``optimize``, ``cleanup_logs``...).
+            location: The table.
+            name: What the table is called in messages (the relation, the model).
+            options: The op's keyword arguments.
+
+        Returns:
+            The op's result.
+
+        Raises:
+            MaintenanceError: When the op is unknown, refuses or fails.
+        """
+        begin_command(self.invocation_id)
+        spec = op_spec(op)
+        env = self._environment
+        chosen = dict(options)
+        if op == "vacuum":
+            chosen = {"engine": env.vacuum_engine(), **chosen}
+        return spec.invoke(
+            location,
+            spark=env.spark() if spec.needs_spark else None,
+            sql=env.delta_sql() if spec.takes_sql else None,
+            model=name,
+            **chosen,
+        )
+
+    def _upkeep(self, maintainer: Maintainer) -> None:
+        """The history's own schedule; its failures are warnings, the models' runs stand."""
+        for message in failure_warnings(upkeep_history(maintainer), after_build=False):
+            self._events.warn(message, None)
