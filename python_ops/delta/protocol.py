@@ -419,7 +419,9 @@ FEATURES: dict[str, Feature] = {
                 rw=_writer_unsupported(
                     "statistics of collated strings must follow each column's collation"
                 ),
-                stats=_refuse("statistics of collated strings must follow each column's collation", Op.STATS),
+                stats=_refuse(
+                    "statistics of collated strings must follow each column's collation", Op.STATS
+                ),
             )
             for name in ("collations", "collations-preview")
         ),

@@ -45,13 +45,14 @@ def _nulls(
     out: dict[str, Any] = {}
     for f in fields:
         path = (*parent, f.name)
-        out[f.name] = _nulls(f.children, stats, path) if f.is_struct else stats.leaves[path].null_count
+        if f.is_struct:
+            out[f.name] = _nulls(f.children, stats, path)
+        else:
+            out[f.name] = stats.leaves[path].null_count
     return out
 
 
-def stats_json(
-    fields: Sequence[StatsField], stats: FileStats, *, tight_bounds: bool | None
-) -> str:
+def stats_json(fields: Sequence[StatsField], stats: FileStats, *, tight_bounds: bool | None) -> str:
     """The ``stats`` string of an ``add`` action.
 
     Args:
@@ -84,11 +85,11 @@ def _lacks(
             missing += _lacks(f.children, doc, path, records)
             continue
         nulls = _get(doc.get("nullCount"), path)
-        if not isinstance(nulls, int) or isinstance(nulls, bool):
+        bounds = (_get(doc.get("minValues"), path), _get(doc.get("maxValues"), path))
+        no_count = not isinstance(nulls, int) or isinstance(nulls, bool)
+        # an all-null column has no bounds (Delta's to_json drops null values)
+        if no_count or (f.has_min_max and nulls != records and None in bounds):
             missing.append(".".join(path))
-        elif f.has_min_max and nulls != records:
-            if _get(doc.get("minValues"), path) is None or _get(doc.get("maxValues"), path) is None:
-                missing.append(".".join(path))
     return missing
 
 
