@@ -30,6 +30,9 @@ def strip_stats(table: Path) -> int:
             if "add" in action and action["add"].pop("stats", None) is not None:
                 changed += 1
         path.write_text("".join(json.dumps(a) + "\n" for a in actions))
+        # Hadoop's checksum of the old bytes, and Delta's version checksum (it may hold files)
+        (path.parent / f".{path.name}.crc").unlink(missing_ok=True)
+        path.with_suffix(".crc").unlink(missing_ok=True)
     return changed
 
 
