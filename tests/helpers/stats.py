@@ -80,3 +80,24 @@ def parsed(stats: str) -> Any:
     from decimal import Decimal
 
     return json.loads(stats, parse_float=Decimal)
+
+
+def partitioned_with_checkpoint(location: Path) -> None:
+    """A delta-rs table partitioned by ``p`` (one partition null), no stats, a checkpoint last.
+
+    Three files with disjoint ``id`` ranges; the checkpoint holds their ``add`` actions, so the
+    statistics op copies them from the checkpoint's rows, not from JSON commits.
+    """
+    import pyarrow as pa
+    from deltalake import DeltaTable, write_deltalake
+
+    for b in range(3):
+        rows = pa.table(
+            {
+                "id": pa.array(range(b * 10, b * 10 + 10), pa.int64()),
+                "p": pa.array(["x" if b else None] * 10, pa.string()),
+            }
+        )
+        write_deltalake(str(location), rows, mode="append", partition_by=["p"])
+    strip_stats(location)
+    DeltaTable(str(location)).create_checkpoint()

@@ -25,6 +25,7 @@ from tests.helpers.stats import (
     live_adds,
     log_versions,
     parsed,
+    partitioned_with_checkpoint,
     run_stats,
     strip_stats,
 )
@@ -249,3 +250,25 @@ def test_the_runner_runs_it_under_maintenance_stats_auto(tmp_path: Path) -> None
     assert [(o.op, o.status.value) for o in outcomes] == [("stats", "succeeded")]
     assert all(a.get("stats") for a in live_adds(table).values())
     shutil.rmtree(table)
+
+
+def test_a_partitioned_table_whose_adds_are_in_a_checkpoint(tmp_path: Path) -> None:
+    table = tmp_path / "t"
+    partitioned_with_checkpoint(table)
+    rows = _rows(table)
+    checkpointed = {p: a for p, a in live_adds(table).items()}
+    done = run_stats(table, "--json")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["files_updated"] == 3
+    added = [a["add"] for a in commit(table, log_versions(table)[-1]) if "add" in a]
+    by_path = {a["path"]: a for a in added}
+    assert set(by_path) == set(checkpointed)
+    for path, add in by_path.items():
+        old = checkpointed[path]
+        assert add["partitionValues"] == old["partitionValues"]  # {"p": null} kept as null
+        assert (add["size"], add["modificationTime"]) == (old["size"], old["modificationTime"])
+        stats = json.loads(add["stats"])
+        assert set(stats["nullCount"]) == {"id"}  # no statistics for a partition column
+        assert stats["maxValues"]["id"] - stats["minValues"]["id"] == 9
+    assert {json.dumps(a["partitionValues"]) for a in added} == {'{"p": null}', '{"p": "x"}'}
+    assert _rows(table) == rows

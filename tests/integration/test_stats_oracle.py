@@ -20,7 +20,13 @@ import pyarrow as pa
 import pytest
 
 from tests.helpers.delta_reads import oracle, table_sql
-from tests.helpers.stats import live_adds, parsed, run_stats, strip_stats
+from tests.helpers.stats import (
+    live_adds,
+    parsed,
+    partitioned_with_checkpoint,
+    run_stats,
+    strip_stats,
+)
 
 pytestmark = [pytest.mark.classic_spark, pytest.mark.delta_jars, pytest.mark.slow]
 
@@ -187,3 +193,20 @@ def test_delta_reads_and_skips_a_table_with_deletion_vectors_after_the_op(
     assert oracle(delta_spark, table) == rows
     after = files_read(delta_server, delta_spark, query, table, " = 100)")
     assert (before, after) == (1, 0)
+
+
+def test_delta_reads_and_skips_a_partitioned_checkpointed_table_after_the_op(
+    delta_server: Any, delta_spark: Any, tmp_path: Path
+) -> None:
+    table = tmp_path / "parts"
+    partitioned_with_checkpoint(table)
+    rows = oracle(delta_spark, table)
+    query = f"SELECT * FROM {table_sql(table)} WHERE id = 25"
+    before = files_read(delta_server, delta_spark, query, table, " = 25)")
+
+    done = run_stats(table)
+
+    assert done.returncode == 0, done.stderr
+    assert oracle(delta_spark, table) == rows
+    after = files_read(delta_server, delta_spark, query, table, " = 25)")
+    assert (before, after) == (3, 1)

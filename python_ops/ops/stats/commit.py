@@ -78,6 +78,11 @@ def _publish(storage: Storage, version: int, body: bytes) -> bool:
         return True
     except FileExistsError:
         return False
+    except OSError as err:  # a file system without hard links: no safe publish here
+        raise StatsUnsupportedError(
+            f"{storage.root}: the commit cannot be published without overwriting ({err}); "
+            "nothing was written"
+        ) from err
     finally:
         os.unlink(staged)
 

@@ -74,16 +74,10 @@ def _footer_leaf(meta: Any, path: tuple[str, ...], field: StatsField) -> LeafSta
     nulls = 0
     low: Any = None
     high: Any = None
+    index = next((i for i in range(meta.num_columns) if meta.schema.column(i).path == dotted), None)
     for rg in range(meta.num_row_groups):
         group = meta.row_group(rg)
-        chunk = next(
-            (
-                group.column(i)
-                for i in range(group.num_columns)
-                if group.column(i).path_in_schema == dotted
-            ),
-            None,
-        )
+        chunk = None if index is None else group.column(index)
         if chunk is None or chunk.statistics is None or not chunk.statistics.has_null_count:
             return None
         stats = chunk.statistics

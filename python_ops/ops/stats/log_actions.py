@@ -56,8 +56,7 @@ def _from_checkpoint(
         for row in pq.read_table(path, filesystem=fs, columns=columns).to_pylist():
             add = row.get("add")
             if add is not None and add.get("path") is not None:
-                add = _maps_to_dicts(add)
-                add.pop("stats_parsed", None)
+                add = {k: v for k, v in _maps_to_dicts(add).items() if not k.endswith("_parsed")}
                 key = _key(add, snapshot.location)
                 if key in wanted and key not in out:
                     out[key] = add
