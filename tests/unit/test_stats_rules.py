@@ -11,6 +11,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+from python_ops.delta.log_files import LogFileKind, classify
 from python_ops.delta.protocol import Op, check_protocol
 from python_ops.errors import StatsUnsupportedError, UnsupportedFeatureError
 from python_ops.ops.stats.columns import (
@@ -20,6 +21,7 @@ from python_ops.ops.stats.columns import (
     split_column_list,
     widened_stats_columns,
 )
+from python_ops.ops.stats.commit import staged_name
 from python_ops.ops.stats.compute import file_stats
 from python_ops.ops.stats.delta_json import (
     double_value,
@@ -29,6 +31,7 @@ from python_ops.ops.stats.delta_json import (
     timestamp_value,
 )
 from python_ops.ops.stats.stats_json import missing_columns, stats_json
+from python_ops.storage.base import FileEntry
 
 
 def test_strings_are_cut_as_delta_cuts_them() -> None:
@@ -180,3 +183,8 @@ def test_the_protocol_gate_for_stats() -> None:
             )
     with pytest.raises(UnsupportedFeatureError, match="columnMapping"):
         check_protocol({"minReaderVersion": 2, "minWriterVersion": 5}, Op.STATS, location="t")
+
+
+def test_a_staged_commit_is_what_log_cleanup_removes_when_left_behind() -> None:
+    staged = classify(FileEntry(f"_delta_log/{staged_name(7)}", 10, 0, False))
+    assert (staged.kind, staged.version) == (LogFileKind.STAGED, 7)

@@ -9,7 +9,7 @@ actions with ``dataChange=false`` and the new ``stats`` (and, when the statistic
 change, the ``metaData`` action with its new configuration first). One commit: a process killed
 at any point leaves either the old table or the new one.
 
-The commit file is published without overwriting: written beside it under a hidden name, then
+The commit file is published without overwriting: written beside it under a staged name, then
 hard-linked to ``<version>.json`` (the link fails when another writer took the version, as
 Hadoop's ``rename`` without overwrite does for Delta's local log store). On a lost race the
 newer commits are read: any ``metaData`` or ``protocol`` change refuses the op; files they
@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import os
+import secrets
 import time
 import uuid
 from typing import Any
@@ -64,11 +65,20 @@ def require_local(storage: Storage) -> None:
         )
 
 
+def staged_name(version: int) -> str:
+    """The name a commit is written under before it is linked into place.
+
+    Named as object_store stages a put (``<name>#<n>``): log cleanup removes one a killed
+    process left behind (``log_files.stale_staged_files``), and Delta's listing ignores it.
+    """
+    return f"{version:020d}.json#{secrets.randbelow(2**31)}"
+
+
 def _publish(storage: Storage, version: int, body: bytes) -> bool:
     """Write ``<version>.json`` unless it exists; True when ours is the commit."""
     log_dir = os.path.join(storage.root, LOG_DIR)
     target = os.path.join(log_dir, f"{version:020d}.json")
-    staged = os.path.join(log_dir, f".{version:020d}.json.{uuid.uuid4()}.tmp")
+    staged = os.path.join(log_dir, staged_name(version))
     with open(staged, "wb") as out:
         out.write(body)
         out.flush()
