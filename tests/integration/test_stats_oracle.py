@@ -11,17 +11,25 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
+import sys
 import urllib.request
 from collections.abc import Callable, Iterator
+from datetime import date, datetime
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
 import pytest
 
+from tests.helpers.classic import classic_env
 from tests.helpers.delta_reads import oracle, table_sql
+from tests.helpers.paths import ROOT
 from tests.helpers.stats import (
+    commit,
     live_adds,
+    log_versions,
     parsed,
     partitioned_with_checkpoint,
     run_stats,
@@ -210,3 +218,87 @@ def test_delta_reads_and_skips_a_partitioned_checkpointed_table_after_the_op(
     assert oracle(delta_spark, table) == rows
     after = files_read(delta_server, delta_spark, query, table, " = 25)")
     assert (before, after) == (3, 1)
+
+
+def _wide_delta_rs_table(location: Path) -> None:
+    """delta-rs files of every kind its writer gives these types (two files, no statistics)."""
+    from deltalake import write_deltalake
+
+    batches = [
+        {
+            "id": pa.array([1, 2, 3], pa.int64()),
+            "i": pa.array([7, None, -3], pa.int32()),
+            "sm": pa.array([1, 2, None], pa.int16()),
+            "b": pa.array([-1, 0, 1], pa.int8()),
+            "f": pa.array([0.1, 2.5, None], pa.float32()),
+            "d": pa.array([1.5, float("nan"), None]),
+            "dec": pa.array([Decimal("1.50"), None, Decimal("-0.01")], pa.decimal128(10, 2)),
+            "dt": pa.array([date(2024, 1, 2), None, date(1970, 1, 1)]),
+            "ts": pa.array(
+                [datetime(2024, 1, 1, 1, 2, 3, 456789), None, datetime(1969, 12, 31, 23, 59, 59)],
+                pa.timestamp("us", "UTC"),
+            ),
+            "ntz": pa.array([datetime(2001, 2, 3, 4, 5, 6, 7), None, None], pa.timestamp("us")),
+            "s": [LONG, None, ACCENTS],
+            "flag": [True, None, False],
+            "st": pa.array(
+                [{"x": 1, "y": "a"}, None, {"x": None, "y": "b"}],
+                pa.struct([("x", pa.int32()), ("y", pa.string())]),
+            ),
+            "arr": pa.array([[1], None, []], pa.list_(pa.int32())),
+        },
+        {
+            "id": pa.array([10, 11], pa.int64()),
+            "i": pa.array([None, None], pa.int32()),
+            "sm": pa.array([5, 6], pa.int16()),
+            "b": pa.array([2, 3], pa.int8()),
+            "f": pa.array([-0.5, 1e30], pa.float32()),
+            "d": pa.array([-1e300, 2.0]),
+            "dec": pa.array([Decimal("99999999.99"), Decimal("0.00")], pa.decimal128(10, 2)),
+            "dt": pa.array([date(9999, 12, 31), date(1, 1, 1)]),
+            "ts": pa.array(
+                [datetime(2000, 1, 1), datetime(2000, 1, 1, 0, 0, 0, 1)], pa.timestamp("us", "UTC")
+            ),
+            "ntz": pa.array([None, datetime(1900, 1, 1)], pa.timestamp("us")),
+            "s": [EMOJI, "z" * 64],
+            "flag": [None, None],
+            "st": pa.array([None, None], pa.struct([("x", pa.int32()), ("y", pa.string())])),
+            "arr": pa.array([[2, 3], [4]], pa.list_(pa.int32())),
+        },
+    ]
+    for batch in batches:
+        write_deltalake(str(location), pa.table(batch), mode="append")
+    strip_stats(location)
+
+
+def test_our_statistics_equal_deltas_own_recompute_of_the_same_files(tmp_path: Path) -> None:
+    """Delta's ``StatisticsCollection.recompute`` (its COMPUTE STATS) on a copy is the oracle."""
+    ours, theirs = tmp_path / "ours", tmp_path / "theirs"
+    _wide_delta_rs_table(ours)
+    shutil.copytree(ours, theirs)
+
+    done = run_stats(ours, "--json")
+    assert done.returncode == 0, done.stderr
+    recomputed = subprocess.run(
+        [sys.executable, "-m", "tests.helpers.delta_recompute", str(theirs)],
+        cwd=ROOT,
+        env=classic_env(),
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert recomputed.returncode == 0, recomputed.stderr[-3000:]
+
+    our_adds, delta_adds = live_adds(ours), live_adds(theirs)
+    assert set(our_adds) == set(delta_adds)
+    assert len(our_adds) == 2
+    for path, add in our_adds.items():
+        mine, delta = parsed(add["stats"]), parsed(delta_adds[path]["stats"])
+        for field in sorted(set(mine) | set(delta)):
+            assert mine.get(field) == delta.get(field), (path, field, mine, delta)
+        assert add["dataChange"] is delta_adds[path]["dataChange"] is False
+    # the commit is named as Delta names its own
+    our_info = commit(ours, log_versions(ours)[-1])[0]["commitInfo"]
+    delta_info = commit(theirs, log_versions(theirs)[-1])[0]["commitInfo"]
+    for key in ("operation", "operationParameters", "isBlindAppend"):
+        assert our_info[key] == delta_info[key], key
