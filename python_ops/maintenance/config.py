@@ -18,12 +18,13 @@ from typing import Any
 from python_ops.errors import ConfigError, ConfigErrors
 from python_ops.ops.optimize.plan import DEFAULT_MIN_SMALL_FILES
 from python_ops.ops.purge import DEFAULT_DELETED_RATIO
+from python_ops.ops.stats.mode import StatsMode
 from python_ops.values import MAX_DAYS, MAX_HOURS, checked_number
 
 PREFIX = "maintenance_"
 ON_ERROR = ("warn", "fail")
 VACUUM_MODES = ("auto", "full", "lite")
-STATS_MODES = ("auto", "off")
+STATS_MODES = tuple(StatsMode)
 # The default OPTIMIZE interval of a model with Z-order columns: a Z-order rewrites every changed
 # partition whole, so without one each incremental build would rewrite them all again.
 ZORDER_INTERVAL_HOURS = 24.0
@@ -109,7 +110,7 @@ def _vacuum_mode(model: str, key: str, value: Any) -> str:
     return value.strip().lower()
 
 
-def _stats_mode(model: str, key: str, value: Any) -> str:
+def _stats_mode(model: str, key: str, value: Any) -> StatsMode:
     if not isinstance(value, str) or value.strip().lower() not in STATS_MODES:
         raise ConfigError(
             setting=key,
@@ -118,7 +119,7 @@ def _stats_mode(model: str, key: str, value: Any) -> str:
             "columns and the table's indexed columns).",
             model=model,
         )
-    return value.strip().lower()
+    return StatsMode(value.strip().lower())
 
 
 def _ratio(model: str, key: str, value: Any) -> float:
@@ -353,8 +354,8 @@ class MaintenanceConfig:
         default=24,
         metadata=_setting("number >= 0", "minimum time between purges", _interval, op="purge"),
     )
-    stats: str = field(
-        default="off",
+    stats: StatsMode = field(
+        default=StatsMode.OFF,
         metadata=_setting(
             "auto | off",
             "statistics upkeep (docs/stats.md): auto fills in the file statistics data skipping "
@@ -404,7 +405,7 @@ class MaintenanceConfig:
     @property
     def stats_enabled(self) -> bool:
         """Statistics upkeep runs when due (``maintenance_stats: auto``)."""
-        return self.stats == "auto"
+        return self.stats == StatsMode.AUTO
 
     @property
     def stats_watched_columns(self) -> tuple[str, ...]:

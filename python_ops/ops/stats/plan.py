@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
-from enum import StrEnum
 
 from python_ops.delta.actions import AddFile
 from python_ops.delta.protocol import Op, check_protocol, table_features
@@ -29,13 +28,6 @@ from python_ops.ops.stats.columns import (
     widened_stats_columns,
 )
 from python_ops.ops.stats.stats_json import missing_columns
-
-
-class StatsMode(StrEnum):
-    """``maintenance_stats``: ``auto`` keeps statistics for the watched columns, ``off`` not."""
-
-    AUTO = "auto"
-    OFF = "off"
 
 
 @dataclass(frozen=True)
