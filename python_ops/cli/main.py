@@ -380,7 +380,7 @@ def _run_stats(args: Any) -> int:
         args.table, spark=None, model=None, columns=columns, dry_run=args.dry_run
     )
     if args.json:
-        print(json.dumps(to_dict(result)))
+        print(json.dumps(result.to_dict()))
         return 0
     print(render.stats_text(result))
     return 0

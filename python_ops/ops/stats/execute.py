@@ -19,6 +19,8 @@ import pyarrow as pa
 from python_ops.delta.actions import AddFile
 from python_ops.delta.snapshot import read_snapshot
 from python_ops.errors import StatsUnsupportedError, StorageError, WriterError
+from python_ops.ops.audit import audit_record
+from python_ops.ops.results import to_dict
 from python_ops.ops.stats.columns import STATS_COLUMNS, order_like_schema
 from python_ops.ops.stats.commit import (
     MAX_ATTEMPTS,
@@ -80,6 +82,10 @@ class StatsResult:
     features_ruled: tuple[str, ...]
     attempts: int
     duration_s: float
+
+    def to_dict(self) -> dict[str, Any]:
+        """The result as a plain dict (for JSON, Jinja and audit records)."""
+        return to_dict(self)
 
 
 def _leaf_names(plan: StatsPlan) -> tuple[str, ...]:
@@ -206,6 +212,7 @@ def compute_stats(
     """
     del model  # messages name the table
     started = time.monotonic()
+    params = {"columns": list(columns), "dry_run": dry_run}
     storage = open_storage(location)
     require_local(storage)
     plan = plan_stats(location, columns=columns, set_stats_columns=set_stats_columns)
@@ -215,10 +222,14 @@ def compute_stats(
     updated = 0
     attempts = 0
     if plan.has_work and not dry_run:
-        new, footer, read_bytes = _compute(storage, plan)
-        commit, updated, attempts = _commit(storage, plan, new)
+        try:
+            new, footer, read_bytes = _compute(storage, plan)
+            commit, updated, attempts = _commit(storage, plan, new)
+        except Exception as err:
+            audit_record("stats", plan.snapshot.location, "failed", {**params, "error": str(err)})
+            raise
     dv_files = sum(1 for f in plan.files_due if f.deletion_vector is not None)
-    return StatsResult(
+    result = StatsResult(
         location=plan.snapshot.location,
         dry_run=dry_run,
         read_version=plan.snapshot.version,
@@ -239,3 +250,5 @@ def compute_stats(
         attempts=attempts,
         duration_s=time.monotonic() - started,
     )
+    audit_record("stats", result.location, "succeeded", {**params, **result.to_dict()})
+    return result
