@@ -197,6 +197,14 @@ def test_refused_tables_exit_2_before_writing(
     assert sorted(p.name for p in (table / "_delta_log").iterdir()) == log
 
 
+def test_checkpoints_without_json_stats_are_refused(tmp_path: Path) -> None:
+    table = tmp_path / "t"
+    _write(table, batches=1, **{"delta.checkpoint.writeStatsAsJson": "false"})
+    done = run_stats(table)
+    assert done.returncode == 2
+    assert "delta.checkpoint.writeStatsAsJson is false" in done.stderr
+
+
 def test_an_unknown_or_unindexable_column_is_refused(tmp_path: Path) -> None:
     from deltalake import write_deltalake
 

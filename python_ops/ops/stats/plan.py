@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from python_ops.delta.actions import AddFile
 from python_ops.delta.protocol import Op, check_protocol, table_features
 from python_ops.delta.snapshot import Snapshot, read_snapshot
-from python_ops.errors import ConfigError
+from python_ops.errors import ConfigError, StatsUnsupportedError
 from python_ops.ops.stats.columns import (
     STATS_COLUMNS,
     StatsField,
@@ -28,6 +28,8 @@ from python_ops.ops.stats.columns import (
     widened_stats_columns,
 )
 from python_ops.ops.stats.stats_json import missing_columns
+
+JSON_STATS_IN_CHECKPOINTS = "delta.checkpoint.writeStatsAsJson"
 
 
 @dataclass(frozen=True)
@@ -110,6 +112,12 @@ def plan_stats(
     schema = json.loads(snapshot.metadata.schema_string)
     parts = snapshot.metadata.partition_columns
     config = snapshot.metadata.configuration
+    if config.get(JSON_STATS_IN_CHECKPOINTS, "true").lower() == "false":
+        raise StatsUnsupportedError(
+            f"{snapshot.location}: {JSON_STATS_IN_CHECKPOINTS} is false, so the table's "
+            "checkpoints keep statistics only as stats_parsed, which this op does not read: "
+            "every checkpointed file would look as if it had none. Nothing was written."
+        )
     watched, named_parts = resolve_watched(columns, schema, parts)
     _check_watched_types(watched, data_fields(schema, parts))
     indexed = indexed_fields(schema, parts, config)
