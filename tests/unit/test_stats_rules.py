@@ -135,6 +135,10 @@ def test_what_a_files_stats_lack() -> None:
     assert missing_columns('{"numRecords": 2}', fields) == ["a", "b", "f"]
     partial = {**full, "nullCount": {"a": 0, "b": 1, "f": 0}}  # b has values but no bounds
     assert missing_columns(json.dumps(partial), fields) == ["b"]
+    # a string maximum Delta could not bound (string_max is None) is not missing: a second
+    # run would compute the same nothing
+    unbounded = {**partial, "minValues": {"a": 1, "b": "x"}}
+    assert missing_columns(json.dumps(unbounded), fields) == []
 
 
 def test_integers_and_dates_come_from_the_footer_strings_from_the_rows(tmp_path: Path) -> None:

@@ -85,7 +85,9 @@ def _lacks(
             missing += _lacks(f.children, doc, path, records)
             continue
         nulls = _get(doc.get("nullCount"), path)
-        bounds = (_get(doc.get("minValues"), path), _get(doc.get("maxValues"), path))
+        bounds = [_get(doc.get("minValues"), path), _get(doc.get("maxValues"), path)]
+        if f.delta_type == "string":
+            bounds.pop()  # Delta keeps no maximum when no prefix bounds it (truncateMaxStringAgg)
         no_count = not isinstance(nulls, int) or isinstance(nulls, bool)
         # an all-null column has no bounds (Delta's to_json drops null values)
         if no_count or (f.has_min_max and nulls != records and None in bounds):
