@@ -137,3 +137,7 @@ class ChangedThenFailedError(MaintenanceError):
     def __init__(self, message: str, *, result: object = None):
         self.result = result
         super().__init__(message)
+
+
+class StatsUnsupportedError(MaintenanceError):
+    """The statistics op cannot compute or commit a table's statistics exactly; nothing written."""

@@ -147,7 +147,19 @@ def _parser() -> argparse.ArgumentParser:
     purge.add_argument("--dry-run", action="store_true", help="report the partitions only")
     purge.add_argument("--json", action="store_true", help="print the result as JSON")
     jars = add_jars_parser(sub)
-    for command in (vac, logs, opt, maint, health, purge, jars):
+    stats = sub_parser(
+        "stats", help="fill in missing file statistics (Delta's COMPUTE STATS commit, no rewrite)"
+    )
+    stats.add_argument("table", help="table location (path or URI)")
+    stats.add_argument(
+        "--columns",
+        default=None,
+        help="comma-separated columns to watch besides the table's indexed columns; one not "
+        "indexed is added to delta.dataSkippingStatsColumns",
+    )
+    stats.add_argument("--dry-run", action="store_true", help="count the files due only")
+    stats.add_argument("--json", action="store_true", help="print the result as JSON")
+    for command in (vac, logs, opt, maint, health, purge, jars, stats):
         _add_logging_flags(command)
     return parser
 
@@ -197,6 +209,8 @@ def _dispatch(args: argparse.Namespace, spark: Any) -> int:
             return _run_purge(args)
         if args.op == "jars":
             return run_jars(args)
+        if args.op == "stats":
+            return _run_stats(args)
         if args.op == "maintain":
             from python_ops.cli.maintain import run_maintain
 
@@ -254,7 +268,7 @@ def _starts_no_engine(args: argparse.Namespace) -> bool:
     """Whether the command runs wholly in this process (no Spark engine, which needs pandas)."""
     if args.op == "vacuum":
         return bool(args.engine == "in-process" and not args.cluster_listing)
-    return bool(args.op in ("health", "cleanup-logs"))
+    return bool(args.op in ("health", "cleanup-logs", "stats"))
 
 
 def _run_vacuum(args: Any, spark: Any) -> int:
@@ -396,4 +410,16 @@ def _run_purge(args: Any) -> int:
         + (f" ({result.writer}, version {result.commit})" if result.commit is not None else "")
         + (f"; {result.skipped_reason}" if result.skipped_reason else "")
     )
+    return 0
+
+
+def _run_stats(args: Any) -> int:
+    columns = [c.strip() for c in (args.columns or "").split(",") if c.strip()]
+    result = op_spec("stats").invoke(
+        args.table, spark=None, model=None, columns=columns, dry_run=args.dry_run
+    )
+    if args.json:
+        print(json.dumps(result.to_dict()))
+        return 0
+    print(render.stats_text(result))
     return 0

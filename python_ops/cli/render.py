@@ -12,6 +12,7 @@ from python_ops.maintenance.wording import size_text as format_bytes
 from python_ops.maintenance.wording import target_size_text
 from python_ops.ops.optimize.plan import OptimizePlan
 from python_ops.ops.results import LogCleanupResult, OptimizeResult, TableHealth, VacuumResult
+from python_ops.ops.stats.execute import StatsResult
 
 DRY_RUN_NOTE = "dry run: nothing was deleted or written"
 
@@ -189,3 +190,32 @@ def health_text(h: TableHealth) -> str:
             ),
         )
     return "\n".join(f"{label:<12} {value}" for label, value in rows)
+
+
+def stats_text(r: StatsResult) -> str:
+    """The statistics op's result in words."""
+    verb = "lack" if r.dry_run or r.commit_version is None else "lacked"
+    lines = [
+        f"stats {r.location} (version {r.read_version}): {r.files_due} of {r.num_files} "
+        f"file(s) {verb} statistics for {len(r.stats_columns)} statistics column(s)"
+        + (f"; watched: {', '.join(r.watched_columns)}" if r.watched_columns else "")
+    ]
+    if r.commit_version is not None:
+        lines.append(
+            f"  filled in {r.files_updated} file(s) in version {r.commit_version} (COMPUTE "
+            f"STATS, no data file rewritten): {r.files_from_footer} from Parquet footers, "
+            f"{r.files_read} read ({format_bytes(r.bytes_read)})"
+            + (
+                f"; {r.files_with_deletion_vectors} keep a deletion vector (tightBounds=false)"
+                if r.files_with_deletion_vectors
+                else ""
+            )
+        )
+    elif r.dry_run:
+        lines.append("  dry run: nothing computed or written")
+    else:
+        lines.append("  nothing to do")
+    if r.stats_columns_after is not None:
+        done = "would set" if r.dry_run else "set"
+        lines.append(f"  {done} delta.dataSkippingStatsColumns = {r.stats_columns_after}")
+    return "\n".join(lines)

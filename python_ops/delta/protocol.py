@@ -47,6 +47,7 @@ class Op(StrEnum):
     ZORDER = "zorder"
     PROPERTIES = "properties"
     HEALTH = "health"
+    STATS = "stats"
 
 
 class Writer(StrEnum):
@@ -186,6 +187,9 @@ def _refuse(reason: str, *ops: Op) -> dict[Op, Decision]:
 
 
 _NOT_IN_DELTA_RS = "delta-rs, which commits for these ops here, does not support this feature"
+# The statistics op (python_ops.ops.stats) writes its own commit: the same files re-added with
+# new stats. A feature is refused for it where that commit, or the statistics, must do more.
+_STATS_NOT_HERE = "the statistics commit (python_ops.ops.stats) does not do what this feature asks"
 _REWRITE_KEEPS = "rewritten rows already satisfy it; files are replaced with dataChange=false"
 
 
@@ -228,6 +232,9 @@ FEATURES: dict[str, Feature] = {
                 "rewrites must map logical to physical column names; run OPTIMIZE with Delta",
                 *REWRITE_OPS,
             ),
+            stats=_refuse(
+                "statistics are keyed by physical column names; not mapped here", Op.STATS
+            ),
         ),
         _feature(
             "identityColumns",
@@ -244,6 +251,11 @@ FEATURES: dict[str, Feature] = {
             rw=_writer_unsupported(
                 "delta-rs cannot read deletion vectors here: rewritten files would bring "
                 "deleted rows back; purge them with Delta (REORG TABLE ... APPLY (PURGE))"
+            ),
+            stats=_rule(
+                "statistics describe a file's physical rows; a file with a deletion vector "
+                "keeps it and gets tightBounds=false (wide bounds)",
+                Op.STATS,
             ),
         ),
         _feature("timestampNtz", reader=True),
@@ -266,6 +278,10 @@ FEATURES: dict[str, Feature] = {
                 "delta-rs writes classic checkpoints only (also after its own commits), which "
                 "a v2-checkpoint table must not get"
             ),
+            stats=_refuse(
+                "the files' add actions are in sidecars, which the statistics op does not read",
+                Op.STATS,
+            ),
         ),
         _feature(
             "rowTracking",
@@ -274,6 +290,7 @@ FEATURES: dict[str, Feature] = {
                 "rewrites must keep each row's id and commit version (baseRowId, "
                 "defaultRowCommitVersion); delta-rs does not"
             ),
+            stats=_refuse(_STATS_NOT_HERE + " (fresh row ids for files without one)", Op.STATS),
         ),
         *(
             _feature(
@@ -313,6 +330,7 @@ FEATURES: dict[str, Feature] = {
                     "every commit must carry a monotonic inCommitTimestamp; delta-rs does not "
                     "write one here"
                 ),
+                stats=_refuse(_STATS_NOT_HERE + " (an inCommitTimestamp)", Op.STATS),
             )
             for name in IN_COMMIT_TIMESTAMP_FEATURES
         ),
@@ -335,6 +353,7 @@ FEATURES: dict[str, Feature] = {
                     "in _delta_log yet; maintain the table through its catalog",
                     Op.VACUUM,
                     Op.CLEANUP_LOGS,
+                    Op.STATS,
                     *WRITER_OPS,
                 ),
                 health=_rule("reports the published log, which may lag the catalog", Op.HEALTH),
@@ -363,6 +382,7 @@ FEATURES: dict[str, Feature] = {
                 "rewriting nanosecond timestamps through delta-rs has not been verified here",
                 *REWRITE_OPS,
             ),
+            stats=_refuse(_STATS_NOT_HERE + " (nanosecond timestamp bounds)", Op.STATS),
         ),
         _feature(
             "materializePartitionColumns",
@@ -379,11 +399,17 @@ FEATURES: dict[str, Feature] = {
                     "data files may hold older, narrower types that a rewrite must widen; "
                     "delta-rs does not here"
                 ),
+                stats=_refuse(_STATS_NOT_HERE + " (bounds of widened types)", Op.STATS),
             )
             for name in ("typeWidening", "typeWidening-preview")
         ),
         *(
-            _feature(name, reader=True, rw=_writer_unsupported())
+            _feature(
+                name,
+                reader=True,
+                rw=_writer_unsupported(),
+                stats=_refuse(_STATS_NOT_HERE + " (variant statistics)", Op.STATS),
+            )
             for name in ("variantType", "variantType-preview", "variantShredding-preview")
         ),
         *(
@@ -392,6 +418,9 @@ FEATURES: dict[str, Feature] = {
                 reader=False,
                 rw=_writer_unsupported(
                     "statistics of collated strings must follow each column's collation"
+                ),
+                stats=_refuse(
+                    "statistics of collated strings must follow each column's collation", Op.STATS
                 ),
             )
             for name in ("collations", "collations-preview")
@@ -408,6 +437,7 @@ FEATURES: dict[str, Feature] = {
                 rw=_writer_unsupported(
                     "every commit must also update the Iceberg metadata; delta-rs does not"
                 ),
+                stats=_refuse(_STATS_NOT_HERE + " (Iceberg metadata)", Op.STATS),
             )
             for name in (
                 "icebergCompatV1",

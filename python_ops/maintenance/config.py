@@ -18,12 +18,14 @@ from typing import Any
 from python_ops.errors import ConfigError, ConfigErrors
 from python_ops.ops.optimize.plan import DEFAULT_MIN_SMALL_FILES
 from python_ops.ops.purge import DEFAULT_DELETED_RATIO
+from python_ops.ops.stats.mode import StatsMode
 from python_ops.ops.vacuum_modes import VacuumMode
 from python_ops.values import MAX_DAYS, MAX_HOURS, checked_number
 
 PREFIX = "maintenance_"
 ON_ERROR = ("warn", "fail")
 VACUUM_MODES = tuple(VacuumMode)
+STATS_MODES = tuple(StatsMode)
 # The default OPTIMIZE interval of a model with Z-order columns: a Z-order rewrites every changed
 # partition whole, so without one each incremental build would rewrite them all again.
 ZORDER_INTERVAL_HOURS = 24.0
@@ -109,6 +111,18 @@ def _vacuum_mode(model: str, key: str, value: Any) -> VacuumMode:
     return VacuumMode(value.strip().lower())
 
 
+def _stats_mode(model: str, key: str, value: Any) -> StatsMode:
+    if not isinstance(value, str) or value.strip().lower() not in STATS_MODES:
+        raise ConfigError(
+            setting=key,
+            value=value,
+            fix="Choose one of: auto, off (auto: fill in missing file statistics for the watched "
+            "columns and the table's indexed columns).",
+            model=model,
+        )
+    return StatsMode(value.strip().lower())
+
+
 def _ratio(model: str, key: str, value: Any) -> float:
     return checked_number(value, setting=key, model=model, maximum=1)
 
@@ -166,6 +180,10 @@ class MaintenanceConfig:
         purge_enabled: Run the deletion-vector purge when due.
         purge_deleted_ratio: A partition's deleted-row share above which it is purged.
         purge_interval_hours: Minimum hours between purges.
+        stats: ``auto`` keeps file statistics for the watched columns, ``off`` does not.
+        stats_columns: Columns to watch besides the table's indexed ones (and the Z-order or
+            clustering columns).
+        stats_interval_hours: Minimum hours between statistics upkeep runs.
         on_error: ``warn`` or ``fail``.
     """
 
@@ -337,6 +355,39 @@ class MaintenanceConfig:
         default=24,
         metadata=_setting("number >= 0", "minimum time between purges", _interval, op="purge"),
     )
+    stats: StatsMode = field(
+        default=StatsMode.OFF,
+        metadata=_setting(
+            "auto | off",
+            "statistics upkeep (docs/stats.md): auto fills in the file statistics data skipping "
+            "needs for the watched columns (maintenance_stats_columns, the Z-order or clustering "
+            "columns, the table's indexed columns), from Parquet footers or the rows, in one "
+            "COMPUTE STATS commit that rewrites no data file; it sets "
+            "delta.dataSkippingStatsColumns when a watched column is not indexed",
+            _stats_mode,
+            op="stats",
+        ),
+    )
+    stats_columns: tuple[str, ...] = field(
+        default=(),
+        metadata=_setting(
+            "list of columns",
+            "columns whose file statistics maintenance_stats: auto keeps, besides the table's "
+            "indexed columns and the Z-order or clustering columns",
+            _columns,
+            op="stats",
+            param="columns",
+        ),
+    )
+    stats_interval_hours: float = field(
+        default=0,
+        metadata=_setting(
+            "number >= 0",
+            "minimum time between statistics upkeep runs (0: whenever files lack statistics)",
+            _interval,
+            op="stats",
+        ),
+    )
     on_error: str = field(
         default="warn",
         metadata=_setting("warn | fail", "a failed op warns (model succeeds) or fails", _on_error),
@@ -348,7 +399,19 @@ class MaintenanceConfig:
 
     def switched_off_by(self, op: str) -> str:
         """The key that switches ``op`` off for this model (for messages; ``op`` is off)."""
-        return "maintenance_enabled" if not self.enabled else f"maintenance_{op}_enabled"
+        if not self.enabled:
+            return "maintenance_enabled"
+        return "maintenance_stats" if op == "stats" else f"maintenance_{op}_enabled"
+
+    @property
+    def stats_enabled(self) -> bool:
+        """Statistics upkeep runs when due (``maintenance_stats: auto``)."""
+        return self.stats == StatsMode.AUTO
+
+    @property
+    def stats_watched_columns(self) -> tuple[str, ...]:
+        """The columns statistics upkeep watches besides the table's indexed ones."""
+        return tuple(dict.fromkeys((*self.stats_columns, *self.zorder_by, *self.cluster_by)))
 
     def interval_hours(self, op: str) -> float:
         """The minimum hours between two runs of ``op`` (an unset OPTIMIZE interval resolved)."""

@@ -170,3 +170,22 @@ def purge_is_due(target: ModelTarget, snapshot: Snapshot, now_ms: int) -> tuple[
         )
     worst = max((p.deleted_share for p in partitions), default=0.0)
     return False, f"deleted rows at most {worst:.1%} of a partition (threshold {ratio:g})"
+
+
+def stats_is_due(target: ModelTarget, snapshot: Snapshot, now_ms: int) -> tuple[bool, str]:
+    """Statistics upkeep: live files lack statistics for a watched column (``ops.stats``)."""
+    from python_ops.ops.stats.commit import require_local
+    from python_ops.ops.stats.plan import plan_stats
+
+    require_local(open_storage(target.location))  # refused where the op would be
+    columns = target.config.stats_watched_columns
+    with named_as_configured("stats"):
+        plan = plan_stats(target.location, columns=columns, snapshot=snapshot)
+    if plan.files_due:
+        return True, (
+            f"{len(plan.files_due)} of {len(plan.snapshot.files)} file(s) lack statistics for "
+            f"the watched columns ({plan.files_without_stats} have none)"
+        )
+    if plan.stats_columns_after is not None:
+        return True, f"delta.dataSkippingStatsColumns to cover {', '.join(plan.watched)}"
+    return False, f"every file has statistics for its {len(plan.fields)} statistics column(s)"

@@ -250,3 +250,35 @@ def run_purge(target: ModelTarget, ctx: RunContext) -> OpCounts:
         parameters=params,
         note=f"written by {p.writer}" if p.writer else "",
     )
+
+
+def load_stats() -> Callable[..., Any]:
+    """The statistics op function, imported on first use."""
+    from python_ops.ops.stats.execute import compute_stats
+
+    return compute_stats
+
+
+def run_stats(target: ModelTarget, ctx: RunContext) -> OpCounts:
+    """Statistics upkeep for the model's watched columns (``maintenance_stats: auto``)."""
+    c = target.config
+    with named_as_configured("stats"):
+        s = load_stats()(
+            target.location, columns=c.stats_watched_columns, dry_run=ctx.dry_run, model=c.model
+        )
+    params = {
+        "watched_columns": list(s.watched_columns),
+        "files_due": s.files_due,
+        "files_updated": s.files_updated,
+        "files_read": s.files_read,
+        "stats_columns_after": s.stats_columns_after,
+    }
+    note = f"statistics of {s.files_updated} file(s) filled in ({s.files_read} read)"
+    if s.stats_columns_after is not None:
+        note += f"; delta.dataSkippingStatsColumns set to {s.stats_columns_after}"
+    return OpCounts(
+        version_before=s.read_version,
+        version_after=s.commit_version if s.commit_version is not None else s.read_version,
+        parameters=params,
+        note=note if not ctx.dry_run else f"{s.files_due} file(s) lack statistics",
+    )

@@ -138,6 +138,13 @@ REGISTRY: Mapping[str, OpSpec] = {
             op_runs.load_purge,
             takes_sql=True,
         ),
+        OpSpec(
+            "stats",
+            "statistics upkeep",
+            due_rules.stats_is_due,
+            op_runs.run_stats,
+            op_runs.load_stats,
+        ),
     )
 }
 OPS: tuple[str, ...] = tuple(REGISTRY)

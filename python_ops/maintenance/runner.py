@@ -339,8 +339,20 @@ class Maintainer:
         try:
             with lean_arrow():  # reading the log needs neither pandas nor an engine
                 snapshot = read(target.location)
-        except MaintenanceError as err:  # no table, unreadable log: every op fails alike
-            return [self.run_op(target, op, dry_run=dry_run, failure=str(err)) for op in ops]
+        except MaintenanceError as err:  # no table, unreadable log: every enabled op fails
+            return [
+                self.run_op(target, op, dry_run=dry_run, failure=str(err))
+                if c.op_enabled(op)
+                else OpOutcome(
+                    c.model,
+                    op,
+                    Status.NOT_DUE,
+                    Reason.DISABLED,
+                    f"disabled by {c.switched_off_by(op)}",
+                    on_error=c.on_error,
+                )
+                for op in ops
+            ]
         current: Snapshot | FilePaths | None = snapshot
         for op in ops:
             if current is None:  # the previous op committed: decide on the new snapshot

@@ -234,7 +234,7 @@ def test_the_master_switch_disables_every_op_without_consulting_the_rules(
     decisions = decide(target(dv, maintenance_enabled=False), dv, now_s=0)
     assert decisions == [
         Decision(op, Reason.DISABLED, "disabled by maintenance_enabled")
-        for op in ("vacuum", "optimize", "cleanup_logs", "purge")
+        for op in ("vacuum", "optimize", "cleanup_logs", "purge", "stats")
     ]
     assert not any(d.due for d in decisions)
 

@@ -11,18 +11,19 @@ from python_ops.maintenance.registry import OPS, REGISTRY, check_ops, op_spec
 
 
 def test_the_ops_in_order() -> None:
-    assert OPS == ("vacuum", "optimize", "cleanup_logs", "purge")
+    assert OPS == ("vacuum", "optimize", "cleanup_logs", "purge", "stats")
     assert [spec.name for spec in REGISTRY.values()] == list(OPS)
     assert {spec.name: spec.needs_spark for spec in REGISTRY.values()} == {
         "vacuum": True,
         "optimize": False,
         "cleanup_logs": False,
         "purge": False,
+        "stats": False,
     }
 
 
 def test_unknown_op_names_the_valid_ones() -> None:
-    assert check_ops(None) == ("vacuum", "optimize", "cleanup_logs", "purge")
+    assert check_ops(None) == ("vacuum", "optimize", "cleanup_logs", "purge", "stats")
     with pytest.raises(ConfigError, match=r"'vacum'.*vacuum, optimize, cleanup_logs.*'vacuum'"):
         check_ops(["vacum"])
 
@@ -39,7 +40,7 @@ def test_op_spec_without_a_near_name_gives_no_guess() -> None:
     assert op_spec("vacuum") is REGISTRY["vacuum"]
     with pytest.raises(ConfigError) as err:
         op_spec("xyzzy")
-    assert "Choose from: vacuum, optimize, cleanup_logs, purge." in str(err.value)
+    assert "Choose from: vacuum, optimize, cleanup_logs, purge, stats." in str(err.value)
     assert "Did you mean" not in str(err.value)
 
 
@@ -73,6 +74,11 @@ def test_settings_slices_belong_to_their_op() -> None:
             "maintenance_purge_deleted_ratio",
             "maintenance_purge_interval_hours",
         },
+        "stats": {
+            "maintenance_stats",
+            "maintenance_stats_columns",
+            "maintenance_stats_interval_hours",
+        },
     }
     # the slices and the model-wide settings are every setting, each exactly once
     model_wide = {s.key for s in SETTINGS if s.op is None}
@@ -84,9 +90,12 @@ def test_every_op_has_a_switch_and_an_interval() -> None:
     config = MaintenanceConfig(model="m")
     for op in OPS:
         names = {s.name for s in op_spec(op).settings}
-        assert {f"{op}_enabled", f"{op}_interval_hours"} <= names
-        assert config.op_enabled(op)
+        # statistics upkeep's switch is its mode, maintenance_stats: auto | off (default off)
+        switch = "stats" if op == "stats" else f"{op}_enabled"
+        assert {switch, f"{op}_interval_hours"} <= names
+        assert config.op_enabled(op) is (op != "stats")
         assert config.interval_hours(op) >= 0
+    assert MaintenanceConfig(model="m", stats="auto").op_enabled("stats")
 
 
 @pytest.mark.parametrize(

@@ -47,6 +47,7 @@ def test_nothing_due_reads_the_log_once_and_runs_nothing(
         ("optimize", Status.NOT_DUE, Reason.NOT_DUE),
         ("cleanup_logs", Status.NOT_DUE, Reason.NOT_DUE),
         ("purge", Status.NOT_DUE, Reason.NOT_DUE),
+        ("stats", Status.NOT_DUE, Reason.DISABLED),  # maintenance_stats is off by default
     ]
     assert outcomes[1].detail == "nothing worth rewriting (min_small_files=12)"
     assert outcomes[3].detail == "no deletion vectors"
@@ -133,7 +134,8 @@ def test_a_bad_zorder_column_fails_only_optimize(
 
 def test_a_missing_table_fails_its_ops_not_the_run(tmp_path: Path) -> None:
     run = maintainer().maintain([target(tmp_path / "nowhere", maintenance_on_error="fail")])
-    assert [o.status for o in run.outcomes] == [Status.FAILED] * 4
+    # stats is off by default: disabled, not failed
+    assert [o.status for o in run.outcomes] == [Status.FAILED] * 4 + [Status.NOT_DUE]
     assert "no Delta table" in run.outcomes[0].detail
     assert len(run.failed) == 4  # on_error: fail
     warn = maintainer().maintain([target(tmp_path / "nowhere")])

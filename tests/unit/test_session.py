@@ -171,7 +171,7 @@ def test_the_post_hook_warns_on_its_model_and_says_the_build_stands(tmp_path: Pa
         "maintenance vacuum of model m failed (on_error: warn, so the model itself succeeded): "
     )
     assert done.summary() == ", ".join(
-        f"{o.op} failed in {o.duration_s:.1f} s" for o in done.outcomes
+        f"{o.op} failed in {o.duration_s:.1f} s" for o in done.failed
     )
 
 
@@ -249,7 +249,7 @@ def test_bad_run_arguments_are_refused_once_before_any_model(
 def test_run_arguments_as_schedulers_pass_them() -> None:
     options = RunOptions.checked(ops="vacuum", threads=None, time_budget_s="60")
     assert options == RunOptions(ops=("vacuum",), threads=1, time_budget_s=60.0)
-    assert RunOptions.checked().ops == ("vacuum", "optimize", "cleanup_logs", "purge")
+    assert RunOptions.checked().ops == ("vacuum", "optimize", "cleanup_logs", "purge", "stats")
 
 
 def test_only_warn_models_failures_are_warnings(tmp_path: Path) -> None:

@@ -1,0 +1,125 @@
+"""The statistics commit: Delta's ``COMPUTE STATS`` commit, written by this project.
+
+delta-rs's transaction API can neither keep a file's deletion vector (its ``AddAction`` has no
+such field), nor name the operation, nor write tables with deletion vectors at all; Delta's own
+recompute refuses tables with deletion vectors (``statsRecomputeNotSupportedOnDvTables``). So
+the commit is written here, as Delta writes it: a ``commitInfo`` with operation ``COMPUTE
+STATS`` and ``predicate ["true"]`` (``DeltaOperations.ComputeStats``), then the same ``add``
+actions with ``dataChange=false`` and the new ``stats`` (and, when the statistics columns
+change, the ``metaData`` action with its new configuration first). One commit: a process killed
+at any point leaves either the old table or the new one.
+
+The commit file is published without overwriting: written beside it under a staged name, then
+hard-linked to ``<version>.json`` (the link fails when another writer took the version, as
+Hadoop's ``rename`` without overwrite does for Delta's local log store). On a lost race the
+newer commits are read: any ``metaData`` or ``protocol`` change refuses the op; files they
+removed are left out; the commit is retried at the next version. Object stores are refused
+(no conditional put here yet).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import time
+import uuid
+from typing import Any
+
+from python_ops.delta.commits import commit_actions
+from python_ops.delta.log_files import LOG_DIR
+from python_ops.errors import StatsUnsupportedError
+from python_ops.storage import Storage, is_remote
+
+OPERATION = "COMPUTE STATS"
+MARKER = "python_ops.operation"  # as OPTIMIZE's own commits (ops.optimize.plan.OPERATION_MARKER)
+MAX_ATTEMPTS = 5
+
+
+def commit_info(read_version: int, metrics: dict[str, str]) -> dict[str, Any]:
+    """The ``commitInfo`` of a statistics commit, as Delta records ``ComputeStats``."""
+    return {
+        "timestamp": int(time.time() * 1000),
+        "operation": OPERATION,
+        "operationParameters": {"predicate": json.dumps(["true"])},
+        "readVersion": read_version,
+        "isolationLevel": "Serializable",
+        "isBlindAppend": False,
+        "operationMetrics": metrics,
+        "engineInfo": "python_ops",
+        "txnId": str(uuid.uuid4()),
+        MARKER: OPERATION,
+    }
+
+
+def require_local(storage: Storage) -> None:
+    """Refuse object stores before anything is computed.
+
+    Raises:
+        StatsUnsupportedError: For a remote table.
+    """
+    if is_remote(storage.root):
+        raise StatsUnsupportedError(
+            f"{storage.root}: the statistics commit needs a put-if-absent this project does not "
+            "make on object stores yet; run it on a local or mounted path. Nothing was written."
+        )
+
+
+def staged_name(version: int) -> str:
+    """The name a commit is written under before it is linked into place.
+
+    Named as object_store stages a put (``<name>#<n>``): log cleanup removes one a killed
+    process left behind (``log_files.stale_staged_files``), and Delta's listing ignores it.
+    """
+    return f"{version:020d}.json#{secrets.randbelow(2**31)}"
+
+
+def _publish(storage: Storage, version: int, body: bytes) -> bool:
+    """Write ``<version>.json`` unless it exists; True when ours is the commit."""
+    log_dir = os.path.join(storage.root, LOG_DIR)
+    target = os.path.join(log_dir, f"{version:020d}.json")
+    staged = os.path.join(log_dir, staged_name(version))
+    with open(staged, "wb") as out:
+        out.write(body)
+        out.flush()
+        os.fsync(out.fileno())
+    try:
+        os.link(staged, target)
+        return True
+    except FileExistsError:
+        return False
+    except OSError as err:  # a file system without hard links: no safe publish here
+        raise StatsUnsupportedError(
+            f"{storage.root}: the commit cannot be published without overwriting ({err}); "
+            "nothing was written"
+        ) from err
+    finally:
+        os.unlink(staged)
+
+
+def changed_since(storage: Storage, read_version: int, latest: int) -> tuple[bool, set[str]]:
+    """(metadata or protocol changed, paths removed) in the commits after ``read_version``."""
+    structural = False
+    removed: set[str] = set()
+    for version in range(read_version + 1, latest + 1):
+        for action in commit_actions(storage, version):
+            if "metaData" in action or "protocol" in action:
+                structural = True
+            if isinstance(action.get("remove"), dict):
+                removed.add(str(action["remove"].get("path")))
+    return structural, removed
+
+
+def write_commit(storage: Storage, version: int, actions: list[dict[str, Any]]) -> bool:
+    """Publish ``actions`` as commit ``version``; False when the version is taken.
+
+    Args:
+        storage: The table's (local) storage.
+        version: The version to write.
+        actions: The actions, ``commitInfo`` first.
+
+    Returns:
+        Whether the commit is ours.
+    """
+    body = "".join(json.dumps(a, separators=(",", ":"), ensure_ascii=False) + "\n" for a in actions)
+    return _publish(storage, version, body.encode())
