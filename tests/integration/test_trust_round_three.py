@@ -23,7 +23,6 @@ from python_ops.ops.vacuum import vacuum
 from python_ops.storage import open_storage
 from tests.helpers.generated_tables import (
     NOW_MS,
-    OLD_MS,
     FileSpec,
     TableSpec,
     build,
@@ -61,8 +60,10 @@ def test_an_inventory_row_in_another_spelling_never_deletes_the_live_file(
     tmp_path: Path, spelling: str
 ) -> None:
     live = FileSpec("a", "part-0.parquet", "live", True, 0)
-    table, _ = build(tmp_path, _spec(live))
-    rows = [(f"{table}/{spelling}", False, OLD_MS), (f"{table}/p=a", True, OLD_MS)]
+    now_ms = int(time.time() * 1000)
+    table, _ = build(tmp_path, _spec(live), now_ms=now_ms)
+    old_ms = now_ms - 48 * HOUR_S * 1000  # older than the 1-hour retention below
+    rows = [(f"{table}/{spelling}", False, old_ms), (f"{table}/p=a", True, old_ms)]
     report = _inventory(tmp_path / "inv.parquet", rows)
     code, _out, err = cli(
         ["vacuum", str(table), "--inventory", str(report), "--retention-hours", "1",
