@@ -19,7 +19,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("storage", "spark_sessions", "delta_jars"),
     ("delta",),
     ("ops",),
-    ("maintenance",),
+    ("maintenance", "advise"),
     ("cli", "__main__"),
 )
 

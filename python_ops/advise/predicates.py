@@ -1,0 +1,366 @@
+"""Which upstream columns a query filters and joins on: sqlglot's Spark parser and its scopes.
+
+A query is parsed with sqlglot's Spark dialect and qualified (``sqlglot.optimizer.qualify``,
+with the Delta schemas of the maintained tables), so every column names the source it comes
+from. Each scope's ``WHERE``, ``HAVING`` and join conditions are then read for predicates:
+
+- ``col = <constant>`` (equality), ``col IN (<constants>)`` (in), ``col BETWEEN``/``<``/``<=``/
+  ``>``/``>=`` ``<constant>`` (range), ``a.col = b.col`` and ``col IN (SELECT ...)`` and
+  ``JOIN ... USING (col)`` (join);
+- a column is followed through CTEs, aliases, derived tables, set operations and the views the
+  project builds, back to a column of a maintained table. A column under a function or an
+  expression is not a stored column a file's statistics can skip on, and is left out.
+
+What cannot be resolved is reported with its reason: SQL sqlglot cannot parse, ``SELECT *``
+over a relation whose columns are unknown, an unqualified column that more than one source
+could hold, a column a CTE or view does not project.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+import sqlglot
+from sqlglot import exp
+from sqlglot.errors import SqlglotError
+from sqlglot.optimizer.qualify import qualify
+from sqlglot.optimizer.scope import Scope, traverse_scope
+
+DIALECT = "spark"
+MAX_DEPTH = 20  # views and CTEs followed inside each other, at most
+
+
+class PredicateKind(StrEnum):
+    """How a reader uses a column."""
+
+    EQUALITY = "equality"
+    IN = "in"
+    RANGE = "range"
+    JOIN = "join"
+
+
+@dataclass(frozen=True)
+class Relation:
+    """A relation a query may name, as the manifest and the Delta log know it.
+
+    Attributes:
+        unique_id: The dbt node (or source) it is.
+        maintained: Whether it is a maintained Delta table (its columns are evidence).
+        columns: Its columns, when known (a maintained table's Delta schema).
+        sql: For a view, its compiled SQL (its columns are followed into it).
+    """
+
+    unique_id: str
+    maintained: bool
+    columns: tuple[str, ...] | None = None
+    sql: str | None = None
+
+
+@dataclass(frozen=True, order=True)
+class Use:
+    """One predicate on a maintained table's column.
+
+    Attributes:
+        model: The maintained model's unique id.
+        column: Its column.
+        kind: The predicate kind.
+    """
+
+    model: str
+    column: str
+    kind: PredicateKind
+
+
+@dataclass
+class Reading:
+    """What one query says: the uses found and the problems met."""
+
+    uses: set[Use] = field(default_factory=set)
+    problems: list[str] = field(default_factory=list)
+
+
+RelationKey = tuple[str, str]  # (schema, name), lower case
+Lookup = Callable[[exp.Table], Relation | None]
+
+
+def relation_lookup(relations: Mapping[RelationKey, Relation]) -> Lookup:
+    """A function naming the relation a table reference in SQL is (by schema and name)."""
+
+    def lookup(table: exp.Table) -> Relation | None:
+        return relations.get((table.db.lower(), table.name.lower()))
+
+    return lookup
+
+
+def _schema(relations: Mapping[RelationKey, Relation]) -> dict[str, dict[str, dict[str, str]]]:
+    schema: dict[str, dict[str, dict[str, str]]] = {}
+    for (db, name), rel in relations.items():
+        if rel.columns:
+            schema.setdefault(db, {})[name] = {c: "string" for c in rel.columns}
+    return schema
+
+
+def _constant(node: exp.Expression) -> bool:
+    """A value fixed for the query: no column and no subquery in it."""
+    return node.find(exp.Column, exp.Select) is None
+
+
+def _own(node: exp.Expression) -> Iterator[exp.Expression]:
+    """The nodes of a condition, not descending into subqueries (scopes of their own)."""
+    yield from node.walk(prune=lambda n: isinstance(n, (exp.Subquery, exp.Select)))
+
+
+class QueryReader:
+    """Reads predicates from queries against one project's relations.
+
+    Args:
+        relations: Every relation the project's SQL may name, by (schema, name).
+    """
+
+    def __init__(self, relations: Mapping[RelationKey, Relation]) -> None:
+        self._relations = dict(relations)
+        self._views: dict[str, Scope | str] = {}
+        self._schema = _schema(self._relations)
+        self._learn_view_columns()
+        self._lookup = relation_lookup(self._relations)
+
+    def _learn_view_columns(self) -> None:
+        """Give each view the columns its SQL selects (views over views: a few passes)."""
+        for _ in range(5):
+            learnt = False
+            for key, rel in list(self._relations.items()):
+                if rel.maintained or rel.columns is not None or rel.sql is None:
+                    continue
+                root = self.parse(rel.sql)
+                if isinstance(root, str) or not isinstance(root.expression, exp.Query):
+                    continue
+                names = [s.alias_or_name for s in root.expression.selects]
+                if names and not any(
+                    s.find(exp.Star) or isinstance(s, exp.Star) for s in root.expression.selects
+                ):
+                    self._relations[key] = Relation(rel.unique_id, False, tuple(names), rel.sql)
+                    learnt = True
+            if not learnt:
+                return
+            self._schema = _schema(self._relations)
+
+    def parse(self, sql: str) -> Scope | str:
+        """The qualified root scope of ``sql``, or why it cannot be read."""
+        try:
+            statements = [s for s in sqlglot.parse(sql, read=DIALECT) if s is not None]
+        except SqlglotError as err:
+            return f"unparsable SQL ({str(err).splitlines()[0][:200]})"
+        if len(statements) != 1:
+            return f"{len(statements)} statements, not one query"
+        tree = statements[0]
+        for column in tree.find_all(exp.Column):
+            column.meta["unqualified"] = not column.table
+        options = {"schema": self._schema, "dialect": DIALECT, "quote_identifiers": False}
+        try:
+            tree = qualify(tree.copy(), validate_qualify_columns=False, identify=False, **options)
+        except SqlglotError:
+            # a column sqlglot will not place (a correlated subquery over a relation whose
+            # columns are unknown): tables are still qualified, such columns stay unplaced and
+            # are reported where a predicate uses them
+            try:
+                tree = qualify(
+                    tree,
+                    qualify_columns=False,
+                    validate_qualify_columns=False,
+                    identify=False,
+                    **options,
+                )
+            except SqlglotError as err:
+                return f"cannot qualify it ({str(err).splitlines()[0][:200]})"
+        scopes = traverse_scope(tree)
+        if not scopes or not isinstance(scopes[-1].expression, exp.Query):
+            return "unparsable SQL: no query in it"
+        return scopes[-1]
+
+    def read(self, sql: str) -> Reading:
+        """Every predicate on a maintained table's column in ``sql``, and the problems met."""
+        reading = Reading()
+        root = self.parse(sql)
+        if isinstance(root, str):
+            reading.problems.append(root)
+            return reading
+        for scope in root.traverse():
+            self._read_scope(scope, reading)
+        return reading
+
+    def _read_scope(self, scope: Scope, reading: Reading) -> None:
+        select = scope.expression
+        if not isinstance(select, exp.Select):
+            return
+        conditions: list[exp.Expression] = []
+        for key in ("where", "having"):
+            clause = select.args.get(key)
+            if clause is not None:
+                conditions.append(clause.this)
+        for join in select.args.get("joins") or []:
+            if join.args.get("on") is not None:
+                conditions.append(join.args["on"])
+            for name in join.args.get("using") or []:
+                self._using(scope, join, name.name, reading)
+        for condition in conditions:
+            for node in _own(condition):
+                self._predicate(scope, node, reading)
+
+    def _using(self, scope: Scope, join: exp.Join, name: str, reading: Reading) -> None:
+        for alias in scope.selected_sources:
+            if alias == join.alias_or_name or self._projects(scope, alias, name):
+                self._note(scope, exp.column(name, table=alias), PredicateKind.JOIN, reading)
+
+    def _projects(self, scope: Scope, alias: str, name: str) -> bool:
+        source = scope.sources.get(alias)
+        if isinstance(source, Scope):
+            return any(s.alias_or_name == name for s in source.expression.selects)
+        rel = self._lookup(source) if isinstance(source, exp.Table) else None
+        return bool(rel and rel.columns and name in rel.columns)
+
+    def _predicate(self, scope: Scope, node: exp.Expression, reading: Reading) -> None:
+        if isinstance(node, (exp.EQ, exp.NullSafeEQ)):
+            left, right = node.this, node.expression
+            if isinstance(left, exp.Column) and isinstance(right, exp.Column):
+                if left.table != right.table:
+                    self._note(scope, left, PredicateKind.JOIN, reading)
+                    self._note(scope, right, PredicateKind.JOIN, reading)
+                return
+            for col, other in ((left, right), (right, left)):
+                if isinstance(col, exp.Column) and _constant(other):
+                    self._note(scope, col, PredicateKind.EQUALITY, reading)
+        elif isinstance(node, exp.In) and isinstance(node.this, exp.Column):
+            if node.args.get("query") is not None:
+                self._note(scope, node.this, PredicateKind.JOIN, reading)
+            elif all(_constant(e) for e in node.expressions):
+                self._note(scope, node.this, PredicateKind.IN, reading)
+        elif isinstance(node, exp.Between) and isinstance(node.this, exp.Column):
+            if _constant(node.args["low"]) and _constant(node.args["high"]):
+                self._note(scope, node.this, PredicateKind.RANGE, reading)
+        elif isinstance(node, (exp.GT, exp.GTE, exp.LT, exp.LTE)):
+            left, right = node.this, node.expression
+            for col, other in ((left, right), (right, left)):
+                if isinstance(col, exp.Column) and _constant(other):
+                    self._note(scope, col, PredicateKind.RANGE, reading)
+
+    def _note(
+        self, scope: Scope, column: exp.Column, kind: PredicateKind, reading: Reading
+    ) -> None:
+        found = self.origins(scope, column.table, column.name, 0, column)
+        if isinstance(found, str):
+            reading.problems.append(f"{kind} predicate on {column.sql(DIALECT)}: {found}")
+            return
+        reading.uses.update(Use(model, name, kind) for model, name in found)
+
+    def origins(
+        self,
+        scope: Scope,
+        alias: str,
+        name: str,
+        depth: int,
+        column: exp.Column | None = None,
+    ) -> list[tuple[str, str]] | str:
+        """The maintained tables' columns a column of ``scope`` is, or why it cannot be told.
+
+        Returns:
+            (model unique id, column) pairs (empty: not a maintained table's stored column),
+            or the reason it is unresolved.
+        """
+        if depth > MAX_DEPTH:
+            return "followed too deep (views or CTEs nested more than 20 levels)"
+        if not alias and len(scope.selected_sources) == 1 and not scope.can_be_correlated:
+            alias = next(iter(scope.selected_sources))  # one source, no outer query: it is its
+        owner: Scope | None = scope
+        while owner is not None and alias not in owner.sources:
+            owner = owner.parent  # a correlated subquery's outer column
+        if not alias or owner is None:
+            return "an ambiguous column: no source in scope holds it for certain"
+        if column is not None and column.meta.get("unqualified") and self._unsure(owner):
+            return (
+                "an ambiguous column: written without a table, in a query over several sources "
+                "whose columns are not all known"
+            )
+        source = owner.sources[alias]
+        if isinstance(source, exp.Table):
+            return self._table_column(source, name, depth)
+        return self._scope_column(source, name, depth)
+
+    def _unsure(self, scope: Scope) -> bool:
+        """Whether an unqualified column of ``scope`` could belong to more than one source."""
+        if len(scope.selected_sources) < 2:
+            return False
+        for source in scope.sources.values():
+            if isinstance(source, exp.Table):
+                rel = self._lookup(source)
+                if rel is None or not rel.columns:
+                    return True
+            elif isinstance(source, Scope) and any(
+                isinstance(s, exp.Star) or s.find(exp.Star) for s in source.expression.selects
+            ):
+                return True
+        return False
+
+    def _table_column(self, table: exp.Table, name: str, depth: int) -> list[tuple[str, str]] | str:
+        rel = self._lookup(table)
+        if rel is None:
+            return []  # a relation the project does not build: not evidence, not a problem
+        if rel.maintained:
+            if rel.columns is not None and name not in rel.columns:
+                return f"{table.sql(DIALECT)} has no column {name}"
+            return [(rel.unique_id, name)]
+        if rel.sql is None:
+            return []
+        view = self._views.get(rel.unique_id)
+        if view is None:
+            view = self._views[rel.unique_id] = self.parse(rel.sql)
+        if isinstance(view, str):
+            return f"through {rel.unique_id}: {view}"
+        return self._scope_column(view, name, depth + 1)
+
+    def _scope_column(self, scope: Scope, name: str, depth: int) -> list[tuple[str, str]] | str:
+        if scope.set_operation_scopes:  # set operations match columns by position
+            names = [p.alias_or_name for p in scope.expression.selects]
+            if name not in names:
+                return f"column {name} is not among the columns its source selects"
+            return self._position(scope, names.index(name), depth)
+        select = scope.expression
+        if not isinstance(select, exp.Select):
+            return f"a {type(select).__name__} source is not followed"
+        for index, projection in enumerate(select.selects):
+            if projection.alias_or_name == name and not isinstance(projection, exp.Star):
+                return self._position(scope, index, depth)
+        if any(isinstance(s, exp.Star) or s.find(exp.Star) for s in select.selects):
+            if not self._may_reach_maintained(scope):
+                return []  # a star over relations that are no maintained table
+            return "SELECT * over a relation whose columns are not known"
+        return f"column {name} is not among the columns its source selects"
+
+    def _may_reach_maintained(self, scope: Scope) -> bool:
+        for _node, source in scope.selected_sources.values():
+            if isinstance(source, Scope):
+                return True
+            rel = self._lookup(source)
+            if rel is not None and (rel.maintained or rel.sql is not None):
+                return True
+        return False
+
+    def _position(self, scope: Scope, index: int, depth: int) -> list[tuple[str, str]] | str:
+        """The origins of the ``index``-th column a scope selects (each branch of a union)."""
+        if scope.set_operation_scopes:
+            found: list[tuple[str, str]] = []
+            for branch in scope.set_operation_scopes:
+                part = self._position(branch, index, depth + 1)
+                if isinstance(part, str):
+                    return part
+                found += part
+            return found
+        selects = scope.expression.selects
+        if index >= len(selects) or isinstance(selects[index], exp.Star):
+            return "SELECT * over a relation whose columns are not known"
+        projection = selects[index]
+        inner = projection.this if isinstance(projection, exp.Alias) else projection
+        if isinstance(inner, exp.Column) and not isinstance(inner.this, exp.Star):
+            return self.origins(scope, inner.table, inner.name, depth + 1, inner)
+        return []  # an expression, not a stored column
