@@ -19,6 +19,7 @@ from typing import Any, TextIO
 
 from python_ops.cli.project import Places, maintained_models, node_location, resolve_places
 from python_ops.errors import ConfigError
+from python_ops.maintenance.auto_columns import ProjectAdvice
 from python_ops.maintenance.history import HistoryStore
 from python_ops.maintenance.history_upkeep import upkeep_history
 from python_ops.maintenance.locations import default_history_location, warehouse_locator
@@ -30,6 +31,7 @@ from python_ops.maintenance.targets import (
     ModelTarget,
     load_manifest,
     manifest_models,
+    node_config,
     targets_from_nodes,
 )
 
@@ -128,6 +130,15 @@ def run_maintain(args: Any) -> int:
             history=history,
             invocation_id=f"cli-{uuid.uuid4()}",
             on_progress=ProgressBar(sys.stderr),
+            advice_for=ProjectAdvice(
+                manifest,
+                project_dir,
+                lambda node: locate(
+                    str(node.get("schema")),
+                    str(node.get("alias") or node.get("name")),
+                    node_config(node),
+                ),
+            ),
         )
         run = maintainer.maintain(
             chosen,

@@ -17,6 +17,7 @@ from dbt_common.exceptions import DbtRuntimeError
 from dbt_common.invocation import get_invocation_id
 
 from dbt.adapters.sparkdelta import maintenance_events
+from dbt.adapters.sparkdelta.advisor_bridge import ProjectAdvisor
 from dbt.adapters.sparkdelta.dbt_connection import DbtConnection
 from dbt.adapters.sparkdelta.history_catalog import HistoryCatalog
 from dbt.adapters.sparkdelta.locator import Located, TableLocator
@@ -85,7 +86,12 @@ class RunOperations:
             invocation_id=str(invocation_id),
             on_model=on_model,
             log_failures=False,  # reported as dbt warnings (warn_failures), with context
+            advice_for=self._advisor().advice_for(),
         )
+
+    def _advisor(self) -> ProjectAdvisor:
+        """The maintenance advisor on this project's compiled files (``advisor_bridge``)."""
+        return ProjectAdvisor(self._adapter, self._locator)
 
     def after_build(self, model: Any, invocation_id: str, history: Mapping[str, Any]) -> str:
         """Post-hook: run the maintenance that is due for the model just built.
