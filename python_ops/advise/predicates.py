@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import Any
 
 import sqlglot
 from sqlglot import exp
@@ -102,12 +103,17 @@ def _schema(relations: Mapping[RelationKey, Relation]) -> dict[str, dict[str, di
     return schema
 
 
+def _selects(node: Any) -> list[Any]:
+    """A query's projections (a SELECT's, or a set operation's left-most)."""
+    return list(getattr(node, "selects", []))
+
+
 def _constant(node: exp.Expression) -> bool:
     """A value fixed for the query: no column and no subquery in it."""
     return node.find(exp.Column, exp.Select) is None
 
 
-def _own(node: exp.Expression) -> Iterator[exp.Expression]:
+def _own(node: exp.Expression) -> Iterator[Any]:
     """The nodes of a condition, not descending into subqueries (scopes of their own)."""
     yield from node.walk(prune=lambda n: isinstance(n, (exp.Subquery, exp.Select)))
 
@@ -136,9 +142,9 @@ class QueryReader:
                 root = self.parse(rel.sql)
                 if isinstance(root, str) or not isinstance(root.expression, exp.Query):
                     continue
-                names = [s.alias_or_name for s in root.expression.selects]
+                names = [s.alias_or_name for s in _selects(root.expression)]
                 if names and not any(
-                    s.find(exp.Star) or isinstance(s, exp.Star) for s in root.expression.selects
+                    s.find(exp.Star) or isinstance(s, exp.Star) for s in _selects(root.expression)
                 ):
                     self._relations[key] = Relation(rel.unique_id, False, tuple(names), rel.sql)
                     learnt = True
@@ -157,27 +163,31 @@ class QueryReader:
         tree = statements[0]
         for column in tree.find_all(exp.Column):
             column.meta["unqualified"] = not column.table
-        options = {"schema": self._schema, "dialect": DIALECT, "quote_identifiers": False}
         try:
-            tree = qualify(tree.copy(), validate_qualify_columns=False, identify=False, **options)
+            tree = self._qualify(tree.copy(), columns=True)
         except SqlglotError:
             # a column sqlglot will not place (a correlated subquery over a relation whose
             # columns are unknown): tables are still qualified, such columns stay unplaced and
             # are reported where a predicate uses them
             try:
-                tree = qualify(
-                    tree,
-                    qualify_columns=False,
-                    validate_qualify_columns=False,
-                    identify=False,
-                    **options,
-                )
+                tree = self._qualify(tree, columns=False)
             except SqlglotError as err:
                 return f"cannot qualify it ({str(err).splitlines()[0][:200]})"
         scopes = traverse_scope(tree)
         if not scopes or not isinstance(scopes[-1].expression, exp.Query):
             return "unparsable SQL: no query in it"
         return scopes[-1]
+
+    def _qualify(self, tree: Any, *, columns: bool) -> Any:
+        return qualify(
+            tree,
+            schema=dict(self._schema),
+            dialect=DIALECT,
+            qualify_columns=columns,
+            validate_qualify_columns=False,
+            quote_identifiers=False,
+            identify=False,
+        )
 
     def read(self, sql: str) -> Reading:
         """Every predicate on a maintained table's column in ``sql``, and the problems met."""
@@ -216,7 +226,7 @@ class QueryReader:
     def _projects(self, scope: Scope, alias: str, name: str) -> bool:
         source = scope.sources.get(alias)
         if isinstance(source, Scope):
-            return any(s.alias_or_name == name for s in source.expression.selects)
+            return any(s.alias_or_name == name for s in _selects(source.expression))
         rel = self._lookup(source) if isinstance(source, exp.Table) else None
         return bool(rel and rel.columns and name in rel.columns)
 
@@ -297,7 +307,7 @@ class QueryReader:
                 if rel is None or not rel.columns:
                     return True
             elif isinstance(source, Scope) and any(
-                isinstance(s, exp.Star) or s.find(exp.Star) for s in source.expression.selects
+                isinstance(s, exp.Star) or s.find(exp.Star) for s in _selects(source.expression)
             ):
                 return True
         return False
@@ -321,17 +331,17 @@ class QueryReader:
 
     def _scope_column(self, scope: Scope, name: str, depth: int) -> list[tuple[str, str]] | str:
         if scope.set_operation_scopes:  # set operations match columns by position
-            names = [p.alias_or_name for p in scope.expression.selects]
+            names = [p.alias_or_name for p in _selects(scope.expression)]
             if name not in names:
                 return f"column {name} is not among the columns its source selects"
             return self._position(scope, names.index(name), depth)
         select = scope.expression
         if not isinstance(select, exp.Select):
             return f"a {type(select).__name__} source is not followed"
-        for index, projection in enumerate(select.selects):
+        for index, projection in enumerate(_selects(select)):
             if projection.alias_or_name == name and not isinstance(projection, exp.Star):
                 return self._position(scope, index, depth)
-        if any(isinstance(s, exp.Star) or s.find(exp.Star) for s in select.selects):
+        if any(isinstance(s, exp.Star) or s.find(exp.Star) for s in _selects(select)):
             if not self._may_reach_maintained(scope):
                 return []  # a star over relations that are no maintained table
             return "SELECT * over a relation whose columns are not known"
@@ -356,7 +366,7 @@ class QueryReader:
                     return part
                 found += part
             return found
-        selects = scope.expression.selects
+        selects = _selects(scope.expression)
         if index >= len(selects) or isinstance(selects[index], exp.Star):
             return "SELECT * over a relation whose columns are not known"
         projection = selects[index]

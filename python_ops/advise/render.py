@@ -29,10 +29,10 @@ def advice_text(advices: Sequence[ModelAdvice]) -> str:
         lines.append(head)
         if a.files is not None:
             lines.append(f"  live files {a.files}; after OPTIMIZE about {a.files_after}")
-        for c in a.columns:
+        for name in a.columns:
             lines.append(
-                f"  files admitted per lookup on {c}: {_figure(a.admitted_now.get(c))} now, "
-                f"about {_figure(a.admitted_after.get(c))} after"
+                f"  files admitted per lookup on {name}: {_figure(a.admitted_now.get(name))} now, "
+                f"about {_figure(a.admitted_after.get(name))} after"
             )
         for c in a.candidates:
             uses = "; ".join(f"{e.node} ({e.kind})" for e in c.uses)

@@ -7,7 +7,7 @@
 - ``by_day``: ``event_date BETWEEN ...`` (range), through a derived table (subquery) renaming it;
 - ``by_event``: ``e.event_id > ...`` (range) through a view (``events_view``) that renames it;
 - ``user_events``: a Python model (unresolved: not SQL);
-- ``with_source`` (an analysis): an unqualified ``flag`` in a join with a source whose columns are unknown
+- ``with_source`` (an analysis): an unqualified ``flag`` beside a source of unknown columns
   (unresolved: ambiguous); its join key ``event_id`` is resolved.
 
 So the advisor must name exactly ``user_id`` (equality 3 + join 2), ``event_id`` (range 2 +
