@@ -249,12 +249,9 @@ def _plain_rows(location: str) -> list[dict[str, Any]] | None:
         if add.relative_path is None or add.deletion_vector is not None:
             return None
         try:
-            data = ParquetBytes(storage.read_bytes(add.relative_path))
-            try:
-                table = data.read(schema.names)
-            except KeyError:  # a file written before the clustering columns were added
-                table = data.read(schema.names[:_FIRST_COLUMNS])
-                for name in schema.names[_FIRST_COLUMNS:]:
+            table = ParquetBytes(storage.read_bytes(add.relative_path)).read(schema.names)
+            for name in schema.names[_FIRST_COLUMNS:]:  # added later: older files lack them
+                if name not in table.column_names:
                     table = table.append_column(name, pa.nulls(table.num_rows, pa.string()))
             table = table.select(schema.names).cast(schema)
         except (KeyError, ValueError, TypeError, NotImplementedError, OSError):  # a column
