@@ -105,6 +105,7 @@ def test_auto_clusters_on_the_advised_columns_once(compiled: tuple[Path, Path]):
     project, warehouse = compiled
     location = str(warehouse / "adv" / "events")
     before = _rows_and_checksum(location)
+    files_before = float(len(read_snapshot(location).files))
     _dbt(project, "run-operation", "maintain_all")
     snapshot = read_snapshot(location, with_stats=True)
     files = len(snapshot.files)
@@ -119,6 +120,8 @@ def test_auto_clusters_on_the_advised_columns_once(compiled: tuple[Path, Path]):
     last = clustered[-1]
     assert json.loads(last.parameters)["auto_changed"] is True
     assert set(json.loads(last.clustering_evidence or "{}")) == set(EXPECTED)
+    before_admitted = json.loads(last.files_per_lookup_before or "{}")
+    assert before_admitted == dict.fromkeys(EXPECTED, files_before)
     after = json.loads(last.files_per_lookup_after or "{}")
     assert set(after) == set(EXPECTED)
     assert all(v <= 3 * math.sqrt(files) for v in after.values())
@@ -130,3 +133,14 @@ def test_auto_clusters_on_the_advised_columns_once(compiled: tuple[Path, Path]):
     runs = [r for r in history.records() if r.model == "events" and r.op == "optimize"]
     assert json.loads(runs[-1].parameters)["auto_changed"] is False
     assert runs[-1].files_added == 0
+    # the figures before -> after the clustering: maintenance_report and dbt docs
+    said: list[str] = []
+    _dbt(project, "run-operation", "maintenance_report", said=said)
+    lines = [line for m in said for line in m.splitlines()]
+    line = next(x for x in lines if "files admitted per lookup:" in x)
+    assert line.split()[0] == "events"
+    assert f"user_id {before_admitted['user_id']} ->" in line
+    _dbt(project, "docs", "generate")
+    catalog = json.loads((project / "target" / "catalog.json").read_text())
+    stat = catalog["nodes"]["model.advised.events"]["stats"]["maintenance_files_per_lookup"]
+    assert stat["value"].startswith("user_id ")
