@@ -10,6 +10,7 @@ admitted per lookup on each is measured now and the ideal after clustering given
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections import defaultdict
 from collections.abc import Callable, Mapping
@@ -183,6 +184,4 @@ def measure(advice: ModelAdvice, snapshot: Snapshot, target_bytes: int) -> Model
 
 
 def _replace(advice: ModelAdvice, **changes: Any) -> ModelAdvice:
-    import dataclasses
-
     return dataclasses.replace(advice, **changes)
