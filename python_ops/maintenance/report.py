@@ -125,9 +125,9 @@ def report_rows(
     for r in history.records() if history is not None else []:
         if not r.dry_run:
             last[(r.model, r.op)] = r  # records are oldest first
-            if r.op == "optimize" and r.status == "succeeded" and r.clustering_columns:
-                if r.files_added or r.model not in clustered:
-                    clustered[r.model] = r
+            auto = r.op == "optimize" and r.status == "succeeded" and r.clustering_columns
+            if auto and (r.files_added or r.model not in clustered):
+                clustered[r.model] = r
     rows = []
     for t in targets:
         row: dict[str, Any] = {"model": t.name}
