@@ -89,7 +89,7 @@ def optimize_is_due(target: ModelTarget, snapshot: Snapshot, now_ms: int) -> tup
     """OPTIMIZE: the plan has work (clustered: ``_clustering_due``; just rebuilt: 50 files)."""
     c = target.config
     choice = c.auto_choice
-    if choice is not None and choice.changed and (c.zorder_auto or is_clustered(snapshot)):
+    if choice is not None and choice.changed:
         was = ", ".join(choice.previous) if choice.previous else "none recorded"
         return True, (
             f"auto: the advisor chose {', '.join(choice.columns)} (last: {was}); every "
