@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import logging
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -25,6 +26,8 @@ from python_ops.maintenance.targets import ModelTarget
 
 if TYPE_CHECKING:  # the advisor (and sqlglot) is imported when a model asks for auto
     from python_ops.advise.advisor import ModelAdvice, NodeLocator
+
+log = logging.getLogger("python_ops.maintenance.auto_columns")
 
 AdviceFor = Callable[[ModelTarget], "ModelAdvice | None"]
 
@@ -84,8 +87,9 @@ def resolve_auto(
     note = ""
     try:
         advice = advice_for(target)
-    except MaintenanceError as err:
+    except Exception as err:  # an advisor failure leaves compaction, never fails the model
         advice, note = None, f"advisor failed: {err}"
+        log.warning("model %s: maintenance_*_by auto: %s; no columns chosen", c.model, note)
     if advice is None and not note:
         note = "the advisor has no advice for this model (not in the compiled manifest)"
     columns = advice.columns if advice else ()
