@@ -133,6 +133,18 @@ def _parser() -> argparse.ArgumentParser:
     maint.add_argument("--history-location", default=None, help="maintenance history table")
     maint.add_argument("--json", action="store_true", help="print the run as JSON")
 
+    adv = sub_parser(
+        "advise",
+        help="clustering columns from the project's SQL: what readers filter and join on",
+    )
+    add_project_arguments(adv)
+    adv.add_argument("--select", nargs="*", default=None, help="dbt selection of models")
+    adv.add_argument("--exclude", nargs="*", default=None, help="dbt selection to leave out")
+    adv.add_argument(
+        "--no-measure", action="store_true", help="do not measure files admitted per lookup"
+    )
+    adv.add_argument("--json", action="store_true", help="print the advice as JSON")
+
     health = sub_parser("health", help="table health from the Delta log")
     health.add_argument("table", help="table location (path or URI)")
     health.add_argument("--json", action="store_true", help="print the health as JSON")
@@ -159,7 +171,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     stats.add_argument("--dry-run", action="store_true", help="count the files due only")
     stats.add_argument("--json", action="store_true", help="print the result as JSON")
-    for command in (vac, logs, opt, maint, health, purge, jars, stats):
+    for command in (vac, logs, opt, maint, adv, health, purge, jars, stats):
         _add_logging_flags(command)
     return parser
 
@@ -215,6 +227,10 @@ def _dispatch(args: argparse.Namespace, spark: Any) -> int:
             from python_ops.cli.maintain import run_maintain
 
             return run_maintain(args)
+        if args.op == "advise":
+            from python_ops.cli.advise import run_advise
+
+            return run_advise(args)
         return _run_vacuum(args, spark)
     except ChangedThenFailedError as err:  # the table changed: never "nothing changed"
         print(f"error: {err}", file=sys.stderr)

@@ -21,6 +21,7 @@ from typing import Any, TextIO
 
 from python_ops.cli.project import Places, maintained_models, node_location, resolve_places
 from python_ops.errors import ConfigError
+from python_ops.maintenance.auto_columns import AdviceFor, ProjectAdvice
 from python_ops.maintenance.history import HistoryStore
 from python_ops.maintenance.locations import default_history_location, warehouse_locator
 from python_ops.maintenance.outcomes import Status
@@ -36,6 +37,7 @@ from python_ops.maintenance.targets import (
     ModelTarget,
     load_manifest,
     manifest_models,
+    node_config,
     targets_from_nodes,
 )
 from python_ops.ops.vacuum_modes import VacuumEngine
@@ -77,10 +79,12 @@ class CliEnvironment:
     Attributes:
         session: The embedded engine's Spark session.
         store: Where runs are recorded.
+        advice: The advisor's columns for models with ``auto`` clustering.
     """
 
     session: Any
     store: HistoryStore
+    advice: AdviceFor | None = None
 
     def spark(self) -> Any:  # noqa: D102
         return self.session
@@ -93,6 +97,9 @@ class CliEnvironment:
 
     def history(self) -> HistoryStore | None:  # noqa: D102
         return self.store
+
+    def advice_for(self) -> AdviceFor | None:  # noqa: D102
+        return self.advice
 
 
 class CliEvents:
@@ -176,8 +183,17 @@ def run_maintain(args: Any, resolver: SelectionResolver | None = None) -> int:
 
     engine = SailEngine()  # VACUUM selects files with the DataFrame API
     try:
+        advice = ProjectAdvice(
+            manifest,
+            project_dir,
+            lambda node: locate(
+                str(node.get("schema")),
+                str(node.get("alias") or node.get("name")),
+                node_config(node),
+            ),
+        )
         session = MaintenanceSession(
-            f"cli-{uuid.uuid4()}", CliEnvironment(engine.spark, history), CliEvents()
+            f"cli-{uuid.uuid4()}", CliEnvironment(engine.spark, history, advice), CliEvents()
         )
         run = session.maintain(chosen, options, on_progress=ProgressBar(sys.stderr))
     finally:

@@ -20,12 +20,16 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from python_ops.advise.project import advise_project
+    from python_ops.advise.render import advice_dict, advice_text
+    from python_ops.advise.sources import load_manifest
     from python_ops.delta.properties import DEFAULT_DELETED_FILE_RETENTION_HOURS
     from python_ops.delta.recorded_retentions import policy_properties
     from python_ops.delta.schema_edits import TableDocs, add_nullable_columns, set_comments
     from python_ops.delta.snapshot import read_snapshot
     from python_ops.delta_jars import LOCAL_CONF, require_delta_jars, session_conf
     from python_ops.log_once import begin_command
+    from python_ops.maintenance.auto_columns import AdviceFor, ProjectAdvice
     from python_ops.maintenance.config import KEYS, PREFIX, MaintenanceConfig, parse_config
     from python_ops.maintenance.dbt_profile import embedded_warehouse
     from python_ops.maintenance.engine_modes import MODES_HELP, EngineMode, engine_mode
@@ -64,6 +68,12 @@ if TYPE_CHECKING:
 
 # name -> the module that defines it (the same names as the block above, for the type checker)
 _EXPORTS: dict[str, str] = {
+    "advise_project": "python_ops.advise.project",
+    "advice_dict": "python_ops.advise.render",
+    "advice_text": "python_ops.advise.render",
+    "load_manifest": "python_ops.advise.sources",
+    "AdviceFor": "python_ops.maintenance.auto_columns",
+    "ProjectAdvice": "python_ops.maintenance.auto_columns",
     "DEFAULT_DELETED_FILE_RETENTION_HOURS": "python_ops.delta.properties",
     "policy_properties": "python_ops.delta.recorded_retentions",
     "TableDocs": "python_ops.delta.schema_edits",
@@ -131,6 +141,7 @@ __all__ = [
     "MODES_HELP",
     "PREFIX",
     "RESOURCE_TYPES",
+    "AdviceFor",
     "DeltaSql",
     "EngineMode",
     "HistoryStore",
@@ -142,6 +153,7 @@ __all__ = [
     "ModelTarget",
     "OpOutcome",
     "OpsEnvironment",
+    "ProjectAdvice",
     "ResolvedSelection",
     "Rows",
     "RunOptions",
@@ -152,6 +164,9 @@ __all__ = [
     "TableDocs",
     "VacuumEngine",
     "add_nullable_columns",
+    "advice_dict",
+    "advice_text",
+    "advise_project",
     "begin_command",
     "checked_number",
     "checked_retention",
@@ -160,6 +175,7 @@ __all__ = [
     "files_text",
     "is_delta_table",
     "is_remote",
+    "load_manifest",
     "managed_location",
     "node_config",
     "normalize_location",

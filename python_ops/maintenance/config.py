@@ -152,6 +152,33 @@ def _setting(
     return {"kind": kind, "meaning": meaning, "parse": parse, "op": op, "key": key, "param": param}
 
 
+AUTO = "auto"  # maintenance_zorder_by / maintenance_cluster_by: columns from the advisor
+
+
+@dataclass(frozen=True)
+class AutoChoice:
+    """The advisor's columns for a model with ``auto`` clustering, as chosen for this run.
+
+    Attributes:
+        columns: The chosen columns (empty: the readers filter on nothing that can cluster).
+        previous: The columns the last OPTIMIZE recorded (None: none recorded).
+        evidence: Per column, the readers and predicate kinds (JSON text for the history).
+        admitted_before: Files admitted per lookup per column before OPTIMIZE.
+        note: What the advisor could not resolve, or why nothing was chosen ('' when clean).
+    """
+
+    columns: tuple[str, ...]
+    previous: tuple[str, ...] | None
+    evidence: str = "{}"
+    admitted_before: dict[str, float] = field(default_factory=dict)
+    note: str = ""
+
+    @property
+    def changed(self) -> bool:
+        """True when the choice differs from the last recorded one: re-cluster, once."""
+        return bool(self.columns) and self.columns != self.previous
+
+
 @dataclass(frozen=True)
 class MaintenanceConfig:
     """One model's maintenance settings; docs/configuration.md lists keys, defaults and meaning.
@@ -280,8 +307,10 @@ class MaintenanceConfig:
     zorder_by: tuple[str, ...] = field(
         default=(),
         metadata=_setting(
-            "list of columns",
-            "Z-order columns; empty: compaction only",
+            "list of columns | auto",
+            "Z-order columns; empty: compaction only; auto: the advisor's columns (what the "
+            "project's SQL filters and joins on, docs/advisor.md), re-clustered once when the "
+            "choice changes",
             _columns,
             param="zorder_by",
             op="optimize",
@@ -290,11 +319,12 @@ class MaintenanceConfig:
     cluster_by: tuple[str, ...] = field(
         default=(),
         metadata=_setting(
-            "list of columns",
+            "list of columns | auto",
             "liquid clustering columns (alias: dbt-databricks' liquid_clustered_by): on engines "
             "with Delta the table is created, or altered when they change, with CLUSTER BY, and "
             "OPTIMIZE is Delta's clustering OPTIMIZE (OPTIMIZE FULL once after a change); the "
-            "embedded engine cannot cluster and warns. Not with maintenance_zorder_by",
+            "embedded engine cannot cluster and warns. Not with maintenance_zorder_by. auto: the "
+            "advisor's columns, applied with ALTER TABLE ... CLUSTER BY on an engine with Delta",
             _columns,
             op="optimize",
         ),
@@ -392,6 +422,11 @@ class MaintenanceConfig:
         default="warn",
         metadata=_setting("warn | fail", "a failed op warns (model succeeds) or fails", _on_error),
     )
+    # not settings: maintenance_zorder_by / maintenance_cluster_by given as 'auto', and the
+    # advisor's choice once the runner resolved it (``python_ops.maintenance.auto_columns``)
+    zorder_auto: bool = False
+    cluster_auto: bool = False
+    auto_choice: AutoChoice | None = None
 
     def op_enabled(self, op: str) -> bool:
         """Whether ``op`` may run for this model."""
@@ -417,7 +452,7 @@ class MaintenanceConfig:
         """The minimum hours between two runs of ``op`` (an unset OPTIMIZE interval resolved)."""
         hours = getattr(self, f"{op}_interval_hours")
         if hours is None:  # only the OPTIMIZE interval may be unset
-            return ZORDER_INTERVAL_HOURS if self.zorder_by else 0.0
+            return ZORDER_INTERVAL_HOURS if self.zorder_by or self.zorder_auto else 0.0
         return float(hours)
 
 
@@ -498,11 +533,16 @@ def parse_config(model: str, config: Mapping[str, Any]) -> MaintenanceConfig:
     for s in SETTINGS:
         if config.get(s.key) is None:
             continue
+        if s.name in ("zorder_by", "cluster_by") and _is_auto(config[s.key]):
+            values[s.name.replace("_by", "_auto")] = True
+            continue
         try:
             values[s.name] = s.parse(model, s.key, config[s.key])
         except ConfigError as err:
             errors.append(err)
-    if values.get("zorder_by") and values.get("cluster_by"):
+    if (values.get("zorder_by") or values.get("zorder_auto")) and (
+        values.get("cluster_by") or values.get("cluster_auto")
+    ):
         errors.append(
             ConfigError(
                 setting="maintenance_zorder_by",
@@ -517,6 +557,10 @@ def parse_config(model: str, config: Mapping[str, Any]) -> MaintenanceConfig:
     if errors:
         raise ConfigErrors(errors)
     return MaintenanceConfig(model=model, **values)
+
+
+def _is_auto(value: Any) -> bool:
+    return isinstance(value, str) and value.strip().lower() == AUTO
 
 
 def reference_table() -> str:

@@ -88,7 +88,9 @@ def decide(
         if not config.op_enabled(op):
             out.append(Decision(op, Reason.DISABLED, f"disabled by {config.switched_off_by(op)}"))
             continue
-        too_soon = _too_soon(target, op, history, now)
+        choice = config.auto_choice
+        changed = op == "optimize" and choice is not None and choice.changed
+        too_soon = None if changed else _too_soon(target, op, history, now)
         if too_soon is not None:
             out.append(too_soon)
             continue

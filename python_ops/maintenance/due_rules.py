@@ -95,6 +95,13 @@ def _written_whole_by_last_commit(target: ModelTarget, snapshot: Snapshot) -> bo
 def optimize_is_due(target: ModelTarget, snapshot: Snapshot, now_ms: int) -> tuple[bool, str]:
     """OPTIMIZE: the plan has work (clustered: ``_clustering_due``; just rebuilt: 50 files)."""
     c = target.config
+    choice = c.auto_choice
+    if choice is not None and choice.changed:
+        was = ", ".join(choice.previous) if choice.previous else "none recorded"
+        return True, (
+            f"auto: the advisor chose {', '.join(choice.columns)} (last: {was}); every "
+            "partition is re-clustered once"
+        )
     if is_clustered(snapshot):
         return _clustering_due(target, snapshot)
     rebuilt = not c.zorder_by and _written_whole_by_last_commit(target, snapshot)

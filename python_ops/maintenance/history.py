@@ -34,7 +34,15 @@ SCHEMA_FIELDS: tuple[tuple[str, str], ...] = (
     ("bytes_added", "int64"),
     ("version_before", "int64"),
     ("version_after", "int64"),
+    # added for auto clustering (issue 39); older tables gain them on the next append
+    ("clustering_columns", "string"),
+    ("clustering_evidence", "string"),
+    ("files_per_lookup_before", "string"),
+    ("files_per_lookup_after", "string"),
 )
+
+
+_FIRST_COLUMNS = 16  # the columns every history file has had (before the clustering ones)
 
 
 @dataclass(frozen=True)
@@ -59,6 +67,11 @@ class HistoryRecord:
         bytes_added: Their bytes.
         version_before: Table version before the op.
         version_after: Table version after it (None when unknown, e.g. after a failure).
+        clustering_columns: OPTIMIZE with ``auto`` clustering: the advisor's columns, comma
+            separated ('' when it chose none); None for other runs.
+        clustering_evidence: The readers and predicate kinds per column (JSON).
+        files_per_lookup_before: Files admitted per lookup per column before (JSON).
+        files_per_lookup_after: The same after the op (JSON).
     """
 
     invocation_id: str
@@ -77,6 +90,10 @@ class HistoryRecord:
     bytes_added: int = 0
     version_before: int | None = None
     version_after: int | None = None
+    clustering_columns: str | None = None
+    clustering_evidence: str | None = None
+    files_per_lookup_before: str | None = None
+    files_per_lookup_after: str | None = None
 
 
 def _arrow_schema() -> Any:
@@ -124,6 +141,7 @@ class HistoryStore:
                     self.location,
                     table,
                     mode="append",
+                    schema_mode="merge",  # a history written before a column was added
                     storage_options=options,
                     post_commithook_properties=quiet_hooks(checkpoint=True),
                 )
@@ -210,6 +228,8 @@ def _plain_rows(location: str) -> list[dict[str, Any]] | None:
     deletion vectors, no column mapping; unpartitioned; every file with every column) is read
     file by file instead; anything else, and a missing table, goes to delta-rs.
     """
+    import pyarrow as pa
+
     from python_ops.delta.parquet_file import ParquetBytes
     from python_ops.delta.snapshot import read_snapshot
     from python_ops.errors import MaintenanceError
@@ -230,6 +250,9 @@ def _plain_rows(location: str) -> list[dict[str, Any]] | None:
             return None
         try:
             table = ParquetBytes(storage.read_bytes(add.relative_path)).read(schema.names)
+            for name in schema.names[_FIRST_COLUMNS:]:  # added later: older files lack them
+                if name not in table.column_names:
+                    table = table.append_column(name, pa.nulls(table.num_rows, pa.string()))
             table = table.select(schema.names).cast(schema)
         except (KeyError, ValueError, TypeError, NotImplementedError, OSError):  # a column
             return None  # missing or of another type: delta-rs reads it as the table says

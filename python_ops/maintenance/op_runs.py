@@ -13,6 +13,8 @@ from typing import Any
 
 from python_ops.delta.file_paths import FilePaths
 from python_ops.delta.snapshot import Snapshot, read_snapshot
+from python_ops.errors import EngineError
+from python_ops.maintenance.auto_columns import admitted_per_column, clustering_fields
 from python_ops.maintenance.op_keys import named_as_configured
 from python_ops.maintenance.outcomes import OpCounts
 from python_ops.maintenance.policy import (
@@ -126,26 +128,44 @@ def load_optimize() -> Callable[..., Any]:
 
 
 def run_optimize(target: ModelTarget, ctx: RunContext) -> OpCounts:
-    """OPTIMIZE with the model's Z-order columns, target size and small-file threshold."""
+    """OPTIMIZE with the model's Z-order columns, target size and small-file threshold.
+
+    With ``auto`` clustering (``auto_columns``): a changed choice rewrites every partition once
+    (a liquid-clustered table is first altered with Delta's ``ALTER TABLE ... CLUSTER BY``),
+    and files admitted per lookup are measured before and after, for the history.
+    """
     optimize = load_optimize()
     c = target.config
+    choice = c.auto_choice
     params: dict[str, Any] = {
         "zorder_by": list(c.zorder_by),
         "target_size_bytes": c.target_file_size_bytes,
         "min_small_files": c.min_small_files,
     }
+    before: dict[str, float] = {}
+    if choice is not None:
+        params["auto_changed"] = choice.changed
+        before = admitted_per_column(target.location, choice.columns)
+        if c.cluster_auto and choice.changed and not ctx.dry_run:
+            apply_cluster_by(target.location, choice.columns, ctx.sql)
+    snapshot = ctx.snapshot if choice is None or not c.cluster_auto else None
     with named_as_configured("optimize"):
         o = optimize(
             target.location,
             zorder_by=list(c.zorder_by),
+            full=bool(choice is not None and choice.changed and c.zorder_auto),
             target_size_bytes=c.target_file_size_bytes,
             min_small_files=c.min_small_files,
             dry_run=ctx.dry_run,
             sql=ctx.sql,
             model=c.model,
-            snapshot=ctx.snapshot,
+            snapshot=snapshot,
         )
     params["writer"] = o.writer
+    clustering: dict[str, str | None] = {}
+    if choice is not None:
+        after = before if ctx.dry_run else admitted_per_column(target.location, choice.columns)
+        clustering = clustering_fields(choice, before, after)
     if o.log_files_deleted:  # Delta's own post-commit log cleanup ran (see OptimizeResult)
         params["log_files_deleted"] = list(o.log_files_deleted)
     after = max(o.commits) if o.commits else o.version_before
@@ -156,6 +176,7 @@ def run_optimize(target: ModelTarget, ctx: RunContext) -> OpCounts:
             version_before=o.version_before,
             version_after=after,
             parameters=params,
+            clustering=clustering,
         )
     return OpCounts(
         files_removed=o.files_removed,
@@ -166,7 +187,24 @@ def run_optimize(target: ModelTarget, ctx: RunContext) -> OpCounts:
         version_after=after,
         parameters=params,
         note=_optimize_note(o.writer, o.log_files_deleted),
+        clustering=clustering,
     )
+
+
+def apply_cluster_by(location: str, columns: tuple[str, ...], sql: DeltaSql | None) -> None:
+    """Delta's own ``ALTER TABLE ... CLUSTER BY`` with the advisor's columns.
+
+    Raises:
+        EngineError: When no engine with Delta runs the statement (the embedded one cannot).
+    """
+    if sql is None or not sql.has_delta(location):
+        raise EngineError(
+            "maintenance_cluster_by: auto needs an engine with Delta (ALTER TABLE ... CLUSTER "
+            "BY is Delta's own); the embedded engine cannot cluster. Use maintenance_zorder_by: "
+            "auto there."
+        )
+    names = ", ".join(f"`{c}`" for c in columns)
+    sql.execute(f"ALTER TABLE {sql.table(location)} CLUSTER BY ({names})")
 
 
 def _optimize_note(writer: str, log_files_deleted: tuple[str, ...]) -> str:

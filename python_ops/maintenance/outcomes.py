@@ -48,6 +48,9 @@ class OpCounts:
         parameters: The settings it ran with, for the history.
         note: How it ran, when that matters to people (VACUUM's mode and why, directories it
             kept); shown after what it did.
+        clustering: OPTIMIZE with ``auto`` clustering: the history's clustering columns
+            (``clustering_columns``, ``clustering_evidence``, ``files_per_lookup_before``,
+            ``files_per_lookup_after``); empty otherwise.
     """
 
     files_removed: int = 0
@@ -58,6 +61,7 @@ class OpCounts:
     version_after: int | None = None
     parameters: dict[str, Any] = field(default_factory=dict)
     note: str = ""
+    clustering: dict[str, str | None] = field(default_factory=dict)
 
     def columns(self) -> dict[str, Any]:
         """The counters as the history's columns (``HistoryRecord``) and the outcome's dict."""
@@ -68,6 +72,7 @@ class OpCounts:
             "bytes_added": self.bytes_added,
             "version_before": self.version_before,
             "version_after": self.version_after,
+            **self.clustering,
         }
 
     def failed(self) -> OpCounts:

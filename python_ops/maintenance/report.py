@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -75,6 +76,29 @@ def _next(
     return next_action(decisions, hours_to_expiry(target, snapshot, int(now_s * 1000)))
 
 
+def files_per_lookup_text(record: HistoryRecord | None) -> str:
+    """Files admitted per lookup before and after the last ``auto`` clustering, in words.
+
+    Args:
+        record: The model's last successful OPTIMIZE that recorded an ``auto`` choice.
+
+    Returns:
+        E.g. ``user_id 12 -> 3.1, region 12 -> 4 (clustered 2026-11-26 22:40)``; '' for none.
+    """
+    if record is None or not record.clustering_columns:
+        return ""
+    try:
+        before = json.loads(record.files_per_lookup_before or "{}")
+        after = json.loads(record.files_per_lookup_after or "{}")
+    except ValueError:
+        return ""
+    parts = [
+        f"{c} {before.get(c, '-')} -> {after.get(c, '-')}"
+        for c in record.clustering_columns.split(",")
+    ]
+    return f"{', '.join(parts)} (clustered {record.started_at:%Y-%m-%d %H:%M})"
+
+
 def report_rows(
     targets: Sequence[ModelTarget],
     *,
@@ -97,9 +121,14 @@ def report_rows(
     """
     now = time.time() if now_s is None else now_s
     last: dict[tuple[str, str], HistoryRecord] = {}
+    # the last OPTIMIZE with auto clustering that rewrote files (else the last one)
+    clustered: dict[str, HistoryRecord] = {}
     for r in history.records() if history is not None else []:
         if not r.dry_run:
             last[(r.model, r.op)] = r  # records are oldest first
+            auto = r.op == "optimize" and r.status == "succeeded" and r.clustering_columns
+            if auto and (r.files_added or r.model not in clustered):
+                clustered[r.model] = r
     rows = []
     for t in targets:
         row: dict[str, Any] = {"model": t.name}
@@ -145,6 +174,7 @@ def report_rows(
             row[op] = (
                 f"{rec.started_at:%Y-%m-%d %H:%M} {rec.status}" if rec is not None else "never"
             )
+        row["files_per_lookup"] = files_per_lookup_text(clustered.get(t.name))
         rows.append(row)
     return rows
 
@@ -181,6 +211,11 @@ def render_report(rows: list[dict[str, Any]]) -> str:
     )
     lines.extend(
         f"{r['model']:<26} fix config: {r['config_error']}" for r in ok if "config_error" in r
+    )
+    lines.extend(
+        f"{r['model']:<26} files admitted per lookup: {r['files_per_lookup']}"
+        for r in rows
+        if r.get("files_per_lookup")
     )
     # deletion-vector tables only: soft-deleted rows and what a purge would free
     deleted = [r for r in ok if r.get("deleted_row_share")]

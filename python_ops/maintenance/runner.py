@@ -19,6 +19,7 @@ from typing import Any
 from python_ops.delta.file_paths import FilePaths, read_file_paths
 from python_ops.delta.snapshot import Snapshot, read_snapshot
 from python_ops.errors import MaintenanceError, RetentionTooShortError
+from python_ops.maintenance.auto_columns import AdviceFor, resolve_auto
 from python_ops.maintenance.due import decide
 from python_ops.maintenance.history import HistoryRecord, HistoryStore, parameters_json
 from python_ops.maintenance.op_runs import RunContext
@@ -201,6 +202,8 @@ class Maintainer:
         on_model: Called with (models done, models total, model name, its outcomes) after each
             model, e.g. for progress lines that say what was done.
         log_failures: Log each failed op as a warning (False when the caller reports them).
+        advice_for: The advisor, for models with ``auto`` clustering columns
+            (``auto_columns.resolve_auto``); None: ``auto`` resolves to no columns.
     """
 
     spark: Any
@@ -211,6 +214,7 @@ class Maintainer:
     vacuum_engine: VacuumEngine = VacuumEngine.AUTO
     on_model: Callable[[int, int, str, list[OpOutcome]], None] | None = None
     log_failures: bool = True
+    advice_for: AdviceFor | None = None
     _done: int = field(default=0, repr=False)
 
     def _engine_free(self, op: str) -> bool:
@@ -330,6 +334,7 @@ class Maintainer:
         Returns:
             One outcome per op.
         """
+        target = resolve_auto(target, self.advice_for or (lambda _t: None), self.history)
         c = target.config
         outcomes = []
         paths_only = [op for op in ops if c.op_enabled(op)] == ["vacuum"]

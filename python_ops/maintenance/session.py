@@ -25,6 +25,7 @@ from typing import Any, Protocol
 
 from python_ops.errors import MaintenanceError
 from python_ops.log_once import begin_command
+from python_ops.maintenance.auto_columns import AdviceFor
 from python_ops.maintenance.history import HistoryStore
 from python_ops.maintenance.history_upkeep import upkeep_history
 from python_ops.maintenance.outcomes import Status
@@ -57,6 +58,9 @@ class OpsEnvironment(Protocol):
 
     def history(self) -> HistoryStore | None:
         """Where runs are recorded; None records nothing."""
+
+    def advice_for(self) -> AdviceFor | None:
+        """The advisor's columns for models with ``auto`` clustering; None: no advisor."""
 
 
 class SessionEvents(Protocol):
@@ -148,6 +152,7 @@ class MaintenanceSession:
             on_model=on_model,
             on_progress=on_progress,
             log_failures=False,  # the session warns, through the front end's events
+            advice_for=env.advice_for(),
         )
 
     def maintain_model(self, target: ModelTarget) -> ModelMaintenance:

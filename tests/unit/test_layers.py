@@ -19,7 +19,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("storage", "spark_sessions", "delta_jars", "jars_fetch"),
     ("delta",),
     ("ops",),
-    ("maintenance",),
+    ("maintenance", "advise"),
     ("cli", "__main__"),
 )
 

@@ -62,6 +62,9 @@ class Environment:
             raise MaintenanceError(self.refuse)
         return self.store
 
+    def advice_for(self) -> None:
+        return None  # no model here has ``auto`` clustering
+
 
 class Events:
     """Records what the session tells its front end, in order."""

@@ -4,7 +4,8 @@
 table's statistics to each column row (``stats:<id>:label/value/description/include``). Here a
 maintained model (table, incremental, snapshot) gets the rows of ``maintenance_report`` as
 stats too: live files and the small-file share, size, log files, bytes VACUUM would reclaim,
-what is due next, and the last VACUUM / OPTIMIZE / log cleanup. The docs site shows them on the
+what is due next, the last VACUUM / OPTIMIZE / log cleanup, and the files admitted per lookup
+before and after the last ``auto`` clustering. The docs site shows them on the
 model's page. Reading them never fails the catalog: an error is itself the stat.
 """
 
@@ -38,6 +39,12 @@ _STATS: tuple[tuple[str, str, str, Any], ...] = (
     ("maintenance_vacuum", "last VACUUM", "the last real run and its status", None),
     ("maintenance_optimize", "last OPTIMIZE", "the last real run and its status", None),
     ("maintenance_cleanup_logs", "last log cleanup", "the last real run and its status", None),
+    (
+        "maintenance_files_per_lookup",
+        "files per lookup",
+        "files admitted per lookup on the auto clustering columns, before -> after",
+        None,
+    ),
 )
 
 

@@ -18,6 +18,7 @@ from dbt.adapters.sparkdelta.dbt_connection import DbtConnection
 from dbt.adapters.sparkdelta.history_catalog import HistoryCatalog
 from python_ops.errors import MaintenanceError
 from python_ops.maintenance import (
+    AdviceFor,
     DeltaSql,
     HistoryStore,
     MaintenanceSession,
@@ -45,6 +46,7 @@ class DbtEnvironment:
         history_node: The ``maintenance_history()`` mapping (schema, name, location), or None
             when nothing is recorded (a one-table op).
         names: Table location to the name dbt's catalog knows it by (Delta's SQL names it so).
+        advice: The advisor's columns for models with ``auto`` clustering (``advisor_bridge``).
     """
 
     def __init__(
@@ -53,11 +55,13 @@ class DbtEnvironment:
         history: HistoryCatalog,
         history_node: Mapping[str, Any] | None,
         names: Mapping[str, str],
+        advice: AdviceFor | None = None,
     ) -> None:
         self._connection = connection
         self._history = history
         self._history_node = history_node
         self._names = dict(names)
+        self._advice = advice
 
     def spark(self) -> Any:  # noqa: D102
         return _as_setup_failure(self._connection.ops_spark)
@@ -73,6 +77,9 @@ class DbtEnvironment:
         if node is None:
             return None
         return _as_setup_failure(lambda: self._history.store(node))
+
+    def advice_for(self) -> AdviceFor | None:  # noqa: D102
+        return self._advice
 
 
 class DbtEvents:
@@ -107,6 +114,7 @@ def dbt_session(
     *,
     names: Mapping[str, str],
     node: Any = None,
+    advice: AdviceFor | None = None,
 ) -> MaintenanceSession:
     """A maintenance session whose environment and events are dbt's.
 
@@ -117,12 +125,13 @@ def dbt_session(
         history_node: The ``maintenance_history()`` mapping, or None (nothing recorded).
         names: Table location to its catalog name.
         node: The model just built (the post-hook's), if any.
+        advice: The advisor's columns for models with ``auto`` clustering.
 
     Returns:
         The session.
     """
     return MaintenanceSession(
         invocation_id,
-        DbtEnvironment(connection, history, history_node, names),
+        DbtEnvironment(connection, history, history_node, names, advice),
         DbtEvents(history, history_node, node),
     )

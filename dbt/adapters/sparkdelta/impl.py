@@ -23,6 +23,7 @@ from dbt.adapters.spark.impl import SparkAdapter, SparkConfig
 from dbt_common.exceptions import DbtRuntimeError
 
 from dbt.adapters.sparkdelta import clustering, incremental, maintenance_events
+from dbt.adapters.sparkdelta.advisor_bridge import ProjectAdvisor
 from dbt.adapters.sparkdelta.build_check import check_before_build
 from dbt.adapters.sparkdelta.catalog_stats import maintenance_stats
 from dbt.adapters.sparkdelta.config_aliases import warn_unsupported_configs
@@ -412,6 +413,21 @@ class SparkDeltaAdapter(SparkAdapter):
     def maintenance_report(self, nodes: list[Any], history: dict[str, Any] | None = None) -> str:
         """Per model: health, reclaimable bytes, last run of each op; as a printed table."""
         return self.maintenance.run_operations.report(nodes, history or {})
+
+    @available
+    def maintenance_advise(self, nodes: list[Any], as_json: bool = False) -> str:
+        """The advisor's clustering columns per model, with evidence and files per lookup.
+
+        Args:
+            nodes: The selected model nodes (``maintenance_nodes``).
+            as_json: JSON instead of text.
+
+        Returns:
+            The advice (``python_ops.advise``), printed by ``maintenance_advise``.
+        """
+        ids = [str(n.get("unique_id") if isinstance(n, dict) else n.unique_id) for n in nodes]
+        advisor = ProjectAdvisor(self, self.maintenance.locator)
+        return advisor.advise(ids, as_json=bool(as_json))
 
     # --- the materializations' config check and the macros' text helpers -----------------------
 

@@ -17,6 +17,7 @@ from dbt_common.exceptions import DbtRuntimeError
 from dbt_common.invocation import get_invocation_id
 
 from dbt.adapters.sparkdelta import maintenance_events
+from dbt.adapters.sparkdelta.advisor_bridge import ProjectAdvisor
 from dbt.adapters.sparkdelta.dbt_connection import DbtConnection
 from dbt.adapters.sparkdelta.dbt_session import dbt_session
 from dbt.adapters.sparkdelta.history_catalog import HistoryCatalog
@@ -82,6 +83,7 @@ class RunOperations:
             history,
             names=located.names,
             node=model,
+            advice=ProjectAdvisor(self._adapter, self._locator).advice_for(),
         )
         try:
             with maintenance_events.python_ops_logs_to_dbt():
@@ -183,7 +185,12 @@ class RunOperations:
                 f"{label}: {len(targets)} model(s) on {options.threads} thread(s){dry}"
             )
         session = dbt_session(
-            invocation_id, self._connection, self._history, history, names=located.names
+            invocation_id,
+            self._connection,
+            self._history,
+            history,
+            names=located.names,
+            advice=ProjectAdvisor(self._adapter, self._locator).advice_for(),
         )
         try:
             with maintenance_events.python_ops_logs_to_dbt():
