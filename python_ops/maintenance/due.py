@@ -9,15 +9,16 @@ shares: the switches and the minimum interval since the op's last successful run
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from python_ops.delta.file_paths import FilePaths
 from python_ops.delta.snapshot import Snapshot
-from python_ops.maintenance.due_rules import vacuum_is_due
+from python_ops.maintenance.due_rules import vacuum_decision
 from python_ops.maintenance.history import HistoryStore
 from python_ops.maintenance.outcomes import Reason
 from python_ops.maintenance.registry import OPS, op_spec
 from python_ops.maintenance.targets import ModelTarget
+from python_ops.ops.vacuum.candidates import ListingEvidence
 
 
 @dataclass(frozen=True)
@@ -29,12 +30,15 @@ class Decision:
         reason: ``DUE``, ``NOT_DUE``, ``DISABLED`` or ``TOO_SOON``.
         detail: The reason in words, for logs and reports.
         due_in_h: Hours until its minimum interval has passed (``TOO_SOON`` only).
+        evidence: What the decision found that the op's run uses (VACUUM: the listing its
+            dry run made, ``reclaim``), handed to the run by the runner; None: nothing.
     """
 
     op: str
     reason: Reason
     detail: str
     due_in_h: float | None = None
+    evidence: ListingEvidence | None = field(default=None, repr=False, compare=False)
 
     @property
     def due(self) -> bool:
@@ -94,11 +98,13 @@ def decide(
         if too_soon is not None:
             out.append(too_soon)
             continue
+        if op == "vacuum":  # decided with its evidence: the listing its dry run made
+            v = vacuum_decision(target, snapshot, int(now * 1000))
+            reason = Reason.DUE if v.due else Reason.NOT_DUE
+            out.append(Decision(op, reason, v.why, evidence=v.evidence))
+            continue
         if isinstance(snapshot, FilePaths):  # the paths answer VACUUM's question only
-            if op != "vacuum":
-                raise ValueError(f"{op} is decided on a snapshot, not on the log's paths")
-            due, why = vacuum_is_due(target, snapshot, int(now * 1000))
-        else:
-            due, why = op_spec(op).due(target, snapshot, int(now * 1000))
+            raise ValueError(f"{op} is decided on a snapshot, not on the log's paths")
+        due, why = op_spec(op).due(target, snapshot, int(now * 1000))
         out.append(Decision(op, Reason.DUE if due else Reason.NOT_DUE, why))
     return out

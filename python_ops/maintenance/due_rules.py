@@ -16,7 +16,7 @@ from python_ops.delta.snapshot import Snapshot, read_snapshot
 from python_ops.errors import MaintenanceError
 from python_ops.maintenance.op_keys import named_as_configured
 from python_ops.maintenance.policy import describe_changes, effective_snapshot, stale_policy
-from python_ops.maintenance.reclaim import vacuum_due
+from python_ops.maintenance.reclaim import VacuumDue, vacuum_due
 from python_ops.maintenance.targets import ModelTarget
 from python_ops.ops.log_cleanup import expiry_cutoff_ms, resolve_log_retention
 from python_ops.ops.optimize.clustering import clustering_state, is_clustered
@@ -24,16 +24,22 @@ from python_ops.ops.optimize.plan import ENGINE_DEFAULT_TARGET_BYTES, plan_optim
 from python_ops.storage import open_storage
 
 
+def vacuum_decision(target: ModelTarget, snapshot: Snapshot | FilePaths, now_ms: int) -> VacuumDue:
+    """VACUUM: removed or untracked files older than the retention (``reclaim``, cost-bounded).
+
+    Decided on a snapshot, or on the log's paths (``read_file_paths``) alike; with the listing
+    a dry run made as its evidence, for the run it decides.
+    """
+    with named_as_configured("vacuum"):
+        return vacuum_due(target, snapshot, now_ms)
+
+
 def vacuum_is_due(
     target: ModelTarget, snapshot: Snapshot | FilePaths, now_ms: int
 ) -> tuple[bool, str]:
-    """VACUUM: removed or untracked files older than the retention (``reclaim``, cost-bounded).
-
-    Decided on a snapshot, or on the log's paths (``read_file_paths``) alike.
-    """
-    # removed or untracked files older than the retention (``reclaim``: cost-bounded)
-    with named_as_configured("vacuum"):
-        return vacuum_due(target, snapshot, now_ms)
+    """VACUUM's rule as the registry's (due, why); ``due.decide`` keeps its evidence too."""
+    decision = vacuum_decision(target, snapshot, now_ms)
+    return decision.due, decision.why
 
 
 def _clustering_due(target: ModelTarget, snapshot: Snapshot) -> tuple[bool, str]:

@@ -27,6 +27,7 @@ from python_ops.maintenance.targets import ModelTarget
 from python_ops.ops.log_cleanup import cleanup_logs
 from python_ops.ops.results import VacuumResult
 from python_ops.ops.vacuum import vacuum
+from python_ops.ops.vacuum.candidates import ListingEvidence
 from python_ops.ops.vacuum_modes import VacuumEngine
 from python_ops.spark_sessions import DeltaSql
 
@@ -46,6 +47,7 @@ class RunContext:
             delta-rs in this process.
         vacuum_engine: Where VACUUM's selection runs (``vacuum``'s ``engine``): ``spark`` when
             the session is a cluster the caller attached to, else ``auto``.
+        evidence: The listing VACUUM's due check made, for the run it decided (``reclaim``).
     """
 
     spark: Any
@@ -55,6 +57,7 @@ class RunContext:
     sql: DeltaSql | None = None
     vacuum_engine: VacuumEngine = VacuumEngine.AUTO
     paths: FilePaths | None = None
+    evidence: ListingEvidence | None = None
 
 
 def vacuum_note(result: VacuumResult) -> str:
@@ -101,7 +104,7 @@ def run_vacuum(target: ModelTarget, ctx: RunContext) -> OpCounts:
             engine=ctx.vacuum_engine,
             mode=c.vacuum_mode,
             full_interval_days=c.vacuum_full_interval_days,
-            listing_handoff="take",  # the due check's listing, when it made one
+            evidence=ctx.evidence,  # the due check's listing, when it made one
         )
     params = {
         "retention_hours": retention_hours,

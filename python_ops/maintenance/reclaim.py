@@ -19,17 +19,27 @@ A model in ``maintenance_vacuum_mode: lite`` never deletes untracked files, so o
 applies to it; in ``auto`` mode steps 2 and 3 apply only when the run would be FULL (``auto``'s
 rule: the last FULL run is ``maintenance_vacuum_full_interval_days`` old, or LITE cannot be
 complete).
+
+The dry run's listing is the decision's evidence: ``VacuumDue.evidence`` carries it to the run
+the decision starts (``runner``), which selects from it instead of listing again (one listing
+per decision; a commit in between makes the run list afresh).
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 from python_ops.delta.file_paths import FilePaths
 from python_ops.delta.snapshot import Snapshot
 from python_ops.maintenance.policy import effective_paths, effective_snapshot
 from python_ops.maintenance.targets import ModelTarget
 from python_ops.maintenance.wording import size_text
-from python_ops.ops.vacuum import handoff, vacuum, vacuum_retention
+from python_ops.ops.vacuum import vacuum_retention
+from python_ops.ops.vacuum.candidates import ListingEvidence
+from python_ops.ops.vacuum.execute import execute
 from python_ops.ops.vacuum.mode import choose_mode
+from python_ops.ops.vacuum.options import VacuumOptions
+from python_ops.ops.vacuum.plan import plan_vacuum
 from python_ops.ops.vacuum_modes import VacuumMode
 from python_ops.storage import is_remote, open_storage
 
@@ -37,9 +47,23 @@ from python_ops.storage import is_remote, open_storage
 LISTING_LIMIT = 10_000
 
 
-def vacuum_due(
-    target: ModelTarget, snapshot: Snapshot | FilePaths, now_ms: int
-) -> tuple[bool, str]:
+@dataclass(frozen=True)
+class VacuumDue:
+    """VACUUM's due decision, with its evidence.
+
+    Attributes:
+        due: Whether VACUUM is due.
+        why: Why, in words.
+        evidence: The dry run's listing when it found untracked files, for the run it decides
+            (``vacuum(evidence=...)``); None when nothing was listed or nothing follows.
+    """
+
+    due: bool
+    why: str
+    evidence: ListingEvidence | None = None
+
+
+def vacuum_due(target: ModelTarget, snapshot: Snapshot | FilePaths, now_ms: int) -> VacuumDue:
     """VACUUM's due rule: removed or untracked files older than the retention exist.
 
     Args:
@@ -49,7 +73,7 @@ def vacuum_due(
         now_ms: The current time in ms.
 
     Returns:
-        (due, why).
+        Due or not, why, and the listing a dry run made (its evidence).
 
     Raises:
         ConfigError: For a bad retention.
@@ -74,11 +98,10 @@ def vacuum_due(
 
         expired += sum(pc.less(col.removed_at_ms, cutoff).true_count for col in paths.columns)
     if expired:
-        return True, f"{expired} removed file(s) {older}"
+        return VacuumDue(True, f"{expired} removed file(s) {older}")
     if c.vacuum_mode is VacuumMode.LITE:  # LITE deletes removed files only: no listing to estimate
-        return (
-            False,
-            f"nothing to reclaim: no removed file {older} (LITE: untracked not looked for)",
+        return VacuumDue(
+            False, f"nothing to reclaim: no removed file {older} (LITE: untracked not looked for)"
         )
     if c.vacuum_mode is VacuumMode.AUTO:  # untracked files count only when this run would be FULL
         choice = choose_mode(
@@ -92,40 +115,43 @@ def vacuum_due(
             model=c.model,
         )
         if choice.mode == VacuumMode.LITE:
-            return False, (
+            return VacuumDue(
+                False,
                 f"nothing LITE would reclaim: no removed file {older}; untracked files wait for "
-                f"the next FULL run ({choice.reason.removeprefix('auto: ')})"
+                f"the next FULL run ({choice.reason.removeprefix('auto: ')})",
             )
     if is_remote(target.location):
-        return True, (
+        return VacuumDue(
+            True,
             "untracked files not estimated on object storage (no listing per decision): runs "
-            "once per maintenance_vacuum_interval_hours"
+            "once per maintenance_vacuum_interval_hours",
         )
     known = len(head.files) + len(head.tombstones)
     if paths is not None:
         known += sum(len(col.live) + len(col.removed) for col in paths.columns)
     if known > LISTING_LIMIT:
-        return True, (
+        return VacuumDue(
+            True,
             f"untracked files not estimated ({known} files in the log, above {LISTING_LIMIT} "
-            "listed per decision): runs once per maintenance_vacuum_interval_hours"
+            "listed per decision): runs once per maintenance_vacuum_interval_hours",
         )
-    found = vacuum(
-        target.location,
-        dry_run=True,
+    options = VacuumOptions(
         retention_hours=c.vacuum_retention_hours,
         allow_short_retention=c.vacuum_allow_short_retention,
         model=c.model,
-        snapshot=seen if paths is None else effective_paths(paths),
         now_ms=now_ms,
         audit=False,  # an estimate for the decision, not a VACUUM run: no audit record
-        listing_handoff="keep",  # the run it decides takes this listing: one per decision
+        keep_listing=True,  # the run it decides selects from this listing: one per decision
     )
+    storage = open_storage(target.location)
+    plan = plan_vacuum(
+        storage, options=options, snapshot=seen if paths is None else effective_paths(paths)
+    )
+    found = execute(plan)  # a dry run: what the run would find
     if found.files_found:
-        return True, (
-            f"{found.files_found} untracked file(s) ({size_text(found.bytes_found)}) {older}"
-        )
-    handoff.forget(found.location)  # no run follows: nothing to hand over
-    return False, f"nothing to reclaim: no removed or untracked file {older}"
+        why = f"{found.files_found} untracked file(s) ({size_text(found.bytes_found)}) {older}"
+        return VacuumDue(True, why, plan.listing)
+    return VacuumDue(False, f"nothing to reclaim: no removed or untracked file {older}")
 
 
 def hours_to_expiry(target: ModelTarget, snapshot: Snapshot, now_ms: int) -> float | None:

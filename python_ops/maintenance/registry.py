@@ -27,6 +27,10 @@ from python_ops.ops.log_cleanup import cleanup_logs
 from python_ops.ops.vacuum import vacuum
 from python_ops.spark_sessions import DeltaSql
 
+# Keyword arguments that are not options a caller passes: given by ``invoke`` itself, or
+# handed between the runner's steps (VACUUM's due check's listing, ``reclaim``).
+_NOT_OPTIONS = ("spark", "model", "sql", "evidence")
+
 DueCheck = Callable[[ModelTarget, Snapshot, int], tuple[bool, str]]
 Runner = Callable[[ModelTarget, RunContext], OpCounts]
 
@@ -87,7 +91,7 @@ class OpSpec:
         accepted = [
             p.name
             for p in inspect.signature(function).parameters.values()
-            if p.kind is inspect.Parameter.KEYWORD_ONLY and p.name not in ("spark", "model", "sql")
+            if p.kind is inspect.Parameter.KEYWORD_ONLY and p.name not in _NOT_OPTIONS
         ]
         for key in options:
             if key not in accepted:

@@ -31,6 +31,7 @@ from python_ops.maintenance.targets import ModelTarget
 from python_ops.maintenance.wording import did_text, size_text
 from python_ops.ops.lean_arrow import lean_arrow
 from python_ops.ops.vacuum import vacuum_retention
+from python_ops.ops.vacuum.candidates import ListingEvidence
 from python_ops.ops.vacuum_modes import VacuumEngine
 from python_ops.spark_sessions import DeltaSql
 
@@ -236,6 +237,7 @@ class Maintainer:
         reason: Reason = Reason.REQUESTED,
         detail: str = "requested",
         failure: str | None = None,
+        evidence: ListingEvidence | None = None,
     ) -> OpOutcome:
         """Run one op on one model and record it.
 
@@ -249,6 +251,7 @@ class Maintainer:
             reason: Why it runs.
             detail: Why, in words (for the report).
             failure: Record this error instead of running (the decision already failed).
+            evidence: What the decision found that the run uses (``Decision.evidence``).
 
         Returns:
             The outcome; failures are caught, logged and recorded.
@@ -268,6 +271,7 @@ class Maintainer:
                 retention_hours=retention_hours,
                 sql=self.sql,
                 vacuum_engine=self.vacuum_engine,
+                evidence=evidence,
             )
             try:
                 with lean_arrow(block_pandas=self._engine_free(op)):
@@ -388,6 +392,7 @@ class Maintainer:
                 retention_hours=retention_hours,
                 reason=d.reason if d.due else Reason.REQUESTED,
                 detail=d.detail if d.due else f"requested (not due: {d.detail})",
+                evidence=d.evidence,  # the decision's listing: the run does not list again
             )
             outcomes.append(outcome)
             version = current.head.version if isinstance(current, FilePaths) else current.version

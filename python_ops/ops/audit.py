@@ -11,6 +11,8 @@ from __future__ import annotations
 import json
 import logging
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 log = logging.getLogger("python_ops.ops.audit")
@@ -37,3 +39,29 @@ def audit_record(op: str, location: str, status: str, details: dict[str, Any]) -
     }
     log.info(json.dumps(record, sort_keys=True, default=str))
     return record
+
+
+@contextmanager
+def audited(
+    op: str, location: str, params: dict[str, Any], *, enabled: bool = True
+) -> Iterator[dict[str, Any]]:
+    """Record the run of the block: ``failed`` with ``params`` and the error, or ``succeeded``.
+
+    Args:
+        op: The op name.
+        location: The table location.
+        params: The run's parameters (recorded with a failure).
+        enabled: False records nothing.
+
+    Yields:
+        The details recorded for a success: the block fills them in.
+    """
+    details: dict[str, Any] = {}
+    try:
+        yield details
+    except Exception as err:
+        if enabled:
+            audit_record(op, location, "failed", {**params, "error": str(err)})
+        raise
+    if enabled:
+        audit_record(op, location, "succeeded", details)

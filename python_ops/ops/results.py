@@ -191,7 +191,10 @@ class VacuumResult:
         partition_filter: The partition predicate, if any.
         partitions_scanned: Partition directories listed (None for the whole table).
         files_listed: Visible files listed.
-        symlinks_skipped: Symbolic links seen and left alone.
+        symlinks_skipped: Symbolic links seen and left alone (LITE and inventory: candidates that
+            are, or lie below, a link).
+        spellings_kept: Listed keys or inventory rows left out because their path is not the
+            canonical spelling (``p=a//f``): never deleted under another name.
         files_found: Files selected for deletion.
         bytes_found: Their total size.
         dirs_found: Directories selected for deletion.
@@ -229,6 +232,7 @@ class VacuumResult:
     partitions_scanned: int | None
     files_listed: int
     symlinks_skipped: int
+    spellings_kept: int
     files_found: int
     bytes_found: int
     dirs_found: int

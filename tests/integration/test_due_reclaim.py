@@ -120,7 +120,7 @@ def test_a_table_too_large_to_list_is_due_once_per_interval(
 def test_the_due_check_s_listing_is_the_run_s_listing(
     tmp_path: Path, sail_spark, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import python_ops.ops.vacuum.run as vacuum_run
+    import python_ops.ops.vacuum.candidates as vacuum_run
 
     table = tmp_path / "events"
     events_table(sail_spark, table, batches=2)

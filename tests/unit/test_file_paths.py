@@ -110,6 +110,7 @@ def test_result_json_streams_the_same_document() -> None:
         partitions_scanned=None,
         files_listed=40,
         symlinks_skipped=0,
+        spellings_kept=0,
         files_found=25,
         bytes_found=300,
         dirs_found=0,

@@ -1,7 +1,12 @@
-"""VACUUM, as its own wing (like ``ops/optimize``), each step a module.
+"""VACUUM, as its own wing (like ``ops/optimize``): options -> plan -> execute -> result.
 
-- ``run``: the op (``vacuum``): the retention and the protected set, the mode, then select and
-  delete; its result and audit record;
+- ``run``: the op (``vacuum``): composes the steps below and writes the audit record;
+- ``options``: ``VacuumOptions`` and the enums of its mode, engine and candidate source;
+- ``plan``: ``plan_vacuum``: the retention and cutoff, the mode, the candidates from one source
+  and their selection, as a ``VacuumPlan`` nothing has run on;
+- ``candidates``: the sources (the log, a listing or the due check's, an inventory, Spark
+  tasks), one interface; memory handed over by ownership;
+- ``execute``: deletes the plan's selection (``Deletion``), writes the state, the result;
 - ``mode``: FULL, LITE or AUTO, and why (``choose_mode``), from ``state``;
 - ``state``: ``_delta_log/_last_vacuum_info``, read and written as Delta 4.4 keeps it;
 - ``lite``: LITE's candidates, the ``remove`` actions expired since the last vacuum, read
@@ -13,7 +18,8 @@
 The behaviour follows docs/spec.md section 1.
 """
 
+from python_ops.ops.vacuum.plan import protected_paths
 from python_ops.ops.vacuum.retention import vacuum_retention
-from python_ops.ops.vacuum.run import protected_paths, vacuum
+from python_ops.ops.vacuum.run import vacuum
 
 __all__ = ["protected_paths", "vacuum", "vacuum_retention"]

@@ -262,6 +262,32 @@ def _top_levels(
     return out, symlinks, level
 
 
+def _split_roots(
+    storage: Storage, roots: list[str], split_hints: Any, slots: int
+) -> tuple[list[Job], list[str]]:
+    """Roots cut into key ranges at the hints' quantiles (one job each), and the others."""
+    ranged: list[Job] = []
+    plain = list(roots)
+    if split_hints is not None and storage.flat_listing and storage.lists_key_ranges:
+        for root in roots:
+            points = split_points(split_hints, root, ranges=slots, one_level=True)
+            if points:
+                plain.remove(root)
+                ranged += [(root, start, last) for start, last in key_ranges(points)]
+    return ranged, plain
+
+
+def _jobs_frame(spark: Any, jobs: list[Job]) -> Any:
+    """The listing jobs (prefix, first key, last key) as a DataFrame, one row per job."""
+    import pyarrow as pa
+
+    prefix, start, last = (list(c) for c in zip(*jobs, strict=True))
+    columns = {"prefix": prefix, "start": start, "last": last}
+    return spark.createDataFrame(
+        pa.table({name: pa.array(values, pa.string()) for name, values in columns.items()})
+    )
+
+
 def listing_frame(
     spark: Any,
     storage: Storage,
@@ -299,14 +325,7 @@ def listing_frame(
 
     columns = tuple(partition_columns)
     slots = tasks or task_slots(spark)
-    ranged: list[Job] = []
-    plain = list(dict.fromkeys(roots))
-    if split_hints is not None and storage.flat_listing and storage.lists_key_ranges:
-        for root in list(plain):
-            points = split_points(split_hints, root, ranges=slots, one_level=True)
-            if points:
-                plain.remove(root)
-                ranged += [(root, start, last) for start, last in key_ranges(points)]
+    ranged, plain = _split_roots(storage, list(dict.fromkeys(roots)), split_hints, slots)
     top, symlinks, prefixes = _top_levels(storage, columns, plain)
     jobs: list[Job] = [*ranged, *((p, None, None) for p in prefixes)]
     frames = []
@@ -316,17 +335,7 @@ def listing_frame(
     if jobs:
         n_tasks = min(len(jobs), slots)
         lister = _task_lister(storage.executor_factory(), columns)
-        prefix, start, last = (list(c) for c in zip(*jobs, strict=True))
-        given = spark.createDataFrame(
-            pa.table(
-                {
-                    "prefix": pa.array(prefix, pa.string()),
-                    "start": pa.array(start, pa.string()),
-                    "last": pa.array(last, pa.string()),
-                }
-            )
-        )
-        frames.append(given.repartition(n_tasks).mapInArrow(lister, _SCHEMA))
+        frames.append(_jobs_frame(spark, jobs).repartition(n_tasks).mapInArrow(lister, _SCHEMA))
     frame = frames[0] if len(frames) == 1 else frames[0].unionByName(frames[1])
     return ClusterListing(
         frame,

@@ -95,25 +95,44 @@ def choose_mode(
     if mode == "full":
         return ModeChoice("full", "FULL requested", window, last)
     if mode == "lite":
-        if partition_filter is not None:
-            raise ConfigError(
-                setting="partition_filter",
-                value=partition_filter,
-                fix="LITE reads the whole table's log; leave out the partition filter, or run "
-                "FULL (mode 'full') on the partitions.",
-                model=model,
-            )
-        if window.end is not None and not window.complete:
-            raise LiteVacuumUnavailableError(
-                table=storage.root,
-                earliest=window.earliest,
-                last_version=last.version if last is not None else None,
-            )
+        _check_lite(storage, window, last, partition_filter=partition_filter, model=model)
         return ModeChoice("lite", "LITE requested", window, last)
     if partition_filter is not None:
         return ModeChoice(
             "full", "auto: a partition filter, LITE covers whole tables only", window, last
         )
+    return _auto(window, last, now_ms=now_ms, interval=interval)
+
+
+def _check_lite(
+    storage: Storage,
+    window: LiteWindow,
+    last: LastVacuumInfo | None,
+    *,
+    partition_filter: str | None,
+    model: str | None,
+) -> None:
+    """Refuse LITE with a partition filter, or where the log no longer reaches back."""
+    if partition_filter is not None:
+        raise ConfigError(
+            setting="partition_filter",
+            value=partition_filter,
+            fix="LITE reads the whole table's log; leave out the partition filter, or run "
+            "FULL (mode 'full') on the partitions.",
+            model=model,
+        )
+    if window.end is not None and not window.complete:
+        raise LiteVacuumUnavailableError(
+            table=storage.root,
+            earliest=window.earliest,
+            last_version=last.version if last is not None else None,
+        )
+
+
+def _auto(
+    window: LiteWindow, last: LastVacuumInfo | None, *, now_ms: int, interval: float
+) -> ModeChoice:
+    """AUTO on a whole table: LITE when it can be complete and the last FULL run is recent."""
     if not window.complete:
         why = f"auto: LITE cannot be complete: {_unreachable(window, last)}"
         return ModeChoice("full", why, window, last)
