@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from python_ops.ops.results import VacuumKeptDir, VacuumResult
+from python_ops.ops.results import VacuumDiagnostics, VacuumKeptDir, VacuumResult
 from python_ops.ops.vacuum.cluster import delete_on_cluster
 from python_ops.ops.vacuum.delete import delete_selected, group_by_prefix
 from python_ops.ops.vacuum.kept import still_there
@@ -24,6 +24,7 @@ from python_ops.ops.vacuum.options import CandidateSource
 from python_ops.ops.vacuum.plan import VacuumPlan
 from python_ops.ops.vacuum.selection import SelectedPaths
 from python_ops.ops.vacuum.state import write_last_vacuum_info
+from python_ops.ops.vacuum_modes import VacuumMode
 
 Progress = Callable[[int, int], None]
 
@@ -150,14 +151,10 @@ def execute(
     delete_started = time.perf_counter()
     deletion = _deleted(plan, deleter, spark, on_progress)
     written = _state_written(plan, deletion)
-    diagnostics = plan.diagnostics
-    if diagnostics is not None and deletion.tasks is not None:
-        diagnostics = dataclasses.replace(
-            diagnostics, num_delete_tasks=deletion.tasks, delete_pids=deletion.pids or ()
-        )
+    diagnostics = _with_delete_tasks(plan.diagnostics, deletion)
     groups = group_by_prefix(plan.selected)  # one pass: the totals are the groups' sums
     choice, o, selected = plan.choice, plan.options, plan.selected
-    return VacuumResult(
+    return VacuumResult(  # every field measured: the plan's, the deletion's
         location=plan.storage.root,
         dry_run=o.dry_run,
         table_version=plan.table_version,
@@ -186,6 +183,17 @@ def execute(
         mode_reason=choice.reason,
         dirs_kept=deletion.dirs_kept,
         paths_not_deleted=deletion.not_deleted,
-        commit_range=choice.window.commit_range if choice.mode == "lite" else None,
+        commit_range=choice.window.commit_range if choice.mode == VacuumMode.LITE else None,
         last_vacuum_version=written,
+    )
+
+
+def _with_delete_tasks(
+    diagnostics: VacuumDiagnostics | None, deletion: Deletion
+) -> VacuumDiagnostics | None:
+    """The listing's diagnostics with the delete tasks', when the deletes ran in Spark tasks."""
+    if diagnostics is None or deletion.tasks is None:
+        return diagnostics
+    return dataclasses.replace(
+        diagnostics, num_delete_tasks=deletion.tasks, delete_pids=deletion.pids or ()
     )

@@ -28,7 +28,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from python_ops.errors import ConfigError
-from python_ops.ops.vacuum.listing import is_hidden
+from python_ops.ops.vacuum.listing import is_hidden, scan_batch
+from python_ops.storage import DirScan
 from python_ops.storage.paths import is_canonical
 
 #: Delta's inventory schema (``VacuumCommand``): column -> Arrow type name.
@@ -140,24 +141,57 @@ def inventory_entries(
         ConfigError: When the report cannot be read, lacks Delta's inventory columns, was
             written before the retention cutoff, or has no entry under the table root.
     """
-    import datetime as dt
-
+    _check_written(inventory, cutoff_ms, model)
+    table = _read(inventory, model)
+    _check_columns(table, inventory, model)
+    prefixes = tuple(r.strip("/") + "/" for r in roots if r.strip("/"))
+    rows, odd = _rows_under(table, root, tuple(partition_columns), prefixes)
+    if not rows.paths and not odd and not prefixes:
+        raise ConfigError(
+            setting="inventory",
+            value=inventory,
+            fix=f"the report has no entry under the table root {root} (it covers "
+            f"{len(table)} other object(s)): it is a report of another place. Use the report "
+            "of the bucket or prefix that holds the table.",
+            model=model,
+        )
+    behind = linked(rows.paths) if linked is not None and rows.paths else set()
+    if behind:
+        kept = DirScan()
+        for path, size, mtime, is_dir in zip(
+            rows.paths, rows.sizes, rows.mtimes, rows.is_dir, strict=True
+        ):
+            if path not in behind:
+                kept.append(path, size, mtime, is_dir, False)
+        rows = kept
     import pyarrow as pa
 
-    def when(ms: int) -> str:
-        return dt.datetime.fromtimestamp(ms / 1000, dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    table_of_rows = pa.Table.from_batches([scan_batch(rows)])
+    return InventoryEntries(table_of_rows, len(rows.paths), len(behind), odd)
 
+
+def _when(ms: int) -> str:
+    import datetime as dt
+
+    return dt.datetime.fromtimestamp(ms / 1000, dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
+
+
+def _check_written(inventory: str, cutoff_ms: int | None, model: str | None) -> None:
+    """Refuse a report written before the retention cutoff: it cannot know what changed."""
     written = report_time_ms(inventory)
     if cutoff_ms is not None and written < cutoff_ms:
         raise ConfigError(
             setting="inventory",
             value=inventory,
-            fix=f"the report was written {when(written)}, before the retention cutoff "
-            f"{when(cutoff_ms)}: it cannot know what changed since. Use a report newer than "
+            fix=f"the report was written {_when(written)}, before the retention cutoff "
+            f"{_when(cutoff_ms)}: it cannot know what changed since. Use a report newer than "
             "the cutoff, or no report (a listing).",
             model=model,
         )
-    table = _read(inventory, model)
+
+
+def _check_columns(table: Any, inventory: str, model: str | None) -> None:
+    """Refuse a report without Delta's inventory columns and types."""
     missing = [
         f"{name} {kind}"
         for name, kind in INVENTORY_COLUMNS.items()
@@ -173,12 +207,13 @@ def inventory_entries(
             "modificationTime bigint (ms).",
             model=model,
         )
-    columns = tuple(partition_columns)
-    prefixes = tuple(r.strip("/") + "/" for r in roots if r.strip("/"))
-    paths: list[str] = []
-    sizes: list[int] = []
-    mtimes: list[int] = []
-    dirs: list[bool] = []
+
+
+def _rows_under(
+    table: Any, root: str, columns: tuple[str, ...], prefixes: tuple[str, ...]
+) -> tuple[DirScan, int]:
+    """The report's rows under the root (and ``prefixes``), visible; and the odd spellings."""
+    rows = DirScan()
     odd = 0
     for batch in table.to_batches():
         for path, size, is_dir, mtime in zip(
@@ -199,30 +234,5 @@ def inventory_entries(
                 continue
             if prefixes and not rel.startswith(prefixes):
                 continue
-            paths.append(rel)
-            sizes.append(int(size or 0))
-            mtimes.append(int(mtime or 0))
-            dirs.append(bool(is_dir))
-    if not paths and not odd and not prefixes:
-        raise ConfigError(
-            setting="inventory",
-            value=inventory,
-            fix=f"the report has no entry under the table root {root} (it covers "
-            f"{len(table)} other object(s)): it is a report of another place. Use the report "
-            "of the bucket or prefix that holds the table.",
-            model=model,
-        )
-    behind = linked(paths) if linked is not None and paths else set()
-    if behind:
-        keep = [i for i, p in enumerate(paths) if p not in behind]
-        paths, sizes = [paths[i] for i in keep], [sizes[i] for i in keep]
-        mtimes, dirs = [mtimes[i] for i in keep], [dirs[i] for i in keep]
-    entries = pa.table(
-        {
-            "path": pa.array(paths, pa.string()),
-            "size": pa.array(sizes, pa.int64()),
-            "mtime": pa.array(mtimes, pa.int64()),
-            "is_dir": pa.array(dirs, pa.bool_()),
-        }
-    )
-    return InventoryEntries(entries, len(paths), len(behind), odd)
+            rows.append(rel, int(size or 0), int(mtime or 0), bool(is_dir), False)
+    return rows, odd

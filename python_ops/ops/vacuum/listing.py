@@ -165,10 +165,22 @@ def list_visible(
         return _list_flat(storage, columns, list(dict.fromkeys(roots)), max_workers, hints)
     deferred = protected is not None and storage.names_before_stats
     scan = storage.scan_names if deferred else storage.scan_dir
+    listing = _walk(scan, columns, list(dict.fromkeys(roots)), max_workers)
+    if not deferred:
+        return listing
+    table, links = stat_unprotected(storage, listing.table(), protected)
+    return Listing(
+        tuple(table.to_batches()), listing.symlinks_skipped + links, listing.directories_listed
+    )
+
+
+def _walk(
+    scan: Callable[[str], DirScan], columns: tuple[str, ...], level: list[str], max_workers: int
+) -> Listing:
+    """A directory tree breadth-first from ``level``, each directory through ``scan``."""
     out = _Batches()
     symlinks = 0
     listed = 0
-    level = list(dict.fromkeys(roots))
     # one directory at a time needs no pool (a local disk: listing_concurrency 1)
     pool = ThreadPoolExecutor(max_workers=max_workers) if max_workers > 1 else None
     try:
@@ -185,11 +197,7 @@ def list_visible(
     finally:
         if pool is not None:
             pool.shutdown()
-    listing = Listing(out.flush(), symlinks, listed)
-    if not deferred:
-        return listing
-    table, links = stat_unprotected(storage, listing.table(), protected)
-    return Listing(tuple(table.to_batches()), symlinks + links, listed)
+    return Listing(out.flush(), symlinks, listed)
 
 
 _HIDDEN_CANDIDATE = r"(^|/)[_.][^/]*$"  # the last name starts with '_' or '.'
@@ -281,29 +289,10 @@ def _list_flat(
             return False
         return not any(is_hidden(part, columns) for part in path.split("/"))
 
-    def jobs(rels: list[str], recursive: bool) -> list[tuple[str, Bounds]]:
-        if hints is None or len(rels) >= max_workers:  # the threads are busy without ranges
-            return [(rel, (None, None)) for rel in rels]
-        out: list[tuple[str, Bounds]] = []
-        for rel in rels:
-            ranges = max_workers // len(rels)
-            points = split_points(hints, rel, ranges=ranges, one_level=not recursive)
-            out += [(rel, bounds) for bounds in key_ranges(points)]
-        return out
-
-    def lister(recursive: bool) -> Callable[[tuple[str, Bounds]], list[FileEntry]]:
-        def run(job: tuple[str, Bounds]) -> list[FileEntry]:
-            rel, (start, last) = job
-            if start is None and last is None:
-                return storage.list_tree(rel) if recursive else storage.list_dir(rel)
-            return storage.list_range(rel, start_after=start, last=last, recursive=recursive)
-
-        return run
-
     out = _Batches()
     prefixes: list[str] = []
     with ThreadPoolExecutor(max_workers=max(1, max_workers)) as pool:
-        for entries in pool.map(lister(False), jobs(roots, recursive=False)):
+        for entries in pool.map(_lister(storage, False), _jobs(roots, hints, max_workers, False)):
             for entry in entries:
                 if not visible(entry.path):
                     continue  # e.g. _delta_log: never listed
@@ -311,7 +300,7 @@ def _list_flat(
                     prefixes.append(entry.path)
                 else:
                     out.append(entry.path, entry.size_bytes, entry.modification_time_ms, False)
-        for subtree in pool.map(lister(True), jobs(prefixes, recursive=True)):
+        for subtree in pool.map(_lister(storage, True), _jobs(prefixes, hints, max_workers, True)):
             for e in subtree:
                 if visible(e.path):
                     out.append(e.path, e.size_bytes, e.modification_time_ms, e.is_dir)
@@ -323,3 +312,29 @@ def _list_flat(
             odd[0],
         )
     return Listing(out.flush(), 0, len(roots) + len(prefixes), len(odd))
+
+
+def _jobs(
+    rels: list[str], hints: Any, max_workers: int, recursive: bool
+) -> list[tuple[str, Bounds]]:
+    """Listing jobs: each prefix whole, or cut into key ranges where threads would idle."""
+    if hints is None or len(rels) >= max_workers:  # the threads are busy without ranges
+        return [(rel, (None, None)) for rel in rels]
+    out: list[tuple[str, Bounds]] = []
+    for rel in rels:
+        ranges = max_workers // len(rels)
+        points = split_points(hints, rel, ranges=ranges, one_level=not recursive)
+        out += [(rel, bounds) for bounds in key_ranges(points)]
+    return out
+
+
+def _lister(storage: Storage, recursive: bool) -> Callable[[tuple[str, Bounds]], list[FileEntry]]:
+    """A job's listing: one level or the subtree, of a prefix or of one key range of it."""
+
+    def run(job: tuple[str, Bounds]) -> list[FileEntry]:
+        rel, (start, last) = job
+        if start is None and last is None:
+            return storage.list_tree(rel) if recursive else storage.list_dir(rel)
+        return storage.list_range(rel, start_after=start, last=last, recursive=recursive)
+
+    return run

@@ -150,8 +150,7 @@ def plan_vacuum(
         ConfigError: For a bad retention, partition filter or mode.
         RetentionTooShortError: For a retention below the table's minimum without override.
         LiteVacuumUnavailableError: For LITE when the log no longer reaches back far enough.
-        TableNotFoundError, DeltaLogError: When the table's log is absent or unreadable.
-        UnsupportedFeatureError: When the table uses a feature VACUUM does not support.
+        MaintenanceError: A table's log absent, unreadable or using an unsupported feature.
     """
     started = time.perf_counter()
     paths = _log_paths(storage, snapshot)

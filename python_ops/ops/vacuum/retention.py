@@ -99,7 +99,6 @@ def checked_retention(
     """
     table = resolve_retention(configuration, DELETED_FILE_RETENTION)
     minimum = table.hours
-    prop = configuration.get(DELETED_FILE_RETENTION)
     if retention_hours is None:
         return table, False
     checked_number(retention_hours, setting="retention_hours", model=model, maximum=MAX_HOURS)
@@ -107,21 +106,7 @@ def checked_retention(
     overridden = hours < minimum
     if overridden:
         if not allow_short_retention:
-            raise RetentionTooShortError(
-                setting="retention_hours",
-                value=retention_hours,
-                fix=f"The minimum for table {location} is {minimum:g} hours "
-                f"({DELETED_FILE_RETENTION}"
-                f"{'=' + prop if prop else ' default'}); files of writers that have not committed "
-                f"yet could be deleted. Request at least {minimum:g} hours, or "
-                + (
-                    f"set '{OVERRIDE_SETTING}: true' on the model to override."
-                    if model
-                    else f"pass {OVERRIDE_FLAG} to override (allow_short_retention=True "
-                    "from Python)."
-                ),
-                model=model,
-            )
+            raise _too_short(configuration, location, retention_hours, minimum, model)
         warn_once(  # once per table and command, however many checks and runs meet it
             log,
             "short retention",
@@ -133,3 +118,28 @@ def checked_retention(
             OVERRIDE_SETTING if model else OVERRIDE_FLAG,
         )
     return Retention(timedelta(hours=hours), "requested"), overridden
+
+
+def _too_short(
+    configuration: Mapping[str, str],
+    location: str,
+    retention_hours: float,
+    minimum: float,
+    model: str | None,
+) -> RetentionTooShortError:
+    """Delta's refusal of a retention below the table's minimum, naming the override."""
+    prop = configuration.get(DELETED_FILE_RETENTION)
+    override = (
+        f"set '{OVERRIDE_SETTING}: true' on the model to override."
+        if model
+        else f"pass {OVERRIDE_FLAG} to override (allow_short_retention=True from Python)."
+    )
+    return RetentionTooShortError(
+        setting="retention_hours",
+        value=retention_hours,
+        fix=f"The minimum for table {location} is {minimum:g} hours "
+        f"({DELETED_FILE_RETENTION}{'=' + prop if prop else ' default'}); files of writers "
+        f"that have not committed yet could be deleted. Request at least {minimum:g} hours, "
+        f"or {override}",
+        model=model,
+    )
