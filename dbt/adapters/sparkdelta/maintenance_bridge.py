@@ -28,7 +28,7 @@ from dbt.adapters.sparkdelta.config_aliases import warn_unsupported_configs
 from dbt.adapters.sparkdelta.config_preflight import preflight_messages
 from dbt.adapters.sparkdelta.dbt_connection import DbtConnection
 from dbt.adapters.sparkdelta.history_catalog import HistoryCatalog
-from dbt.adapters.sparkdelta.locator import TableLocator
+from dbt.adapters.sparkdelta.locator import TableLocator, cached_relation
 from dbt.adapters.sparkdelta.run_operations import RunOperations
 from dbt.adapters.sparkdelta.table_ops import TableOps
 from python_ops.maintenance.wording import files_text, size_text
@@ -63,6 +63,20 @@ class MaintenanceBridge(SparkAdapter):
         return RunOperations(self, self.maintenance_connection, self.locator, self.history_catalog)
 
     # --- where tables are ---------------------------------------------------------------------
+
+    def get_relation(self, database: str, schema: str, identifier: str) -> BaseRelation | None:
+        """The relation by name: by key in dbt's relation cache when it holds the schema.
+
+        dbt's own scans every cached relation of the schema on each call (each model's
+        materialization and post-hook call it): quadratic in the number of models.
+        """
+        if not self.Relation.get_default_include_policy().database:
+            database = None  # type: ignore[assignment]
+        answered, relation = cached_relation(self, database, schema, identifier)
+        if answered:
+            return relation
+        found: BaseRelation | None = super().get_relation(database, schema, identifier)
+        return found
 
     @available
     def model_location(
