@@ -72,6 +72,18 @@ def normalize_for_sail(statement: str) -> str:
     return _SHORT_OFFSET_LITERAL.sub(r"\g<head>0\g<hour>'", statement)
 
 
+def _kind(statement: str) -> str:
+    """What ``EmbeddedEngine.statements`` counts a statement that is not DDL as.
+
+    ``list_schema`` (a listing of a schema's relations), ``show_table`` (one table's), else
+    ``other``.
+    """
+    listing = _LISTING.match(strip_leading_comments(statement))
+    if listing is None:
+        return "other"
+    return "show_table" if _WORD.fullmatch((listing["pattern"] or "*").lower()) else "list_schema"
+
+
 def prepare_warehouse(warehouse: str) -> str:
     """The warehouse as an absolute path, created and writable.
 
@@ -122,7 +134,11 @@ class EmbeddedEngine(Engine):
         self._sail = SailEngine(port=port, spark_conf=spark_conf)
         self.url = self._sail.url
         self._spark = self._sail.spark
-        self._replay()
+        try:
+            self._replay()
+        except BaseException:
+            self.stop()  # a started server left running kept the process from exiting
+            raise
 
     @property
     def spark(self) -> Any:  # noqa: D102
@@ -140,7 +156,7 @@ class EmbeddedEngine(Engine):
         if self._pending:
             self._register_needed(statement)
         event = parse_ddl(statement)
-        self.statements[event.action if event is not None else "other"] += 1
+        self.statements[event.action if event is not None else _kind(statement)] += 1
         if event is not None and event.action == "drop":
             dropped = self.journal.entry(event.schema, event.name)
             df = self._spark.sql(statement)
@@ -235,7 +251,7 @@ class EmbeddedEngine(Engine):
             shutil.rmtree(location)
 
     def _location_of(self, schema: str, name: str) -> str | None:
-        self.statements["show_table_extended"] += 1
+        self.statements["show_table"] += 1
         rows = self._spark.sql(f"show table extended in `{schema}` like '{name}'").collect()
         for row in rows:
             if (location := location_from_information(row["information"])) is not None:
@@ -266,7 +282,7 @@ class EmbeddedEngine(Engine):
         """Register the pending relations a statement names (all of a schema it lists)."""
         listing = _LISTING.match(strip_leading_comments(statement))
         with self._registering:
-            if listing is not None and not _WORD.fullmatch((listing["pattern"] or "*").lower()):
+            if listing is not None and _kind(statement) == "list_schema":
                 schema = (listing["schema"] or "").lower()
                 keys = [k for k in self._pending if not schema or k[0] == schema]
             else:
@@ -301,7 +317,16 @@ class EmbeddedEngine(Engine):
                     f"using delta location '{rel['location']}'"
                 )
         except Exception as err:  # the statement that needs it fails with the engine's reason
-            log.warning("could not re-create %s %s.%s: %s", rel["kind"], schema, name, err)
+            where = f" (at {rel['location']})" if rel["kind"] == "table" else ""
+            log.warning(
+                "%s %s.%s%s cannot be registered in this session, so statements that read it "
+                "fail; repair or restore its Delta log (or drop it and rebuild the model): %s",
+                rel["kind"],
+                schema,
+                name,
+                where,
+                err,
+            )
 
     def stop(self) -> None:
         """Stop Sail, waiting at most 20 s: a session that does not close must not hang the exit.
