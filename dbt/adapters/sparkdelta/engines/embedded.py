@@ -27,6 +27,7 @@ from dbt.adapters.sparkdelta.catalog_journal import (
     strip_leading_comments,
 )
 from dbt.adapters.sparkdelta.engines.base import Engine, location_from_information
+from dbt.adapters.sparkdelta.engines.pending import PendingRelations, statement_kind
 from python_ops.errors import ConfigError
 from python_ops.maintenance.locations import managed_location
 from python_ops.spark_sessions import SailEngine
@@ -51,16 +52,7 @@ _PARTITION_OVERWRITE_MODE = re.compile(
 )
 
 
-_WORD = re.compile(r"[a-z0-9_]+")
-# a statement that lists relations of a schema (dbt's cache: SHOW TABLE EXTENDED ... LIKE '*')
-_LISTING = re.compile(
-    r"^show\s+(?:tables|views|table\s+extended)(?:\s+(?:in|from)\s+`?(?P<schema>\w+)`?)?"
-    r"(?:\s+like\s+'(?P<pattern>[^']*)')?",
-    re.IGNORECASE,
-)
 _STOP_WAIT_S = 20.0  # how long stopping the engine may take at exit before the process goes on
-
-Key = tuple[str, str]
 
 
 def normalize_for_sail(statement: str) -> str:
@@ -70,18 +62,6 @@ def normalize_for_sail(statement: str) -> str:
     ``-00``, the same offset); nothing else in the statement changes.
     """
     return _SHORT_OFFSET_LITERAL.sub(r"\g<head>0\g<hour>'", statement)
-
-
-def _kind(statement: str) -> str:
-    """What ``EmbeddedEngine.statements`` counts a statement that is not DDL as.
-
-    ``list_schema`` (a listing of a schema's relations), ``show_table`` (one table's), else
-    ``other``.
-    """
-    listing = _LISTING.match(strip_leading_comments(statement))
-    if listing is None:
-        return "other"
-    return "show_table" if _WORD.fullmatch((listing["pattern"] or "*").lower()) else "list_schema"
 
 
 def prepare_warehouse(warehouse: str) -> str:
@@ -128,9 +108,7 @@ class EmbeddedEngine(Engine):
         self.warehouse = prepare_warehouse(warehouse)
         self.journal = CatalogJournal(self.warehouse)
         self.statements: Counter[str] = Counter()  # what this engine ran, by kind (tests)
-        self._pending: dict[Key, dict[str, Any]] = {}  # journal entries not registered yet
-        self._pending_names: dict[str, list[Key]] = {}
-        self._registering = threading.RLock()
+        self._pending = PendingRelations(self._register_sql, self.statements)
         self._sail = SailEngine(port=port, spark_conf=spark_conf)
         self.url = self._sail.url
         self._spark = self._sail.spark
@@ -154,9 +132,9 @@ class EmbeddedEngine(Engine):
                 "select 'spark.sql.sources.partitionOverwriteMode' as key, 'DYNAMIC' as value"
             )
         if self._pending:
-            self._register_needed(statement)
+            self._pending.register_for(statement)
         event = parse_ddl(statement)
-        self.statements[event.action if event is not None else _kind(statement)] += 1
+        self.statements[event.action if event is not None else statement_kind(statement)] += 1
         if event is not None and event.action == "drop":
             dropped = self.journal.entry(event.schema, event.name)
             df = self._spark.sql(statement)
@@ -275,58 +253,10 @@ class EmbeddedEngine(Engine):
                     log.warning("forgetting %s.%s: no Delta log at %s", *key, location)
                     self.journal.forget(*key)
                     continue
-            self._pending[key] = rel
-            self._pending_names.setdefault(key[1], []).append(key)
+            self._pending.add(key, rel)
 
-    def _register_needed(self, statement: str) -> None:
-        """Register the pending relations a statement names (all of a schema it lists)."""
-        listing = _LISTING.match(strip_leading_comments(statement))
-        with self._registering:
-            if listing is not None and _kind(statement) == "list_schema":
-                schema = (listing["schema"] or "").lower()
-                keys = [k for k in self._pending if not schema or k[0] == schema]
-            else:
-                words = set(_WORD.findall(statement.lower()))
-                keys = [
-                    k for w in words & self._pending_names.keys() for k in self._pending_names[w]
-                ]
-            for key in keys:
-                self._register(key)
-
-    def _register(self, key: Key) -> None:
-        """Register one pending relation: a table at its location, a view after what it reads."""
-        rel = self._pending.pop(key, None)
-        if rel is None:
-            return
-        same_name = self._pending_names.get(key[1], [])
-        if key in same_name:
-            same_name.remove(key)
-        if not same_name:
-            self._pending_names.pop(key[1], None)
-        schema, name = key
-        try:
-            if rel["kind"] == "view":
-                self._register_needed(rel["statement"])
-                self.statements["replay_view"] += 1
-                self._spark.sql(rel["statement"])
-            else:
-                self.statements["replay_table"] += 1
-                # No column list: Sail then reads the schema from the Delta log on every query.
-                self._spark.sql(
-                    f"create table if not exists `{schema}`.`{name}` "
-                    f"using delta location '{rel['location']}'"
-                )
-        except Exception as err:  # the statement that needs it fails with the engine's reason
-            where = f" (at {rel['location']})" if rel["kind"] == "table" else ""
-            log.warning(
-                "%s %s.%s%s cannot be registered in this session, so statements that read it "
-                "fail; repair or restore its Delta log (or drop it and rebuild the model): %s",
-                rel["kind"],
-                schema,
-                name,
-                where,
-                err,
-            )
+    def _register_sql(self, statement: str) -> None:
+        self._spark.sql(statement)
 
     def stop(self) -> None:
         """Stop Sail, waiting at most 20 s: a session that does not close must not hang the exit.
