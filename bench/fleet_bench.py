@@ -145,7 +145,7 @@ def derived(walls: dict[str, list[float]], size: int) -> dict[str, float]:
 def section(
     results: dict[str, dict[str, float]],
     before: dict[str, dict[str, float]] | None,
-    repeats: int,
+    repeats: str,
     label: str,
 ) -> list[str]:
     """The FLEET section of docs/benchmarks.md."""
@@ -153,7 +153,7 @@ def section(
     lines = [
         "## The fleet: maintenance cost per model from 50 to 1,000 models (embedded engine)",
         "",
-        f"`bench/fleet_bench.py --sizes {' '.join(sizes)} --repeats {repeats}` ({label}): "
+        f"`bench/fleet_bench.py --sizes {' '.join(sizes)}` ({label}; repeats: {repeats}): "
         f"generated projects of N tiny table models + {INCREMENTAL} incremental merges, the "
         "maintenance post-hook on every model, `threads: 4`; whole fresh processes (dbt start "
         "and partial parse included), hook on and off alternating; medians. 2 shared cores: "
@@ -214,7 +214,10 @@ def main() -> None:
     parser.add_argument("--before", type=Path, help="figures of the same bench on other code")
     parser.add_argument("--label", default="this branch")
     parser.add_argument("--write", action="store_true", help="write docs/benchmarks.md")
+    parser.add_argument("--render-only", action="store_true", help="only render --save's figures")
     args = parser.parse_args()
+    if args.render_only:
+        args.sizes = []
     compile_code(args.code.resolve())
     results: dict[str, dict[str, float]] = {}
     saved = json.loads(args.save.read_text()) if args.save and args.save.exists() else {}
@@ -225,12 +228,13 @@ def main() -> None:
         finally:
             shutil.rmtree(work, ignore_errors=True)
         results[str(size)] = derived(walls, size)
-        saved[str(size)] = {**results[str(size)], "walls": walls}
+        saved[str(size)] = {**results[str(size)], "repeats": args.repeats, "walls": walls}
         if args.save:
             args.save.write_text(json.dumps(saved, indent=1))
     figures = {n: {k: v for k, v in r.items() if k != "walls"} for n, r in saved.items()}
+    repeats = ", ".join(f"{r.get('repeats', args.repeats)} at N={n}" for n, r in saved.items())
     before = json.loads(args.before.read_text()) if args.before else None
-    lines = section(figures, before, args.repeats, args.label)
+    lines = section(figures, before, repeats, args.label)
     print("\n".join(lines))
     if args.write:
         write_section("FLEET", lines, source="bench/fleet_bench.py")
