@@ -68,8 +68,10 @@ def copy_warehouse(source: Path, target: Path) -> None:
     """Copy a warehouse; its catalog journal records absolute locations, so re-point them."""
     shutil.rmtree(target, ignore_errors=True)
     shutil.copytree(source, target)
-    journal = target / "_sparkdelta_catalog.json"
-    journal.write_text(journal.read_text().replace(str(source), str(target)))
+    for name in ("_sparkdelta_catalog.json", "_sparkdelta_catalog.log"):  # snapshot and log
+        journal = target / name
+        if journal.exists():
+            journal.write_text(journal.read_text().replace(str(source), str(target)))
 
 
 def dbt(project: Path, warehouse: Path, *args: str) -> float:

@@ -30,12 +30,12 @@ if TYPE_CHECKING:
     from python_ops.delta_jars import LOCAL_CONF, require_delta_jars, session_conf
     from python_ops.log_once import begin_command
     from python_ops.maintenance.auto_columns import AdviceFor, ProjectAdvice
+    from python_ops.maintenance.catalog_file import JOURNAL_NAME, LOG_NAME, Catalog, read_catalog
     from python_ops.maintenance.config import KEYS, PREFIX, MaintenanceConfig, parse_config
     from python_ops.maintenance.dbt_profile import embedded_warehouse
     from python_ops.maintenance.engine_modes import MODES_HELP, EngineMode, engine_mode
     from python_ops.maintenance.history import HistoryStore
     from python_ops.maintenance.locations import (
-        JOURNAL_NAME,
         is_delta_table,
         managed_location,
         placed_location,
@@ -93,7 +93,10 @@ _EXPORTS: dict[str, str] = {
     "EngineMode": "python_ops.maintenance.engine_modes",
     "engine_mode": "python_ops.maintenance.engine_modes",
     "HistoryStore": "python_ops.maintenance.history",
-    "JOURNAL_NAME": "python_ops.maintenance.locations",
+    "JOURNAL_NAME": "python_ops.maintenance.catalog_file",
+    "LOG_NAME": "python_ops.maintenance.catalog_file",
+    "Catalog": "python_ops.maintenance.catalog_file",
+    "read_catalog": "python_ops.maintenance.catalog_file",
     "is_delta_table": "python_ops.maintenance.locations",
     "managed_location": "python_ops.maintenance.locations",
     "placed_location": "python_ops.maintenance.locations",
@@ -137,11 +140,13 @@ __all__ = [
     "JOURNAL_NAME",
     "KEYS",
     "LOCAL_CONF",
+    "LOG_NAME",
     "MAINTAINED",
     "MODES_HELP",
     "PREFIX",
     "RESOURCE_TYPES",
     "AdviceFor",
+    "Catalog",
     "DeltaSql",
     "EngineMode",
     "HistoryStore",
@@ -183,6 +188,7 @@ __all__ = [
     "parse_config",
     "placed_location",
     "policy_properties",
+    "read_catalog",
     "read_snapshot",
     "render_report",
     "report_rows",

@@ -13,16 +13,15 @@ python_ops maintain``) all call these functions. Plain Python: never imports dbt
 
 from __future__ import annotations
 
-import json
 import os
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from python_ops.errors import ConfigError
+from python_ops.maintenance.catalog_file import JOURNAL_NAME, read_catalog
 from python_ops.storage import delta_storage_options, is_remote
 
-JOURNAL_NAME = "_sparkdelta_catalog.json"  # written by dbt/adapters/sparkdelta/catalog_journal.py
 HISTORY_NAME = "maintenance_history"
 
 Locator = Callable[[str, str, Mapping[str, Any]], str | None]
@@ -106,23 +105,16 @@ def journal_tables(warehouse: str) -> dict[tuple[str, str], str]:
     Raises:
         ConfigError: When the journal exists but cannot be read.
     """
-    path = os.path.join(warehouse, JOURNAL_NAME)
     try:
-        with open(path, encoding="utf-8") as handle:
-            state = json.load(handle)
-    except FileNotFoundError:
-        return {}
+        catalog, _ = read_catalog(warehouse)
     except (OSError, ValueError) as err:
+        path = os.path.join(warehouse, JOURNAL_NAME)
         raise ConfigError(
             setting="warehouse",
             value=warehouse,
             fix=f"the catalog journal {path} cannot be read ({err}); run dbt once to rewrite it.",
         ) from err
-    return {
-        (str(r["schema"]).lower(), str(r["name"]).lower()): str(r["location"])
-        for r in state.get("relations", [])
-        if r.get("kind") == "table" and r.get("location")
-    }
+    return catalog.tables()
 
 
 def warehouse_locator(warehouse: str | None, *, location_root: str | None = None) -> Locator:

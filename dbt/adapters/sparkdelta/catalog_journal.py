@@ -2,33 +2,35 @@
 
 Sail keeps its catalog in memory for one Spark session: a new ``dbt`` process would start with no
 tables and silently rebuild incremental models from scratch. The journal fixes that. Every DDL
-statement that succeeds through the embedded engine is observed here and recorded in
-``<warehouse>/_sparkdelta_catalog.json``: schemas, tables (name -> Delta location) and views
-(name -> the statement that created them). A new engine replays the journal before dbt runs its
-first query: tables are re-registered at their locations *without* a column list (their schema
-is always read from the Delta log, so it can never go stale) and views are re-created in the
-order they were first created.
+statement that succeeds through the embedded engine is observed here and recorded: schemas,
+tables (name -> Delta location) and views (name -> the statement that created them). A new
+engine registers a table or view of the journal when a statement first needs it
+(``engines/embedded.py``): tables at their locations *without* a column list (their schema is
+always read from the Delta log, so it can never go stale), views after what they read.
 
-Writes are atomic (temp file + rename) and serialised across threads and processes with a file
-lock, so two dbt processes sharing a warehouse do not lose each other's entries.
+On disk (``python_ops.maintenance.catalog_file``): a snapshot ``_sparkdelta_catalog.json`` and an
+append-only log ``_sparkdelta_catalog.log``. A change is one short ``O_APPEND`` write of one JSON
+line (atomic on a local file system, so threads and processes never interleave records and need
+no lock for it); the whole catalog is rewritten only by a compaction (temp file, fsync, rename),
+when a new engine finds the log longer than the snapshot. Each engine holds a shared ``flock``
+on ``_sparkdelta_catalog.lock`` while it lives; a compaction needs it exclusively and is skipped
+(left to a later start) while another process has the warehouse open. Appends are not fsynced:
+a machine crash can lose the last records (those tables are then rebuilt by the next run), never
+corrupt the journal (a torn last line is skipped).
 """
 
 from __future__ import annotations
 
-import contextlib
 import fcntl
 import json
 import os
 import re
 import tempfile
 import threading
-from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from python_ops.maintenance import JOURNAL_NAME
-
-_FORMAT = 1
+from python_ops.maintenance import JOURNAL_NAME, LOG_NAME, Catalog, read_catalog
 
 _IDENT = r"(?:`[^`]+`|[A-Za-z0-9_]+)"
 _NAME = rf"(?P<name>{_IDENT}(?:\s*\.\s*{_IDENT}){{0,2}})"
@@ -54,12 +56,27 @@ _DROP_SCHEMA = re.compile(
     rf"^drop\s+(?:schema|database|namespace)\s+(?:if\s+exists\s+)?{_NAME}(?P<cascade>\s+cascade)?",
     re.IGNORECASE,
 )
+# where the query of CREATE TABLE ... AS starts (``as select``, ``as with``, ``as (``)
+_QUERY_START = re.compile(r"\bas\s*(?:\(|select\b|with\b|from\b|values\b)", re.IGNORECASE)
+_LOCATION_CLAUSE = re.compile(r"\blocation\s+'((?:[^'\\]|\\.)*)'", re.IGNORECASE)
 _LEADING_COMMENTS = re.compile(r"^\s*(?:/\*.*?\*/\s*|--[^\n]*\n\s*)*", re.DOTALL)
 
 
 def strip_leading_comments(sql: str) -> str:
     """Remove leading ``/* */`` and ``--`` comments (dbt prefixes every query with one)."""
     return _LEADING_COMMENTS.sub("", sql, count=1).strip()
+
+
+def declared_location(statement: str) -> str | None:
+    """The ``LOCATION '...'`` a CREATE TABLE statement gives its table (None: it gives none).
+
+    Only the statement's header counts (before ``AS <query>``), so a string literal in the
+    query is never taken for the location.
+    """
+    query = _QUERY_START.search(statement)
+    header = statement[: query.start()] if query else statement
+    found = _LOCATION_CLAUSE.search(header)
+    return found[1].replace("\\'", "'") if found else None
 
 
 def _unquote_name(name: str, default_schema: str) -> tuple[str, str]:
@@ -114,7 +131,7 @@ def parse_ddl(sql: str, *, default_schema: str = "default") -> DdlEvent | None:
         return DdlEvent("create_view", schema, name, statement=body)
     if m := _CREATE_TABLE.match(body):
         schema, name = _unquote_name(m["name"], default_schema)
-        return DdlEvent("create_table", schema, name)
+        return DdlEvent("create_table", schema, name, statement=body)
     if m := _DROP.match(body):
         schema, name = _unquote_name(m["name"], default_schema)
         return DdlEvent("drop", schema, name)
@@ -130,110 +147,130 @@ def parse_ddl(sql: str, *, default_schema: str = "default") -> DdlEvent | None:
 
 
 class CatalogJournal:
-    """The persisted catalog of one warehouse directory.
+    """The persisted catalog of one warehouse directory, and its copy in memory.
 
     Args:
         warehouse: The warehouse directory (must exist).
+
+    Attributes:
+        appends: Records this object appended (one per catalog change).
+        compactions: Times it rewrote the snapshot.
     """
 
     def __init__(self, warehouse: str) -> None:
         self.warehouse = warehouse
         self.path = os.path.join(warehouse, JOURNAL_NAME)
-        self._lock = threading.Lock()
+        self.log_path = os.path.join(warehouse, LOG_NAME)
+        self._lock = threading.Lock()  # the copy in memory only: held for microseconds, no I/O
+        self._lock_fd = os.open(self.path.removesuffix(".json") + ".lock", os.O_RDWR | os.O_CREAT)
+        self.appends = 0
+        self.compactions = 0
+        self._log_fd: int | None = None
+        self._catalog, records = read_catalog(warehouse)
+        if records > max(64, len(self._catalog.relations)):
+            self.compact()
+        fcntl.flock(self._lock_fd, fcntl.LOCK_SH)  # this process uses the journal: no compaction
 
-    @contextlib.contextmanager
-    def _locked(self) -> Iterator[dict[str, Any]]:
-        """Hold the thread and file locks, yield the current state, then write it back."""
-        with self._lock, open(self.path + ".lock", "a+") as lock_file:
-            fcntl.flock(lock_file, fcntl.LOCK_EX)
-            try:
-                state = self.load()
-                before = json.dumps(state, sort_keys=True)
-                yield state
-                if json.dumps(state, sort_keys=True) != before:
-                    self._write(state)
-            finally:
-                fcntl.flock(lock_file, fcntl.LOCK_UN)
+    def compact(self) -> bool:
+        """Rewrite the snapshot with the log applied and empty the log, unless another holds it.
+
+        Returns:
+            Whether it compacted (False: another process has the warehouse open).
+        """
+        try:
+            fcntl.flock(self._lock_fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return False
+        try:
+            catalog, _ = read_catalog(self.warehouse)
+            fd, tmp = tempfile.mkstemp(dir=self.warehouse, prefix=".catalog-", suffix=".tmp")
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                json.dump(catalog.to_json(), fh, indent=1, sort_keys=True)
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.replace(tmp, self.path)
+            if os.path.exists(self.log_path):
+                os.truncate(self.log_path, 0)
+            with self._lock:
+                self._catalog = catalog
+            self.compactions += 1
+            return True
+        finally:
+            fcntl.flock(self._lock_fd, fcntl.LOCK_SH)
+
+    def close(self) -> None:
+        """Release the files (the engine stops)."""
+        for fd in (self._log_fd, self._lock_fd):
+            if fd is not None and fd >= 0:
+                os.close(fd)
+        self._log_fd, self._lock_fd = None, -1
 
     def load(self) -> dict[str, Any]:
-        """Read the journal; an empty catalog when it does not exist yet."""
-        try:
-            with open(self.path, encoding="utf-8") as fh:
-                state: dict[str, Any] = json.load(fh)
-        except FileNotFoundError:
-            return {"format": _FORMAT, "schemas": [], "relations": []}
-        state.setdefault("schemas", [])
-        state.setdefault("relations", [])
-        return state
+        """The catalog as this process knows it, in the snapshot's JSON form."""
+        with self._lock:
+            return self._catalog.to_json()
 
-    def _write(self, state: dict[str, Any]) -> None:
-        fd, tmp = tempfile.mkstemp(dir=self.warehouse, prefix=".catalog-", suffix=".tmp")
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(state, fh, indent=1, sort_keys=True)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, self.path)
+    def catalog(self) -> Catalog:
+        """A copy of the catalog as this process knows it."""
+        with self._lock:
+            return Catalog(dict(self._catalog.schemas), dict(self._catalog.relations))
+
+    def _append(self, record: dict[str, Any]) -> list[dict[str, Any]]:
+        """Apply a record in memory and, when it changed anything, append it to the log."""
+        with self._lock:
+            key = (str(record.get("schema")), str(record.get("name")))
+            before = self._catalog.relations.get(key)
+            known_schema = record.get("schema") in self._catalog.schemas
+            removed = self._catalog.apply(record)
+        entry = record.get("entry")
+        unchanged = (record["op"] == "schema" and known_schema) or (
+            entry is not None and before == entry and known_schema
+        )
+        if unchanged or (record["op"] in ("forget", "rename") and before is None):
+            return removed
+        line = (json.dumps(record, sort_keys=True) + "\n").encode("utf-8")
+        if self._log_fd is None:
+            self._log_fd = os.open(self.log_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        os.write(self._log_fd, line)  # one write of one line: atomic with O_APPEND
+        self.appends += 1
+        return removed
 
     def record_schema(self, schema: str) -> None:
         """Remember that a schema exists."""
-        with self._locked() as state:
-            if schema not in state["schemas"]:
-                state["schemas"].append(schema)
+        self._append({"op": "schema", "schema": schema})
 
     def record_table(self, schema: str, name: str, location: str) -> None:
         """Remember a table and its Delta location (replacing any entry of that name)."""
-        self._record({"kind": "table", "schema": schema, "name": name, "location": location})
+        entry = {"kind": "table", "schema": schema, "name": name, "location": location}
+        self._append({"op": "put", "schema": schema, "name": name, "entry": entry})
 
     def record_view(self, schema: str, name: str, statement: str) -> None:
         """Remember a view and the statement that created it."""
-        self._record({"kind": "view", "schema": schema, "name": name, "statement": statement})
-
-    def _record(self, entry: dict[str, Any]) -> None:
-        with self._locked() as state:
-            _remove(state, entry["schema"], entry["name"])
-            if entry["schema"] not in state["schemas"]:
-                state["schemas"].append(entry["schema"])
-            state["relations"].append(entry)
+        entry = {"kind": "view", "schema": schema, "name": name, "statement": statement}
+        self._append({"op": "put", "schema": schema, "name": name, "entry": entry})
 
     def forget(self, schema: str, name: str) -> dict[str, Any] | None:
         """Drop a relation's entry; return the removed entry, if there was one."""
-        with self._locked() as state:
-            return _remove(state, schema, name)
+        removed = self._append({"op": "forget", "schema": schema, "name": name})
+        return removed[0] if removed else None
 
     def rename(self, schema: str, name: str, new_schema: str, new_name: str) -> None:
         """Move an entry to a new name (views keep their defining query)."""
-        with self._locked() as state:
-            entry = _remove(state, schema, name)
-            if entry is None:
-                return
-            entry.update(schema=new_schema, name=new_name)
-            if entry["kind"] == "view":
-                body = _CREATE_VIEW.sub(
-                    f"create or replace view {new_schema}.{new_name}", entry["statement"], count=1
-                )
-                entry["statement"] = body
-            state["relations"].append(entry)
+        record = {"op": "rename", "schema": schema, "name": name}
+        self._append({**record, "new_schema": new_schema, "new_name": new_name})
 
     def forget_schema(self, schema: str) -> list[dict[str, Any]]:
         """Drop a schema and every relation in it; return the removed relation entries."""
-        with self._locked() as state:
-            removed = [r for r in state["relations"] if r["schema"] == schema]
-            state["relations"] = [r for r in state["relations"] if r["schema"] != schema]
-            state["schemas"] = [s for s in state["schemas"] if s != schema]
-            return removed
+        return self._append({"op": "forget_schema", "schema": schema})
 
     def entry(self, schema: str, name: str) -> dict[str, Any] | None:
-        """The recorded entry of a relation, if any."""
-        for rel in self.load()["relations"]:
-            if rel["schema"] == schema and rel["name"] == name:
-                found: dict[str, Any] = rel
-                return found
-        return None
+        """The recorded entry of a relation, if any (a dict lookup, no I/O)."""
+        with self._lock:
+            return self._catalog.relations.get((schema, name))
 
-
-def _remove(state: dict[str, Any], schema: str, name: str) -> dict[str, Any] | None:
-    for i, rel in enumerate(state["relations"]):
-        if rel["schema"] == schema and rel["name"] == name:
-            removed: dict[str, Any] = state["relations"].pop(i)
-            return removed
-    return None
+    def location(self, schema: str, name: str) -> str | None:
+        """The recorded location of a table (case-insensitive names), if any."""
+        entry = self.entry(schema.lower(), name.lower())
+        if entry is None or entry.get("kind") != "table":
+            return None
+        return str(entry["location"])

@@ -31,6 +31,7 @@ from dbt.adapters.sparkdelta.config_preflight import preflight_messages
 from dbt.adapters.sparkdelta.connections import SparkDeltaConnectionManager
 from dbt.adapters.sparkdelta.engines import EmbeddedEngine
 from dbt.adapters.sparkdelta.incremental import registration_ddl, spark_type_name
+from dbt.adapters.sparkdelta.locator import cached_relation
 from dbt.adapters.sparkdelta.maintenance_bridge import MaintenanceParts
 from dbt.adapters.sparkdelta.python_models import SessionPythonJobHelper
 from python_ops.errors import TableNotFoundError
@@ -75,6 +76,20 @@ class SparkDeltaAdapter(SparkAdapter):
     @property
     def python_submission_helpers(self) -> dict[str, Any]:  # noqa: D102
         return {"session": SessionPythonJobHelper}
+
+    def get_relation(self, database: str, schema: str, identifier: str) -> BaseRelation | None:
+        """The relation by name: by key in dbt's relation cache when it holds the schema.
+
+        dbt's own scans every cached relation of the schema on each call (each model's
+        materialization and post-hook call it): quadratic in the number of models.
+        """
+        if not self.Relation.get_default_include_policy().database:
+            database = None  # type: ignore[assignment]
+        answered, relation = cached_relation(self, database, schema, identifier)
+        if answered:
+            return relation
+        found: BaseRelation | None = super().get_relation(database, schema, identifier)
+        return found
 
     def get_columns_in_relation(self, relation: BaseRelation) -> list[SparkColumn]:
         """Columns from ``DESCRIBE``; from the Delta log when the catalog has none.

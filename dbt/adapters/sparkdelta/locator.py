@@ -4,6 +4,14 @@ The rule of where the adapter places tables, and the one answer to "is a Delta t
 ``python_ops.maintenance.locations`` (the CLI and Python models use the same); this object adds
 what only dbt's connection knows: the location the catalog reports for a built table, and the
 location it gives a schema (where the maintenance history goes on a cluster).
+
+Every look-up costs the same whatever the project's size: a relation by name is one dict look-up
+in dbt's relation cache (``cached_relation``; dbt's own ``get_relation`` scans every cached
+relation of the schema per call), the embedded engine's tables are found in its catalog journal
+(recorded from the statement that created them), and a table neither knows is asked for alone
+(``SHOW TABLE EXTENDED ... LIKE '<name>'``). A schema is listed as a whole at most once, and
+only on engines without a journal; when that listing fails (one broken table can fail it), its
+models are located one by one, so a broken table is its own model's problem.
 """
 
 from __future__ import annotations
@@ -13,11 +21,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from dbt.adapters.base.relation import BaseRelation
+from dbt.adapters.reference_keys import _ReferenceKey
 from dbt.adapters.spark.impl import SparkAdapter
 from dbt_common.exceptions import DbtRuntimeError
 
 from dbt.adapters.sparkdelta.dbt_connection import DbtConnection
-from dbt.adapters.sparkdelta.engines import location_from_information
+from dbt.adapters.sparkdelta.engines import EmbeddedEngine, location_from_information
 from python_ops.errors import MaintenanceError
 from python_ops.maintenance import (
     ModelTarget,
@@ -28,6 +37,33 @@ from python_ops.maintenance import (
 
 # (connection, schema) -> the schema's location in the catalog (None: it gives none)
 _SCHEMA_LOCATIONS: dict[tuple[Any, ...], str | None] = {}
+
+
+def cached_relation(
+    adapter: SparkAdapter, database: str | None, schema: str, identifier: str
+) -> tuple[bool, BaseRelation | None]:
+    """A relation from dbt's cache by its key: one dict look-up, no scan of the schema.
+
+    Args:
+        adapter: The dbt adapter (its ``cache`` and quoting config).
+        database: The relation's database (None on Spark).
+        schema: Its schema.
+        identifier: Its name.
+
+    Returns:
+        ``(True, relation or None)`` when the cache holds the schema (so it knows every relation
+        of it); ``(False, None)`` when it cannot answer: the schema is not cached, or quoting
+        makes names case-sensitive (dbt's own matching decides then).
+    """
+    quoting = adapter.config.quoting
+    if quoting.get("schema") or quoting.get("identifier") or quoting.get("database"):
+        return False, None
+    cache = adapter.cache
+    if not schema or not identifier or (database, schema) not in cache:
+        return False, None
+    key = _ReferenceKey(database.lower() if database else None, schema.lower(), identifier.lower())
+    cached = cache.relations.get(key)  # a dict read: atomic, no lock needed
+    return True, (cached.inner if cached is not None else None)
 
 
 @dataclass
@@ -64,6 +100,7 @@ class TableLocator:
     def __init__(self, adapter: SparkAdapter, connection: DbtConnection) -> None:
         self._adapter = adapter
         self._connection = connection
+        self._unlistable: set[str] = set()  # schemas whose listing failed: asked per table
 
     def relation(self, schema: str, identifier: str) -> BaseRelation:
         """The adapter's relation of a table by schema and name."""
@@ -88,12 +125,16 @@ class TableLocator:
         dbt lists each schema once per invocation (SHOW TABLE EXTENDED: each table's Location),
         and a table's location stays what it was when its build replaces it; so a post-hook or
         a run-operation asks the catalog again only for a table the cache does not know, or
-        whose declared ``location_root`` no longer matches what the catalog said.
+        whose declared ``location_root`` no longer matches what the catalog said. A schema dbt
+        has not listed (a run-operation) is listed once here, except on the embedded engine
+        (its journal knows every table); a failed listing is not repeated.
         """
-        try:
-            cached = self._adapter.get_relation(None, schema, alias)  # type: ignore[arg-type]
-        except DbtRuntimeError:
-            return None  # no such schema
+        answered, cached = cached_relation(self._adapter, None, schema, alias)
+        if not answered and self._journal() is None and schema.lower() not in self._unlistable:
+            try:
+                cached = self._adapter.get_relation(None, schema, alias)  # type: ignore[arg-type]
+            except DbtRuntimeError:
+                self._unlistable.add(schema.lower())  # no such schema, or a table that fails
         location = location_from_information(getattr(cached, "information", None))
         if cached is None or location is None:
             return None
@@ -101,12 +142,28 @@ class TableLocator:
             return None  # the model moved: ask the catalog
         return cached
 
+    def _journal(self) -> EmbeddedEngine | None:
+        """The embedded engine behind this thread's connection (its journal), if that is it."""
+        try:
+            engine = self._connection.session_engine()
+        except DbtRuntimeError:  # a thread without a connection: ask through the catalog
+            return None
+        return engine if isinstance(engine, EmbeddedEngine) else None
+
     def table_location(self, relation: BaseRelation) -> str | None:
-        """The Delta location of an existing table as the catalog reports it (None: no table)."""
-        # dbt's relation cache already holds SHOW TABLE EXTENDED output for listed schemas.
+        """The Delta location of an existing table as the catalog reports it (None: no table).
+
+        In order: the catalog information dbt's cache holds, the embedded engine's journal
+        (the location the table's CREATE gave), then the catalog, asked for this table alone.
+        """
         cached = location_from_information(getattr(relation, "information", None))
         if cached is not None:
             return cached
+        engine = self._journal()
+        if engine is not None and relation.schema and relation.identifier:
+            recorded = engine.journal.location(relation.schema, relation.identifier)
+            if recorded is not None:
+                return recorded
         macro = self._connection.macro
         try:
             table = macro(
@@ -115,7 +172,7 @@ class TableLocator:
                 identifier=relation.identifier,
             )
         except DbtRuntimeError:
-            return None  # no such schema
+            return None  # no such schema, or a table the catalog cannot read
         if len(table) == 0:
             return None  # no such table
         for row in table:

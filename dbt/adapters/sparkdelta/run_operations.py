@@ -65,7 +65,7 @@ class RunOperations:
             return self._after_build(model, invocation_id, history)
         finally:
             name = model.get("name") if isinstance(model, Mapping) else getattr(model, "name", "")
-            maintenance_events.debug(
+            maintenance_events.debug_later(  # queued: dbt's event off the hook's thread
                 f"maintenance post-hook {name}: {(time.perf_counter() - started) * 1000:.2f} ms "
                 f"wall, {(time.thread_time() - cpu) * 1000:.2f} ms thread CPU"
             )

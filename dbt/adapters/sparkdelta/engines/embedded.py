@@ -1,7 +1,12 @@
 """The embedded engine: Sail's Spark Connect server in this process, with a catalog journal.
 
 Sail's catalog lives as long as its session, so the journal (``catalog_journal``) records every
-schema, table and view dbt creates and replays them into the next process's session.
+schema, table and view dbt creates and replays them into the next process's session: schemas at
+start, each table or view when the first statement that names it runs (a word of the statement
+is its name; a listing of a schema registers the whole schema), so a run-operation on 5 of 1,000
+models registers what it touches, not 1,000 tables. A table's location is the one its CREATE
+statement gave (every sparkdelta table has a fixed location), recorded without asking the
+catalog again.
 """
 
 from __future__ import annotations
@@ -10,17 +15,21 @@ import logging
 import os
 import re
 import shutil
+import threading
+from collections import Counter
 from typing import Any
 
 from dbt.adapters.sparkdelta.catalog_journal import (
     CatalogJournal,
     DdlEvent,
+    declared_location,
     parse_ddl,
     strip_leading_comments,
 )
 from dbt.adapters.sparkdelta.engines.base import Engine, location_from_information
+from dbt.adapters.sparkdelta.engines.pending import PendingRelations, statement_kind
 from python_ops.errors import ConfigError
-from python_ops.maintenance import SailEngine, is_remote, managed_location
+from python_ops.maintenance import SailEngine, is_remote, managed_location, normalize_location
 
 log = logging.getLogger(__name__)
 
@@ -39,6 +48,9 @@ _PARTITION_OVERWRITE_MODE = re.compile(
     r"^set\s+spark\.sql\.sources\.partitionOverwriteMode\s*=\s*'?dynamic'?\s*;?\s*$",
     re.IGNORECASE,
 )
+
+
+_STOP_WAIT_S = 20.0  # how long stopping the engine may take at exit before the process goes on
 
 
 def normalize_for_sail(statement: str) -> str:
@@ -93,10 +105,16 @@ class EmbeddedEngine(Engine):
     def __init__(self, warehouse: str, *, port: int = 0, spark_conf: dict[str, str] | None = None):
         self.warehouse = prepare_warehouse(warehouse)
         self.journal = CatalogJournal(self.warehouse)
+        self.statements: Counter[str] = Counter()  # what this engine ran, by kind (tests)
+        self._pending = PendingRelations(self._register_sql, self.statements)
         self._sail = SailEngine(port=port, spark_conf=spark_conf)
         self.url = self._sail.url
         self._spark = self._sail.spark
-        self._replay()
+        try:
+            self._replay()
+        except BaseException:
+            self.stop()  # a started server left running kept the process from exiting
+            raise
 
     @property
     def spark(self) -> Any:  # noqa: D102
@@ -111,7 +129,10 @@ class EmbeddedEngine(Engine):
             return self._spark.sql(
                 "select 'spark.sql.sources.partitionOverwriteMode' as key, 'DYNAMIC' as value"
             )
+        if self._pending:
+            self._pending.register_for(statement)
         event = parse_ddl(statement)
+        self.statements[event.action if event is not None else statement_kind(statement)] += 1
         if event is not None and event.action == "drop":
             dropped = self.journal.entry(event.schema, event.name)
             df = self._spark.sql(statement)
@@ -165,7 +186,12 @@ class EmbeddedEngine(Engine):
         if event.action == "create_view":
             self.journal.record_view(event.schema, event.name, event.statement)
         elif event.action == "create_table":
-            location = self._location_of(event.schema, event.name)
+            given = declared_location(event.statement)
+            location = (
+                normalize_location(given)
+                if given is not None
+                else self._location_of(event.schema, event.name)
+            )
             if location is None:
                 log.warning(
                     "table %s.%s has no location; it will not survive this process",
@@ -201,6 +227,7 @@ class EmbeddedEngine(Engine):
             shutil.rmtree(location)
 
     def _location_of(self, schema: str, name: str) -> str | None:
+        self.statements["show_table"] += 1
         rows = self._spark.sql(f"show table extended in `{schema}` like '{name}'").collect()
         for row in rows:
             if (location := location_from_information(row["information"])) is not None:
@@ -208,41 +235,38 @@ class EmbeddedEngine(Engine):
         return None
 
     def _replay(self) -> None:
-        """Re-create the journal's schemas, tables and views in this fresh Sail session."""
-        state = self.journal.load()
-        for schema in state["schemas"]:
-            self._spark.sql(f"create schema if not exists `{schema}`")
-        views = []
-        for rel in state["relations"]:
-            if rel["kind"] == "view":
-                views.append(rel)
-                continue
-            location = rel["location"]
-            if not is_remote(location) and not os.path.isdir(os.path.join(location, "_delta_log")):
-                log.warning(
-                    "forgetting %s.%s: no Delta log at %s", rel["schema"], rel["name"], location
-                )
-                self.journal.forget(rel["schema"], rel["name"])
-                continue
-            # No column list: Sail then reads the schema from the Delta log on every query.
-            self._spark.sql(
-                f"create table if not exists `{rel['schema']}`.`{rel['name']}` "
-                f"using delta location '{location}'"
-            )
-        # Views may depend on views created later; retry until no pass makes progress.
-        pending = views
-        while pending:
-            failed = []
-            for rel in pending:
-                try:
-                    self._spark.sql(rel["statement"])
-                except Exception:  # a dependency is missing (yet); retried below
-                    failed.append(rel)
-            if len(failed) == len(pending):
-                for rel in failed:
-                    log.warning("could not re-create view %s.%s", rel["schema"], rel["name"])
-                break
-            pending = failed
+        """Create the journal's schemas in this fresh Sail session; note its relations as pending.
 
-    def stop(self) -> None:  # noqa: D102
-        self._sail.stop()
+        A table whose local location has no Delta log any more is forgotten (with a warning).
+        """
+        catalog = self.journal.catalog()
+        for schema in catalog.schemas:
+            self._spark.sql(f"create schema if not exists `{schema}`")
+        for key, rel in catalog.relations.items():
+            if rel["kind"] == "table":
+                location = rel["location"]
+                if not is_remote(location) and not os.path.isdir(
+                    os.path.join(location, "_delta_log")
+                ):
+                    log.warning("forgetting %s.%s: no Delta log at %s", *key, location)
+                    self.journal.forget(*key)
+                    continue
+            self._pending.add(key, rel)
+
+    def _register_sql(self, statement: str) -> None:
+        self._spark.sql(statement)
+
+    def stop(self) -> None:
+        """Stop Sail, waiting at most 20 s: a session that does not close must not hang the exit.
+
+        The journal's files are released first.
+        """
+        self.journal.close()
+        stopper = threading.Thread(target=self._sail.stop, name="sparkdelta-stop", daemon=True)
+        stopper.start()
+        stopper.join(_STOP_WAIT_S)
+        if stopper.is_alive():
+            log.warning(
+                "the embedded engine did not stop within %.0f s; leaving it to the process's exit",
+                _STOP_WAIT_S,
+            )

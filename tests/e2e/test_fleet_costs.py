@@ -1,0 +1,117 @@
+"""Flat cost per model (issue 38, item 1): call counts, not times, from 10 to 60 models.
+
+Generated projects (``tests/helpers/fleet_project.py``) of 10 and 60 tiny table models plus 2
+incremental merges, each built twice with the maintenance post-hook (real dbt, the embedded
+engine), then a run-operation selecting one model in a fresh engine. Counted:
+
+- scans of dbt's relation cache (``RelationsCache.get_relations``: every cached relation of a
+  schema per call): on main 6a03820 each model's materialization and post-hook made them, so
+  finding the tables was quadratic;
+- catalog statements the engine ran (``EmbeddedEngine.statements``): a table's own ``SHOW TABLE
+  EXTENDED ... LIKE`` (on main one per CREATE, to learn the location the statement had given);
+  listings of the whole schema; tables registered from the journal;
+- the catalog journal's appended records and whole rewrites (on main every CREATE re-read and
+  rewrote the whole journal).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from dbt.adapters.cache import RelationsCache
+from dbt.cli.main import dbtRunner
+
+from dbt.adapters.sparkdelta.engines import get_engine, shutdown_engines
+from tests.helpers.fleet_project import write_fleet_project
+
+pytestmark = pytest.mark.slow
+
+SIZES = (10, 60)
+INCREMENTAL = 2
+
+
+@pytest.fixture
+def scans(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
+    """Counts calls of dbt's ``RelationsCache.get_relations`` (the real method still runs)."""
+    counted: Counter[str] = Counter()
+    original: Callable[..., Any] = RelationsCache.get_relations
+
+    def get_relations(self: RelationsCache, database: Any, schema: Any) -> Any:
+        counted["get_relations"] += 1
+        return original(self, database, schema)
+
+    monkeypatch.setattr(RelationsCache, "get_relations", get_relations)
+    return counted
+
+
+def _dbt(project: Path, *args: str) -> None:
+    command = [*args, "--project-dir", str(project), "--profiles-dir", str(project)]
+    result = dbtRunner().invoke(command)
+    assert result.success, result.exception
+
+
+def _measure(
+    root: Path, tables: int, scans: Counter[str], monkeypatch: pytest.MonkeyPatch
+) -> dict[str, Counter[str]]:
+    """Counts of each step on a fresh project of ``tables`` table models."""
+    warehouse = root / f"warehouse-{tables}"
+    monkeypatch.setenv("SPARKDELTA_WAREHOUSE", str(warehouse))
+    project = write_fleet_project(root / f"p{tables}", tables=tables, incremental=INCREMENTAL)
+    shutdown_engines()
+    out: dict[str, Counter[str]] = {}
+    for step in ("first build", "repeat build"):
+        scans.clear()
+        engine = get_engine(mode="embedded", warehouse=str(warehouse), connect_url=None)
+        before = Counter(engine.statements)  # type: ignore[attr-defined]
+        appends, rewrites = engine.journal.appends, engine.journal.compactions  # type: ignore[attr-defined]
+        _dbt(project, "build")
+        counts = Counter(engine.statements) - before  # type: ignore[attr-defined]
+        counts["journal appends"] = engine.journal.appends - appends  # type: ignore[attr-defined]
+        counts["journal rewrites"] = engine.journal.compactions - rewrites  # type: ignore[attr-defined]
+        counts["cache scans"] = scans["get_relations"]
+        out[step] = counts
+    shutdown_engines()  # the next process: its engine starts from the journal
+    scans.clear()
+    engine = get_engine(mode="embedded", warehouse=str(warehouse), connect_url=None)
+    args = json.dumps({"select": "t_0003"})
+    _dbt(project, "run-operation", "maintain_all", "--args", args)
+    counts = Counter(engine.statements)  # type: ignore[attr-defined]
+    counts["cache scans"] = scans["get_relations"]
+    out["run-operation, 1 model selected"] = counts
+    # a query of another table registers that table then, from the journal
+    assert engine.sql("select id from fleet.t_0007").collect()[0][0] == 7
+    out["then a query of t_0007"] = Counter(engine.statements) - counts  # type: ignore[attr-defined]
+    shutdown_engines()
+    return out
+
+
+def test_catalog_work_per_model_stays_flat_from_10_to_60_models(
+    tmp_path: Path, scans: Counter[str], monkeypatch: pytest.MonkeyPatch, fresh_engines: None
+) -> None:
+    small, large = (_measure(tmp_path, n, scans, monkeypatch) for n in SIZES)
+    grown = SIZES[1] - SIZES[0]
+    print(json.dumps({"small": small, "large": large}, indent=1, default=dict))
+    for step in small:
+        # no scan of the cached relations, whatever the size (main: 2 per model, each O(N))
+        assert large[step]["cache scans"] == small[step]["cache scans"], step
+        # locations come from the statements that created the tables, never asked again
+        assert large[step]["show_table"] == small[step]["show_table"] == 0, step
+        # the schema is listed as a whole at most once per dbt command
+        assert large[step]["list_schema"] <= 1, step
+        assert large[step]["journal rewrites"] == 0, step
+    first, repeat = "first build", "repeat build"
+    assert large[first]["create_table"] - small[first]["create_table"] == grown
+    # one journal record per new table; a rebuild at the same location records nothing
+    assert large[first]["journal appends"] - small[first]["journal appends"] == grown
+    assert large[repeat]["journal appends"] == small[repeat]["journal appends"] == 0
+    # a run-operation on 1 model registers what it touches, not every table of the journal
+    selected = "run-operation, 1 model selected"
+    assert large[selected]["replay_table"] == small[selected]["replay_table"] == 0
+    assert large[selected] == small[selected]
+    queried = "then a query of t_0007"
+    assert large[queried]["replay_table"] == small[queried]["replay_table"] == 1
