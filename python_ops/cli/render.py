@@ -7,12 +7,16 @@ changed. ``maintain`` prints the runner's per-model table, the same as ``maintai
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from python_ops.maintenance.wording import files_text as files
 from python_ops.maintenance.wording import size_text as format_bytes
 from python_ops.maintenance.wording import target_size_text
 from python_ops.ops.optimize.plan import OptimizePlan
 from python_ops.ops.results import LogCleanupResult, OptimizeResult, TableHealth, VacuumResult
-from python_ops.ops.stats.execute import StatsResult
+
+if TYPE_CHECKING:  # the stats op needs numpy, which VACUUM's command never imports
+    from python_ops.ops.stats.execute import StatsResult
 
 DRY_RUN_NOTE = "dry run: nothing was deleted or written"
 

@@ -51,8 +51,8 @@ class TableSpec:
 
 
 def _log_spelling(rel: str, how: int) -> str:
-    # Delta writes the URI form: '%' and ' ' escaped, non-ASCII left as is (java.net.URI)
-    encoded = quote(rel, safe="/=+.é\u0301")
+    # the URI form (RFC 2396, as the protocol asks): '%', ' ' and non-ASCII bytes escaped
+    encoded = quote(rel, safe="/=+.")
     head, _, name = encoded.rpartition("/")
     return [encoded, f"{head}//{name}", f"./{encoded}", f"{head}/zz/../{name}"][how]
 

@@ -144,7 +144,7 @@ def test_ownership_and_evidence_are_used_once() -> None:
 
 
 def test_options_refuse_as_before() -> None:
-    with pytest.raises(ConfigError, match="Choose one of: full, lite, auto"):
+    with pytest.raises(ConfigError, match="Choose one of: auto, full, lite"):
         vacuum_mode("turbo", model=None)
     assert vacuum_mode("auto", model=None) is VacuumMode.AUTO
     with pytest.raises(ConfigError, match="Choose one of: auto, in_process, spark"):

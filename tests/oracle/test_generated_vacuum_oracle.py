@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import time
+import unicodedata
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +20,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 from python_ops.ops.vacuum import vacuum
-from tests.helpers.generated_tables import TableSpec, build, tables
+from tests.helpers.generated_tables import FileSpec, TableSpec, build, tables
 
 pytestmark = [pytest.mark.slow, pytest.mark.delta_jars]
 
@@ -60,3 +61,25 @@ def test_generated_tables_select_as_delta_and_read_back_in_delta(
     vacuum(location, dry_run=False, audit=False)
     assert delta_spark.read.format("delta").load(location).count() == live
     assert Path(location, "_delta_log").is_dir()
+
+
+@pytest.mark.parametrize("form", ["NFC", "NFD"])
+def test_a_live_file_under_a_unicode_name_is_kept(
+    delta_spark: Any, tmp_path: Path, form: str
+) -> None:
+    value = unicodedata.normalize(form, "café")
+    spec = TableSpec(
+        (
+            FileSpec(value, "part-0.parquet", "live", True, 0),
+            FileSpec(value, "part-1.parquet", "untracked", True, 0),
+        ),
+        frozenset(),
+        frozenset(),
+    )
+    table, _ = build(tmp_path, spec, now_ms=int(time.time() * 1000))
+    location = str(table)
+    rows = delta_spark.sql(f"VACUUM delta.`{location}` DRY RUN").collect()
+    theirs = {_relative(str(r[0]), location) for r in rows}
+    ours = {f.path for f in vacuum(location, dry_run=True, audit=False).paths if not f.is_dir}
+    assert ours == {f"p={value}/part-1.parquet"}  # the live file is kept; NFC, NFD distinct
+    assert theirs == ours

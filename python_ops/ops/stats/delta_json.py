@@ -23,8 +23,6 @@ import math
 from decimal import Decimal
 from typing import Any
 
-import numpy as np
-
 _EPOCH = dt.datetime(1970, 1, 1)
 _ASCII_MAX = "\x7f"
 _UTF8_MAX = "\U0010ffff"
@@ -60,6 +58,8 @@ def double_value(value: float) -> Any:
 
 def float_value(value: float) -> Any:
     """A float (32-bit) at its own precision: ``0.1``, not ``0.10000000149011612``."""
+    import numpy as np  # only a float32 column needs it: the module loads without numpy
+
     return _special(value) or Raw(str(np.float32(value)))
 
 
