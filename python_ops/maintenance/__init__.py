@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from python_ops.delta.snapshot import read_snapshot
     from python_ops.delta_jars import LOCAL_CONF, require_delta_jars, session_conf
     from python_ops.log_once import begin_command
+    from python_ops.maintenance.build_writes import BuildFacts, head_version
     from python_ops.maintenance.config import KEYS, PREFIX, MaintenanceConfig, parse_config
     from python_ops.maintenance.dbt_profile import embedded_warehouse
     from python_ops.maintenance.engine_modes import MODES_HELP, EngineMode, engine_mode
@@ -64,6 +65,8 @@ if TYPE_CHECKING:
 
 # name -> the module that defines it (the same names as the block above, for the type checker)
 _EXPORTS: dict[str, str] = {
+    "BuildFacts": "python_ops.maintenance.build_writes",
+    "head_version": "python_ops.maintenance.build_writes",
     "DEFAULT_DELETED_FILE_RETENTION_HOURS": "python_ops.delta.properties",
     "policy_properties": "python_ops.delta.recorded_retentions",
     "TableDocs": "python_ops.delta.schema_edits",
@@ -131,6 +134,7 @@ __all__ = [
     "MODES_HELP",
     "PREFIX",
     "RESOURCE_TYPES",
+    "BuildFacts",
     "DeltaSql",
     "EngineMode",
     "HistoryStore",
@@ -158,6 +162,7 @@ __all__ = [
     "embedded_warehouse",
     "engine_mode",
     "files_text",
+    "head_version",
     "is_delta_table",
     "is_remote",
     "managed_location",

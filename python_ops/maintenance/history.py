@@ -34,6 +34,17 @@ SCHEMA_FIELDS: tuple[tuple[str, str], ...] = (
     ("bytes_added", "int64"),
     ("version_before", "int64"),
     ("version_after", "int64"),
+    # added later (schema-compatible: appends merge them into an older table, whose rows read
+    # them as null): why the op ran or was skipped, and the post-hook's build beside it
+    ("reason", "string"),
+    ("build_s", "double"),
+    ("build_files_written", "int64"),
+    ("build_rows_written", "int64"),
+    ("build_versions", "string"),
+)
+# the columns an older history table may lack (null in its rows)
+ADDED_FIELDS = frozenset(
+    {"reason", "build_s", "build_files_written", "build_rows_written", "build_versions"}
 )
 
 
@@ -59,6 +70,11 @@ class HistoryRecord:
         bytes_added: Their bytes.
         version_before: Table version before the op.
         version_after: Table version after it (None when unknown, e.g. after a failure).
+        reason: Why it ran, or (status ``skipped``) why the post-hook maintained nothing.
+        build_s: The model's build seconds, up to the post-hook (None: not a post-hook run).
+        build_files_written: Files the build wrote (``build_writes``).
+        build_rows_written: Rows the build wrote (None: its commits do not say).
+        build_versions: The build's own commit versions, as a JSON list.
     """
 
     invocation_id: str
@@ -77,6 +93,11 @@ class HistoryRecord:
     bytes_added: int = 0
     version_before: int | None = None
     version_after: int | None = None
+    reason: str | None = None
+    build_s: float | None = None
+    build_files_written: int | None = None
+    build_rows_written: int | None = None
+    build_versions: str | None = None
 
 
 def _arrow_schema() -> Any:
@@ -124,6 +145,7 @@ class HistoryStore:
                     self.location,
                     table,
                     mode="append",
+                    schema_mode="merge",  # a table from before ADDED_FIELDS gains them
                     storage_options=options,
                     post_commithook_properties=quiet_hooks(checkpoint=True),
                 )
@@ -230,11 +252,19 @@ def _plain_rows(location: str) -> list[dict[str, Any]] | None:
             return None
         try:
             table = ParquetBytes(storage.read_bytes(add.relative_path)).read(schema.names)
+            for name in ADDED_FIELDS - set(table.column_names):  # a file from before them
+                table = table.append_column(name, _null_column(schema, name, table.num_rows))
             table = table.select(schema.names).cast(schema)
         except (KeyError, ValueError, TypeError, NotImplementedError, OSError):  # a column
             return None  # missing or of another type: delta-rs reads it as the table says
         rows += table.to_pylist()
     return rows
+
+
+def _null_column(schema: Any, name: str, rows: int) -> Any:
+    import pyarrow as pa
+
+    return pa.nulls(rows, type=schema.field(name).type)
 
 
 def parameters_json(parameters: dict[str, Any]) -> str:

@@ -134,6 +134,8 @@ def run_optimize(target: ModelTarget, ctx: RunContext) -> OpCounts:
         "target_size_bytes": c.target_file_size_bytes,
         "min_small_files": c.min_small_files,
     }
+    if target.build_scope:
+        params["where"] = target.build_scope
     with named_as_configured("optimize"):
         o = optimize(
             target.location,
@@ -144,6 +146,7 @@ def run_optimize(target: ModelTarget, ctx: RunContext) -> OpCounts:
             sql=ctx.sql,
             model=c.model,
             snapshot=ctx.snapshot,
+            where=target.build_scope,  # after a build: the partitions it wrote, only
         )
     params["writer"] = o.writer
     if o.log_files_deleted:  # Delta's own post-commit log cleanup ran (see OptimizeResult)

@@ -19,6 +19,7 @@ from typing import Any
 from python_ops.delta.file_paths import FilePaths, read_file_paths
 from python_ops.delta.snapshot import Snapshot, read_snapshot
 from python_ops.errors import MaintenanceError, RetentionTooShortError
+from python_ops.maintenance.build_writes import BuildWrites
 from python_ops.maintenance.due import decide
 from python_ops.maintenance.history import HistoryRecord, HistoryStore, parameters_json
 from python_ops.maintenance.op_runs import RunContext
@@ -201,6 +202,7 @@ class Maintainer:
         on_model: Called with (models done, models total, model name, its outcomes) after each
             model, e.g. for progress lines that say what was done.
         log_failures: Log each failed op as a warning (False when the caller reports them).
+        build: After a build (the post-hook): what it wrote, recorded beside each op's run.
     """
 
     spark: Any
@@ -211,6 +213,7 @@ class Maintainer:
     vacuum_engine: VacuumEngine = VacuumEngine.AUTO
     on_model: Callable[[int, int, str, list[OpOutcome]], None] | None = None
     log_failures: bool = True
+    build: BuildWrites | None = None
     _done: int = field(default=0, repr=False)
 
     def _engine_free(self, op: str) -> bool:
@@ -290,7 +293,9 @@ class Maintainer:
                 error=error,
                 started_at=started_at,
                 duration_s=duration,
+                reason=detail,
                 **counts.columns(),
+                **(self.build.history_columns() if self.build is not None else {}),
             )
             try:
                 self.history.append([record])

@@ -19,21 +19,27 @@ dbt errors and warnings into dbt events after; the CLI prints them on stderr.
 
 from __future__ import annotations
 
+import dataclasses
+import datetime as dt
+import logging
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 from python_ops.errors import MaintenanceError
 from python_ops.log_once import begin_command
-from python_ops.maintenance.history import HistoryStore
+from python_ops.maintenance.build_writes import BuildFacts, BuildWrites, read_build_writes
+from python_ops.maintenance.history import HistoryRecord, HistoryStore, parameters_json
 from python_ops.maintenance.history_upkeep import upkeep_history
-from python_ops.maintenance.outcomes import Status
-from python_ops.maintenance.registry import op_spec
+from python_ops.maintenance.outcomes import Reason, Status
+from python_ops.maintenance.registry import OPS, op_spec
 from python_ops.maintenance.run_options import RunOptions
 from python_ops.maintenance.runner import Maintainer, MaintenanceRun, OpOutcome
 from python_ops.maintenance.targets import ModelTarget
 from python_ops.ops.vacuum_modes import VacuumEngine
 from python_ops.spark_sessions import DeltaSql
+
+log = logging.getLogger("python_ops.maintenance.session")
 
 ModelDone = Callable[[int, int, str, list[OpOutcome]], None]
 ModelCount = Callable[[int, int, str], None]
@@ -81,10 +87,14 @@ class ModelMaintenance:
     Attributes:
         outcomes: One per op considered (empty when maintenance could not start).
         started: False when maintenance could not start (a warning said why).
+        build: What the model's build wrote (None: not known).
+        skipped: Why the post-hook maintained nothing after this build ('' : it decided).
     """
 
     outcomes: tuple[OpOutcome, ...]
     started: bool = True
+    build: BuildWrites | None = None
+    skipped: str = ""
 
     @property
     def failed(self) -> tuple[OpOutcome, ...]:
@@ -95,9 +105,14 @@ class ModelMaintenance:
         """One line: each op that ran, what it did and how long it took ('' when none ran)."""
         if not self.started:
             return "not run: maintenance could not start (see the warning)"
-        return ", ".join(
+        if self.skipped:
+            return f"skipped: the build {self.skipped}"
+        ran = ", ".join(
             f"{o.op} {o.summary} in {o.duration_s:.1f} s" for o in self.outcomes if o.ran
         )
+        if ran and self.build is not None:
+            ran += f" (build {self.build.facts.build_s:.1f} s: {self.build.describe()})"
+        return ran
 
 
 def failure_warnings(outcomes: Iterable[OpOutcome], *, after_build: bool) -> list[str]:
@@ -136,10 +151,14 @@ class MaintenanceSession:
         self._events = events
 
     def _maintainer(
-        self, on_model: ModelDone | None = None, on_progress: ModelCount | None = None
+        self,
+        on_model: ModelDone | None = None,
+        on_progress: ModelCount | None = None,
+        build: BuildWrites | None = None,
     ) -> Maintainer:
         env = self._environment
         return Maintainer(
+            build=build,
             spark=env.spark(),
             sql=env.delta_sql(),
             vacuum_engine=env.vacuum_engine(),
@@ -150,11 +169,19 @@ class MaintenanceSession:
             log_failures=False,  # the session warns, through the front end's events
         )
 
-    def maintain_model(self, target: ModelTarget) -> ModelMaintenance:
+    def maintain_model(
+        self, target: ModelTarget, *, build: BuildFacts | None = None
+    ) -> ModelMaintenance:
         """What is due for one model just built (dbt's post-hook).
+
+        With ``build``, the build's own commits decide first (``build_writes``): a build that
+        wrote fewer files than ``maintenance_min_files_written`` skips maintenance (one
+        ``post_hook`` history row, status ``skipped``, says why), and OPTIMIZE is decided for
+        the partitions it wrote only. A log that cannot be read that way decides as without.
 
         Args:
             target: The model.
+            build: What the front end recorded when the build started (None: not known).
 
         Returns:
             What ran; failed ops of an ``on_error: warn`` model were warned about.
@@ -164,8 +191,14 @@ class MaintenanceSession:
                 ``on_error: fail`` (a failed op is in the result, for the caller to judge).
         """
         begin_command(self.invocation_id)
+        writes = None
+        if build is not None and any(target.config.op_enabled(op) for op in OPS):
+            try:
+                writes = read_build_writes(target.location, build)
+            except MaintenanceError:
+                writes = None  # the ops read the log themselves and report what is wrong
         try:
-            maintainer = self._maintainer()
+            maintainer = self._maintainer(build=writes)
         except MaintenanceError as err:
             # e.g. no place for the history: a setup problem of maintenance, not of the model,
             # so on_error decides as for a failed op
@@ -177,13 +210,19 @@ class MaintenanceSession:
                 target,
             )
             return ModelMaintenance((), started=False)
+        if writes is not None:
+            skipped = writes.skip_reason(target.config.min_files_written)
+            if skipped:
+                outcome = _record_skip(maintainer, target, writes, skipped)
+                return ModelMaintenance((outcome,), build=writes, skipped=skipped)
+            target = dataclasses.replace(target, build_scope=writes.scope())
         outcomes = maintainer.maintain_model(target)
         if any(o.ran for o in outcomes):
             self._events.history_ready()
             self._upkeep(maintainer)
         for message in failure_warnings(outcomes, after_build=True):
             self._events.warn(message, target)
-        return ModelMaintenance(tuple(outcomes))
+        return ModelMaintenance(tuple(outcomes), build=writes)
 
     def maintain(
         self,
@@ -256,3 +295,35 @@ class MaintenanceSession:
         """The history's own schedule; its failures are warnings, the models' runs stand."""
         for message in failure_warnings(upkeep_history(maintainer), after_build=False):
             self._events.warn(message, None)
+
+
+SKIP_OP = "post_hook"  # the history's op of a post-hook that skipped a model's maintenance
+
+
+def _record_skip(
+    maintainer: Maintainer, target: ModelTarget, writes: BuildWrites, reason: str
+) -> OpOutcome:
+    """One history row (op ``post_hook``, status ``skipped``) saying why nothing was decided."""
+    c = target.config
+    if maintainer.history is not None:
+        record = HistoryRecord(
+            invocation_id=maintainer.invocation_id,
+            model=c.model,
+            table_location=target.location,
+            op=SKIP_OP,
+            parameters=parameters_json({"min_files_written": c.min_files_written}),
+            dry_run=False,
+            status=str(Status.SKIPPED),
+            error=None,
+            started_at=dt.datetime.now(dt.UTC),
+            duration_s=0.0,
+            reason=f"the build {reason}",
+            **writes.history_columns(),
+        )
+        try:
+            maintainer.history.append([record])
+        except MaintenanceError as err:
+            log.warning("model %s: %s", c.model, err)
+    return OpOutcome(
+        c.model, SKIP_OP, Status.SKIPPED, Reason.NOT_DUE, f"the build {reason}", on_error=c.on_error
+    )

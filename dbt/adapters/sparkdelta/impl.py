@@ -431,6 +431,8 @@ class SparkDeltaAdapter(SparkAdapter):
                 key, the value and the fix; the table is not touched (``build_check``).
         """
         check_before_build(model, self.maintenance.locator)
+        # the build starts now: its post-hook reads the commits made from here (build_clock)
+        self.maintenance.run_operations.build_clock.start(model)
         return ""
 
     @available
