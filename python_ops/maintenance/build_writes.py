@@ -16,8 +16,8 @@ count as the build's, which can only make maintenance run, never skip it wrongly
 From each commit: the files written, from the writer's ``operationMetrics`` (Delta on Spark
 writes ``numFiles`` for WRITE and CREATE/REPLACE AS SELECT, ``numTargetFilesAdded`` for MERGE,
 ``numAddedFiles`` for UPDATE/DELETE, values as strings; Sail writes all of these as numbers;
-delta-rs writes ``num_added_files`` for WRITE/DELETE/UPDATE and ``numTargetFilesAdded`` for
-MERGE), else the count of its ``add`` actions that are new files; the rows written
+delta-rs 1.6 writes ``num_added_files`` for WRITE/DELETE/UPDATE and ``num_target_files_added``
+for MERGE, as numbers), else the count of its ``add`` actions that are new files; the rows written
 (``numOutputRows``, delta-rs' ``num_added_rows``, else the files' ``numRecords`` statistics);
 and the partitions its ``add`` actions touched (``partitionValues``).
 """
@@ -33,7 +33,13 @@ from python_ops.errors import MaintenanceError
 from python_ops.storage import Storage, open_storage
 
 # operationMetrics naming the files a commit wrote, first match wins (see the module docstring)
-FILE_METRICS = ("numTargetFilesAdded", "num_added_files", "numAddedFiles", "numFiles")
+FILE_METRICS = (
+    "numTargetFilesAdded",
+    "num_target_files_added",
+    "num_added_files",
+    "numAddedFiles",
+    "numFiles",
+)
 # operationMetrics naming the rows a commit wrote
 ROW_METRICS = ("numOutputRows", "num_added_rows", "num_output_rows")
 # operations of maintenance (Delta's and this package's): never a build's write
