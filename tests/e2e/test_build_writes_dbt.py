@@ -60,7 +60,8 @@ def test_a_build_that_wrote_nothing_skips_maintenance(project: Path, dbt: Dbt) -
     assert [(r.model, r.op, r.status) for r in new] == [("fct_orders", "post_hook", "skipped")]
     assert (new[0].reason or "").startswith("the build wrote nothing")
     assert new[0].build_files_written == 0
-    assert new[0].build_s is not None and new[0].build_s > 0
+    assert new[0].build_s is not None
+    assert new[0].build_s > 0
     assert any(
         m.startswith("maintenance fct_orders: skipped: the build wrote nothing") for m in said
     ), said
@@ -93,7 +94,8 @@ def test_a_build_into_one_partition_compacts_that_partition_only(
         after[str(f.partition_values["day"])] += 1
     assert after == {"2024-01-01": 2, "2024-01-02": 1}  # the day not written stays as it was
     # the build's seconds beside the op's, and what the build wrote
-    assert record.build_s is not None and record.build_s > 0
+    assert record.build_s is not None
+    assert record.build_s > 0
     assert record.duration_s > 0
     assert record.build_files_written == 1
     assert record.build_rows_written == 1
