@@ -6,7 +6,8 @@
 maintenance in one order (``runner`` runs many models within a time budget, ``run_options`` are
 its validated arguments); ``targets`` turns a dbt manifest into models with locations and
 configs; ``selected_models`` applies a dbt selection, which dbt resolves through the port in
-``selection_resolver``; ``report`` renders what happened.
+``selection_resolver``; ``report`` renders what happened. After a build, ``build_writes`` reads
+the build's own commits (what the post-hook decides from) and ``build_skip`` records a skip.
 
 This package is also the one door of the dbt adapter into ``python_ops`` (with
 ``python_ops.errors``): every name the adapter uses is exported here (``tests/unit/test_layers.py``

@@ -20,26 +20,23 @@ dbt errors and warnings into dbt events after; the CLI prints them on stderr.
 from __future__ import annotations
 
 import dataclasses
-import datetime as dt
-import logging
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 from python_ops.errors import MaintenanceError
 from python_ops.log_once import begin_command
+from python_ops.maintenance.build_skip import record_skip
 from python_ops.maintenance.build_writes import BuildFacts, BuildWrites, read_build_writes
-from python_ops.maintenance.history import HistoryRecord, HistoryStore, parameters_json
+from python_ops.maintenance.history import HistoryStore
 from python_ops.maintenance.history_upkeep import upkeep_history
-from python_ops.maintenance.outcomes import Reason, Status
+from python_ops.maintenance.outcomes import Status
 from python_ops.maintenance.registry import OPS, op_spec
 from python_ops.maintenance.run_options import RunOptions
 from python_ops.maintenance.runner import Maintainer, MaintenanceRun, OpOutcome
 from python_ops.maintenance.targets import ModelTarget
 from python_ops.ops.vacuum_modes import VacuumEngine
 from python_ops.spark_sessions import DeltaSql
-
-log = logging.getLogger("python_ops.maintenance.session")
 
 ModelDone = Callable[[int, int, str, list[OpOutcome]], None]
 ModelCount = Callable[[int, int, str], None]
@@ -213,7 +210,7 @@ class MaintenanceSession:
         if writes is not None:
             skipped = writes.skip_reason(target.config.min_files_written)
             if skipped:
-                outcome = _record_skip(maintainer, target, writes, skipped)
+                outcome = record_skip(maintainer, target, writes, skipped)
                 self._events.history_ready()  # the skip's row may be the history's first
                 return ModelMaintenance((outcome,), build=writes, skipped=skipped)
             target = dataclasses.replace(target, build_scope=writes.scope())
@@ -296,35 +293,3 @@ class MaintenanceSession:
         """The history's own schedule; its failures are warnings, the models' runs stand."""
         for message in failure_warnings(upkeep_history(maintainer), after_build=False):
             self._events.warn(message, None)
-
-
-SKIP_OP = "post_hook"  # the history's op of a post-hook that skipped a model's maintenance
-
-
-def _record_skip(
-    maintainer: Maintainer, target: ModelTarget, writes: BuildWrites, reason: str
-) -> OpOutcome:
-    """One history row (op ``post_hook``, status ``skipped``) saying why nothing was decided."""
-    c = target.config
-    if maintainer.history is not None:
-        record = HistoryRecord(
-            invocation_id=maintainer.invocation_id,
-            model=c.model,
-            table_location=target.location,
-            op=SKIP_OP,
-            parameters=parameters_json({"min_files_written": c.min_files_written}),
-            dry_run=False,
-            status=str(Status.SKIPPED),
-            error=None,
-            started_at=dt.datetime.now(dt.UTC),
-            duration_s=0.0,
-            reason=f"the build {reason}",
-            **writes.history_columns(),
-        )
-        try:
-            maintainer.history.append([record])
-        except MaintenanceError as err:
-            log.warning("model %s: %s", c.model, err)
-    return OpOutcome(
-        c.model, SKIP_OP, Status.SKIPPED, Reason.NOT_DUE, f"the build {reason}", on_error=c.on_error
-    )
