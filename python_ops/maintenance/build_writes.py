@@ -2,24 +2,26 @@
 
 The post-hook decides from what the build did, not from the table's whole state. Which commits
 are the build's: the adapter records, when the model's materialization starts, the wall clock
-and the table's latest version (``BuildFacts``: plain values, so this module needs no dbt).
-The build's commits are then the versions after ``version_before`` (read one by one until the
-next is missing: no listing), or, for a table that had no version then (its first build, or a
-catalog that did not know it), the newest commits whose ``commitInfo`` timestamp is at or after
-the start (a listing, walked back from the head). Commits of maintenance itself (OPTIMIZE,
-VACUUM, REORG, COMPUTE STATS, or any commit carrying this package's run marker) and commits that
-rewrote rows without changing them (every ``add`` is ``dataChange: false``) are never
-attributed to the build. A concurrent writer that committed to the same table during the build
-cannot be told apart from the build by the log (no writer records dbt's node): its commits
-count as the build's, which can only make maintenance run, never skip it wrongly.
+and the table's latest version (``BuildFacts``: plain values, so this module needs no dbt). The
+build's commits are then the versions after ``version_before`` (read one by one until the next
+is missing: no listing), or, for a table that had no version then (its first build, or a catalog
+that did not know it) and when there is no version after it (nothing committed, or the table
+re-created from version 0 in a replaced directory), the newest commits whose ``commitInfo``
+timestamp is at or after the start (a listing, walked back from the head). Commits of
+maintenance itself (OPTIMIZE, VACUUM, REORG, COMPUTE STATS, or any commit carrying this
+package's run marker) and commits that rewrote rows without changing them (every ``add`` is
+``dataChange: false``) are never attributed to the build. A concurrent writer that committed to
+the same table during the build cannot be told apart from the build by the log (no writer
+records dbt's node): its commits count as the build's, which can only make maintenance run,
+never skip it wrongly.
 
 From each commit: the files written, from the writer's ``operationMetrics`` (Delta on Spark
 writes ``numFiles`` for WRITE and CREATE/REPLACE AS SELECT, ``numTargetFilesAdded`` for MERGE,
 ``numAddedFiles`` for UPDATE/DELETE, values as strings; Sail writes all of these as numbers;
 delta-rs 1.6 writes ``num_added_files`` for WRITE/DELETE/UPDATE and ``num_target_files_added``
-for MERGE, as numbers), else the count of its ``add`` actions that are new files; the rows written
-(``numOutputRows``, delta-rs' ``num_added_rows``, else the files' ``numRecords`` statistics);
-and the partitions its ``add`` actions touched (``partitionValues``).
+for MERGE, as numbers), else the count of its ``add`` actions that are new files; the rows
+written (``numOutputRows``, delta-rs' ``num_added_rows``, else the files' ``numRecords``
+statistics); and the partitions its ``add`` actions touched (``partitionValues``).
 """
 
 from __future__ import annotations
@@ -274,10 +276,11 @@ def read_build_writes(location: str, facts: BuildFacts) -> BuildWrites:
     """
     storage = open_storage(location)
     window = (
-        _versions_after(storage, facts.version_before)
-        if facts.version_before is not None
-        else _versions_since(storage, facts.started_at_ms)
+        _versions_after(storage, facts.version_before) if facts.version_before is not None else []
     )
+    if not window:  # no version then, or none after it: a table re-created from version 0
+        # (its directory replaced) has commits only the clock finds; else one commit is read
+        window = _versions_since(storage, facts.started_at_ms)
     commits, others = [], []
     columns: tuple[str, ...] = ()
     for version, actions in window:

@@ -27,8 +27,10 @@ def _rows(day: str, ids: range) -> pa.Table:
     return pa.table({"id": pa.array(list(ids), pa.int64()), "day": [day] * len(ids)})
 
 
-def _facts(version: int | None, started_ms: int = 0) -> BuildFacts:
-    return BuildFacts(started_at_ms=started_ms, version_before=version, build_s=1.5)
+def _facts(version: int | None, started_ms: int | None = None) -> BuildFacts:
+    """Facts of a build that started at ``started_ms`` (None: now, after the commits so far)."""
+    started = int(time.time() * 1000) + 1 if started_ms is None else started_ms
+    return BuildFacts(started_at_ms=started, version_before=version, build_s=1.5)
 
 
 @pytest.fixture
@@ -169,3 +171,20 @@ def test_delta_on_spark_metrics_as_strings(tmp_path: Path) -> None:
     update = read_build_writes(str(table), _facts(0))  # builds after the first write
     assert [c.operation for c in update.commits] == ["UPDATE", "UPDATE", "DELETE"]
     assert update.files_written == 6
+
+
+def test_a_table_re_created_from_version_0_is_found_by_the_clock(tmp_path: Path) -> None:
+    location = tmp_path / "rebuilt"
+    for day in ("2024-01-01", "2024-01-02", "2024-01-03"):
+        write_deltalake(str(location), _rows(day, range(2)), mode="append", partition_by=["day"])
+    before = head_version(str(location))
+    assert before == 2
+    started = int(time.time() * 1000)
+    shutil.rmtree(location)  # a build that replaced the directory: versions start again at 0
+    write_deltalake(str(location), _rows("2024-01-09", range(3)), partition_by=["day"])
+
+    writes = read_build_writes(str(location), _facts(before, started))
+
+    assert [c.version for c in writes.commits] == [0]
+    assert writes.files_written == 1
+    assert writes.skip_reason(1) is None
