@@ -217,6 +217,7 @@ class MaintenanceSession:
         outcomes = maintainer.maintain_model(target)
         if any(o.ran for o in outcomes):
             self._events.history_ready()
+            maintainer.build = None  # the history's own upkeep is no part of the model's build
             self._upkeep(maintainer)
         for message in failure_warnings(outcomes, after_build=True):
             self._events.warn(message, target)
