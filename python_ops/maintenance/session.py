@@ -104,12 +104,9 @@ class ModelMaintenance:
             return "not run: maintenance could not start (see the warning)"
         if self.skipped:
             return f"skipped: the build {self.skipped}"
-        ran = ", ".join(
+        return ", ".join(
             f"{o.op} {o.summary} in {o.duration_s:.1f} s" for o in self.outcomes if o.ran
         )
-        if ran and self.build is not None:
-            ran += f" (build {self.build.facts.build_s:.1f} s: {self.build.describe()})"
-        return ran
 
 
 def failure_warnings(outcomes: Iterable[OpOutcome], *, after_build: bool) -> list[str]:
