@@ -7,16 +7,12 @@ it: a history row and an outcome, both saying why.
 from __future__ import annotations
 
 import datetime as dt
-import logging
 
-from python_ops.errors import MaintenanceError
 from python_ops.maintenance.build_writes import BuildWrites
 from python_ops.maintenance.history import HistoryRecord, parameters_json
 from python_ops.maintenance.outcomes import Reason, Status
 from python_ops.maintenance.runner import Maintainer, OpOutcome
 from python_ops.maintenance.targets import ModelTarget
-
-log = logging.getLogger("python_ops.maintenance.build_skip")
 
 SKIP_OP = "post_hook"  # the history's op of a post-hook that skipped a model's maintenance
 
@@ -54,10 +50,8 @@ def record_skip(
             reason=f"the build {reason}",
             **writes.history_columns(),
         )
-        try:
-            maintainer.history.append([record])
-        except MaintenanceError as err:
-            log.warning("model %s: %s", c.model, err)
+        # written with the next history commit, or when the command ends: not one per skip
+        maintainer.history.defer([record])
     return OpOutcome(
         c.model, SKIP_OP, Status.SKIPPED, Reason.NOT_DUE, f"the build {reason}", on_error=c.on_error
     )

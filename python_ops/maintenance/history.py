@@ -124,13 +124,33 @@ class HistoryStore:
     location: str
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     _last: dict[tuple[str, str], HistoryRecord] | None = field(default=None, repr=False)
+    _deferred: list[HistoryRecord] = field(default_factory=list, repr=False)
+
+    def defer(self, records: list[HistoryRecord]) -> None:
+        """Keep records to append with the next ``append`` or ``flush`` (one commit for many).
+
+        For rows nothing decides from (a post-hook's skip): a commit per skipped model would
+        cost more than the skip saves. The front end flushes at the end of its command.
+        """
+        with self._lock:
+            self._deferred.extend(records)
+
+    def flush(self) -> None:
+        """Append the deferred records, if any.
+
+        Raises:
+            StorageError: When the history table cannot be written (the records are dropped).
+        """
+        self.append([])
 
     def append(self, records: list[HistoryRecord]) -> None:
-        """Append records (one commit).
+        """Append records, and the deferred ones, in one commit.
 
         Raises:
             StorageError: When the history table cannot be written.
         """
+        with self._lock:
+            records, self._deferred = [*self._deferred, *records], []
         if not records:
             return
         import pyarrow as pa

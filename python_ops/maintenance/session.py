@@ -208,7 +208,6 @@ class MaintenanceSession:
             skipped = writes.skip_reason(target.config.min_files_written)
             if skipped:
                 outcome = record_skip(maintainer, target, writes, skipped)
-                self._events.history_ready()  # the skip's row may be the history's first
                 return ModelMaintenance((outcome,), build=writes, skipped=skipped)
             target = dataclasses.replace(target, build_scope=writes.scope())
         outcomes = maintainer.maintain_model(target)

@@ -29,6 +29,7 @@ from dbt.adapters.sparkdelta.config_aliases import warn_unsupported_configs
 from dbt.adapters.sparkdelta.config_preflight import preflight_messages
 from dbt.adapters.sparkdelta.connections import SparkDeltaConnectionManager
 from dbt.adapters.sparkdelta.engines import EmbeddedEngine
+from dbt.adapters.sparkdelta.history_catalog import flush_histories
 from dbt.adapters.sparkdelta.incremental import registration_ddl, spark_type_name
 from dbt.adapters.sparkdelta.maintenance_bridge import MaintenanceParts
 from dbt.adapters.sparkdelta.python_models import SessionPythonJobHelper
@@ -66,6 +67,11 @@ class SparkDeltaAdapter(SparkAdapter):
     def maintenance(self) -> MaintenanceParts:
         """The maintenance objects the macros' methods call (built once per adapter)."""
         return MaintenanceParts(self)
+
+    def cleanup_connections(self) -> None:
+        """At the end of a dbt command: first the history rows kept for it (post-hook skips)."""
+        flush_histories()
+        super().cleanup_connections()
 
     @property
     def default_python_submission_method(self) -> str:  # noqa: D102
