@@ -6,7 +6,8 @@
 maintenance in one order (``runner`` runs many models within a time budget, ``run_options`` are
 its validated arguments); ``targets`` turns a dbt manifest into models with locations and
 configs; ``selected_models`` applies a dbt selection, which dbt resolves through the port in
-``selection_resolver``; ``report`` renders what happened.
+``selection_resolver``; ``report`` renders what happened. After a build, ``build_writes`` reads
+the build's own commits (what the post-hook decides from) and ``build_skip`` records a skip.
 
 This package is also the one door of the dbt adapter into ``python_ops`` (with
 ``python_ops.errors``): every name the adapter uses is exported here (``tests/unit/test_layers.py``
@@ -30,6 +31,7 @@ if TYPE_CHECKING:
     from python_ops.delta_jars import LOCAL_CONF, require_delta_jars, session_conf
     from python_ops.log_once import begin_command
     from python_ops.maintenance.auto_columns import AdviceFor, ProjectAdvice
+    from python_ops.maintenance.build_writes import BuildFacts, head_version
     from python_ops.maintenance.catalog_file import JOURNAL_NAME, LOG_NAME, Catalog, read_catalog
     from python_ops.maintenance.config import KEYS, PREFIX, MaintenanceConfig, parse_config
     from python_ops.maintenance.dbt_profile import embedded_warehouse
@@ -74,6 +76,8 @@ _EXPORTS: dict[str, str] = {
     "load_manifest": "python_ops.advise.sources",
     "AdviceFor": "python_ops.maintenance.auto_columns",
     "ProjectAdvice": "python_ops.maintenance.auto_columns",
+    "BuildFacts": "python_ops.maintenance.build_writes",
+    "head_version": "python_ops.maintenance.build_writes",
     "DEFAULT_DELETED_FILE_RETENTION_HOURS": "python_ops.delta.properties",
     "policy_properties": "python_ops.delta.recorded_retentions",
     "TableDocs": "python_ops.delta.schema_edits",
@@ -146,6 +150,7 @@ __all__ = [
     "PREFIX",
     "RESOURCE_TYPES",
     "AdviceFor",
+    "BuildFacts",
     "Catalog",
     "DeltaSql",
     "EngineMode",
@@ -178,6 +183,7 @@ __all__ = [
     "embedded_warehouse",
     "engine_mode",
     "files_text",
+    "head_version",
     "is_delta_table",
     "is_remote",
     "load_manifest",

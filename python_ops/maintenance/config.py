@@ -99,6 +99,17 @@ def _min_small_files(model: str, key: str, value: Any) -> int:
     return int(value)
 
 
+def _min_files_written(model: str, key: str, value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ConfigError(
+            setting=key,
+            value=value,
+            fix="Use a whole number of 0 or more (0: maintain after every build).",
+            model=model,
+        )
+    return int(value)
+
+
 def _vacuum_mode(model: str, key: str, value: Any) -> VacuumMode:
     if not isinstance(value, str) or value.strip().lower() not in VACUUM_MODES:
         raise ConfigError(
@@ -212,6 +223,8 @@ class MaintenanceConfig:
             clustering columns).
         stats_interval_hours: Minimum hours between statistics upkeep runs.
         on_error: ``warn`` or ``fail``.
+        min_files_written: The post-hook maintains a model only when its build wrote at least
+            this many files (``build_writes``); 0: after every build.
     """
 
     model: str
@@ -421,6 +434,17 @@ class MaintenanceConfig:
     on_error: str = field(
         default="warn",
         metadata=_setting("warn | fail", "a failed op warns (model succeeds) or fails", _on_error),
+    )
+    min_files_written: int = field(
+        default=1,
+        metadata=_setting(
+            "integer >= 0",
+            "the post-hook maintains the model only when its build wrote at least this many "
+            "files (read from the build's own commits); below it, maintenance is skipped with "
+            "the reason in the dbt log and the history. 0: after every build. Run-operations "
+            "and the CLI are not affected",
+            _min_files_written,
+        ),
     )
     # not settings: maintenance_zorder_by / maintenance_cluster_by given as 'auto', and the
     # advisor's choice once the runner resolved it (``python_ops.maintenance.auto_columns``)

@@ -128,13 +128,15 @@ def optimize_is_due(target: ModelTarget, snapshot: Snapshot, now_ms: int) -> tup
             target_size_bytes=c.target_file_size_bytes,
             min_small_files=c.min_small_files,
             model=c.model,
+            where=target.build_scope,  # after a build: the partitions it wrote, only
         )
+    where = " of the partitions this build wrote" if target.build_scope else ""
     work = plan.work  # a partition's only file is not Z-ordered (``plan_optimize``)
     if work:
         kind = "Z-order" if plan.zorder_by else "compaction"
         files = sum(len(b.files) for p in work for b in p.bins)
-        return True, f"{kind}: {files} file(s) in {len(work)} partition(s) worth rewriting"
-    return False, f"nothing worth rewriting (min_small_files={c.min_small_files})"
+        return True, f"{kind}: {files} file(s) in {len(work)} partition(s){where} worth rewriting"
+    return False, f"nothing{where} worth rewriting (min_small_files={c.min_small_files})"
 
 
 def cleanup_logs_is_due(target: ModelTarget, snapshot: Snapshot, now_ms: int) -> tuple[bool, str]:

@@ -39,10 +39,27 @@ SCHEMA_FIELDS: tuple[tuple[str, str], ...] = (
     ("clustering_evidence", "string"),
     ("files_per_lookup_before", "string"),
     ("files_per_lookup_after", "string"),
+    # added for the post-hook's build (issue 38): why the op ran or was skipped, the build
+    ("reason", "string"),
+    ("build_s", "double"),
+    ("build_files_written", "int64"),
+    ("build_rows_written", "int64"),
+    ("build_versions", "string"),
 )
-
-
-_FIRST_COLUMNS = 16  # the columns every history file has had (before the clustering ones)
+# the columns an older history table may lack (null in its rows): every one after the first 16
+ADDED_FIELDS = frozenset(
+    {
+        "clustering_columns",
+        "clustering_evidence",
+        "files_per_lookup_before",
+        "files_per_lookup_after",
+        "reason",
+        "build_s",
+        "build_files_written",
+        "build_rows_written",
+        "build_versions",
+    }
+)
 
 
 @dataclass(frozen=True)
@@ -72,6 +89,11 @@ class HistoryRecord:
         clustering_evidence: The readers and predicate kinds per column (JSON).
         files_per_lookup_before: Files admitted per lookup per column before (JSON).
         files_per_lookup_after: The same after the op (JSON).
+        reason: Why it ran, or (status ``skipped``) why the post-hook maintained nothing.
+        build_s: The model's build seconds, up to the post-hook (None: not a post-hook run).
+        build_files_written: Files the build wrote (``build_writes``).
+        build_rows_written: Rows the build wrote (None: its commits do not say).
+        build_versions: The build's own commit versions, as a JSON list.
     """
 
     invocation_id: str
@@ -94,6 +116,11 @@ class HistoryRecord:
     clustering_evidence: str | None = None
     files_per_lookup_before: str | None = None
     files_per_lookup_after: str | None = None
+    reason: str | None = None
+    build_s: float | None = None
+    build_files_written: int | None = None
+    build_rows_written: int | None = None
+    build_versions: str | None = None
 
 
 def _arrow_schema() -> Any:
@@ -120,13 +147,33 @@ class HistoryStore:
     location: str
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     _last: dict[tuple[str, str], HistoryRecord] | None = field(default=None, repr=False)
+    _deferred: list[HistoryRecord] = field(default_factory=list, repr=False)
+
+    def defer(self, records: list[HistoryRecord]) -> None:
+        """Keep records to append with the next ``append`` or ``flush`` (one commit for many).
+
+        For rows nothing decides from (a post-hook's skip): a commit per skipped model would
+        cost more than the skip saves. The front end flushes at the end of its command.
+        """
+        with self._lock:
+            self._deferred.extend(records)
+
+    def flush(self) -> None:
+        """Append the deferred records, if any.
+
+        Raises:
+            StorageError: When the history table cannot be written (the records are dropped).
+        """
+        self.append([])
 
     def append(self, records: list[HistoryRecord]) -> None:
-        """Append records (one commit).
+        """Append records, and the deferred ones, in one commit.
 
         Raises:
             StorageError: When the history table cannot be written.
         """
+        with self._lock:
+            records, self._deferred = [*self._deferred, *records], []
         if not records:
             return
         import pyarrow as pa
@@ -141,7 +188,7 @@ class HistoryStore:
                     self.location,
                     table,
                     mode="append",
-                    schema_mode="merge",  # a history written before a column was added
+                    schema_mode="merge",  # a table from before ADDED_FIELDS gains them
                     storage_options=options,
                     post_commithook_properties=quiet_hooks(checkpoint=True),
                 )
@@ -228,8 +275,6 @@ def _plain_rows(location: str) -> list[dict[str, Any]] | None:
     deletion vectors, no column mapping; unpartitioned; every file with every column) is read
     file by file instead; anything else, and a missing table, goes to delta-rs.
     """
-    import pyarrow as pa
-
     from python_ops.delta.parquet_file import ParquetBytes
     from python_ops.delta.snapshot import read_snapshot
     from python_ops.errors import MaintenanceError
@@ -250,14 +295,19 @@ def _plain_rows(location: str) -> list[dict[str, Any]] | None:
             return None
         try:
             table = ParquetBytes(storage.read_bytes(add.relative_path)).read(schema.names)
-            for name in schema.names[_FIRST_COLUMNS:]:  # added later: older files lack them
-                if name not in table.column_names:
-                    table = table.append_column(name, pa.nulls(table.num_rows, pa.string()))
+            for name in ADDED_FIELDS - set(table.column_names):  # a file from before them
+                table = table.append_column(name, _null_column(schema, name, table.num_rows))
             table = table.select(schema.names).cast(schema)
         except (KeyError, ValueError, TypeError, NotImplementedError, OSError):  # a column
             return None  # missing or of another type: delta-rs reads it as the table says
         rows += table.to_pylist()
     return rows
+
+
+def _null_column(schema: Any, name: str, rows: int) -> Any:
+    import pyarrow as pa
+
+    return pa.nulls(rows, type=schema.field(name).type)
 
 
 def parameters_json(parameters: dict[str, Any]) -> str:

@@ -152,6 +152,10 @@ def run_optimize(target: ModelTarget, ctx: RunContext) -> OpCounts:
         if c.cluster_auto and choice.changed and not ctx.dry_run:
             apply_cluster_by(target.location, choice.columns, ctx.sql)
     snapshot = ctx.snapshot if choice is None or not c.cluster_auto else None
+    # after a build: the partitions it wrote, only (a changed auto choice rewrites them all)
+    where = None if choice is not None and choice.changed else target.build_scope
+    if where:
+        params["where"] = where
     with named_as_configured("optimize"):
         o = optimize(
             target.location,
@@ -163,6 +167,7 @@ def run_optimize(target: ModelTarget, ctx: RunContext) -> OpCounts:
             sql=ctx.sql,
             model=c.model,
             snapshot=snapshot,
+            where=where,
         )
     params["writer"] = o.writer
     clustering: dict[str, str | None] = {}

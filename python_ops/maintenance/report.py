@@ -123,12 +123,14 @@ def report_rows(
     last: dict[tuple[str, str], HistoryRecord] = {}
     # the last OPTIMIZE with auto clustering that rewrote files (else the last one)
     clustered: dict[str, HistoryRecord] = {}
-    for r in history.records() if history is not None else []:
+    records = history.records() if history is not None else []
+    for r in records:
         if not r.dry_run:
             last[(r.model, r.op)] = r  # records are oldest first
             auto = r.op == "optimize" and r.status == "succeeded" and r.clustering_columns
             if auto and (r.files_added or r.model not in clustered):
                 clustered[r.model] = r
+    shares = build_shares(records)
     rows = []
     for t in targets:
         row: dict[str, Any] = {"model": t.name}
@@ -175,8 +177,55 @@ def report_rows(
                 f"{rec.started_at:%Y-%m-%d %H:%M} {rec.status}" if rec is not None else "never"
             )
         row["files_per_lookup"] = files_per_lookup_text(clustered.get(t.name))
+        row.update(shares.get(t.name, {}))
         rows.append(row)
     return rows
+
+
+def build_shares(records: Sequence[HistoryRecord]) -> dict[str, dict[str, Any]]:
+    """Per model, the post-hook's maintenance seconds beside its builds' seconds.
+
+    From the history rows the post-hook wrote (those with ``build_s``): each build (one per
+    invocation) counts its seconds once; the ops' seconds add up.
+
+    Returns:
+        Model to ``builds``, ``build_s``, ``maintenance_s`` and ``maintenance_share``.
+    """
+    builds: dict[str, dict[str, float]] = {}
+    ops: dict[str, float] = {}
+    for r in records:
+        if r.build_s is None or r.dry_run:
+            continue
+        per_model = builds.setdefault(r.model, {})
+        per_model[r.invocation_id] = max(per_model.get(r.invocation_id, 0.0), r.build_s)
+        if r.status != "skipped":
+            ops[r.model] = ops.get(r.model, 0.0) + r.duration_s
+    out = {}
+    for model, per_build in builds.items():
+        build_s, maintenance_s = sum(per_build.values()), ops.get(model, 0.0)
+        out[model] = {
+            "builds": len(per_build),
+            "build_s": build_s,
+            "maintenance_s": maintenance_s,
+            "maintenance_share": maintenance_s / build_s if build_s > 0 else None,
+        }
+    return out
+
+
+def _share_lines(rows: list[dict[str, Any]]) -> list[str]:
+    """The "maintenance share of build" section: one line per model the post-hook recorded."""
+    shared = [r for r in rows if r.get("builds")]
+    if not shared:
+        return []
+    lines = ["maintenance share of build (post-hook: its ops' seconds / the builds' seconds)"]
+    for r in shared:
+        share = r["maintenance_share"]
+        words = "-" if share is None else f"{share:.1%}"
+        lines.append(
+            f"{r['model']:<26} {words:>7}  {r['maintenance_s']:.2f} s of maintenance after "
+            f"{r['builds']} build(s) of {r['build_s']:.2f} s"
+        )
+    return lines
 
 
 def render_report(rows: list[dict[str, Any]]) -> str:
@@ -224,4 +273,5 @@ def render_report(rows: list[dict[str, Any]]) -> str:
         f"{size_text(r['purge_reclaimable_bytes'])}"
         for r in deleted
     )
+    lines.extend(_share_lines(rows))
     return "\n".join(lines)

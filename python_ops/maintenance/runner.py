@@ -20,6 +20,7 @@ from python_ops.delta.file_paths import FilePaths, read_file_paths
 from python_ops.delta.snapshot import Snapshot, read_snapshot
 from python_ops.errors import MaintenanceError, RetentionTooShortError
 from python_ops.maintenance.auto_columns import AdviceFor, resolve_auto
+from python_ops.maintenance.build_writes import BuildWrites
 from python_ops.maintenance.due import decide
 from python_ops.maintenance.history import HistoryRecord, HistoryStore, parameters_json
 from python_ops.maintenance.op_runs import RunContext
@@ -205,6 +206,7 @@ class Maintainer:
         log_failures: Log each failed op as a warning (False when the caller reports them).
         advice_for: The advisor, for models with ``auto`` clustering columns
             (``auto_columns.resolve_auto``); None: ``auto`` resolves to no columns.
+        build: After a build (the post-hook): what it wrote, recorded beside each op's run.
     """
 
     spark: Any
@@ -216,6 +218,7 @@ class Maintainer:
     on_model: Callable[[int, int, str, list[OpOutcome]], None] | None = None
     log_failures: bool = True
     advice_for: AdviceFor | None = None
+    build: BuildWrites | None = None
     _done: int = field(default=0, repr=False)
 
     def _engine_free(self, op: str) -> bool:
@@ -298,7 +301,9 @@ class Maintainer:
                 error=error,
                 started_at=started_at,
                 duration_s=duration,
+                reason=detail,
                 **counts.columns(),
+                **(self.build.history_columns() if self.build is not None else {}),
             )
             try:
                 self.history.append([record])

@@ -19,6 +19,7 @@ dbt errors and warnings into dbt events after; the CLI prints them on stderr.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -26,10 +27,12 @@ from typing import Any, Protocol
 from python_ops.errors import MaintenanceError
 from python_ops.log_once import begin_command
 from python_ops.maintenance.auto_columns import AdviceFor
+from python_ops.maintenance.build_skip import record_skip
+from python_ops.maintenance.build_writes import BuildFacts, BuildWrites, read_build_writes
 from python_ops.maintenance.history import HistoryStore
 from python_ops.maintenance.history_upkeep import upkeep_history
 from python_ops.maintenance.outcomes import Status
-from python_ops.maintenance.registry import op_spec
+from python_ops.maintenance.registry import OPS, op_spec
 from python_ops.maintenance.run_options import RunOptions
 from python_ops.maintenance.runner import Maintainer, MaintenanceRun, OpOutcome
 from python_ops.maintenance.targets import ModelTarget
@@ -85,10 +88,14 @@ class ModelMaintenance:
     Attributes:
         outcomes: One per op considered (empty when maintenance could not start).
         started: False when maintenance could not start (a warning said why).
+        build: What the model's build wrote (None: not known).
+        skipped: Why the post-hook maintained nothing after this build ('' : it decided).
     """
 
     outcomes: tuple[OpOutcome, ...]
     started: bool = True
+    build: BuildWrites | None = None
+    skipped: str = ""
 
     @property
     def failed(self) -> tuple[OpOutcome, ...]:
@@ -99,6 +106,8 @@ class ModelMaintenance:
         """One line: each op that ran, what it did and how long it took ('' when none ran)."""
         if not self.started:
             return "not run: maintenance could not start (see the warning)"
+        if self.skipped:
+            return f"skipped: the build {self.skipped}"
         return ", ".join(
             f"{o.op} {o.summary} in {o.duration_s:.1f} s" for o in self.outcomes if o.ran
         )
@@ -140,10 +149,14 @@ class MaintenanceSession:
         self._events = events
 
     def _maintainer(
-        self, on_model: ModelDone | None = None, on_progress: ModelCount | None = None
+        self,
+        on_model: ModelDone | None = None,
+        on_progress: ModelCount | None = None,
+        build: BuildWrites | None = None,
     ) -> Maintainer:
         env = self._environment
         return Maintainer(
+            build=build,
             spark=env.spark(),
             sql=env.delta_sql(),
             vacuum_engine=env.vacuum_engine(),
@@ -155,11 +168,19 @@ class MaintenanceSession:
             advice_for=env.advice_for(),
         )
 
-    def maintain_model(self, target: ModelTarget) -> ModelMaintenance:
+    def maintain_model(
+        self, target: ModelTarget, *, build: BuildFacts | None = None
+    ) -> ModelMaintenance:
         """What is due for one model just built (dbt's post-hook).
+
+        With ``build``, the build's own commits decide first (``build_writes``): a build that
+        wrote fewer files than ``maintenance_min_files_written`` skips maintenance (one
+        ``post_hook`` history row, status ``skipped``, says why), and OPTIMIZE is decided for
+        the partitions it wrote only. A log that cannot be read that way decides as without.
 
         Args:
             target: The model.
+            build: What the front end recorded when the build started (None: not known).
 
         Returns:
             What ran; failed ops of an ``on_error: warn`` model were warned about.
@@ -169,8 +190,14 @@ class MaintenanceSession:
                 ``on_error: fail`` (a failed op is in the result, for the caller to judge).
         """
         begin_command(self.invocation_id)
+        writes = None
+        if build is not None and any(target.config.op_enabled(op) for op in OPS):
+            try:
+                writes = read_build_writes(target.location, build)
+            except MaintenanceError:
+                writes = None  # the ops read the log themselves and report what is wrong
         try:
-            maintainer = self._maintainer()
+            maintainer = self._maintainer(build=writes)
         except MaintenanceError as err:
             # e.g. no place for the history: a setup problem of maintenance, not of the model,
             # so on_error decides as for a failed op
@@ -182,13 +209,20 @@ class MaintenanceSession:
                 target,
             )
             return ModelMaintenance((), started=False)
+        if writes is not None:
+            skipped = writes.skip_reason(target.config.min_files_written)
+            if skipped:
+                outcome = record_skip(maintainer, target, writes, skipped)
+                return ModelMaintenance((outcome,), build=writes, skipped=skipped)
+            target = dataclasses.replace(target, build_scope=writes.scope())
         outcomes = maintainer.maintain_model(target)
         if any(o.ran for o in outcomes):
             self._events.history_ready()
+            maintainer.build = None  # the history's own upkeep is no part of the model's build
             self._upkeep(maintainer)
         for message in failure_warnings(outcomes, after_build=True):
             self._events.warn(message, target)
-        return ModelMaintenance(tuple(outcomes))
+        return ModelMaintenance(tuple(outcomes), build=writes)
 
     def maintain(
         self,

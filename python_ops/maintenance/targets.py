@@ -33,6 +33,9 @@ class ModelTarget:
         tags: Its dbt tags.
         fqn: Its dbt fully qualified name (project, folders..., name).
         unique_id: Its dbt unique id (``model.<package>.<name>``); '' when not known.
+        build_scope: After a build (the post-hook), a predicate selecting the partitions the
+            build wrote (``build_writes``): OPTIMIZE is decided and run there only. None: the
+            whole table.
     """
 
     name: str
@@ -41,6 +44,7 @@ class ModelTarget:
     tags: tuple[str, ...] = ()
     fqn: tuple[str, ...] = ()
     unique_id: str = ""
+    build_scope: str | None = None
 
 
 def _get(node: Any, key: str, default: Any = None) -> Any:

@@ -82,7 +82,11 @@ def test_settings_slices_belong_to_their_op() -> None:
     }
     # the slices and the model-wide settings are every setting, each exactly once
     model_wide = {s.key for s in SETTINGS if s.op is None}
-    assert model_wide == {"maintenance_enabled", "maintenance_on_error"}
+    assert model_wide == {
+        "maintenance_enabled",
+        "maintenance_on_error",
+        "maintenance_min_files_written",  # the post-hook's gate, before any op
+    }
     assert sum(len(k) for k in keys.values()) + len(model_wide) == len(SETTINGS)
 
 

@@ -37,6 +37,17 @@ def history_store(location: str) -> HistoryStore:
         return _stores[location]
 
 
+def flush_histories() -> None:
+    """Write every store's deferred rows (post-hook skips): once, when a dbt command ends."""
+    with _stores_lock:
+        stores = list(_stores.values())
+    for store in stores:
+        try:
+            store.flush()
+        except MaintenanceError as err:  # the models' builds stand; say what was not recorded
+            log.warning("maintenance history: %s", err)
+
+
 def history_is_a_source(sources: Iterable[Any], schema: str, name: str) -> bool:
     """True when one of a manifest's sources is the history table (schema and identifier).
 

@@ -30,6 +30,7 @@ from dbt.adapters.sparkdelta.config_aliases import warn_unsupported_configs
 from dbt.adapters.sparkdelta.config_preflight import preflight_messages
 from dbt.adapters.sparkdelta.connections import SparkDeltaConnectionManager
 from dbt.adapters.sparkdelta.engines import EmbeddedEngine
+from dbt.adapters.sparkdelta.history_catalog import flush_histories
 from dbt.adapters.sparkdelta.incremental import registration_ddl, spark_type_name
 from dbt.adapters.sparkdelta.locator import cached_relation
 from dbt.adapters.sparkdelta.maintenance_bridge import MaintenanceParts
@@ -68,6 +69,11 @@ class SparkDeltaAdapter(SparkAdapter):
     def maintenance(self) -> MaintenanceParts:
         """The maintenance objects the macros' methods call (built once per adapter)."""
         return MaintenanceParts(self)
+
+    def cleanup_connections(self) -> None:
+        """At the end of a dbt command: first the history rows kept for it (post-hook skips)."""
+        flush_histories()
+        super().cleanup_connections()
 
     @property
     def default_python_submission_method(self) -> str:  # noqa: D102
@@ -462,6 +468,8 @@ class SparkDeltaAdapter(SparkAdapter):
                 key, the value and the fix; the table is not touched (``build_check``).
         """
         check_before_build(model, self.maintenance.locator)
+        # the build starts now: its post-hook reads the commits made from here (build_clock)
+        self.maintenance.run_operations.build_clock.start(model)
         return ""
 
     @available

@@ -18,6 +18,7 @@ from dbt_common.invocation import get_invocation_id
 
 from dbt.adapters.sparkdelta import maintenance_events
 from dbt.adapters.sparkdelta.advisor_bridge import ProjectAdvisor
+from dbt.adapters.sparkdelta.build_clock import BuildClock
 from dbt.adapters.sparkdelta.dbt_connection import DbtConnection
 from dbt.adapters.sparkdelta.dbt_session import dbt_session
 from dbt.adapters.sparkdelta.history_catalog import HistoryCatalog
@@ -47,6 +48,7 @@ class RunOperations:
         self._connection = connection
         self._locator = locator
         self._history = history
+        self.build_clock = BuildClock(locator)
 
     def after_build(self, model: Any, invocation_id: str, history: Mapping[str, Any]) -> str:
         """Post-hook: run the maintenance that is due for the model just built.
@@ -72,6 +74,7 @@ class RunOperations:
 
     def _after_build(self, model: Any, invocation_id: str, history: Mapping[str, Any]) -> str:
         begin_command(invocation_id)  # a warning's "once" is per dbt invocation
+        build = self.build_clock.take(model)  # when its materialization started, and the version
         targets, located = self._locator.locate([model])
         if not targets:
             reasons = list(located.not_delta.values())
@@ -87,7 +90,7 @@ class RunOperations:
         )
         try:
             with maintenance_events.python_ops_logs_to_dbt():
-                done = session.maintain_model(targets[0])
+                done = session.maintain_model(targets[0], build=build)
         except MaintenanceError as err:  # could not start, and the model says on_error: fail
             raise DbtRuntimeError(str(err)) from err
         if done.failed and targets[0].config.on_error == "fail":

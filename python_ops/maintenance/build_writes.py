@@ -1,0 +1,307 @@
+"""What this build wrote into a model's table: its own commits, read from the Delta log.
+
+The post-hook decides from what the build did, not from the table's whole state. Which commits
+are the build's: the adapter records, when the model's materialization starts, the wall clock
+and the table's latest version (``BuildFacts``: plain values, so this module needs no dbt). The
+build's commits are then the versions after ``version_before`` (read one by one until the next
+is missing: no listing), or, for a table that had no version then (its first build, or a catalog
+that did not know it) and when there is no version after it (nothing committed, or the table
+re-created from version 0 in a replaced directory), the newest commits whose ``commitInfo``
+timestamp is at or after the start (a listing, walked back from the head). Commits of
+maintenance itself (OPTIMIZE, VACUUM, REORG, COMPUTE STATS, or any commit carrying this
+package's run marker) and commits that rewrote rows without changing them (every ``add`` is
+``dataChange: false``) are never attributed to the build. A concurrent writer that committed to
+the same table during the build cannot be told apart from the build by the log (no writer
+records dbt's node): its commits count as the build's, which can only make maintenance run,
+never skip it wrongly.
+
+From each commit: the files written, from the writer's ``operationMetrics`` (Delta on Spark
+writes ``numFiles`` for WRITE and CREATE/REPLACE AS SELECT, ``numTargetFilesAdded`` for MERGE,
+``numAddedFiles`` for UPDATE/DELETE, values as strings; Sail writes all of these as numbers;
+delta-rs 1.6 writes ``num_added_files`` for WRITE/DELETE/UPDATE and ``num_target_files_added``
+for MERGE, as numbers), else the count of its ``add`` actions that are new files; the rows
+written (``numOutputRows``, delta-rs' ``num_added_rows``, else the files' ``numRecords``
+statistics); and the partitions its ``add`` actions touched (``partitionValues``).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from python_ops.delta.commits import commit_actions, commit_info, commit_versions
+from python_ops.errors import MaintenanceError
+from python_ops.storage import Storage, open_storage
+
+# operationMetrics naming the files a commit wrote, first match wins (see the module docstring)
+FILE_METRICS = (
+    "numTargetFilesAdded",
+    "num_target_files_added",
+    "num_added_files",
+    "numAddedFiles",
+    "numFiles",
+)
+# operationMetrics naming the rows a commit wrote
+ROW_METRICS = ("numOutputRows", "num_added_rows", "num_output_rows")
+# operations of maintenance (Delta's and this package's): never a build's write
+MAINTENANCE_OPERATIONS = frozenset(
+    {"OPTIMIZE", "VACUUM START", "VACUUM END", "REORG", "COMPUTE STATS", "SET TBLPROPERTIES"}
+)
+RUN_MARKER = "python_ops.run"  # set in commitInfo by every commit this package makes
+
+Partition = tuple[tuple[str, str | None], ...]
+
+
+@dataclass(frozen=True)
+class BuildFacts:
+    """What the front end knew of a model's build (dbt: recorded when its materialization began).
+
+    Attributes:
+        started_at_ms: When the build started (wall clock, ms since the epoch).
+        version_before: The table's latest version then (None: it had none, or not known).
+        build_s: Seconds the build took, up to the post-hook.
+    """
+
+    started_at_ms: int
+    version_before: int | None
+    build_s: float
+
+
+@dataclass(frozen=True)
+class BuildCommit:
+    """One commit of the build.
+
+    Attributes:
+        version: Its version.
+        operation: Its ``commitInfo.operation`` ('' when none).
+        files_written: Files it wrote.
+        files_metric: The ``operationMetrics`` key that gave it ('' : its ``add`` actions).
+        rows_written: Rows it wrote (None: neither a metric nor statistics say).
+        partitions: The partitions its ``add`` actions touched.
+    """
+
+    version: int
+    operation: str
+    files_written: int
+    files_metric: str
+    rows_written: int | None
+    partitions: tuple[Partition, ...]
+
+
+@dataclass(frozen=True)
+class BuildWrites:
+    """What one build wrote into a table.
+
+    Attributes:
+        facts: The build's facts as the front end gave them.
+        commits: The build's commits, oldest first.
+        not_attributed: Versions in the build's window that are not its own (maintenance).
+        partition_columns: The partition columns the commits' files carry (empty: none).
+    """
+
+    facts: BuildFacts
+    commits: tuple[BuildCommit, ...]
+    not_attributed: tuple[int, ...] = ()
+    partition_columns: tuple[str, ...] = ()
+
+    @property
+    def files_written(self) -> int:
+        """Files the build wrote."""
+        return sum(c.files_written for c in self.commits)
+
+    @property
+    def rows_written(self) -> int | None:
+        """Rows the build wrote (None when a commit does not say)."""
+        rows = [c.rows_written for c in self.commits]
+        return None if any(r is None for r in rows) else sum(r for r in rows if r is not None)
+
+    @property
+    def partitions(self) -> tuple[Partition, ...]:
+        """Every partition the build touched, sorted."""
+        return tuple(sorted({p for c in self.commits for p in c.partitions}, key=str))
+
+    def skip_reason(self, min_files_written: int) -> str | None:
+        """Why maintenance is skipped after this build (None: it is decided as usual).
+
+        Args:
+            min_files_written: The model's ``maintenance_min_files_written``.
+
+        Returns:
+            ``wrote nothing: ...`` or ``wrote N file(s), fewer than ...``; None to go on.
+        """
+        files = self.files_written
+        if files >= min_files_written:
+            return None
+        if not self.commits:
+            return "wrote nothing: the build made no commit to the table"
+        if files == 0:
+            versions = ", ".join(str(c.version) for c in self.commits)
+            return f"wrote nothing: its commit(s) (version {versions}) added no file"
+        return (
+            f"wrote {files} file(s), fewer than maintenance_min_files_written={min_files_written}"
+        )
+
+    def scope(self) -> str | None:
+        """A partition predicate selecting exactly the partitions the build touched.
+
+        None for an unpartitioned table (the table is its one partition). The values are quoted
+        strings (``partition_scope`` reads them as the column's type); a null partition value
+        is ``IS NULL``.
+        """
+        if not self.partition_columns:
+            return None
+        terms = []
+        for partition in self.partitions:
+            parts = [
+                f"`{c}` IS NULL" if v is None else f"`{c}` = '{v.replace(chr(39), chr(39) * 2)}'"
+                for c, v in partition
+            ]
+            terms.append("(" + " AND ".join(parts) + ")")
+        return " OR ".join(terms) if terms else None
+
+    def describe(self) -> str:
+        """One line: the commits, files, rows and partitions written."""
+        if not self.commits:
+            return "no commit"
+        versions = [c.version for c in self.commits]
+        span = str(versions[0]) if len(versions) == 1 else f"{versions[0]}-{versions[-1]}"
+        rows = self.rows_written
+        text = f"version {span} wrote {self.files_written} file(s)"
+        if rows is not None:
+            text += f", {rows} row(s)"
+        if self.partition_columns:
+            text += f" in {len(self.partitions)} partition(s)"
+        return text
+
+    def history_columns(self) -> dict[str, Any]:
+        """The build's columns of each history row (``HistoryRecord``)."""
+        return {
+            "build_s": self.facts.build_s,
+            "build_files_written": self.files_written,
+            "build_rows_written": self.rows_written,
+            "build_versions": json.dumps([c.version for c in self.commits]),
+        }
+
+
+def _metric(metrics: dict[str, Any], keys: tuple[str, ...]) -> tuple[int, str] | None:
+    for key in keys:
+        value = metrics.get(key)
+        if value is None or isinstance(value, bool):
+            continue
+        try:
+            return int(value), key  # Delta on Spark writes strings, Sail and delta-rs numbers
+        except (TypeError, ValueError):
+            continue
+    return None
+
+
+def _records(add: dict[str, Any]) -> int | None:
+    stats = add.get("stats")
+    if not isinstance(stats, str):
+        return None
+    try:
+        value = json.loads(stats).get("numRecords")
+    except (ValueError, AttributeError):
+        return None
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _build_commit(version: int, actions: list[dict[str, Any]]) -> BuildCommit | None:
+    """The commit as the build's, or None when it is not a build's write (maintenance)."""
+    raw_info: dict[str, Any] = next((a["commitInfo"] for a in actions if "commitInfo" in a), {})
+    info = commit_info(version, actions, 0)
+    operation = info.operation or ""
+    if operation in MAINTENANCE_OPERATIONS or RUN_MARKER in raw_info:
+        return None
+    adds = [a["add"] for a in actions if isinstance(a.get("add"), dict)]
+    changed = [a for a in adds if a.get("dataChange") is not False]
+    if adds and not changed:
+        return None  # the same rows rewritten (a compaction by another tool)
+    removed = {a["remove"].get("path") for a in actions if isinstance(a.get("remove"), dict)}
+    new_files = [a for a in changed if a.get("path") not in removed]  # not a DV re-add
+    metric = _metric(info.operation_metrics, FILE_METRICS)
+    files, files_metric = metric if metric is not None else (len(new_files), "")
+    rows_metric = _metric(info.operation_metrics, ROW_METRICS)
+    counted = [_records(a) for a in new_files]
+    rows = (
+        rows_metric[0]
+        if rows_metric is not None
+        else (None if any(r is None for r in counted) else sum(r for r in counted if r))
+    )
+    partitions = {
+        tuple(sorted((str(k), v) for k, v in (a.get("partitionValues") or {}).items()))
+        for a in changed
+    }
+    return BuildCommit(
+        version, operation, files, files_metric, rows, tuple(sorted(partitions, key=str))
+    )
+
+
+def _versions_after(storage: Storage, version: int) -> list[tuple[int, list[dict[str, Any]]]]:
+    """The commits after ``version``, read one by one until the next one is missing."""
+    out = []
+    while True:
+        version += 1
+        try:
+            out.append((version, commit_actions(storage, version)))
+        except (FileNotFoundError, MaintenanceError):
+            return out
+
+
+def _versions_since(storage: Storage, started_at_ms: int) -> list[tuple[int, list[dict[str, Any]]]]:
+    """The newest commits whose timestamp is at or after ``started_at_ms``, oldest first."""
+    out = []
+    for version in reversed(commit_versions(storage)):
+        actions = commit_actions(storage, version)
+        # a commit without a timestamp counts as the build's: never skip on a guess
+        if commit_info(version, actions, started_at_ms).timestamp_ms < started_at_ms:
+            break
+        out.append((version, actions))
+    return out[::-1]
+
+
+def read_build_writes(location: str, facts: BuildFacts) -> BuildWrites:
+    """The build's own commits of a table and what they wrote.
+
+    Args:
+        location: The table.
+        facts: What the front end recorded when the build started.
+
+    Returns:
+        What the build wrote (no commit: nothing).
+
+    Raises:
+        MaintenanceError: When the log cannot be read.
+    """
+    storage = open_storage(location)
+    window = (
+        _versions_after(storage, facts.version_before) if facts.version_before is not None else []
+    )
+    if not window:  # no version then, or none after it: a table re-created from version 0
+        # (its directory replaced) has commits only the clock finds; else one commit is read
+        window = _versions_since(storage, facts.started_at_ms)
+    commits, others = [], []
+    columns: tuple[str, ...] = ()
+    for version, actions in window:
+        commit = _build_commit(version, actions)
+        if commit is None:
+            others.append(version)
+            continue
+        commits.append(commit)
+        for partition in commit.partitions:
+            columns = columns or tuple(c for c, _ in partition)
+    return BuildWrites(facts, tuple(commits), tuple(others), columns)
+
+
+def head_version(location: str) -> int | None:
+    """The table's latest commit version (None: no table there yet).
+
+    What a front end records as ``BuildFacts.version_before`` when a build starts: one listing
+    of the log, nothing parsed.
+    """
+    try:
+        versions = commit_versions(open_storage(location))
+    except (MaintenanceError, OSError):
+        return None
+    return versions[-1] if versions else None

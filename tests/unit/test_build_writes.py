@@ -1,0 +1,190 @@
+"""A build's own commits read from the Delta log (``build_writes``), on real tables.
+
+delta-rs writes (append, overwrite, MERGE, DELETE) with its metric names; Delta on Spark's
+commits (string metrics: WRITE, UPDATE, DELETE) from the shared fixture ``cdf-table``. Which
+commits are the build's: after the version recorded at its start, or timestamped from its start;
+maintenance's own commits never.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import time
+from pathlib import Path
+
+import pyarrow as pa
+import pytest
+from deltalake import DeltaTable, write_deltalake
+
+from python_ops.delta.partition_scope import parse_scope
+from python_ops.delta.snapshot import read_snapshot
+from python_ops.maintenance.build_writes import BuildFacts, head_version, read_build_writes
+from tests.helpers.paths import shared_table
+
+
+def _rows(day: str, ids: range) -> pa.Table:
+    return pa.table({"id": pa.array(list(ids), pa.int64()), "day": [day] * len(ids)})
+
+
+def _facts(version: int | None, started_ms: int | None = None) -> BuildFacts:
+    """Facts of a build that started at ``started_ms`` (None: now, after the commits so far)."""
+    started = int(time.time() * 1000) + 1 if started_ms is None else started_ms
+    return BuildFacts(started_at_ms=started, version_before=version, build_s=1.5)
+
+
+@pytest.fixture
+def events(tmp_path: Path) -> str:
+    """A delta-rs table partitioned by day, two partitions, version 1."""
+    location = str(tmp_path / "events")
+    write_deltalake(location, _rows("2024-01-01", range(10)), partition_by=["day"])
+    write_deltalake(location, _rows("2024-01-02", range(10, 20)), mode="append")
+    return location
+
+
+def test_an_append_into_one_partition_is_that_partition_only(events: str) -> None:
+    before = head_version(events)
+    assert before == 1
+    write_deltalake(events, _rows("2024-01-02", range(20, 25)), mode="append")
+
+    writes = read_build_writes(events, _facts(before))
+
+    (commit,) = writes.commits
+    assert (commit.version, commit.operation) == (2, "WRITE")
+    assert (commit.files_written, commit.files_metric) == (1, "num_added_files")
+    assert writes.rows_written == 5  # delta-rs' num_added_rows
+    assert writes.partitions == ((("day", "2024-01-02"),),)
+    assert writes.skip_reason(1) is None
+    # the predicate selects exactly that partition, as OPTIMIZE's scope reads it
+    snapshot = read_snapshot(events)
+    scope = parse_scope(
+        writes.scope() or "",
+        partition_columns=snapshot.metadata.partition_columns,
+        schema_fields=snapshot.metadata.schema_fields(),
+        setting="where",
+    )
+    assert [scope.matches(f.partition_values) for f in snapshot.files].count(True) == 2
+    assert {
+        f.partition_values["day"] for f in snapshot.files if scope.matches(f.partition_values)
+    } == {"2024-01-02"}
+    assert writes.history_columns() == {
+        "build_s": 1.5,
+        "build_files_written": 1,
+        "build_rows_written": 5,
+        "build_versions": "[2]",
+    }
+
+
+def test_a_build_without_a_commit_wrote_nothing(events: str) -> None:
+    writes = read_build_writes(events, _facts(head_version(events)))
+    assert writes.commits == ()
+    assert writes.skip_reason(1) == "wrote nothing: the build made no commit to the table"
+    assert writes.skip_reason(0) is None  # 0: maintain after every build
+
+
+def test_a_merge_counts_delta_rs_merge_metrics_and_its_partitions(events: str) -> None:
+    before = head_version(events)
+    source = pa.table({"id": pa.array([1, 30], pa.int64()), "day": ["2024-01-01", "2024-01-03"]})
+    (
+        DeltaTable(events)
+        .merge(source, "t.id = s.id", source_alias="s", target_alias="t")
+        .when_matched_update_all()
+        .when_not_matched_insert_all()
+        .execute()
+    )
+
+    writes = read_build_writes(events, _facts(before))
+
+    (commit,) = writes.commits
+    assert commit.operation == "MERGE"
+    assert commit.files_metric == "num_target_files_added"  # delta-rs 1.6: snake case
+    log = Path(events) / "_delta_log" / f"{commit.version:020d}.json"
+    adds = [json.loads(x)["add"] for x in log.read_text().splitlines() if '"add"' in x]
+    assert commit.files_written == len(adds)  # the metric agrees with the log
+    assert {p for p in writes.partitions} == {
+        (("day", "2024-01-01"),),
+        (("day", "2024-01-03"),),
+    }
+    assert writes.rows_written == sum(json.loads(a["stats"])["numRecords"] for a in adds)
+
+
+def test_a_delete_of_whole_files_wrote_nothing(events: str) -> None:
+    before = head_version(events)
+    DeltaTable(events).delete("day = '2024-01-01'")
+
+    writes = read_build_writes(events, _facts(before))
+
+    assert [c.operation for c in writes.commits] == ["DELETE"]
+    assert writes.files_written == 0
+    assert writes.skip_reason(1) == "wrote nothing: its commit(s) (version 2) added no file"
+
+
+def test_fewer_files_than_the_minimum_skip_with_the_count(events: str) -> None:
+    before = head_version(events)
+    write_deltalake(events, _rows("2024-01-03", range(3)), mode="append")
+    writes = read_build_writes(events, _facts(before))
+    assert writes.skip_reason(2) == "wrote 1 file(s), fewer than maintenance_min_files_written=2"
+
+
+def test_maintenance_commits_are_never_the_build_s(events: str) -> None:
+    before = head_version(events)
+    write_deltalake(events, _rows("2024-01-02", range(30, 32)), mode="append")
+    DeltaTable(events).optimize.compact()  # OPTIMIZE by delta-rs, after the build's append
+
+    writes = read_build_writes(events, _facts(before))
+
+    assert [c.version for c in writes.commits] == [2]
+    assert writes.not_attributed == (3,)
+
+
+def test_a_new_table_s_commits_are_those_from_the_build_s_start(tmp_path: Path) -> None:
+    location = str(tmp_path / "new")
+    write_deltalake(location, _rows("2024-01-01", range(4)), partition_by=["day"])
+    started = int(time.time() * 1000) + 5
+    time.sleep(0.02)
+    assert head_version(str(tmp_path / "missing")) is None  # what the adapter records
+    write_deltalake(location, _rows("2024-01-05", range(2)), mode="append")
+    write_deltalake(location, _rows("2024-01-06", range(2)), mode="append")
+
+    writes = read_build_writes(location, _facts(None, started))
+
+    # the commit before the start is another writer's: not attributed
+    assert [c.version for c in writes.commits] == [1, 2]
+    assert writes.files_written == 2
+    assert writes.describe() == "version 1-2 wrote 2 file(s), 4 row(s) in 2 partition(s)"
+
+
+def test_delta_on_spark_metrics_as_strings(tmp_path: Path) -> None:
+    original = shared_table("cdf-table")  # WRITE, UPDATE, UPDATE, DELETE by Delta on Spark
+    table = tmp_path / "cdf-table"
+    shutil.copytree(original, table)
+
+    first = read_build_writes(str(table), _facts(-1))  # the table's whole life
+    by_version = {c.version: c for c in first.commits}
+    assert (by_version[0].files_written, by_version[0].files_metric) == (10, "numFiles")
+    assert by_version[0].rows_written == 10
+    assert (by_version[1].files_written, by_version[1].files_metric) == (3, "numAddedFiles")
+    assert by_version[3].files_written == 0  # a DELETE of whole files: numAddedFiles 0
+    assert by_version[3].partitions == ()
+    assert first.partition_columns == ("birthday",)
+
+    update = read_build_writes(str(table), _facts(0))  # builds after the first write
+    assert [c.operation for c in update.commits] == ["UPDATE", "UPDATE", "DELETE"]
+    assert update.files_written == 6
+
+
+def test_a_table_re_created_from_version_0_is_found_by_the_clock(tmp_path: Path) -> None:
+    location = tmp_path / "rebuilt"
+    for day in ("2024-01-01", "2024-01-02", "2024-01-03"):
+        write_deltalake(str(location), _rows(day, range(2)), mode="append", partition_by=["day"])
+    before = head_version(str(location))
+    assert before == 2
+    started = int(time.time() * 1000)
+    shutil.rmtree(location)  # a build that replaced the directory: versions start again at 0
+    write_deltalake(str(location), _rows("2024-01-09", range(3)), partition_by=["day"])
+
+    writes = read_build_writes(str(location), _facts(before, started))
+
+    assert [c.version for c in writes.commits] == [0]
+    assert writes.files_written == 1
+    assert writes.skip_reason(1) is None
