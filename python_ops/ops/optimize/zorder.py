@@ -26,7 +26,6 @@ import math
 import posixpath
 import time
 import uuid
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -36,14 +35,18 @@ import pyarrow.parquet as pq
 
 from python_ops.delta.actions import AddFile
 from python_ops.delta.commits import commit_actions, commit_versions
-from python_ops.delta.stats import delta_stats
 from python_ops.delta.writer import open_delta, quiet_hooks
 from python_ops.errors import (
     DeltaLogError,
     StorageError,
     ZOrderUnsupportedError,
 )
+from python_ops.ops.optimize.clustered_output import ClusteredOutput
+from python_ops.ops.optimize.clustered_output import WrittenFile as WrittenFile  # re-exported
+from python_ops.ops.optimize.external_sort import DEFAULT_MEMORY_BUDGET, sort_by_key
+from python_ops.ops.optimize.partition_batches import PartitionSource, plain_schema
 from python_ops.ops.optimize.plan import OPERATION_MARKER
+from python_ops.ops.optimize.zorder_ranges import ranges_for
 from python_ops.storage import Storage, open_storage
 
 if TYPE_CHECKING:
@@ -76,8 +79,32 @@ def range_ids(values: pa.ChunkedArray | pa.Array, *, bits: int = RANGE_BITS) -> 
     return (r * np.uint64(1 << bits)) // np.uint64(n)
 
 
-def zorder_key(columns: list[pa.ChunkedArray | pa.Array]) -> NDArray[np.uint64]:
+def interleave(ids: list[NDArray[np.uint64]], bits: int) -> NDArray[np.uint64]:
     """Interleave the bits of each column's range ids, most significant bits first.
+
+    Args:
+        ids: Each column's range ids, all of one length.
+        bits: Bits per id.
+
+    Returns:
+        One 64-bit key per row.
+    """
+    k = len(ids)
+    key = np.zeros(len(ids[0]), dtype=np.uint64)
+    for bit in range(bits):  # bit 0 is the least significant bit of each id
+        for c, column_ids in enumerate(ids):
+            position = np.uint64(bit * k + (k - 1 - c))
+            key |= ((column_ids >> np.uint64(bit)) & np.uint64(1)) << position
+    return key
+
+
+def key_bits(columns: int) -> int:
+    """Bits per column's range id with ``columns`` Z-order columns."""
+    return min(RANGE_BITS, KEY_BITS // columns)
+
+
+def zorder_key(columns: list[pa.ChunkedArray | pa.Array]) -> NDArray[np.uint64]:
+    """Each row's Z-key over all of ``columns`` (the whole partition in memory).
 
     Args:
         columns: The Z-order columns, all of one length.
@@ -87,15 +114,8 @@ def zorder_key(columns: list[pa.ChunkedArray | pa.Array]) -> NDArray[np.uint64]:
     """
     if not columns:
         raise ValueError("zorder_key needs at least one column")
-    bits = min(RANGE_BITS, KEY_BITS // len(columns))
-    ids = [range_ids(c, bits=bits) for c in columns]
-    k = len(ids)
-    key = np.zeros(len(ids[0]), dtype=np.uint64)
-    for bit in range(bits):  # bit 0 is the least significant bit of each id
-        for c, column_ids in enumerate(ids):
-            position = np.uint64(bit * k + (k - 1 - c))
-            key |= ((column_ids >> np.uint64(bit)) & np.uint64(1)) << position
-    return key
+    bits = key_bits(len(columns))
+    return interleave([range_ids(c, bits=bits) for c in columns], bits)
 
 
 def zorder_sort(table: pa.Table, columns: list[str]) -> pa.Table:
@@ -113,23 +133,6 @@ def zorder_sort(table: pa.Table, columns: list[str]) -> pa.Table:
 
 
 RUN_MARKER = "python_ops.run"
-
-
-@dataclass(frozen=True)
-class WrittenFile:
-    """A Parquet file the rewrite wrote (not yet committed).
-
-    Attributes:
-        path: Decoded path relative to the table root.
-        size_bytes: File size.
-        rows: Rows in the file.
-        stats: Delta statistics JSON.
-    """
-
-    path: str
-    size_bytes: int
-    rows: int
-    stats: str
 
 
 def check_supported(configuration: dict[str, str], files: list[AddFile]) -> None:
@@ -155,19 +158,6 @@ def check_supported(configuration: dict[str, str], files: list[AddFile]) -> None
             "the table references files outside its root (a shallow clone); Z-order would "
             "rewrite files it does not own"
         )
-
-
-def _plain_type(kind: pa.DataType) -> pa.DataType:
-    """Arrow view types (delta-rs writes them) as the classic types every kernel supports."""
-    if pa.types.is_string_view(kind):
-        return pa.large_string()
-    if pa.types.is_binary_view(kind):
-        return pa.large_binary()
-    if pa.types.is_struct(kind):
-        return pa.struct([f.with_type(_plain_type(f.type)) for f in kind])
-    if pa.types.is_list(kind) or pa.types.is_large_list(kind) or pa.types.is_list_view(kind):
-        return pa.large_list(kind.value_field.with_type(_plain_type(kind.value_type)))
-    return kind
 
 
 def read_files(storage: Storage, files: list[AddFile]) -> pa.Table:
@@ -199,7 +189,7 @@ def read_files(storage: Storage, files: list[AddFile]) -> pa.Table:
                 f"{storage.root}: live data file '{f.relative_path}' cannot be read as Parquet "
                 f"({err}); nothing was committed"
             ) from err
-        plain = pa.schema([f.with_type(_plain_type(f.type)) for f in table.schema])
+        plain = plain_schema(table.schema)
         tables.append(table.cast(plain) if plain != table.schema else table)
     return pa.concat_tables(tables, promote_options="permissive")
 
@@ -211,8 +201,14 @@ def write_clustered(
     columns: list[str],
     target_size_bytes: int,
     stats_columns: list[str],
+    memory_budget_bytes: int = DEFAULT_MEMORY_BUDGET,
+    spill_root: str | None = None,
 ) -> list[WrittenFile]:
     """Read ``files`` (one partition), cluster by ``columns`` and write about target-size files.
+
+    The rows are sorted by Z-key within ``memory_budget_bytes`` (``external_sort``): a partition
+    larger than that is sorted in runs spilled to a temporary directory and merged. The range
+    boundaries come from a first pass over the Z-order columns (``zorder_ranges``).
 
     Args:
         storage: The table's storage.
@@ -221,6 +217,8 @@ def write_clustered(
         target_size_bytes: Target output file size; the output count is
             ``ceil(input bytes / target)``.
         stats_columns: Columns to write statistics for.
+        memory_budget_bytes: Memory the rows, keys and buffers may take.
+        spill_root: Where spilled runs go (None: the OS temp directory).
 
     Returns:
         The files written, in the partition's directory; nothing is committed.
@@ -228,35 +226,44 @@ def write_clustered(
     Raises:
         StorageError: When an input file is missing or unreadable.
     """
-    table = zorder_sort(read_files(storage, files), columns)
+    source = PartitionSource(storage, files)
+    bits = key_bits(len(columns))
+    key_rows = max(1024, min(1 << 20, memory_budget_bytes // 16 // max(1, len(columns) * 8)))
+    ranges = ranges_for(
+        lambda: source.batches(batch_rows=key_rows, columns=columns),
+        columns,
+        rows=source.rows,
+        sample_bytes=memory_budget_bytes // 4,
+        bits=bits,
+    )
+
+    def keys_of(table: pa.Table) -> NDArray[np.uint64]:
+        ids = [r.ids(table.column(c)) for r, c in zip(ranges, columns, strict=True)]
+        return interleave(ids, bits)
+
     in_bytes = sum(f.size_bytes for f in files)
-    count = max(1, min(table.num_rows, math.ceil(in_bytes / target_size_bytes)))
     assert files[0].relative_path is not None
-    directory = posixpath.dirname(files[0].relative_path)
-    run = uuid.uuid4()
-    written = []
-    per_file = math.ceil(table.num_rows / count) if table.num_rows else 0
-    for index in range(count):
-        piece = table.slice(index * per_file, per_file)
-        if index and not piece.num_rows:
-            break
-        name = f"part-{index:05d}-{run}-c000.zstd.parquet"
-        rel = posixpath.join(directory, name) if directory else name
-        fs, path = storage.arrow_path(rel)
-        # microsecond timestamps as Spark writes them; refuse to drop precision silently
-        pq.write_table(
-            piece,
-            path,
-            filesystem=fs,
-            compression="zstd",
-            coerce_timestamps="us",
-            allow_truncated_timestamps=False,
+    output = ClusteredOutput(
+        storage,
+        directory=posixpath.dirname(files[0].relative_path),
+        rows=source.rows,
+        count=max(1, min(source.rows, math.ceil(in_bytes / target_size_bytes))),
+        schema=source.schema,
+        stats_columns=stats_columns,
+        group_rows=memory_budget_bytes // 8 // source.width,
+    )
+    try:
+        sort_by_key(
+            source,
+            keys_of,
+            output.write,
+            memory_budget_bytes=memory_budget_bytes,
+            spill_root=spill_root,
         )
-        size = fs.get_file_info(path).size
-        written.append(
-            WrittenFile(rel, int(size), piece.num_rows, delta_stats(piece, stats_columns))
-        )
-    return written
+    except BaseException:
+        output.abort()
+        raise
+    return output.close()
 
 
 def commit_rewrite(

@@ -1,0 +1,236 @@
+"""Sort a partition's rows by Z-key in bounded memory: sorted runs spilled as Parquet, merged.
+
+Rows are read in batches (``PartitionSource``); each batch's Z-keys come from the columns' range
+boundaries alone (``zorder_ranges``). Batches gather until they fill the run share of the
+budget; the run is then sorted (one column at a time, so a sort needs one column's copy beside
+the run) and, when more rows follow, spilled as a Parquet file with its keys in a last column.
+A partition that fits in one run is never spilled: it is sorted in memory and written straight
+to the output. Otherwise the runs are merged: each run is read a row group at a time, and every
+row whose key is at most the smallest of the runs' last buffered keys is emitted (no row still
+unread can sort before it), in key order, ties in run order.
+
+Spill files live in one temporary directory (``python_ops-zorder-*`` under ``spill_root``, else
+the OS temp directory), removed on every exit path, failures included.
+"""
+
+from __future__ import annotations
+
+import math
+import tempfile
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from python_ops.ops.optimize.memory_budget import DEFAULT_MEMORY_BUDGET as DEFAULT_MEMORY_BUDGET
+from python_ops.ops.optimize.partition_batches import PartitionSource
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
+
+SPILL_PREFIX = "python_ops-zorder-"
+MAX_FAN_IN = 64  # runs merged at once; more are merged in rounds
+_KEY = "__python_ops_zorder_key"
+_KEY_BYTES = 16  # the key and its sort position, per row
+
+Keys = Callable[[pa.Table], "NDArray[np.uint64]"]
+Sink = Callable[[pa.Table], None]
+
+
+@dataclass(frozen=True)
+class Shares:
+    """How the memory budget is spent.
+
+    Attributes:
+        run_bytes: Rows (and their keys) gathered before a run is sorted.
+        merge_bytes: Rows buffered from all runs together while merging.
+        batch_rows: Rows read at a time.
+        width: Bytes per row in memory (estimated from the files).
+    """
+
+    run_bytes: int
+    merge_bytes: int
+    batch_rows: int
+    width: int
+
+    @classmethod
+    def of(cls, budget: int, width: int) -> Shares:
+        """The shares of ``budget`` for rows of ``width`` bytes."""
+        width = max(1, width)
+        run_bytes = max(1, int(budget * 0.45))
+        batch_rows = max(256, min(65_536, run_bytes // (4 * (width + _KEY_BYTES))))
+        return cls(run_bytes, max(1, budget // 4), batch_rows, width)
+
+
+def _sorted_run(
+    columns: dict[str, list[pa.Array]], keys: list[NDArray[np.uint64]], schema: pa.Schema
+) -> tuple[pa.Table, NDArray[np.uint64]]:
+    """The gathered rows sorted by key, built one column at a time (the inputs are consumed)."""
+    all_keys = np.concatenate(keys) if keys else np.zeros(0, np.uint64)
+    keys.clear()
+    order = np.argsort(all_keys, kind="stable")
+    sorted_columns = []
+    for name in schema.names:
+        chunks = columns.pop(name)
+        whole = pa.concat_arrays(chunks) if chunks else pa.array([], schema.field(name).type)
+        chunks.clear()
+        sorted_columns.append(whole.take(order))
+        del whole
+    return pa.Table.from_arrays(sorted_columns, schema=schema), all_keys[order]
+
+
+def _spill(table: pa.Table, keys: NDArray[np.uint64], path: Path, group_rows: int) -> None:
+    keyed = table.append_column(_KEY, pa.array(keys, pa.uint64()))
+    pq.write_table(keyed, str(path), compression="lz4", row_group_size=group_rows)
+
+
+def _read_run(path: Path, batch_rows: int) -> Iterator[tuple[pa.Table, NDArray[np.uint64]]]:
+    for batch in pq.ParquetFile(str(path)).iter_batches(batch_size=batch_rows):
+        table = pa.Table.from_batches([batch])
+        keys = table.column(table.num_columns - 1).to_numpy()
+        yield table.remove_column(table.num_columns - 1), keys
+
+
+def merged(runs: list[Path], *, batch_rows: int) -> Iterator[tuple[pa.Table, NDArray[np.uint64]]]:
+    """The rows of sorted runs in key order (ties in run order), piece by piece.
+
+    Args:
+        runs: Spilled runs, in input order.
+        batch_rows: Rows read from each run at a time.
+
+    Yields:
+        Consecutive pieces of the merged rows, with their keys.
+    """
+    readers = [_read_run(p, batch_rows) for p in runs]
+    buffers: list[tuple[pa.Table, NDArray[np.uint64]] | None] = [next(r, None) for r in readers]
+    while any(b is not None for b in buffers):
+        # no unread row of any run sorts before the smallest of the runs' last buffered keys
+        frontier = min(b[1][-1] for b in buffers if b is not None)
+        pieces, piece_keys = [], []
+        for i, buffered in enumerate(buffers):
+            if buffered is None:
+                continue
+            table, keys = buffered
+            cut = int(np.searchsorted(keys, frontier, side="right"))
+            if cut:
+                pieces.append(table.slice(0, cut))
+                piece_keys.append(keys[:cut])
+            if cut < len(keys):
+                buffers[i] = (table.slice(cut), keys[cut:])
+            else:
+                buffers[i] = next(readers[i], None)
+        all_keys = np.concatenate(piece_keys)
+        order = np.argsort(all_keys, kind="stable")
+        yield pa.concat_tables(pieces).take(pa.array(order)), all_keys[order]
+
+
+class _Runs:
+    """Rows gathered into runs; full runs are sorted and spilled into ``directory``."""
+
+    def __init__(self, schema: pa.Schema, shares: Shares, directory: Path, rows: int) -> None:
+        self._schema = schema
+        self._shares = shares
+        self._directory = directory
+        self._total_rows = rows
+        self._columns: dict[str, list[pa.Array]] = {n: [] for n in schema.names}
+        self._keys: list[NDArray[np.uint64]] = []
+        self._bytes = 0
+        self._rows = 0
+        self.spilled: list[Path] = []
+        self.group_rows = 0
+
+    def add(self, table: pa.Table, keys: NDArray[np.uint64]) -> None:
+        """Gather ``table``'s rows; a full run is sorted and spilled."""
+        for name, column in zip(table.column_names, table.columns, strict=True):
+            self._columns[name].extend(column.chunks)
+        self._keys.append(keys)
+        self._bytes += table.nbytes + _KEY_BYTES * table.num_rows
+        self._rows += table.num_rows
+        if self._bytes >= self._shares.run_bytes:
+            self.spill()
+
+    def sorted(self) -> tuple[pa.Table, NDArray[np.uint64]]:
+        """The gathered rows, sorted (and no longer gathered)."""
+        table, keys = _sorted_run(self._columns, self._keys, self._schema)
+        self._columns = {n: [] for n in self._schema.names}
+        self._bytes = self._rows = 0
+        return table, keys
+
+    def spill(self) -> None:
+        """Sort the gathered rows and write them as the next run."""
+        if not self._rows:
+            return
+        if not self.group_rows:  # row groups sized for the runs expected, from this first one
+            width = max(1, self._bytes // self._rows)
+            expected = max(2, math.ceil(self._total_rows * width / self._shares.run_bytes))
+            parts = min(expected, MAX_FAN_IN)
+            self.group_rows = max(256, min(1 << 20, self._shares.merge_bytes // (parts * width)))
+        table, keys = self.sorted()
+        path = self._directory / f"run-{len(self.spilled):05d}.parquet"
+        _spill(table, keys, path, self.group_rows)
+        self.spilled.append(path)
+
+
+def _merge_rounds(runs: list[Path], directory: Path, group_rows: int) -> list[Path]:
+    """Merge runs ``MAX_FAN_IN`` at a time until at most ``MAX_FAN_IN`` remain."""
+    level = 0
+    while len(runs) > MAX_FAN_IN:
+        level += 1
+        out: list[Path] = []
+        for start in range(0, len(runs), MAX_FAN_IN):
+            group = runs[start : start + MAX_FAN_IN]
+            path = directory / f"merge-{level}-{len(out):05d}.parquet"
+            writer: pq.ParquetWriter | None = None
+            for table, keys in merged(group, batch_rows=group_rows):
+                keyed = table.append_column(_KEY, pa.array(keys, pa.uint64()))
+                if writer is None:
+                    writer = pq.ParquetWriter(str(path), keyed.schema, compression="lz4")
+                writer.write_table(keyed, row_group_size=group_rows)
+            if writer is not None:
+                writer.close()
+                out.append(path)
+            for done in group:
+                done.unlink()
+        runs = out
+    return runs
+
+
+def sort_by_key(
+    source: PartitionSource,
+    keys_of: Keys,
+    sink: Sink,
+    *,
+    memory_budget_bytes: int,
+    spill_root: str | None = None,
+) -> int:
+    """Every row of ``source`` into ``sink`` in Z-key order, within the memory budget.
+
+    Args:
+        source: The partition's rows.
+        keys_of: The Z-key of each row of a table (from the columns' range boundaries).
+        sink: Receives the sorted rows, piece by piece, in order.
+        memory_budget_bytes: Memory the rows, keys and buffers may take.
+        spill_root: Where the spill directory is made (None: the OS temp directory).
+
+    Returns:
+        How many runs were spilled (0: the partition was sorted in memory).
+    """
+    shares = Shares.of(memory_budget_bytes, source.width)
+    with tempfile.TemporaryDirectory(prefix=SPILL_PREFIX, dir=spill_root) as spill:
+        runs = _Runs(source.schema, shares, Path(spill), source.rows)
+        for batch in source.batches(batch_rows=shares.batch_rows):
+            table = pa.Table.from_batches([batch])
+            runs.add(table, keys_of(table))
+        if not runs.spilled:
+            sink(runs.sorted()[0])
+            return 0
+        runs.spill()
+        spilled = len(runs.spilled)
+        paths = _merge_rounds(runs.spilled, Path(spill), runs.group_rows)
+        for table, _ in merged(paths, batch_rows=runs.group_rows):
+            sink(table)
+        return spilled
