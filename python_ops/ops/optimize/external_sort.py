@@ -1,13 +1,14 @@
 """Sort a partition's rows by Z-key in bounded memory: sorted runs spilled as Parquet, merged.
 
-Rows are read in batches (``PartitionSource``); each batch's Z-keys come from the columns' range
-boundaries alone (``zorder_ranges``). Batches gather until they fill the run share of the
-budget; the run is then sorted (one column at a time, so a sort needs one column's copy beside
-the run) and, when more rows follow, spilled as a Parquet file with its keys in a last column.
-A partition that fits in one run is never spilled: it is sorted in memory and written straight
-to the output. Otherwise the runs are merged: each run is read a row group at a time, and every
-row whose key is at most the smallest of the runs' last buffered keys is emitted (no row still
-unread can sort before it), in key order, ties in run order.
+Rows are read in batches (``PartitionSource``) and gather until they fill the run share of the
+budget. A partition that fits in one run is never spilled: its ranges come from all its rows
+(exactly as the in-memory Z-order computed them), it is sorted in memory and written straight
+to the output. Otherwise the ranges come from a pass over the key columns (``zorder_ranges``)
+when the first run fills; each run is sorted by key (one column at a time, so a sort needs one
+column's copy beside the run) and spilled as a Parquet file with its keys in a last column.
+The runs are then merged: each is read a row group at a time, and every row whose key is at
+most the smallest of the runs' last buffered keys is emitted (no row still unread can sort
+before it), in key order, ties in run order.
 
 Spill files live in one temporary directory (``python_ops-zorder-*`` under ``spill_root``, else
 the OS temp directory), removed on every exit path, failures included.
@@ -20,7 +21,7 @@ import tempfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 import pyarrow as pa
@@ -37,8 +38,21 @@ MAX_FAN_IN = 64  # runs merged at once; more are merged in rounds
 _KEY = "__python_ops_zorder_key"
 _KEY_BYTES = 16  # the key and its sort position, per row
 
-Keys = Callable[[pa.Table], "NDArray[np.uint64]"]
 Sink = Callable[[pa.Table], None]
+
+
+class KeyFunction(Protocol):
+    """Each row's sort key; its ranges are prepared once, before the first key is asked for."""
+
+    def prepare(self, partition: pa.Table | None) -> None:
+        """Fix the ranges: from every row, or (None: it does not fit) a pass over the key columns.
+
+        Args:
+            partition: Every row of the partition, or None.
+        """
+
+    def __call__(self, table: pa.Table) -> NDArray[np.uint64]:
+        """The keys of ``table``'s rows."""
 
 
 @dataclass(frozen=True)
@@ -66,13 +80,33 @@ class Shares:
         return cls(run_bytes, max(1, budget // 4), batch_rows, width)
 
 
+def stable_order(keys: NDArray[np.uint64]) -> NDArray[np.intp]:
+    """``np.argsort(keys, kind="stable")``, as radix passes over 16-bit digits.
+
+    numpy sorts 16-bit integers stably by radix; a Z-key of two columns has 20 bits, so two
+    such passes order it in about 0.7x the time of one stable sort of the 64-bit keys.
+    """
+    if not len(keys):
+        return np.zeros(0, dtype=np.intp)
+    order: NDArray[np.intp] | None = None
+    for shift in range(0, max(1, int(keys.max()).bit_length()), 16):
+        shifted = (keys if order is None else keys[order]) >> np.uint64(shift)
+        step = np.argsort(shifted.astype(np.uint16), kind="stable")  # the low 16 bits
+        order = step if order is None else order[step]
+    assert order is not None
+    return order
+
+
 def _sorted_run(
-    columns: dict[str, list[pa.Array]], keys: list[NDArray[np.uint64]], schema: pa.Schema
+    tables: list[pa.Table], keys_of: KeyFunction, schema: pa.Schema
 ) -> tuple[pa.Table, NDArray[np.uint64]]:
-    """The gathered rows sorted by key, built one column at a time (the inputs are consumed)."""
+    """The gathered rows sorted by key, built one column at a time (``tables`` is emptied)."""
+    keys = [keys_of(t) for t in tables]
     all_keys = np.concatenate(keys) if keys else np.zeros(0, np.uint64)
-    keys.clear()
-    order = np.argsort(all_keys, kind="stable")
+    del keys
+    columns = {n: [c for t in tables for c in t.column(n).chunks] for n in schema.names}
+    tables.clear()  # each column's chunks are now held once: freed as it is sorted
+    order = stable_order(all_keys)
     sorted_columns = []
     for name in schema.names:
         chunks = columns.pop(name)
@@ -124,39 +158,42 @@ def merged(runs: list[Path], *, batch_rows: int) -> Iterator[tuple[pa.Table, NDA
             else:
                 buffers[i] = next(readers[i], None)
         all_keys = np.concatenate(piece_keys)
-        order = np.argsort(all_keys, kind="stable")
+        order = stable_order(all_keys)
         yield pa.concat_tables(pieces).take(pa.array(order)), all_keys[order]
 
 
 class _Runs:
     """Rows gathered into runs; full runs are sorted and spilled into ``directory``."""
 
-    def __init__(self, schema: pa.Schema, shares: Shares, directory: Path, rows: int) -> None:
+    def __init__(
+        self, schema: pa.Schema, shares: Shares, directory: Path, rows: int, keys_of: KeyFunction
+    ) -> None:
         self._schema = schema
         self._shares = shares
         self._directory = directory
         self._total_rows = rows
-        self._columns: dict[str, list[pa.Array]] = {n: [] for n in schema.names}
-        self._keys: list[NDArray[np.uint64]] = []
+        self._keys_of = keys_of
+        self._tables: list[pa.Table] = []
         self._bytes = 0
         self._rows = 0
         self.spilled: list[Path] = []
         self.group_rows = 0
 
-    def add(self, table: pa.Table, keys: NDArray[np.uint64]) -> None:
+    def add(self, table: pa.Table) -> None:
         """Gather ``table``'s rows; a full run is sorted and spilled."""
-        for name, column in zip(table.column_names, table.columns, strict=True):
-            self._columns[name].extend(column.chunks)
-        self._keys.append(keys)
+        self._tables.append(table)
         self._bytes += table.nbytes + _KEY_BYTES * table.num_rows
         self._rows += table.num_rows
         if self._bytes >= self._shares.run_bytes:
             self.spill()
 
-    def sorted(self) -> tuple[pa.Table, NDArray[np.uint64]]:
-        """The gathered rows, sorted (and no longer gathered)."""
-        table, keys = _sorted_run(self._columns, self._keys, self._schema)
-        self._columns = {n: [] for n in self._schema.names}
+    def sorted_in_memory(self) -> pa.Table:
+        """Every row of the partition (nothing spilled), sorted; ranges exact from them."""
+        self._keys_of.prepare(pa.concat_tables(self._tables) if self._tables else None)
+        return self._sorted()[0]
+
+    def _sorted(self) -> tuple[pa.Table, NDArray[np.uint64]]:
+        table, keys = _sorted_run(self._tables, self._keys_of, self._schema)
         self._bytes = self._rows = 0
         return table, keys
 
@@ -164,12 +201,13 @@ class _Runs:
         """Sort the gathered rows and write them as the next run."""
         if not self._rows:
             return
-        if not self.group_rows:  # row groups sized for the runs expected, from this first one
+        if not self.spilled:  # the partition does not fit: ranges from a pass over the keys
+            self._keys_of.prepare(None)
             width = max(1, self._bytes // self._rows)
             expected = max(2, math.ceil(self._total_rows * width / self._shares.run_bytes))
-            parts = min(expected, MAX_FAN_IN)
+            parts = min(expected, MAX_FAN_IN)  # row groups sized for the runs expected
             self.group_rows = max(256, min(1 << 20, self._shares.merge_bytes // (parts * width)))
-        table, keys = self.sorted()
+        table, keys = self._sorted()
         path = self._directory / f"run-{len(self.spilled):05d}.parquet"
         _spill(table, keys, path, self.group_rows)
         self.spilled.append(path)
@@ -201,7 +239,7 @@ def _merge_rounds(runs: list[Path], directory: Path, group_rows: int) -> list[Pa
 
 def sort_by_key(
     source: PartitionSource,
-    keys_of: Keys,
+    keys_of: KeyFunction,
     sink: Sink,
     *,
     memory_budget_bytes: int,
@@ -211,7 +249,7 @@ def sort_by_key(
 
     Args:
         source: The partition's rows.
-        keys_of: The Z-key of each row of a table (from the columns' range boundaries).
+        keys_of: The Z-key of each row of a table, once prepared (``KeyFunction``).
         sink: Receives the sorted rows, piece by piece, in order.
         memory_budget_bytes: Memory the rows, keys and buffers may take.
         spill_root: Where the spill directory is made (None: the OS temp directory).
@@ -221,12 +259,11 @@ def sort_by_key(
     """
     shares = Shares.of(memory_budget_bytes, source.width)
     with tempfile.TemporaryDirectory(prefix=SPILL_PREFIX, dir=spill_root) as spill:
-        runs = _Runs(source.schema, shares, Path(spill), source.rows)
+        runs = _Runs(source.schema, shares, Path(spill), source.rows, keys_of)
         for batch in source.batches(batch_rows=shares.batch_rows):
-            table = pa.Table.from_batches([batch])
-            runs.add(table, keys_of(table))
+            runs.add(pa.Table.from_batches([batch]))
         if not runs.spilled:
-            sink(runs.sorted()[0])
+            sink(runs.sorted_in_memory())
             return 0
         runs.spill()
         spilled = len(runs.spilled)

@@ -46,7 +46,7 @@ from python_ops.ops.optimize.clustered_output import WrittenFile as WrittenFile 
 from python_ops.ops.optimize.external_sort import DEFAULT_MEMORY_BUDGET, sort_by_key
 from python_ops.ops.optimize.partition_batches import PartitionSource, plain_schema
 from python_ops.ops.optimize.plan import OPERATION_MARKER
-from python_ops.ops.optimize.zorder_ranges import ranges_for
+from python_ops.ops.optimize.zorder_ranges import ColumnRanges, column_ranges, ranges_for
 from python_ops.storage import Storage, open_storage
 
 if TYPE_CHECKING:
@@ -135,6 +135,54 @@ def zorder_sort(table: pa.Table, columns: list[str]) -> pa.Table:
 RUN_MARKER = "python_ops.run"
 
 
+class ZOrderKeys:
+    """Rows' Z-keys (``external_sort.KeyFunction``): range ids by rank, interleaved.
+
+    Args:
+        source: The partition's rows.
+        columns: The Z-order columns.
+        sample_bytes: Memory a pass over the key columns may keep (``ranges_for``).
+    """
+
+    def __init__(self, source: PartitionSource, columns: list[str], *, sample_bytes: int) -> None:
+        if not columns:
+            raise ValueError("a Z-key needs at least one column")
+        self._source = source
+        self._columns = columns
+        self._sample_bytes = sample_bytes
+        self._bits = key_bits(len(columns))
+        self._ranges: list[ColumnRanges] = []
+
+    def prepare(self, partition: pa.Table | None) -> None:
+        """Fix each column's ranges: exactly from ``partition``, else by a pass over the keys."""
+        if partition is None:
+            self._ranges = ranges_for(
+                lambda: self._source.batches(batch_rows=65_536, columns=self._columns),
+                self._columns,
+                rows=self._source.rows,
+                sample_bytes=self._sample_bytes,
+                bits=self._bits,
+            )
+            return
+        self._ranges = []
+        for name in self._columns:
+            column = partition.column(name)
+            self._ranges.append(
+                column_ranges(
+                    column.combine_chunks(),
+                    rows=partition.num_rows,
+                    non_null_rows=partition.num_rows - column.null_count,
+                    bits=self._bits,
+                )
+            )
+
+    def __call__(self, table: pa.Table) -> NDArray[np.uint64]:
+        """The Z-keys of ``table``'s rows (``prepare`` first)."""
+        assert self._ranges, "ZOrderKeys.prepare was not called"
+        ids = [r.ids(table.column(c)) for r, c in zip(self._ranges, self._columns, strict=True)]
+        return interleave(ids, self._bits)
+
+
 def check_supported(configuration: dict[str, str], files: list[AddFile]) -> None:
     """Refuse tables whose files the rewrite cannot read or write faithfully.
 
@@ -207,8 +255,8 @@ def write_clustered(
     """Read ``files`` (one partition), cluster by ``columns`` and write about target-size files.
 
     The rows are sorted by Z-key within ``memory_budget_bytes`` (``external_sort``): a partition
-    larger than that is sorted in runs spilled to a temporary directory and merged. The range
-    boundaries come from a first pass over the Z-order columns (``zorder_ranges``).
+    larger than that is sorted in runs spilled to a temporary directory and merged, its range
+    boundaries found by a pass over the Z-order columns (``ZOrderKeys``).
 
     Args:
         storage: The table's storage.
@@ -227,20 +275,7 @@ def write_clustered(
         StorageError: When an input file is missing or unreadable.
     """
     source = PartitionSource(storage, files)
-    bits = key_bits(len(columns))
-    key_rows = max(1024, min(1 << 20, memory_budget_bytes // 16 // max(1, len(columns) * 8)))
-    ranges = ranges_for(
-        lambda: source.batches(batch_rows=key_rows, columns=columns),
-        columns,
-        rows=source.rows,
-        sample_bytes=memory_budget_bytes // 4,
-        bits=bits,
-    )
-
-    def keys_of(table: pa.Table) -> NDArray[np.uint64]:
-        ids = [r.ids(table.column(c)) for r, c in zip(ranges, columns, strict=True)]
-        return interleave(ids, bits)
-
+    keys = ZOrderKeys(source, columns, sample_bytes=memory_budget_bytes // 4)
     in_bytes = sum(f.size_bytes for f in files)
     assert files[0].relative_path is not None
     output = ClusteredOutput(
@@ -255,7 +290,7 @@ def write_clustered(
     try:
         sort_by_key(
             source,
-            keys_of,
+            keys,
             output.write,
             memory_budget_bytes=memory_budget_bytes,
             spill_root=spill_root,

@@ -87,9 +87,10 @@ class ColumnRanges:
         return ids
 
 
-def _sorted_non_null(values: pa.Array) -> pa.Array:
-    present = values.drop_null()
-    return present.take(pc.sort_indices(present))
+def _picked(ordered_len: int, seen: int, ranges: int) -> list[int]:
+    """Positions in the sorted non-null values of the boundaries (ranks ``ceil(j*seen/ranges)``)."""
+    positions = [(j * seen + ranges - 1) // ranges for j in range(1, ranges)]
+    return [t - 1 for t in positions if 1 <= t <= ordered_len]
 
 
 def column_ranges(sample: pa.Array, *, rows: int, non_null_rows: int, bits: int) -> ColumnRanges:
@@ -105,11 +106,17 @@ def column_ranges(sample: pa.Array, *, rows: int, non_null_rows: int, bits: int)
         The column's ranges; exact when ``sample`` is every value.
     """
     ranges = 1 << bits
-    ordered = _sorted_non_null(sample)
-    seen = len(sample)
-    positions = [(j * seen + ranges - 1) // ranges for j in range(1, ranges)]
-    picked = [t - 1 for t in positions if 1 <= t <= len(ordered)]
-    boundaries = ordered.take(pa.array(picked, pa.int64())) if picked else ordered.slice(0, 0)
+    present = sample.drop_null()
+    picked = _picked(len(present), len(sample), ranges)
+    if not picked:
+        boundaries = present.slice(0, 0)
+    elif _numeric(present.type):
+        # numpy's sort orders these types as Arrow does (NaN last), several times faster
+        ordered = np.sort(_as_numpy(present))
+        storage = pa.array(ordered[picked])
+        boundaries = storage.cast(present.type) if storage.type != present.type else storage
+    else:
+        boundaries = present.take(pc.sort_indices(present).take(pa.array(picked, pa.int64())))
     null_id = (non_null_rows * ranges) // rows if rows else 0
     return ColumnRanges(boundaries=boundaries, null_id=null_id)
 
