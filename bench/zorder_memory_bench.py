@@ -122,7 +122,8 @@ def bench_size(work: Path, rows: int, args: argparse.Namespace) -> dict[str, Any
     target = max(1, size // args.zorder_files)
     print(f"{rows:,} rows: {size / 1e6:.0f} MB, target {target}", flush=True)
     in_memory = rows <= args.in_memory_max_rows
-    runners: dict[str, Any] = {"ours": lambda p: ours(p, target, args.budget, ROOT)}
+    code = Path(args.code) if args.code else ROOT
+    runners: dict[str, Any] = {"ours": lambda p: ours(p, target, args.budget, code)}
     if in_memory:
         runners["delta_rs"] = lambda p: delta_rs(p, target)
         if args.before:
@@ -214,7 +215,13 @@ def _budget_mb(text: str) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--rows", type=int, nargs="+", default=[4_000_000, 16_000_000])
+    parser.add_argument(
+        "--rows",
+        type=int,
+        nargs="*",
+        default=[4_000_000, 16_000_000],
+        help="table sizes (none: only render --results)",
+    )
     parser.add_argument("--input-files", type=int, default=64)
     parser.add_argument("--zorder-files", type=int, default=64)
     parser.add_argument("--repeats", type=int, default=3)
@@ -224,14 +231,24 @@ def main() -> None:
     parser.add_argument("--before", default=None, help="a checkout of the in-memory code")
     parser.add_argument("--before-label", default="main 6a03820")
     parser.add_argument("--work", default=None, help="where tables are generated (temp dir)")
+    parser.add_argument("--code", default=None, help="a checkout of ours (default: this one)")
+    parser.add_argument(
+        "--results", default=None, help="a JSON file of earlier sizes' results, kept up to date"
+    )
     args = parser.parse_args()
     compile_package()
     work = Path(tempfile.mkdtemp(prefix="zorder-memory-bench-", dir=args.work))
+    saved = Path(args.results) if args.results else None
     try:
-        results = []
+        results = json.loads(saved.read_text()) if saved and saved.exists() else []
         for rows in args.rows:
+            results = [r for r in results if r["rows"] != rows]
             results.append(bench_size(work, rows, args))
+            results.sort(key=lambda r: int(r["rows"]))
             print(json.dumps(results[-1]), flush=True)
+            if saved:
+                saved.write_text(json.dumps(results))
+        args.rows = [r["rows"] for r in results]
         lines = render(results, args)
         write_section("ZORDER-MEMORY", lines, source="bench/zorder_memory_bench.py")
         print("\n".join(lines))

@@ -36,7 +36,9 @@ if TYPE_CHECKING:
 SPILL_PREFIX = "python_ops-zorder-"
 MAX_FAN_IN = 64  # runs merged at once; more are merged in rounds
 _KEY = "__python_ops_zorder_key"
-_KEY_BYTES = 16  # the key and its sort position, per row
+# per row beside the rows: its key, and while a run is sorted its position and the radix
+# passes' temporaries
+_KEY_BYTES = 40
 
 Sink = Callable[[pa.Table], None]
 
@@ -174,6 +176,7 @@ class _Runs:
         self._total_rows = rows
         self._keys_of = keys_of
         self._tables: list[pa.Table] = []
+        self.prepared = False
         self._bytes = 0
         self._rows = 0
         self.spilled: list[Path] = []
@@ -201,8 +204,10 @@ class _Runs:
         """Sort the gathered rows and write them as the next run."""
         if not self._rows:
             return
-        if not self.spilled:  # the partition does not fit: ranges from a pass over the keys
+        if not self.prepared:  # more rows than expected: ranges from a pass over the keys
             self._keys_of.prepare(None)
+            self.prepared = True
+        if not self.spilled:
             width = max(1, self._bytes // self._rows)
             expected = max(2, math.ceil(self._total_rows * width / self._shares.run_bytes))
             parts = min(expected, MAX_FAN_IN)  # row groups sized for the runs expected
@@ -211,6 +216,8 @@ class _Runs:
         path = self._directory / f"run-{len(self.spilled):05d}.parquet"
         _spill(table, keys, path, self.group_rows)
         self.spilled.append(path)
+        del table, keys
+        pa.default_memory_pool().release_unused()  # the next run reuses pages, not new ones
 
 
 def _merge_rounds(runs: list[Path], directory: Path, group_rows: int) -> list[Path]:
@@ -260,6 +267,11 @@ def sort_by_key(
     shares = Shares.of(memory_budget_bytes, source.width)
     with tempfile.TemporaryDirectory(prefix=SPILL_PREFIX, dir=spill_root) as spill:
         runs = _Runs(source.schema, shares, Path(spill), source.rows, keys_of)
+        if source.rows * (source.width + _KEY_BYTES) > shares.run_bytes:
+            # it will not fit: the key pass runs first, while no rows are held
+            keys_of.prepare(None)
+            runs.prepared = True
+            pa.default_memory_pool().release_unused()
         for batch in source.batches(batch_rows=shares.batch_rows):
             runs.add(pa.Table.from_batches([batch]))
         if not runs.spilled:

@@ -22,6 +22,7 @@ scope and the maintenance history recognise it.
 
 from __future__ import annotations
 
+import logging
 import math
 import posixpath
 import time
@@ -51,6 +52,8 @@ from python_ops.storage import Storage, open_storage
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
+
+log = logging.getLogger(__name__)
 
 RANGE_BITS = 10  # 1,024 ranges per column
 KEY_BITS = 64
@@ -288,7 +291,7 @@ def write_clustered(
         group_rows=memory_budget_bytes // 8 // source.width,
     )
     try:
-        sort_by_key(
+        spilled = sort_by_key(
             source,
             keys,
             output.write,
@@ -298,7 +301,15 @@ def write_clustered(
     except BaseException:
         output.abort()
         raise
-    return output.close()
+    written = output.close()
+    log.info(
+        "Z-order of %s: %d rows sorted %s, %d file(s) written",
+        posixpath.join(storage.root, posixpath.dirname(files[0].relative_path)),
+        source.rows,
+        f"in {spilled} spilled runs" if spilled else "in memory",
+        len(written),
+    )
+    return written
 
 
 def commit_rewrite(
