@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import tempfile
 from pathlib import Path
 
@@ -19,7 +20,8 @@ import pytest
 from python_ops.delta.actions import AddFile
 from python_ops.delta.snapshot import read_snapshot
 from python_ops.delta.stats import delta_stats
-from python_ops.errors import StorageError
+from python_ops.errors import ConfigError, StorageError
+from python_ops.maintenance.config import parse_config
 from python_ops.ops.optimize.execute import optimize
 from python_ops.ops.optimize.external_sort import SPILL_PREFIX, sort_by_key
 from python_ops.ops.optimize.partition_batches import PartitionSource
@@ -32,6 +34,7 @@ from python_ops.ops.optimize.zorder import (
 )
 from python_ops.storage import open_storage
 from tests.helpers.delta_reads import oracle
+from tests.helpers.trust import cli
 from tests.helpers.vacuum import content
 
 COLUMNS = ["customer_id", "country"]
@@ -189,3 +192,35 @@ def test_an_unreadable_file_after_runs_were_spilled_commits_nothing_and_leaves_n
 
     assert list(spill.iterdir()) == []
     assert read_snapshot(str(table)).version == version
+
+
+def test_the_cli_takes_a_memory_budget_and_refuses_a_bad_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    table = tmp_path / "ev"
+    _events(table, appends=4)
+    before = content(table)
+    spill = tmp_path / "spill"
+    spill.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(spill))
+    zorder = ["optimize", str(table), "--zorder-by", ",".join(COLUMNS), "--full"]
+
+    code, out, err = cli([*zorder, "--memory-budget", "2MB", "--json", "-v"], None)
+
+    assert code == 0, err
+    assert re.search(r"80000 rows sorted in \d+ spilled runs", err), err
+    assert json.loads(out.strip().splitlines()[-1])["files_removed"] == 4
+    assert content(table) == before
+    assert list(spill.iterdir()) == []
+    with pytest.raises(SystemExit) as refused:
+        cli([*zorder, "--memory-budget", "lots"], None)
+    assert refused.value.code == 2
+
+
+def test_the_memory_budget_key_takes_bytes_or_units() -> None:
+    assert parse_config("m", {}).memory_budget_bytes == 1 << 30
+    config = parse_config("m", {"maintenance_memory_budget": "512MiB"})
+    assert config.memory_budget_bytes == 512 * 2**20
+    assert parse_config("m", {"maintenance_memory_budget": 10**9}).memory_budget_bytes == 10**9
+    with pytest.raises(ConfigError, match="maintenance_memory_budget"):
+        parse_config("m", {"maintenance_memory_budget": "a lot"})
