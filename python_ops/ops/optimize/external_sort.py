@@ -21,7 +21,7 @@ import tempfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 import pyarrow as pa
@@ -36,6 +36,13 @@ if TYPE_CHECKING:
 SPILL_PREFIX = "python_ops-zorder-"
 MAX_FAN_IN = 64  # runs merged at once; more are merged in rounds
 _KEY = "__python_ops_zorder_key"
+# spills are read once, soon, from local disk: plain pages write about 4x faster than
+# dictionary-encoded, LZ4-compressed ones (measured, 4M rows of the bench's table)
+_SPILL_OPTIONS: dict[str, Any] = {
+    "compression": "none",
+    "use_dictionary": False,
+    "write_statistics": False,
+}
 # per row beside the rows: its key, and while a run is sorted its position and the radix
 # passes' temporaries
 _KEY_BYTES = 40
@@ -121,7 +128,7 @@ def _sorted_run(
 
 def _spill(table: pa.Table, keys: NDArray[np.uint64], path: Path, group_rows: int) -> None:
     keyed = table.append_column(_KEY, pa.array(keys, pa.uint64()))
-    pq.write_table(keyed, str(path), compression="lz4", row_group_size=group_rows)
+    pq.write_table(keyed, str(path), row_group_size=group_rows, **_SPILL_OPTIONS)
 
 
 def _read_run(path: Path, batch_rows: int) -> Iterator[tuple[pa.Table, NDArray[np.uint64]]]:
@@ -233,7 +240,7 @@ def _merge_rounds(runs: list[Path], directory: Path, group_rows: int) -> list[Pa
             for table, keys in merged(group, batch_rows=group_rows):
                 keyed = table.append_column(_KEY, pa.array(keys, pa.uint64()))
                 if writer is None:
-                    writer = pq.ParquetWriter(str(path), keyed.schema, compression="lz4")
+                    writer = pq.ParquetWriter(str(path), keyed.schema, **_SPILL_OPTIONS)
                 writer.write_table(keyed, row_group_size=group_rows)
             if writer is not None:
                 writer.close()
