@@ -116,8 +116,11 @@ def bench_size(work: Path, rows: int, args: argparse.Namespace) -> dict[str, Any
     """Every runner on fresh copies of one generated table; medians and quality."""
     from python_ops.delta.snapshot import read_snapshot
 
-    base = work / f"base-{rows}"
-    generate(base, rows=rows, files=args.input_files)
+    kept = Path(args.tables) / f"base-{rows}" if args.tables else None
+    base = kept or work / f"base-{rows}"
+    if not base.exists():
+        generate(work / "generating", rows=rows, files=args.input_files)
+        shutil.move(str(work / "generating"), str(base))
     size = sum(f.size_bytes for f in read_snapshot(str(base)).files)
     target = max(1, size // args.zorder_files)
     print(f"{rows:,} rows: {size / 1e6:.0f} MB, target {target}", flush=True)
@@ -142,7 +145,8 @@ def bench_size(work: Path, rows: int, args: argparse.Namespace) -> dict[str, Any
                 quality[name] = admitted(copy, lookups(args))
             shutil.rmtree(copy)
     quality["before_optimize"] = admitted(base, lookups(args))
-    shutil.rmtree(base)
+    if kept is None:
+        shutil.rmtree(base)
     medians = {
         name: {k: statistics.median(r[k] for r in values) for k in ("rss_mb", "wall_s")}
         for name, values in runs.items()
@@ -231,6 +235,9 @@ def main() -> None:
     parser.add_argument("--before", default=None, help="a checkout of the in-memory code")
     parser.add_argument("--before-label", default="main 6a03820")
     parser.add_argument("--work", default=None, help="where tables are generated (temp dir)")
+    parser.add_argument(
+        "--tables", default=None, help="keep generated tables here and reuse them (rerun)"
+    )
     parser.add_argument("--code", default=None, help="a checkout of ours (default: this one)")
     parser.add_argument(
         "--results", default=None, help="a JSON file of earlier sizes' results, kept up to date"
