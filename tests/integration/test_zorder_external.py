@@ -205,6 +205,10 @@ def test_the_cli_takes_a_memory_budget_and_refuses_a_bad_one(
     monkeypatch.setattr(tempfile, "tempdir", str(spill))
     zorder = ["optimize", str(table), "--zorder-by", ",".join(COLUMNS), "--full"]
 
+    code, out, err = cli([*zorder, "--memory-budget", "2MB", "--dry-run"], None)
+    assert code == 0, err
+    assert "would rewrite 4 of 4 files" in out, out
+
     code, out, err = cli([*zorder, "--memory-budget", "2MB", "--json", "-v"], None)
 
     assert code == 0, err
