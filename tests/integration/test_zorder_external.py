@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import re
+import socket
 import tempfile
 from pathlib import Path
 
@@ -23,7 +25,7 @@ from python_ops.delta.stats import delta_stats
 from python_ops.errors import ConfigError, StorageError
 from python_ops.maintenance.config import parse_config
 from python_ops.ops.optimize.execute import optimize
-from python_ops.ops.optimize.external_sort import SPILL_PREFIX, sort_by_key
+from python_ops.ops.optimize.external_sort import SPILL_PREFIX, remove_orphans, sort_by_key
 from python_ops.ops.optimize.partition_batches import PartitionSource
 from python_ops.ops.optimize.plan import plan_optimize
 from python_ops.ops.optimize.zorder import (
@@ -228,3 +230,22 @@ def test_the_memory_budget_key_takes_bytes_or_units() -> None:
     assert parse_config("m", {"maintenance_memory_budget": 10**9}).memory_budget_bytes == 10**9
     with pytest.raises(ConfigError, match="maintenance_memory_budget"):
         parse_config("m", {"maintenance_memory_budget": "a lot"})
+
+
+def test_a_killed_process_spill_directory_is_removed_by_the_next_z_order(tmp_path: Path) -> None:
+    host = socket.gethostname()
+    gone = tmp_path / f"{SPILL_PREFIX}{host}-p{2**22 + 1}-abc"  # above Linux's largest pid
+    gone.mkdir()
+    (gone / "run-00000.parquet").write_bytes(b"x")
+    alive = tmp_path / f"{SPILL_PREFIX}{host}-p{os.getpid()}-abc"
+    alive.mkdir()
+    elsewhere = tmp_path / f"{SPILL_PREFIX}another-host-p{2**22 + 1}-abc"
+    elsewhere.mkdir()
+    link = tmp_path / f"{SPILL_PREFIX}{host}-p{2**22 + 2}-abc"
+    link.symlink_to(alive)
+
+    assert remove_orphans(str(tmp_path)) == [str(gone)]
+
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        [alive.name, elsewhere.name, link.name]
+    )
