@@ -137,10 +137,20 @@ def _spill(table: pa.Table, keys: NDArray[np.uint64], path: Path, group_rows: in
 
 
 def _read_run(path: Path, batch_rows: int) -> Iterator[tuple[pa.Table, NDArray[np.uint64]]]:
-    for batch in pq.ParquetFile(str(path)).iter_batches(batch_size=batch_rows):
-        table = pa.Table.from_batches([batch])
-        keys = table.column(table.num_columns - 1).to_numpy()
-        yield table.remove_column(table.num_columns - 1), keys
+    """A spilled run's rows and keys, a row group at a time.
+
+    Row groups are read one by one (``read_row_group``): ``iter_batches`` over a whole file kept
+    what it had decoded, so a merge held more and more of the runs (measured: 16M rows, the
+    pool grew from 200 to 620 MB over one merge with the output discarded).
+    """
+    spilled = pq.ParquetFile(str(path))
+    for index in range(spilled.metadata.num_row_groups):
+        group = spilled.read_row_group(index)
+        for start in range(0, group.num_rows, batch_rows):
+            table = group.slice(start, batch_rows)
+            keys = table.column(table.num_columns - 1).to_numpy()
+            yield table.remove_column(table.num_columns - 1), keys
+        del group
 
 
 def merged(runs: list[Path], *, batch_rows: int) -> Iterator[tuple[pa.Table, NDArray[np.uint64]]]:
