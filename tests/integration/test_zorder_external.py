@@ -25,9 +25,10 @@ from python_ops.delta.stats import delta_stats
 from python_ops.errors import ConfigError, StorageError
 from python_ops.maintenance.config import parse_config
 from python_ops.ops.optimize.execute import optimize
-from python_ops.ops.optimize.external_sort import SPILL_PREFIX, remove_orphans, sort_by_key
+from python_ops.ops.optimize.external_sort import sort_by_key
 from python_ops.ops.optimize.partition_batches import PartitionSource
 from python_ops.ops.optimize.plan import plan_optimize
+from python_ops.ops.optimize.spill_directory import SPILL_PREFIX, remove_orphans
 from python_ops.ops.optimize.zorder import (
     ZOrderKeys,
     read_files,

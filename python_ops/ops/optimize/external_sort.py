@@ -10,19 +10,13 @@ The runs are then merged: each is read a row group at a time, and every row whos
 most the smallest of the runs' last buffered keys is emitted (no row still unread can sort
 before it), in key order, ties in run order.
 
-Spill files live in one temporary directory (``python_ops-zorder-<host>-p<pid>-*`` under
-``spill_root``, else the OS temp directory), removed on every exit path, failures included; one
-left by a process killed by a signal is removed by the next Z-order on the host
-(``remove_orphans``).
+Spill files live in one temporary directory (``spill_directory``), removed on every exit path,
+failures included.
 """
 
 from __future__ import annotations
 
 import math
-import os
-import shutil
-import socket
-import tempfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,11 +28,11 @@ import pyarrow.parquet as pq
 
 from python_ops.ops.optimize.memory_budget import DEFAULT_MEMORY_BUDGET as DEFAULT_MEMORY_BUDGET
 from python_ops.ops.optimize.partition_batches import PartitionSource
+from python_ops.ops.optimize.spill_directory import spill_directory
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
 
-SPILL_PREFIX = "python_ops-zorder-"
 MAX_FAN_IN = 64  # runs merged at once; more are merged in rounds
 _KEY = "__python_ops_zorder_key"
 # spills are read once, soon, from local disk: plain pages write about 4x faster than
@@ -264,49 +258,6 @@ def _merge_rounds(runs: list[Path], directory: Path, group_rows: int) -> list[Pa
                 done.unlink()
         runs = out
     return runs
-
-
-def _owner(name: str) -> tuple[str, int] | None:
-    """(host, pid) of the process that made the spill directory ``name``, if it is one."""
-    host, _, rest = name[len(SPILL_PREFIX) :].rpartition("-p")
-    pid = rest.split("-")[0]
-    return (host, int(pid)) if name.startswith(SPILL_PREFIX) and pid.isdigit() else None
-
-
-def remove_orphans(root: str) -> list[str]:
-    """Remove spill directories under ``root`` left by killed processes of this host.
-
-    A process killed by a signal cannot remove its directory; the next Z-order here does. Only
-    directories named by this host whose process is gone are removed (never a link).
-
-    Args:
-        root: The directory spill directories are made in.
-
-    Returns:
-        The paths removed.
-    """
-    removed = []
-    host = socket.gethostname()
-    for entry in os.scandir(root):
-        owner = _owner(entry.name)
-        if owner is None or owner[0] != host or not entry.is_dir(follow_symlinks=False):
-            continue
-        try:
-            os.kill(owner[1], 0)
-        except ProcessLookupError:
-            shutil.rmtree(entry.path, ignore_errors=True)
-            removed.append(entry.path)
-        except PermissionError:  # alive, another user's
-            continue
-    return removed
-
-
-def spill_directory(spill_root: str | None) -> tempfile.TemporaryDirectory[str]:
-    """A new spill directory named by this host and process, orphans of killed ones removed."""
-    root = spill_root or tempfile.gettempdir()
-    remove_orphans(root)
-    prefix = f"{SPILL_PREFIX}{socket.gethostname()}-p{os.getpid()}-"
-    return tempfile.TemporaryDirectory(prefix=prefix, dir=root)
 
 
 def sort_by_key(

@@ -47,16 +47,13 @@ from python_ops.ops.optimize.clustered_output import WrittenFile as WrittenFile 
 from python_ops.ops.optimize.external_sort import DEFAULT_MEMORY_BUDGET, sort_by_key
 from python_ops.ops.optimize.partition_batches import PartitionSource, plain_schema
 from python_ops.ops.optimize.plan import OPERATION_MARKER
-from python_ops.ops.optimize.zorder_ranges import ColumnRanges, column_ranges, ranges_for
+from python_ops.ops.optimize.zorder_ranges import RANGE_BITS, ZOrderKeys, interleave, key_bits
 from python_ops.storage import Storage, open_storage
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
 
 log = logging.getLogger(__name__)
-
-RANGE_BITS = 10  # 1,024 ranges per column
-KEY_BITS = 64
 
 
 def range_ids(values: pa.ChunkedArray | pa.Array, *, bits: int = RANGE_BITS) -> NDArray[np.uint64]:
@@ -80,30 +77,6 @@ def range_ids(values: pa.ChunkedArray | pa.Array, *, bits: int = RANGE_BITS) -> 
     ranks = pc.rank(values, sort_keys="ascending", tiebreaker="min")
     r = np.asarray(ranks, dtype=np.uint64) - np.uint64(1)
     return (r * np.uint64(1 << bits)) // np.uint64(n)
-
-
-def interleave(ids: list[NDArray[np.uint64]], bits: int) -> NDArray[np.uint64]:
-    """Interleave the bits of each column's range ids, most significant bits first.
-
-    Args:
-        ids: Each column's range ids, all of one length.
-        bits: Bits per id.
-
-    Returns:
-        One 64-bit key per row.
-    """
-    k = len(ids)
-    key = np.zeros(len(ids[0]), dtype=np.uint64)
-    for bit in range(bits):  # bit 0 is the least significant bit of each id
-        for c, column_ids in enumerate(ids):
-            position = np.uint64(bit * k + (k - 1 - c))
-            key |= ((column_ids >> np.uint64(bit)) & np.uint64(1)) << position
-    return key
-
-
-def key_bits(columns: int) -> int:
-    """Bits per column's range id with ``columns`` Z-order columns."""
-    return min(RANGE_BITS, KEY_BITS // columns)
 
 
 def zorder_key(columns: list[pa.ChunkedArray | pa.Array]) -> NDArray[np.uint64]:
@@ -136,54 +109,6 @@ def zorder_sort(table: pa.Table, columns: list[str]) -> pa.Table:
 
 
 RUN_MARKER = "python_ops.run"
-
-
-class ZOrderKeys:
-    """Rows' Z-keys (``external_sort.KeyFunction``): range ids by rank, interleaved.
-
-    Args:
-        source: The partition's rows.
-        columns: The Z-order columns.
-        sample_bytes: Memory a pass over the key columns may keep (``ranges_for``).
-    """
-
-    def __init__(self, source: PartitionSource, columns: list[str], *, sample_bytes: int) -> None:
-        if not columns:
-            raise ValueError("a Z-key needs at least one column")
-        self._source = source
-        self._columns = columns
-        self._sample_bytes = sample_bytes
-        self._bits = key_bits(len(columns))
-        self._ranges: list[ColumnRanges] = []
-
-    def prepare(self, partition: pa.Table | None) -> None:
-        """Fix each column's ranges: exactly from ``partition``, else by a pass over the keys."""
-        if partition is None:
-            self._ranges = ranges_for(
-                lambda: self._source.batches(batch_rows=65_536, columns=self._columns),
-                self._columns,
-                rows=self._source.rows,
-                sample_bytes=self._sample_bytes,
-                bits=self._bits,
-            )
-            return
-        self._ranges = []
-        for name in self._columns:
-            column = partition.column(name)
-            self._ranges.append(
-                column_ranges(
-                    column.combine_chunks(),
-                    rows=partition.num_rows,
-                    non_null_rows=partition.num_rows - column.null_count,
-                    bits=self._bits,
-                )
-            )
-
-    def __call__(self, table: pa.Table) -> NDArray[np.uint64]:
-        """The Z-keys of ``table``'s rows (``prepare`` first)."""
-        assert self._ranges, "ZOrderKeys.prepare was not called"
-        ids = [r.ids(table.column(c)) for r, c in zip(self._ranges, self._columns, strict=True)]
-        return interleave(ids, self._bits)
 
 
 def check_supported(configuration: dict[str, str], files: list[AddFile]) -> None:

@@ -10,7 +10,8 @@ exactly ``range_ids``'s ids over the whole partition when the boundaries came fr
 A pass over the Z-order columns only (``ranges_for``) finds them: from every value when the
 columns fit in ``sample_bytes``, else from a uniform random sample (a boundary's rank is then
 off by about ``n / sqrt(sample rows)``, well under one range at a million sampled rows). Nulls
-share one id, from exact counts either way.
+share one id, from exact counts either way. ``ZOrderKeys`` interleaves the columns' ids into
+the Z-key the external sort orders rows by.
 """
 
 from __future__ import annotations
@@ -23,9 +24,13 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from python_ops.ops.optimize.partition_batches import PartitionSource
+
 if TYPE_CHECKING:
     from numpy.typing import NDArray
 
+RANGE_BITS = 10  # 1,024 ranges per column
+KEY_BITS = 64
 _SEED = 20261126  # a fixed seed: a retried rewrite writes the same files
 
 
@@ -161,3 +166,75 @@ def ranges_for(
         values = sample.column(name).combine_chunks() if sample is not None else pa.array([])
         out.append(column_ranges(values, rows=rows, non_null_rows=non_null[i], bits=bits))
     return out
+
+
+def interleave(ids: list[NDArray[np.uint64]], bits: int) -> NDArray[np.uint64]:
+    """Interleave the bits of each column's range ids, most significant bits first.
+
+    Args:
+        ids: Each column's range ids, all of one length.
+        bits: Bits per id.
+
+    Returns:
+        One 64-bit key per row.
+    """
+    k = len(ids)
+    key = np.zeros(len(ids[0]), dtype=np.uint64)
+    for bit in range(bits):  # bit 0 is the least significant bit of each id
+        for c, column_ids in enumerate(ids):
+            position = np.uint64(bit * k + (k - 1 - c))
+            key |= ((column_ids >> np.uint64(bit)) & np.uint64(1)) << position
+    return key
+
+
+def key_bits(columns: int) -> int:
+    """Bits per column's range id with ``columns`` Z-order columns."""
+    return min(RANGE_BITS, KEY_BITS // columns)
+
+
+class ZOrderKeys:
+    """Rows' Z-keys (``external_sort.KeyFunction``): range ids by rank, interleaved.
+
+    Args:
+        source: The partition's rows.
+        columns: The Z-order columns.
+        sample_bytes: Memory a pass over the key columns may keep (``ranges_for``).
+    """
+
+    def __init__(self, source: PartitionSource, columns: list[str], *, sample_bytes: int) -> None:
+        if not columns:
+            raise ValueError("a Z-key needs at least one column")
+        self._source = source
+        self._columns = columns
+        self._sample_bytes = sample_bytes
+        self._bits = key_bits(len(columns))
+        self._ranges: list[ColumnRanges] = []
+
+    def prepare(self, partition: pa.Table | None) -> None:
+        """Fix each column's ranges: exactly from ``partition``, else by a pass over the keys."""
+        if partition is None:
+            self._ranges = ranges_for(
+                lambda: self._source.batches(batch_rows=65_536, columns=self._columns),
+                self._columns,
+                rows=self._source.rows,
+                sample_bytes=self._sample_bytes,
+                bits=self._bits,
+            )
+            return
+        self._ranges = []
+        for name in self._columns:
+            column = partition.column(name)
+            self._ranges.append(
+                column_ranges(
+                    column.combine_chunks(),
+                    rows=partition.num_rows,
+                    non_null_rows=partition.num_rows - column.null_count,
+                    bits=self._bits,
+                )
+            )
+
+    def __call__(self, table: pa.Table) -> NDArray[np.uint64]:
+        """The Z-keys of ``table``'s rows (``prepare`` first)."""
+        assert self._ranges, "ZOrderKeys.prepare was not called"
+        ids = [r.ids(table.column(c)) for r, c in zip(self._ranges, self._columns, strict=True)]
+        return interleave(ids, self._bits)
