@@ -198,6 +198,11 @@ def render(results: list[dict[str, Any]], args: argparse.Namespace) -> list[str]
         )
     lines += [
         "",
+        f"Above {args.in_memory_max_rows:,} rows only ours runs (one repeat, "
+        "`--large-repeats`): the in-memory writers hold about 4-5x the table's Parquet size "
+        "there, more than this machine has. 'runs' = repeats; wall times are of a shared 2-core "
+        "machine under other load, so read the ratios of one size (runners alternate order).",
+        "",
         "| rows | writer | files F | admitted per customer_id lookup | admitted per event_ts "
         "lookup | 3·√F |",
         "|---|---|---|---|---|---|",
