@@ -77,13 +77,15 @@ def generate(path: Path, *, rows: int, files: int) -> None:
         done += n
 
 
-def timed(command: list[str], env: dict[str, str] | None = None) -> dict[str, float]:
+def timed(
+    command: list[str], env: dict[str, str] | None = None, cwd: Path = ROOT
+) -> dict[str, float]:
     """Run ``command`` under /usr/bin/time -v: its peak RSS (MB) and wall seconds."""
     out = subprocess.run(
         ["/usr/bin/time", "-v", *command],
         capture_output=True,
         text=True,
-        cwd=ROOT,
+        cwd=cwd,
         env=env,
         check=False,
     )
@@ -105,7 +107,7 @@ def ours(table: Path, target: int, budget: str, code: Path) -> dict[str, float]:
     command += [",".join(COLUMNS), "--full", "--target-size", str(target), "--json"]
     if budget:
         command += ["--memory-budget", budget]
-    return timed(command, env)
+    return timed(command, env, cwd=code)  # ``-m`` puts the working directory first on the path
 
 
 def delta_rs(table: Path, target: int) -> dict[str, float]:
