@@ -19,6 +19,7 @@ from python_ops.cli.project import add_project_arguments
 from python_ops.delta.properties import DELETED_FILE_RETENTION, LOG_RETENTION
 from python_ops.errors import ChangedThenFailedError, MaintenanceError, OptimizeConflictError
 from python_ops.log_once import begin_command
+from python_ops.maintenance.config import parse_size
 from python_ops.maintenance.policy import unrecorded_note
 from python_ops.maintenance.registry import op_spec
 from python_ops.ops.health import table_health
@@ -111,6 +112,14 @@ def _parser() -> argparse.ArgumentParser:
         help="small files a partition needs (default: the model's, else "
         f"{DEFAULT_MIN_SMALL_FILES})",
     )
+    opt.add_argument(
+        "--memory-budget",
+        type=_size,
+        default=None,
+        help="memory our Z-order may hold per partition, bytes or a size like '1GiB' (default: "
+        "the model's maintenance_memory_budget, else 1 GiB); larger partitions are sorted in "
+        "runs spilled to the temp directory",
+    )
     opt.add_argument("--dry-run", action="store_true", help="print the plan only")
     opt.add_argument("--json", action="store_true", help="print the result as JSON")
 
@@ -174,6 +183,14 @@ def _parser() -> argparse.ArgumentParser:
     for command in (vac, logs, opt, maint, adv, health, purge, jars, stats):
         _add_logging_flags(command)
     return parser
+
+
+def _size(text: str) -> int:
+    """A size flag's bytes (``1073741824``, ``512MiB``, ``1GiB``)."""
+    try:
+        return parse_size("", "--memory-budget", text)
+    except MaintenanceError as err:
+        raise argparse.ArgumentTypeError(f"{text!r}: use bytes or a size like '1GiB'") from err
 
 
 def _add_logging_flags(parser: argparse.ArgumentParser) -> None:
@@ -384,6 +401,7 @@ def _run_optimize(args: Any) -> int:
         snapshot = read_snapshot(location)
         op = Op.ZORDER if options.get("zorder_by") else Op.COMPACTION
         writer, _sql = delta_writer_for(snapshot, op, None, snapshot.location)
+        options.pop("memory_budget_bytes", None)  # the plan does not depend on it
         with recorded_run(model, "optimize", dry_run=True) as run:
             plan = plan_optimize(location, model=name, writer=writer, snapshot=snapshot, **options)
             run.result = plan

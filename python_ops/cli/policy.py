@@ -158,6 +158,7 @@ def optimize_options(args: Any, policy: ModelPolicy | None) -> dict[str, Any]:
         "full": args.full,
         "target_size_bytes": args.target_size,
         "min_small_files": args.min_small_files,
+        "memory_budget_bytes": args.memory_budget,
     }
     if policy is not None:
         c = policy.config
@@ -167,8 +168,11 @@ def optimize_options(args: Any, policy: ModelPolicy | None) -> dict[str, Any]:
             options["target_size_bytes"] = c.target_file_size_bytes
         if args.min_small_files is None:
             options["min_small_files"] = c.min_small_files
-    if options["min_small_files"] is None:
-        del options["min_small_files"]  # the op's default
+        if args.memory_budget is None:
+            options["memory_budget_bytes"] = c.memory_budget_bytes
+    for name in ("min_small_files", "memory_budget_bytes"):
+        if options[name] is None:
+            del options[name]  # the op's default
     return options
 
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field, fields
 from typing import Any
 
 from python_ops.errors import ConfigError, ConfigErrors
+from python_ops.ops.optimize.memory_budget import DEFAULT_MEMORY_BUDGET
 from python_ops.ops.optimize.plan import DEFAULT_MIN_SMALL_FILES
 from python_ops.ops.purge import DEFAULT_DELETED_RATIO
 from python_ops.ops.stats.mode import StatsMode
@@ -213,6 +214,7 @@ class MaintenanceConfig:
         cluster_by: Liquid clustering columns (empty: not clustered by the project).
         target_file_size_bytes: OPTIMIZE target size (None: table property or 100 MiB).
         min_small_files: Small files in a partition before compaction is due.
+        memory_budget_bytes: Memory our Z-order's sort may hold per partition.
         optimize_interval_hours: Minimum hours between OPTIMIZEs (None: 24 with Z-order, else
             0; see ``interval_hours``).
         purge_enabled: Run the deletion-vector purge when due.
@@ -361,6 +363,19 @@ class MaintenanceConfig:
             _min_small_files,
             op="optimize",
             param="min_small_files",
+        ),
+    )
+    memory_budget_bytes: int = field(
+        default=DEFAULT_MEMORY_BUDGET,
+        metadata=_setting(
+            "bytes or '1GiB'",
+            "memory the package's own Z-order may hold for one partition's rows (1 GiB by "
+            "default); a larger partition is sorted in runs spilled as Parquet to the OS temp "
+            "directory and merged (Delta's OPTIMIZE, where it runs, manages its own memory)",
+            parse_size,
+            op="optimize",
+            param="memory_budget_bytes",
+            key="maintenance_memory_budget",
         ),
     )
     optimize_interval_hours: float | None = field(

@@ -163,6 +163,7 @@ def run_optimize(target: ModelTarget, ctx: RunContext) -> OpCounts:
             full=bool(choice is not None and choice.changed and c.zorder_auto),
             target_size_bytes=c.target_file_size_bytes,
             min_small_files=c.min_small_files,
+            memory_budget_bytes=c.memory_budget_bytes,
             dry_run=ctx.dry_run,
             sql=ctx.sql,
             model=c.model,

@@ -62,6 +62,7 @@ def test_settings_slices_belong_to_their_op() -> None:
             "maintenance_cluster_by",
             "maintenance_target_file_size",
             "maintenance_min_small_files",
+            "maintenance_memory_budget",
             "maintenance_optimize_interval_hours",
         },
         "cleanup_logs": {

@@ -62,6 +62,7 @@ from python_ops.ops.optimize.delta_statement import (
     marked_commit,
     optimize_metrics,
 )
+from python_ops.ops.optimize.external_sort import DEFAULT_MEMORY_BUDGET
 from python_ops.ops.optimize.own_compact import hook_would_clean, write_bins
 from python_ops.ops.optimize.plan import (
     DEFAULT_MIN_SMALL_FILES,
@@ -377,6 +378,7 @@ def _execute(
     failures: list[dict[str, Any]],
     writer: list[str],
     outcomes: list[_Outcome],
+    memory_budget_bytes: int = DEFAULT_MEMORY_BUDGET,
 ) -> tuple[int, list[str]]:
     """Run every writer call of the plan; stop at the first conflict that cannot be retried.
 
@@ -430,6 +432,7 @@ def _execute(
                             columns=list(plan.zorder_by),
                             target_size_bytes=plan.target_size_bytes,
                             stats_columns=columns,
+                            memory_budget_bytes=memory_budget_bytes,
                         )
                     elif not written:
                         written = write_bins(storage, partitions[0], files_by_path, columns)
@@ -486,6 +489,7 @@ def optimize(
     sql: DeltaSql | None = None,
     model: str | None = None,
     snapshot: Snapshot | None = None,
+    memory_budget_bytes: int = DEFAULT_MEMORY_BUDGET,
 ) -> OptimizeResult:
     """Plan and run OPTIMIZE (compaction, or Z-order when ``zorder_by`` is given).
 
@@ -507,6 +511,8 @@ def optimize(
             ``spark``. When it has Delta, Delta's OPTIMIZE runs the plan there.
         model: The dbt model, for messages.
         snapshot: The table's latest snapshot if the caller has just read it; None reads it.
+        memory_budget_bytes: Memory our Z-order may hold; a larger partition is sorted in
+            runs spilled to disk (``external_sort``).
 
     Returns:
         The plan and what was committed.
@@ -579,6 +585,7 @@ def optimize(
         sql=sql,
         model=model,
         started=started,
+        memory_budget_bytes=memory_budget_bytes,
     )
 
 
@@ -609,6 +616,7 @@ def execute(
     sql: DeltaSql | None = None,
     model: str | None = None,
     started: float | None = None,
+    memory_budget_bytes: int = DEFAULT_MEMORY_BUDGET,
 ) -> OptimizeResult:
     """Run a plan made by ``plan_optimize``; commits are conflict-checked from its version.
 
@@ -622,6 +630,7 @@ def execute(
         sql: Where Delta's SQL would run; overrides ``spark``.
         model: The dbt model, for messages.
         started: ``time.perf_counter()`` when the op started (for the duration).
+        memory_budget_bytes: Memory our Z-order may hold (``external_sort``).
 
     Returns:
         What was committed.
@@ -676,6 +685,7 @@ def execute(
                     failures=failures,
                     writer=named,
                     outcomes=outcomes,
+                    memory_budget_bytes=memory_budget_bytes,
                 )
                 writer = named[0]
     except Exception as err:

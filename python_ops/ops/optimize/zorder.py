@@ -22,11 +22,11 @@ scope and the maintenance history recognise it.
 
 from __future__ import annotations
 
+import logging
 import math
 import posixpath
 import time
 import uuid
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -36,21 +36,24 @@ import pyarrow.parquet as pq
 
 from python_ops.delta.actions import AddFile
 from python_ops.delta.commits import commit_actions, commit_versions
-from python_ops.delta.stats import delta_stats
 from python_ops.delta.writer import open_delta, quiet_hooks
 from python_ops.errors import (
     DeltaLogError,
     StorageError,
     ZOrderUnsupportedError,
 )
+from python_ops.ops.optimize.clustered_output import ClusteredOutput
+from python_ops.ops.optimize.clustered_output import WrittenFile as WrittenFile  # re-exported
+from python_ops.ops.optimize.external_sort import DEFAULT_MEMORY_BUDGET, sort_by_key
+from python_ops.ops.optimize.partition_batches import PartitionSource, plain_schema
 from python_ops.ops.optimize.plan import OPERATION_MARKER
+from python_ops.ops.optimize.zorder_ranges import RANGE_BITS, ZOrderKeys, interleave, key_bits
 from python_ops.storage import Storage, open_storage
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
 
-RANGE_BITS = 10  # 1,024 ranges per column
-KEY_BITS = 64
+log = logging.getLogger(__name__)
 
 
 def range_ids(values: pa.ChunkedArray | pa.Array, *, bits: int = RANGE_BITS) -> NDArray[np.uint64]:
@@ -77,7 +80,7 @@ def range_ids(values: pa.ChunkedArray | pa.Array, *, bits: int = RANGE_BITS) -> 
 
 
 def zorder_key(columns: list[pa.ChunkedArray | pa.Array]) -> NDArray[np.uint64]:
-    """Interleave the bits of each column's range ids, most significant bits first.
+    """Each row's Z-key over all of ``columns`` (the whole partition in memory).
 
     Args:
         columns: The Z-order columns, all of one length.
@@ -87,15 +90,8 @@ def zorder_key(columns: list[pa.ChunkedArray | pa.Array]) -> NDArray[np.uint64]:
     """
     if not columns:
         raise ValueError("zorder_key needs at least one column")
-    bits = min(RANGE_BITS, KEY_BITS // len(columns))
-    ids = [range_ids(c, bits=bits) for c in columns]
-    k = len(ids)
-    key = np.zeros(len(ids[0]), dtype=np.uint64)
-    for bit in range(bits):  # bit 0 is the least significant bit of each id
-        for c, column_ids in enumerate(ids):
-            position = np.uint64(bit * k + (k - 1 - c))
-            key |= ((column_ids >> np.uint64(bit)) & np.uint64(1)) << position
-    return key
+    bits = key_bits(len(columns))
+    return interleave([range_ids(c, bits=bits) for c in columns], bits)
 
 
 def zorder_sort(table: pa.Table, columns: list[str]) -> pa.Table:
@@ -113,23 +109,6 @@ def zorder_sort(table: pa.Table, columns: list[str]) -> pa.Table:
 
 
 RUN_MARKER = "python_ops.run"
-
-
-@dataclass(frozen=True)
-class WrittenFile:
-    """A Parquet file the rewrite wrote (not yet committed).
-
-    Attributes:
-        path: Decoded path relative to the table root.
-        size_bytes: File size.
-        rows: Rows in the file.
-        stats: Delta statistics JSON.
-    """
-
-    path: str
-    size_bytes: int
-    rows: int
-    stats: str
 
 
 def check_supported(configuration: dict[str, str], files: list[AddFile]) -> None:
@@ -155,19 +134,6 @@ def check_supported(configuration: dict[str, str], files: list[AddFile]) -> None
             "the table references files outside its root (a shallow clone); Z-order would "
             "rewrite files it does not own"
         )
-
-
-def _plain_type(kind: pa.DataType) -> pa.DataType:
-    """Arrow view types (delta-rs writes them) as the classic types every kernel supports."""
-    if pa.types.is_string_view(kind):
-        return pa.large_string()
-    if pa.types.is_binary_view(kind):
-        return pa.large_binary()
-    if pa.types.is_struct(kind):
-        return pa.struct([f.with_type(_plain_type(f.type)) for f in kind])
-    if pa.types.is_list(kind) or pa.types.is_large_list(kind) or pa.types.is_list_view(kind):
-        return pa.large_list(kind.value_field.with_type(_plain_type(kind.value_type)))
-    return kind
 
 
 def read_files(storage: Storage, files: list[AddFile]) -> pa.Table:
@@ -199,7 +165,7 @@ def read_files(storage: Storage, files: list[AddFile]) -> pa.Table:
                 f"{storage.root}: live data file '{f.relative_path}' cannot be read as Parquet "
                 f"({err}); nothing was committed"
             ) from err
-        plain = pa.schema([f.with_type(_plain_type(f.type)) for f in table.schema])
+        plain = plain_schema(table.schema)
         tables.append(table.cast(plain) if plain != table.schema else table)
     return pa.concat_tables(tables, promote_options="permissive")
 
@@ -211,8 +177,14 @@ def write_clustered(
     columns: list[str],
     target_size_bytes: int,
     stats_columns: list[str],
+    memory_budget_bytes: int = DEFAULT_MEMORY_BUDGET,
+    spill_root: str | None = None,
 ) -> list[WrittenFile]:
     """Read ``files`` (one partition), cluster by ``columns`` and write about target-size files.
+
+    The rows are sorted by Z-key within ``memory_budget_bytes`` (``external_sort``): a partition
+    larger than that is sorted in runs spilled to a temporary directory and merged, its range
+    boundaries found by a pass over the Z-order columns (``ZOrderKeys``).
 
     Args:
         storage: The table's storage.
@@ -221,6 +193,8 @@ def write_clustered(
         target_size_bytes: Target output file size; the output count is
             ``ceil(input bytes / target)``.
         stats_columns: Columns to write statistics for.
+        memory_budget_bytes: Memory the rows, keys and buffers may take.
+        spill_root: Where spilled runs go (None: the OS temp directory).
 
     Returns:
         The files written, in the partition's directory; nothing is committed.
@@ -228,34 +202,38 @@ def write_clustered(
     Raises:
         StorageError: When an input file is missing or unreadable.
     """
-    table = zorder_sort(read_files(storage, files), columns)
+    source = PartitionSource(storage, files)
+    keys = ZOrderKeys(source, columns, sample_bytes=memory_budget_bytes // 4)
     in_bytes = sum(f.size_bytes for f in files)
-    count = max(1, min(table.num_rows, math.ceil(in_bytes / target_size_bytes)))
     assert files[0].relative_path is not None
-    directory = posixpath.dirname(files[0].relative_path)
-    run = uuid.uuid4()
-    written = []
-    per_file = math.ceil(table.num_rows / count) if table.num_rows else 0
-    for index in range(count):
-        piece = table.slice(index * per_file, per_file)
-        if index and not piece.num_rows:
-            break
-        name = f"part-{index:05d}-{run}-c000.zstd.parquet"
-        rel = posixpath.join(directory, name) if directory else name
-        fs, path = storage.arrow_path(rel)
-        # microsecond timestamps as Spark writes them; refuse to drop precision silently
-        pq.write_table(
-            piece,
-            path,
-            filesystem=fs,
-            compression="zstd",
-            coerce_timestamps="us",
-            allow_truncated_timestamps=False,
+    output = ClusteredOutput(
+        storage,
+        directory=posixpath.dirname(files[0].relative_path),
+        rows=source.rows,
+        count=max(1, min(source.rows, math.ceil(in_bytes / target_size_bytes))),
+        schema=source.schema,
+        stats_columns=stats_columns,
+        group_rows=memory_budget_bytes // 8 // source.width,
+    )
+    try:
+        spilled = sort_by_key(
+            source,
+            keys,
+            output.write,
+            memory_budget_bytes=memory_budget_bytes,
+            spill_root=spill_root,
         )
-        size = fs.get_file_info(path).size
-        written.append(
-            WrittenFile(rel, int(size), piece.num_rows, delta_stats(piece, stats_columns))
-        )
+    except BaseException:
+        output.abort()
+        raise
+    written = output.close()
+    log.info(
+        "Z-order of %s: %d rows sorted %s, %d file(s) written",
+        posixpath.join(storage.root, posixpath.dirname(files[0].relative_path)),
+        source.rows,
+        f"in {spilled} spilled runs" if spilled else "in memory",
+        len(written),
+    )
     return written
 
 

@@ -1,0 +1,219 @@
+"""Target-sized output files of a Z-order, written from a stream of rows already in order.
+
+The split is ``zorder.write_clustered``'s: ``count`` files of ``ceil(rows / count)`` rows each
+(the last one shorter), named ``part-<index>-<run uuid>-c000.zstd.parquet`` in the partition's
+directory, zstd, timestamps at microseconds. Rows arrive in pieces; each file's statistics are
+the merge of its row groups' ``delta_stats`` (``merge_stats``), which equals ``delta_stats`` of
+the whole file: minima and maxima are taken of values ``delta_stats`` already put in JSON form,
+whose order is the values' order (numbers; strings by code point, as UTF-8 bytes compare; ISO
+dates and timestamps), and a column one group has no bounds for (NaN, an inexact decimal) has
+none in the file.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import posixpath
+import uuid
+from dataclasses import dataclass
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from python_ops.delta.stats import delta_stats
+from python_ops.storage import Storage
+
+
+@dataclass(frozen=True)
+class WrittenFile:
+    """A Parquet file the rewrite wrote (not yet committed).
+
+    Attributes:
+        path: Decoded path relative to the table root.
+        size_bytes: File size.
+        rows: Rows in the file.
+        stats: Delta statistics JSON.
+    """
+
+    path: str
+    size_bytes: int
+    rows: int
+    stats: str
+
+
+def _merge_bound(
+    parts: list[dict[str, Any]], side: str, path: tuple[str, ...], pick: Any
+) -> Any | None:
+    """The merged bound at ``path`` (a leaf or a struct's dict), None when one part lacks it."""
+    found: list[Any] = []
+    for part in parts:
+        node: Any = part.get(side) or {}
+        nulls: Any = part.get("nullCount") or {}
+        for key in path:
+            node = node.get(key) if isinstance(node, dict) else None
+            nulls = nulls.get(key) if isinstance(nulls, dict) else None
+        if isinstance(nulls, dict):  # a struct: its fields one by one
+            continue
+        if node is None:
+            if nulls is not None and nulls < part["numRecords"]:
+                return None  # values this part keeps no bound for: neither does the file
+            continue
+        found.append(node)
+    return pick(found) if found else None
+
+
+def _merge_tree(parts: list[dict[str, Any]], path: tuple[str, ...]) -> tuple[Any, Any, Any]:
+    """(null counts, minima, maxima) of the column or struct at ``path`` over ``parts``."""
+    nulls_nodes = []
+    for part in parts:
+        node: Any = part.get("nullCount") or {}
+        for key in path:
+            node = node.get(key) if isinstance(node, dict) else None
+        nulls_nodes.append(node)
+    if any(isinstance(n, dict) for n in nulls_nodes):
+        names = [k for n in nulls_nodes if isinstance(n, dict) for k in n]
+        nulls: dict[str, Any] = {}
+        mins: dict[str, Any] = {}
+        maxs: dict[str, Any] = {}
+        for name in dict.fromkeys(names):
+            nulls[name], low, high = _merge_tree(parts, (*path, name))
+            if low is not None and high is not None:
+                mins[name], maxs[name] = low, high
+        return nulls, mins or None, maxs or None
+    count = sum(int(n or 0) for n in nulls_nodes)
+    low = _merge_bound(parts, "minValues", path, min)
+    high = _merge_bound(parts, "maxValues", path, max)
+    return count, low, high
+
+
+def merge_stats(parts: list[dict[str, Any]]) -> str:
+    """One file's ``stats`` JSON from the parsed ``delta_stats`` of its consecutive pieces.
+
+    Args:
+        parts: ``json.loads(delta_stats(piece, columns))`` of each piece, same columns.
+
+    Returns:
+        What ``delta_stats`` of all the pieces' rows at once returns.
+    """
+    nulls: dict[str, Any] = {}
+    mins: dict[str, Any] = {}
+    maxs: dict[str, Any] = {}
+    for name in parts[0]["nullCount"]:
+        nulls[name], low, high = _merge_tree(parts, (name,))
+        if low is not None and high is not None:
+            mins[name], maxs[name] = low, high
+    rows = sum(int(p["numRecords"]) for p in parts)
+    return json.dumps(
+        {"numRecords": rows, "minValues": mins, "maxValues": maxs, "nullCount": nulls},
+        separators=(",", ":"),
+    )
+
+
+class ClusteredOutput:
+    """Writes rows, in the order given, into the partition's target-sized output files.
+
+    Args:
+        storage: The table's storage.
+        directory: The partition's directory relative to the root ('' for the root).
+        rows: Rows that will be written in all.
+        count: Output files (``ceil(input bytes / target)``, at most ``rows``, at least 1).
+        schema: The rows' schema.
+        stats_columns: Columns to write statistics for.
+        group_rows: Rows buffered before a row group is written.
+    """
+
+    def __init__(
+        self,
+        storage: Storage,
+        *,
+        directory: str,
+        rows: int,
+        count: int,
+        schema: pa.Schema,
+        stats_columns: list[str],
+        group_rows: int,
+    ) -> None:
+        self._storage = storage
+        self._directory = directory
+        self._per_file = math.ceil(rows / count) if rows else 0
+        self._schema = schema
+        self._stats_columns = stats_columns
+        self._group_rows = max(1, group_rows)
+        self._run = uuid.uuid4()
+        self._writer: pq.ParquetWriter | None = None
+        self._relative = ""
+        self._in_file = 0
+        self._pending: list[pa.Table] = []
+        self._pending_rows = 0
+        self._parts: list[dict[str, Any]] = []
+        self.written: list[WrittenFile] = []
+
+    def write(self, table: pa.Table) -> None:
+        """Append ``table``'s rows (in this order) to the output."""
+        offset = 0
+        while offset < table.num_rows:
+            take = min(self._per_file - self._in_file, table.num_rows - offset)
+            self._pending.append(table.slice(offset, take))
+            self._pending_rows += take
+            self._in_file += take
+            offset += take
+            if self._pending_rows >= self._group_rows or self._in_file == self._per_file:
+                self._flush()
+            if self._in_file == self._per_file:
+                self._finish_file()
+
+    def close(self) -> list[WrittenFile]:
+        """Finish the last file (an empty partition still gets one file, as before).
+
+        Returns:
+            Every file written, in order.
+        """
+        if self._pending or self._writer is not None:
+            self._flush()
+            self._finish_file()
+        if not self.written:
+            self._pending = [self._schema.empty_table()]
+            self._flush()
+            self._finish_file()
+        return self.written
+
+    def abort(self) -> None:
+        """Close an open file after a failure (the files stay untracked, as before)."""
+        if self._writer is not None:
+            self._writer.close()
+            self._writer = None
+
+    def _flush(self) -> None:
+        if not self._pending:
+            return
+        piece = pa.concat_tables(self._pending)
+        self._pending, self._pending_rows = [], 0
+        if self._writer is None:
+            name = f"part-{len(self.written):05d}-{self._run}-c000.zstd.parquet"
+            self._relative = posixpath.join(self._directory, name) if self._directory else name
+            fs, path = self._storage.arrow_path(self._relative)
+            # microsecond timestamps as Spark writes them; refuse to drop precision silently
+            self._writer = pq.ParquetWriter(
+                path,
+                self._schema,
+                filesystem=fs,
+                compression="zstd",
+                coerce_timestamps="us",
+                allow_truncated_timestamps=False,
+            )
+        self._writer.write_table(piece, row_group_size=max(piece.num_rows, 1))
+        self._parts.append(json.loads(delta_stats(piece, self._stats_columns)))
+
+    def _finish_file(self) -> None:
+        if self._writer is None:
+            return
+        self._writer.close()
+        self._writer = None
+        fs, path = self._storage.arrow_path(self._relative)
+        size = int(fs.get_file_info(path).size)
+        stats = merge_stats(self._parts)
+        rows = int(json.loads(stats)["numRecords"])
+        self.written.append(WrittenFile(self._relative, size, rows, stats))
+        self._parts, self._in_file = [], 0

@@ -1,0 +1,132 @@
+"""A partition's rows as a stream of record batches in one schema, file after file.
+
+What ``zorder.read_files`` returns as one table (each file's columns as plain Arrow types, the
+files' schemas unified as ``pa.concat_tables(promote_options="permissive")`` unifies them: a
+column missing from a file is null there, a narrower type widens), here as batches of a bounded
+number of rows, so a partition larger than memory can be read (``PartitionSource``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from python_ops.delta.actions import AddFile
+from python_ops.errors import StorageError
+from python_ops.storage import Storage
+
+
+def _plain_type(kind: pa.DataType) -> pa.DataType:
+    """Arrow view types (delta-rs writes them) as the classic types every kernel supports."""
+    if pa.types.is_string_view(kind):
+        return pa.large_string()
+    if pa.types.is_binary_view(kind):
+        return pa.large_binary()
+    if pa.types.is_struct(kind):
+        return pa.struct([f.with_type(_plain_type(f.type)) for f in kind])
+    if pa.types.is_list(kind) or pa.types.is_large_list(kind) or pa.types.is_list_view(kind):
+        return pa.large_list(kind.value_field.with_type(_plain_type(kind.value_type)))
+    return kind
+
+
+def plain_schema(schema: pa.Schema) -> pa.Schema:
+    """``schema`` with view types as the classic types (metadata dropped)."""
+    return pa.schema([f.with_type(_plain_type(f.type)) for f in schema])
+
+
+@contextmanager
+def _reading(storage: Storage, relative: str) -> Iterator[None]:
+    """Live data files that are gone or not Parquet as ``StorageError`` (nothing committed)."""
+    try:
+        yield
+    except FileNotFoundError as err:
+        raise StorageError(
+            f"{storage.root}: live data file '{relative}' is missing from storage; "
+            "the table cannot be rewritten until it is restored (nothing was committed)"
+        ) from err
+    except (OSError, pa.ArrowInvalid) as err:
+        raise StorageError(
+            f"{storage.root}: live data file '{relative}' cannot be read as Parquet "
+            f"({err}); nothing was committed"
+        ) from err
+
+
+def _conform(batch: pa.RecordBatch, schema: pa.Schema) -> pa.RecordBatch:
+    """``batch`` with ``schema``'s columns: cast where wider, nulls where missing."""
+    names = batch.schema.names
+    columns = []
+    for field in schema:
+        if field.name in names:
+            column = batch.column(names.index(field.name))
+            columns.append(column if column.type == field.type else column.cast(field.type))
+        else:
+            columns.append(pa.nulls(batch.num_rows, field.type))
+    return pa.RecordBatch.from_arrays(columns, schema=schema)
+
+
+class PartitionSource:
+    """The rows of a partition's files, read in batches as often as needed.
+
+    Args:
+        storage: The table's storage.
+        files: The partition's live files, all inside the table root.
+
+    Raises:
+        StorageError: When a file is missing or unreadable (here or while reading).
+    """
+
+    def __init__(self, storage: Storage, files: list[AddFile]) -> None:
+        self._storage = storage
+        self._paths: list[str] = []
+        schemas = []
+        rows = 0
+        size = 0
+        for f in files:
+            assert f.relative_path is not None  # check_supported refused the others
+            self._paths.append(f.relative_path)
+            with _reading(storage, f.relative_path):
+                fs, path = storage.arrow_path(f.relative_path)
+                parquet = pq.ParquetFile(path, filesystem=fs)
+                schemas.append(plain_schema(parquet.schema_arrow))
+                rows += parquet.metadata.num_rows
+                meta = parquet.metadata
+                size += sum(meta.row_group(i).total_byte_size for i in range(meta.num_row_groups))
+        self.schema: pa.Schema = pa.unify_schemas(schemas, promote_options="permissive")
+        self.rows = rows
+        self.width = max(1, size // rows) if rows else 1  # uncompressed bytes per row
+
+    def batches(
+        self, *, batch_rows: int, columns: list[str] | None = None
+    ) -> Iterator[pa.RecordBatch]:
+        """Every row, file after file in order, at most ``batch_rows`` to a batch.
+
+        Args:
+            batch_rows: The largest batch.
+            columns: Only these columns (None: all), in this order.
+
+        Yields:
+            Batches in ``schema`` (or its ``columns``).
+        """
+        schema = self.schema
+        if columns is not None:
+            schema = pa.schema([self.schema.field(c) for c in columns])
+        for relative in self._paths:
+            with _reading(self._storage, relative):
+                fs, path = self._storage.arrow_path(relative)
+                parquet = pq.ParquetFile(path, filesystem=fs)
+                present = set(parquet.schema_arrow.names)
+                wanted = [n for n in schema.names if n in present]
+                file_schema = plain_schema(parquet.schema_arrow)
+                plain = pa.schema([file_schema.field(n) for n in wanted])
+                if not wanted:  # none of the columns: the file's rows are nulls in all of them
+                    left = parquet.metadata.num_rows
+                    while left > 0:
+                        count = min(left, batch_rows)
+                        left -= count
+                        yield _conform(pa.record_batch({"_": pa.nulls(count)}), schema)
+                    continue
+                for batch in parquet.iter_batches(batch_size=batch_rows, columns=wanted):
+                    yield _conform(batch if batch.schema == plain else batch.cast(plain), schema)
