@@ -41,7 +41,7 @@ def _unlinked(spec: TableSpec) -> TableSpec:
 
 
 @settings(
-    max_examples=int(os.environ.get("SPARKDELTA_ORACLE_EXAMPLES", "8")),
+    max_examples=int(os.environ.get("SPARKDELTA_ORACLE_EXAMPLES", "4")),  # ~50 s each
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
     database=None,
