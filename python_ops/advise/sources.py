@@ -8,14 +8,13 @@ answered with the reason the advisor cannot read them (never guessed).
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from python_ops.errors import ConfigError
+from python_ops.maintenance.targets import load_manifest as read_manifest
 
 # Nodes whose SQL reads other relations: every one of them is a reader of its upstream tables.
 READER_TYPES = ("model", "snapshot", "test", "analysis")
@@ -40,27 +39,17 @@ class NodeSql:
 
 
 def load_manifest(project_dir: str, target_path: str = "target") -> dict[str, Any]:
-    """Read ``<project_dir>/<target_path>/manifest.json``.
+    """Read ``<project_dir>/<target_path>/manifest.json`` (``targets.load_manifest``).
 
     Raises:
         ConfigError: When there is no readable manifest.
     """
-    path = os.path.join(project_dir, target_path, "manifest.json")
-    try:
-        with open(path, encoding="utf-8") as handle:
-            manifest: dict[str, Any] = json.load(handle)
-    except FileNotFoundError as err:
-        raise ConfigError(
-            setting="project_dir",
-            value=project_dir,
-            fix=f"{path} does not exist. Run 'dbt compile' (or dbt run/build) in the project "
-            "first: the advisor reads the compiled SQL of every model.",
-        ) from err
-    except (OSError, ValueError) as err:
-        raise ConfigError(
-            setting="project_dir", value=project_dir, fix=f"{path} cannot be read ({err})."
-        ) from err
-    return manifest
+    return read_manifest(
+        project_dir,
+        target_path,
+        missing="Run 'dbt compile' (or dbt run/build) in the project first: the advisor "
+        "reads the compiled SQL of every model.",
+    )
 
 
 def node_config(node: Mapping[str, Any]) -> dict[str, Any]:

@@ -102,11 +102,19 @@ def targets_from_nodes(
     return targets, paths
 
 
-def load_manifest(project_dir: str) -> dict[str, Any]:
-    """Read ``<project_dir>/target/manifest.json``.
+def load_manifest(
+    project_dir: str,
+    target_path: str = "target",
+    *,
+    missing: str = "Run 'dbt parse' (or any dbt command) in the project first, or point "
+    "--project-dir at a dbt project.",
+) -> dict[str, Any]:
+    """Read ``<project_dir>/<target_path>/manifest.json``.
 
     Args:
         project_dir: The dbt project directory.
+        target_path: dbt's target path, relative to the project.
+        missing: What to do when there is none (the fix the error names).
 
     Returns:
         The manifest.
@@ -114,16 +122,13 @@ def load_manifest(project_dir: str) -> dict[str, Any]:
     Raises:
         ConfigError: When there is no readable manifest.
     """
-    path = os.path.join(project_dir, "target", "manifest.json")
+    path = os.path.join(project_dir, target_path, "manifest.json")
     try:
         with open(path, encoding="utf-8") as handle:
             manifest: dict[str, Any] = json.load(handle)
     except FileNotFoundError as err:
         raise ConfigError(
-            setting="project_dir",
-            value=project_dir,
-            fix=f"{path} does not exist. Run 'dbt parse' (or any dbt command) in the project "
-            "first, or point --project-dir at a dbt project.",
+            setting="project_dir", value=project_dir, fix=f"{path} does not exist. {missing}"
         ) from err
     except (OSError, ValueError) as err:
         raise ConfigError(
