@@ -111,9 +111,3 @@ def require_canonical(rel: str, root: str) -> str:
             "another name"
         )
     return rel
-
-
-def parents(rel: str) -> list[str]:
-    """The directories above a canonical relative path, nearest the root first."""
-    names = rel.split("/")
-    return ["/".join(names[:i]) for i in range(1, len(names))]
