@@ -11,13 +11,10 @@ already there with the right checksum is not fetched again.
 from __future__ import annotations
 
 import enum
-import hashlib
 import os
 import shutil
 import subprocess
 import tempfile
-import urllib.error
-import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -49,6 +46,8 @@ class JarFetch:
 
 def file_sha256(path: Path) -> str:
     """The hex sha256 of a file, read in 1 MiB chunks."""
+    import hashlib  # OpenSSL's library, about 5 MB: only when a jar is checked
+
     digest = hashlib.sha256()
     with path.open("rb") as handle:
         while chunk := handle.read(_CHUNK):
@@ -57,6 +56,10 @@ def file_sha256(path: Path) -> str:
 
 
 def _download(url: str, into: Path, timeout_s: float) -> None:
+    # imported here: the other commands load this module for its names only (ssl, http)
+    import urllib.error
+    import urllib.request
+
     try:
         with urllib.request.urlopen(url, timeout=timeout_s) as response, into.open("wb") as out:
             shutil.copyfileobj(response, out, _CHUNK)

@@ -19,7 +19,6 @@ from typing import Any
 
 from python_ops.cli.project import ModelPolicy
 from python_ops.errors import MaintenanceError
-from python_ops.maintenance.history import HistoryRecord, HistoryStore, parameters_json
 from python_ops.ops.optimize.plan import OptimizePlan
 from python_ops.ops.results import LogCleanupResult, OptimizeResult, VacuumResult
 
@@ -103,6 +102,9 @@ def _append(
     started: float,
     duration_s: float,
 ) -> None:
+    # imported here: a run without --model records nothing and never loads the history
+    from python_ops.maintenance.history import HistoryRecord, HistoryStore, parameters_json
+
     record = HistoryRecord(
         invocation_id=f"cli-{uuid.uuid4()}",
         model=policy.config.model,
