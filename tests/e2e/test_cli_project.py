@@ -238,7 +238,8 @@ def test_path_commands_with_model_write_a_history_row_each(project: Path) -> Non
 
     table = project / "wh" / "shop" / "fct_orders"
     history = HistoryStore(str(project / "wh" / "shop" / "maintenance_history"))
-    seen = {(r.invocation_id, r.op) for r in history.records()}
+    records_before = history.records()
+    seen = {(r.invocation_id, r.op) for r in records_before}
     model = ("--model", "fct_orders", "--project-dir", str(project))
     for command in (
         ("vacuum", *model, "--dry-run"),
@@ -262,4 +263,4 @@ def test_path_commands_with_model_write_a_history_row_each(project: Path) -> Non
 
     # a path command without --model knows no project: it records nothing
     assert python_ops(project, "vacuum", str(table), "--dry-run").returncode == 0
-    assert len(history.records()) == len(seen) + 3
+    assert len(history.records()) == len(records_before) + 3
