@@ -16,34 +16,18 @@ from pathlib import Path
 import pytest
 
 from python_ops.delta_jars import require_delta_jars
-from tests.helpers.paths import ROOT
+from tests.helpers.paths import NOT_COPIED, ROOT
 
 pytestmark = [pytest.mark.slow, pytest.mark.delta_jars, pytest.mark.timeout(2400)]
 
 PYTHON = shutil.which("python3.11")
-_NOT_COPIED = shutil.ignore_patterns(
-    ".venv",
-    "jars",
-    "target",
-    "logs",
-    "dbt_packages",
-    "warehouse",
-    ".git",
-    "__pycache__",
-    "build",
-    "*.egg-info",
-    ".pytest_cache",
-    ".mypy_cache",
-    ".ruff_cache",
-    "metastore_db",
-)
 
 
 @pytest.mark.skipif(PYTHON is None, reason="python3.11 is not on PATH on this machine")
 def test_the_demos_bootstrap_installs_no_dev_tools_and_reruns_quietly(tmp_path: Path) -> None:
     assert PYTHON is not None
     repo = tmp_path / "repo"
-    shutil.copytree(ROOT, repo, symlinks=True, ignore=_NOT_COPIED)
+    shutil.copytree(ROOT, repo, symlinks=True, ignore=NOT_COPIED)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "VIRTUAL_ENV"))}
     env.update(PYTHON=PYTHON, DELTA_JARS_DIR=str(Path(require_delta_jars()[0]).parent))
 

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from python_ops.delta_jars import pinned_jars
-from tests.helpers.paths import ROOT
+from tests.helpers.paths import NOT_COPIED, ROOT
 
 # a pip install of the whole stack, pip cache warm: 214 s at load ~10 and 460 s at load 20-29 on
 # a 2-core machine shared by other test runs (the whole test 560 s there)
@@ -61,23 +61,6 @@ from {{ ref('orders') }}
 group by customer_id
 """
 
-_NOT_COPIED = shutil.ignore_patterns(
-    ".venv",
-    "jars",
-    "target",
-    "logs",
-    "dbt_packages",
-    "warehouse",
-    ".git",
-    "__pycache__",
-    "build",
-    "*.egg-info",
-    ".pytest_cache",
-    ".mypy_cache",
-    ".ruff_cache",
-    "metastore_db",
-)
-
 
 def _run(args: list[str], cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     done = subprocess.run(args, cwd=cwd, env=env, capture_output=True, text=True, check=False)
@@ -91,7 +74,7 @@ def test_a_user_installs_the_package_into_a_fresh_venv_and_builds_their_own_proj
 ) -> None:
     assert PYTHON is not None
     source = tmp_path / "source"  # a copy: pip's build writes build/ and egg-info beside it
-    shutil.copytree(ROOT, source, symlinks=True, ignore=_NOT_COPIED)
+    shutil.copytree(ROOT, source, symlinks=True, ignore=NOT_COPIED)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "VIRTUAL_ENV"))}
     env.pop("SPARKDELTA_DELTA_JARS", None)
     venv = tmp_path / "venv"

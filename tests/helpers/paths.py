@@ -8,6 +8,7 @@ does not exist to check that everything needing them skips).
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +18,23 @@ ROOT = Path(__file__).resolve().parents[2]
 FIXTURES_ROOT = Path(os.environ.get("SPARKDELTA_FIXTURES", ROOT.parent / "shared" / "fixtures"))
 DELTA_TABLES = FIXTURES_ROOT / "delta-tables"
 GOLDEN = FIXTURES_ROOT / "golden"
+# what a copy of the repository leaves out (environments, build output, caches, the warehouse)
+NOT_COPIED = shutil.ignore_patterns(
+    ".venv",
+    "jars",
+    "target",
+    "logs",
+    "dbt_packages",
+    "warehouse",
+    ".git",
+    "__pycache__",
+    "build",
+    "*.egg-info",
+    ".pytest_cache",
+    ".mypy_cache",
+    ".ruff_cache",
+    "metastore_db",
+)
 NEEDS_SHARED = "needs ../shared/fixtures (the shared Delta fixtures), absent here"
 
 
