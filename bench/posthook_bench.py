@@ -70,6 +70,7 @@ def python_ops_share(project: Path, warehouse: Path, models: list[str], repeats:
     import sys
 
     sys.path.insert(0, str(ROOT))
+    from python_ops.invocation import Invocation
     from python_ops.maintenance.config import parse_config
     from python_ops.maintenance.history import HistoryStore
     from python_ops.maintenance.runner import Maintainer
@@ -80,7 +81,7 @@ def python_ops_share(project: Path, warehouse: Path, models: list[str], repeats:
     maintainer = Maintainer(
         spark=None,
         history=HistoryStore(str(history)) if history else None,
-        invocation_id="bench",
+        invocation=Invocation("bench"),
     )
     out: dict[str, float] = {}
     for node in manifest_models(load_manifest(str(project))):

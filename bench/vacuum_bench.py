@@ -48,6 +48,7 @@ print(json.dumps(files))
 
 POSTHOOK = """
 import json, sys
+from python_ops.invocation import Invocation
 from python_ops.maintenance.config import parse_config
 from python_ops.maintenance.runner import Maintainer
 from python_ops.maintenance.targets import ModelTarget
@@ -56,7 +57,7 @@ config = parse_config("bench", {
     "maintenance_vacuum_mode": "full", "maintenance_optimize_enabled": False,
     "maintenance_cleanup_logs_enabled": False, "maintenance_purge_enabled": False})
 target = ModelTarget("bench", sys.argv[1], config)
-maintainer = Maintainer(spark=None, history=None, invocation_id="bench")
+maintainer = Maintainer(spark=None, history=None, invocation=Invocation("bench"))
 (o,) = [o for o in maintainer.maintain_model(target, only_due=False, dry_run=sys.argv[2] == "dry")
         if o.op == "vacuum"]
 assert str(o.status) == "succeeded", o.detail

@@ -6,15 +6,16 @@ and ``DeltaSql``: asks an engine once whether it has Delta and runs Delta's stat
 
 from __future__ import annotations
 
+import atexit
 import logging
 import os
 import re
 import threading
-import weakref
 from collections.abc import Callable, Mapping
 from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
+from python_ops import runtime
 from python_ops.errors import ConfigError, EngineError
 
 log = logging.getLogger(__name__)
@@ -174,8 +175,6 @@ _SAIL_ANSWER = re.compile(r"\bfound HISTORY\b", re.IGNORECASE)
 # Session settings read over SQL (``SET key``) answer this for a key that is not set.
 _UNDEFINED = "<undefined>"
 
-_no_delta_sessions: weakref.WeakSet[Any] = weakref.WeakSet()
-
 
 def mark_no_delta_sql(spark: Any) -> None:
     """Record that a session's engine has no Delta SQL (the embedded Sail engine).
@@ -185,7 +184,8 @@ def mark_no_delta_sql(spark: Any) -> None:
     Args:
         spark: The session (or a ``LazySession``).
     """
-    _no_delta_sessions.add(spark)
+    with runtime.DELTA_SQL.lock:
+        runtime.DELTA_SQL.value.no_delta.add(spark)
 
 
 def says_no_delta(err: BaseException) -> bool:
@@ -262,10 +262,6 @@ class DeltaSql:
             settings ``conf`` then holds (``StatementSession``); None: on ``execute``'s.
     """
 
-    _answers: dict[Any, bool] = {}  # noqa: RUF012 (one answer per engine, process-wide)
-    _answers_lock = threading.Lock()
-    _locks: dict[Any, threading.RLock] = {}  # noqa: RUF012 (one settings lock per engine)
-
     def __init__(
         self,
         execute: Callable[[str], Rows],
@@ -290,8 +286,9 @@ class DeltaSql:
         if key is None:
             self._settings_lock = threading.RLock()
         else:
-            with self._answers_lock:
-                self._settings_lock = self._locks.setdefault(key, threading.RLock())
+            with runtime.DELTA_SQL.lock:  # one settings lock per engine, process-wide
+                locks = runtime.DELTA_SQL.value.settings_locks
+                self._settings_lock = locks.setdefault(key, threading.RLock())
 
     def named(self, names: Mapping[str, str]) -> DeltaSql:
         """The same engine (and answer) with tables named as the caller's catalog knows them.
@@ -319,8 +316,8 @@ class DeltaSql:
     @classmethod
     def forget_answers(cls) -> None:
         """Forget every engine's cached answer (the next ``has_delta`` asks again)."""
-        with cls._answers_lock:
-            cls._answers.clear()
+        with runtime.DELTA_SQL.lock:
+            runtime.DELTA_SQL.value.answers.clear()
 
     def table(self, location: str) -> str:
         """How a statement names the table at ``location``.
@@ -364,8 +361,9 @@ class DeltaSql:
         """
         if self._known is not None:
             return self._known
-        with self._answers_lock:
-            known = self._answer[0] if self._key is None else self._answers.get(self._key)
+        shared = runtime.DELTA_SQL
+        with shared.lock:
+            known = self._answer[0] if self._key is None else shared.value.answers.get(self._key)
         if known is not None:
             return known
         table = self.table(location)
@@ -381,10 +379,10 @@ class DeltaSql:
                 ) from err
             _say_no_delta(self.where, err)
             answer = False
-        with self._answers_lock:
+        with shared.lock:
             self._answer[0] = answer
             if self._key is not None:
-                self._answers[self._key] = answer
+                shared.value.answers[self._key] = answer
         return answer
 
     def run_with_settings(self, statement: str, settings: Mapping[str, str | None]) -> Rows:
@@ -504,6 +502,8 @@ class StatementSession:
                     if connect:  # the server knows a session from its first request on
                         self._spark.conf.get("spark.sql.session.timeZone", None)
                     self._own = self._spark.cloneSession() if connect else self._spark.newSession()
+                    if connect:  # runs before the clone's own exit handler (atexit is LIFO)
+                        atexit.register(_close_clone_of_stopped, self._spark, self._own)
                 except Exception as err:  # each client raises its own types
                     raise EngineError(
                         f"cannot open a session of its own on {_describe_session(self._spark)} "
@@ -515,6 +515,22 @@ class StatementSession:
     def execute(self, statement: str) -> Rows:
         """Run one statement on the session of its own; its rows as dicts."""
         return [row.asDict(recursive=True) for row in self.session.sql(statement).collect()]
+
+
+def _close_clone_of_stopped(parent: Any, clone: Any) -> None:
+    """At exit: close a cloned Connect session whose parent was stopped, without a request.
+
+    A Connect client's own exit handler sends a request to the server (clean its ML cache,
+    release the session) and retries it with backoff for minutes when the server is gone; a
+    parent stopped before exit (``SailEngine.stop``: client first, then server) had the server
+    stopped too, so the clone's channel is only closed. A clone of a live parent is left to
+    its own handler, which releases its server-side session.
+    """
+    try:
+        if parent.client.is_closed and not clone.client.is_closed:
+            clone.client.close()
+    except Exception:  # an exit handler must not raise
+        log.debug("could not close a cloned Spark Connect session at exit", exc_info=True)
 
 
 class _OwnConf:
@@ -533,10 +549,6 @@ class _OwnConf:
         self._owner.session.conf.unset(key)
 
 
-_session_sql: weakref.WeakKeyDictionary[Any, DeltaSql] = weakref.WeakKeyDictionary()
-_session_sql_lock = threading.Lock()
-
-
 def session_sql(spark: Any) -> DeltaSql:
     """Delta SQL on a Spark session (classic or Connect); one per session, answer cached.
 
@@ -549,10 +561,11 @@ def session_sql(spark: Any) -> DeltaSql:
     Returns:
         The session's ``DeltaSql``.
     """
-    with _session_sql_lock:
-        found = _session_sql.get(spark)
+    shared = runtime.DELTA_SQL
+    with shared.lock:
+        found: DeltaSql | None = shared.value.per_session.get(spark)
         if found is None:
-            if spark in _no_delta_sessions:
+            if spark in shared.value.no_delta:
 
                 def execute(statement: str) -> Rows:
                     return [row.asDict(recursive=True) for row in spark.sql(statement).collect()]
@@ -567,7 +580,7 @@ def session_sql(spark: Any) -> DeltaSql:
                 found = DeltaSql(
                     execute, where=_describe_session(spark), conf=own.conf, isolated=own.execute
                 )
-            _session_sql[spark] = found
+            shared.value.per_session[spark] = found
         return found
 
 

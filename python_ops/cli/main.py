@@ -18,7 +18,7 @@ from python_ops.cli.logs import configure_logging
 from python_ops.cli.project import add_project_arguments
 from python_ops.delta.properties import DELETED_FILE_RETENTION, LOG_RETENTION
 from python_ops.errors import ChangedThenFailedError, MaintenanceError, OptimizeConflictError
-from python_ops.log_once import begin_command
+from python_ops.invocation import Invocation
 from python_ops.maintenance.config import parse_size
 from python_ops.maintenance.policy import unrecorded_note
 from python_ops.maintenance.registry import op_spec
@@ -223,7 +223,8 @@ def main(argv: Sequence[str] | None = None, *, spark: Any = None) -> int:
 
 
 def _dispatch(args: argparse.Namespace, spark: Any) -> int:
-    begin_command()  # each call is one command: its warnings are given once each (log_once)
+    # each call is one command: its warnings are given once each, whatever runs them
+    args.invocation = Invocation()
     undo_logging = configure_logging(verbose=args.verbose, audit_file=args.audit_log)
     try:
         if args.op == "health":
@@ -343,6 +344,7 @@ def _invoke_vacuum(
         location,
         spark=spark,
         model=model.config.model if model else None,
+        invocation=args.invocation,
         dry_run=args.dry_run,
         partition_filter=args.partition_filter,
         max_workers=args.workers,

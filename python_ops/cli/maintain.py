@@ -15,7 +15,6 @@ from __future__ import annotations
 import json
 import logging
 import sys
-import uuid
 from dataclasses import dataclass
 from typing import Any, TextIO
 
@@ -193,7 +192,7 @@ def run_maintain(args: Any, resolver: SelectionResolver | None = None) -> int:
             ),
         )
         session = MaintenanceSession(
-            f"cli-{uuid.uuid4()}", CliEnvironment(engine.spark, history, advice), CliEvents()
+            args.invocation, CliEnvironment(engine.spark, history, advice), CliEvents()
         )
         run = session.maintain(chosen, options, on_progress=ProgressBar(sys.stderr))
     finally:

@@ -27,6 +27,7 @@ import threading
 import time
 from typing import IO, Any
 
+from python_ops import runtime
 from python_ops.delta_jars import find_delta_jars, missing_jars_hint
 from python_ops.errors import EngineError
 from python_ops.spark_sessions import DeltaSql, Rows
@@ -175,19 +176,16 @@ class LocalDelta:
             process.wait()
 
 
-_writer: LocalDelta | None = None
-_writer_lock = threading.Lock()
-
-
 def writer() -> LocalDelta:
     """The process's local Delta writer (not started until its first request).
 
     Returns:
         The shared ``LocalDelta``; stopped at exit.
     """
-    global _writer
-    with _writer_lock:
-        if _writer is None:
-            _writer = LocalDelta()
-            atexit.register(_writer.stop)
-        return _writer
+    shared = runtime.LOCAL_WRITER
+    with shared.lock:
+        if shared.value is None:
+            shared.value = LocalDelta()
+            atexit.register(shared.value.stop)
+        started: LocalDelta = shared.value
+        return started

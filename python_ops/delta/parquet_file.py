@@ -12,12 +12,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
+from python_ops import runtime
+
 if TYPE_CHECKING:
     import pyarrow as pa
-
-
-# Whether ``ParquetBytes.read`` decodes on Arrow's threads: see ``decode_on_threads``.
-_threads = False
 
 
 def decode_on_threads(enabled: bool = True) -> None:
@@ -32,13 +30,12 @@ def decode_on_threads(enabled: bool = True) -> None:
     Args:
         enabled: Decode on Arrow's threads.
     """
-    global _threads
-    _threads = enabled
+    runtime.PARQUET_THREADS.value = enabled
 
 
 def decoding_on_threads() -> bool:
     """Whether this process decodes on Arrow's threads (``decode_on_threads``)."""
-    return _threads
+    return runtime.PARQUET_THREADS.value
 
 
 class ParquetBytes:
@@ -127,5 +124,7 @@ class ParquetBytes:
         # dropped the last reference to it after read_all returned, which needs the GIL;
         # landing during interpreter exit, that killed the worker inside a C++ destructor
         # (std::terminate, SIGABRT, exit 134).
-        table: pa.Table = self._reader.read_all(column_indices=indices, use_threads=_threads)
+        table: pa.Table = self._reader.read_all(
+            column_indices=indices, use_threads=decoding_on_threads()
+        )
         return table

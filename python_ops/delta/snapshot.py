@@ -8,13 +8,12 @@ never listed or opened.
 
 from __future__ import annotations
 
-import collections
 import json
-import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from python_ops import runtime
 from python_ops.delta.actions import (
     AddFile,
     RemoveFile,
@@ -207,18 +206,14 @@ def _metadata(raw: Mapping[str, Any], where: str) -> TableMetadata:
         raise DeltaLogError(f"{where}: {err}") from err
 
 
-_reads: collections.Counter[str] = collections.Counter()
-_reads_lock = threading.Lock()
-
-
 def snapshot_reads(location: str) -> int:
     """How many snapshots of the table at ``location`` this process has reconstructed.
 
     Reconstructing a snapshot lists and reads ``_delta_log``; tests use the count to check
     that deciding and running maintenance read a table's log once.
     """
-    with _reads_lock:
-        return _reads[open_storage(location).root]
+    with runtime.SNAPSHOT_READS.lock:
+        return runtime.SNAPSHOT_READS.value[open_storage(location).root]
 
 
 def read_snapshot(
@@ -269,8 +264,8 @@ def reconstruct(
     """
     storage = location if isinstance(location, Storage) else open_storage(location)
     root = storage.root
-    with _reads_lock:
-        _reads[root] += 1
+    with runtime.SNAPSHOT_READS.lock:
+        runtime.SNAPSHOT_READS.value[root] += 1
     log_files = list_log(storage)
     commits = {
         f.version: f for f in log_files if f.kind is LogFileKind.COMMIT and f.version is not None

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from python_ops.delta.schema_edits import TableDocs, add_nullable_columns, set_comments
     from python_ops.delta.snapshot import read_snapshot
     from python_ops.delta_jars import LOCAL_CONF, require_delta_jars, session_conf
-    from python_ops.log_once import begin_command
+    from python_ops.invocation import Invocation, Invocations
     from python_ops.maintenance.auto_columns import AdviceFor, ProjectAdvice
     from python_ops.maintenance.build_writes import BuildFacts, head_version
     from python_ops.maintenance.catalog_file import JOURNAL_NAME, LOG_NAME, Catalog, read_catalog
@@ -64,6 +64,7 @@ if TYPE_CHECKING:
     from python_ops.ops.health import DEFAULT_SMALL_FILE_THRESHOLD_BYTES, table_health
     from python_ops.ops.vacuum.retention import checked_retention
     from python_ops.ops.vacuum_modes import VacuumEngine
+    from python_ops.runtime import Shared
     from python_ops.spark_sessions import DeltaSql, LazySession, Rows, SailEngine, session_sql
     from python_ops.storage import is_remote, normalize_location, open_storage
     from python_ops.values import checked_number
@@ -87,7 +88,9 @@ _EXPORTS: dict[str, str] = {
     "LOCAL_CONF": "python_ops.delta_jars",
     "require_delta_jars": "python_ops.delta_jars",
     "session_conf": "python_ops.delta_jars",
-    "begin_command": "python_ops.log_once",
+    "Invocation": "python_ops.invocation",
+    "Invocations": "python_ops.invocation",
+    "Shared": "python_ops.runtime",
     "KEYS": "python_ops.maintenance.config",
     "PREFIX": "python_ops.maintenance.config",
     "MaintenanceConfig": "python_ops.maintenance.config",
@@ -155,6 +158,8 @@ __all__ = [
     "DeltaSql",
     "EngineMode",
     "HistoryStore",
+    "Invocation",
+    "Invocations",
     "LazySession",
     "MaintenanceConfig",
     "MaintenanceRun",
@@ -171,13 +176,13 @@ __all__ = [
     "SelectionRequest",
     "SelectionResolver",
     "SessionEvents",
+    "Shared",
     "TableDocs",
     "VacuumEngine",
     "add_nullable_columns",
     "advice_dict",
     "advice_text",
     "advise_project",
-    "begin_command",
     "checked_number",
     "checked_retention",
     "embedded_warehouse",

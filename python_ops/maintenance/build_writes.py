@@ -261,11 +261,15 @@ def _versions_since(storage: Storage, started_at_ms: int) -> list[tuple[int, lis
     return out[::-1]
 
 
-def read_build_writes(location: str, facts: BuildFacts) -> BuildWrites:
+def read_build_writes(location: str | Storage, facts: BuildFacts) -> BuildWrites:
     """The build's own commits of a table and what they wrote.
 
+    Reads the build's commits and one name more (the first missing version), and lists nothing
+    when the build started from a known version: the cost follows what the build wrote, not
+    the length of the table's log (``tests/integration/test_build_writes_costs.py``).
+
     Args:
-        location: The table.
+        location: The table (or its open storage).
         facts: What the front end recorded when the build started.
 
     Returns:
@@ -274,7 +278,7 @@ def read_build_writes(location: str, facts: BuildFacts) -> BuildWrites:
     Raises:
         MaintenanceError: When the log cannot be read.
     """
-    storage = open_storage(location)
+    storage = location if isinstance(location, Storage) else open_storage(location)
     window = (
         _versions_after(storage, facts.version_before) if facts.version_before is not None else []
     )
@@ -294,14 +298,18 @@ def read_build_writes(location: str, facts: BuildFacts) -> BuildWrites:
     return BuildWrites(facts, tuple(commits), tuple(others), columns)
 
 
-def head_version(location: str) -> int | None:
+def head_version(location: str | Storage) -> int | None:
     """The table's latest commit version (None: no table there yet).
 
     What a front end records as ``BuildFacts.version_before`` when a build starts: one listing
     of the log, nothing parsed.
+
+    Args:
+        location: The table (or its open storage).
     """
     try:
-        versions = commit_versions(open_storage(location))
+        storage = location if isinstance(location, Storage) else open_storage(location)
+        versions = commit_versions(storage)
     except (MaintenanceError, OSError):
         return None
     return versions[-1] if versions else None

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from python_ops.delta.file_paths import FilePaths
 from python_ops.delta.snapshot import Snapshot
+from python_ops.invocation import Invocation
 from python_ops.maintenance.due_rules import vacuum_decision
 from python_ops.maintenance.history import HistoryStore
 from python_ops.maintenance.outcomes import Reason
@@ -67,6 +68,7 @@ def decide(
     ops: tuple[str, ...] = OPS,
     history: HistoryStore | None = None,
     now_s: float | None = None,
+    invocation: Invocation | None = None,
 ) -> list[Decision]:
     """Decide which of ``ops`` are due for a model.
 
@@ -77,6 +79,7 @@ def decide(
         ops: Ops to consider.
         history: The maintenance history (for the minimum intervals).
         now_s: The current time (None = now).
+        invocation: The command it runs in (a check's warnings once per command).
 
     Returns:
         One decision per op, in ``ops`` order.
@@ -99,7 +102,7 @@ def decide(
             out.append(too_soon)
             continue
         if op == "vacuum":  # decided with its evidence: the listing its dry run made
-            v = vacuum_decision(target, snapshot, int(now * 1000))
+            v = vacuum_decision(target, snapshot, int(now * 1000), invocation=invocation)
             reason = Reason.DUE if v.due else Reason.NOT_DUE
             out.append(Decision(op, reason, v.why, evidence=v.evidence))
             continue

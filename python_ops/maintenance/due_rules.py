@@ -14,6 +14,7 @@ from python_ops.delta.log_files import LogFileKind
 from python_ops.delta.protocol import Writer
 from python_ops.delta.snapshot import Snapshot, read_snapshot
 from python_ops.errors import MaintenanceError
+from python_ops.invocation import Invocation
 from python_ops.maintenance.op_keys import named_as_configured
 from python_ops.maintenance.policy import describe_changes, effective_snapshot, stale_policy
 from python_ops.maintenance.reclaim import VacuumDue, vacuum_due
@@ -24,14 +25,21 @@ from python_ops.ops.optimize.plan import ENGINE_DEFAULT_TARGET_BYTES, plan_optim
 from python_ops.storage import open_storage
 
 
-def vacuum_decision(target: ModelTarget, snapshot: Snapshot | FilePaths, now_ms: int) -> VacuumDue:
+def vacuum_decision(
+    target: ModelTarget,
+    snapshot: Snapshot | FilePaths,
+    now_ms: int,
+    *,
+    invocation: Invocation | None = None,
+) -> VacuumDue:
     """VACUUM: removed or untracked files older than the retention (``reclaim``, cost-bounded).
 
     Decided on a snapshot, or on the log's paths (``read_file_paths``) alike; with the listing
-    a dry run made as its evidence, for the run it decides.
+    a dry run made as its evidence, for the run it decides. ``invocation``: the command it runs
+    in (its warnings once per command).
     """
     with named_as_configured("vacuum"):
-        return vacuum_due(target, snapshot, now_ms)
+        return vacuum_due(target, snapshot, now_ms, invocation=invocation)
 
 
 def vacuum_is_due(

@@ -15,7 +15,6 @@ them does it), and never fatal: a failed upkeep op is a warning, the models' run
 from __future__ import annotations
 
 import logging
-import threading
 from typing import TYPE_CHECKING, Any
 
 from python_ops.maintenance.config import parse_config
@@ -38,9 +37,6 @@ HISTORY_POLICY: dict[str, Any] = {
     "maintenance_on_error": "warn",
 }
 
-_done: set[tuple[str, str]] = set()
-_done_lock = threading.Lock()
-
 
 def history_target(location: str) -> ModelTarget:
     """The history table as a maintenance target under ``HISTORY_POLICY``.
@@ -61,7 +57,7 @@ def upkeep_history(maintainer: Maintainer) -> list[OpOutcome]:
 
     Args:
         maintainer: The runner that just recorded its runs in the history (its ``history`` and
-            ``invocation_id`` say which table and which invocation).
+            ``invocation`` say which table and which command).
 
     Returns:
         The outcomes of the upkeep (empty when it was done already, or there is no history).
@@ -69,11 +65,8 @@ def upkeep_history(maintainer: Maintainer) -> list[OpOutcome]:
     store = maintainer.history
     if store is None:
         return []
-    key = (store.location, maintainer.invocation_id)
-    with _done_lock:
-        if key in _done:
-            return []
-        _done.add(key)
+    if not maintainer.invocation.first_time("history upkeep", store.location):
+        return []
     if not is_delta_table(store.location):
         return []
     outcomes = maintainer.maintain_model(history_target(store.location))

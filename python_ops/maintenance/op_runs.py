@@ -14,6 +14,7 @@ from typing import Any
 from python_ops.delta.file_paths import FilePaths
 from python_ops.delta.snapshot import Snapshot, read_snapshot
 from python_ops.errors import EngineError
+from python_ops.invocation import Invocation
 from python_ops.maintenance.auto_columns import admitted_per_column, clustering_fields
 from python_ops.maintenance.op_keys import named_as_configured
 from python_ops.maintenance.outcomes import OpCounts
@@ -48,6 +49,7 @@ class RunContext:
         vacuum_engine: Where VACUUM's selection runs (``vacuum``'s ``engine``): ``spark`` when
             the session is a cluster the caller attached to, else ``auto``.
         evidence: The listing VACUUM's due check made, for the run it decided (``reclaim``).
+        invocation: The command it runs in (an op's warnings once per command).
     """
 
     spark: Any
@@ -58,6 +60,7 @@ class RunContext:
     vacuum_engine: VacuumEngine = VacuumEngine.AUTO
     paths: FilePaths | None = None
     evidence: ListingEvidence | None = None
+    invocation: Invocation | None = None
 
 
 def vacuum_note(result: VacuumResult) -> str:
@@ -105,6 +108,7 @@ def run_vacuum(target: ModelTarget, ctx: RunContext) -> OpCounts:
             mode=c.vacuum_mode,
             full_interval_days=c.vacuum_full_interval_days,
             evidence=ctx.evidence,  # the due check's listing, when it made one
+            invocation=ctx.invocation,
         )
     params = {
         "retention_hours": retention_hours,

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 
 from python_ops.delta.file_paths import FilePaths
 from python_ops.delta.snapshot import Snapshot
+from python_ops.invocation import Invocation
 from python_ops.maintenance.policy import effective_paths, effective_snapshot
 from python_ops.maintenance.targets import ModelTarget
 from python_ops.maintenance.wording import size_text
@@ -63,7 +64,13 @@ class VacuumDue:
     evidence: ListingEvidence | None = None
 
 
-def vacuum_due(target: ModelTarget, snapshot: Snapshot | FilePaths, now_ms: int) -> VacuumDue:
+def vacuum_due(
+    target: ModelTarget,
+    snapshot: Snapshot | FilePaths,
+    now_ms: int,
+    *,
+    invocation: Invocation | None = None,
+) -> VacuumDue:
     """VACUUM's due rule: removed or untracked files older than the retention exist.
 
     Args:
@@ -71,6 +78,7 @@ def vacuum_due(target: ModelTarget, snapshot: Snapshot | FilePaths, now_ms: int)
         snapshot: The table's snapshot as the runner read it, or the log's paths
             (``read_file_paths``: the checkpoint's files as columns; counted the same).
         now_ms: The current time in ms.
+        invocation: The command it runs in (warnings once per command).
 
     Returns:
         Due or not, why, and the listing a dry run made (its evidence).
@@ -89,6 +97,7 @@ def vacuum_due(target: ModelTarget, snapshot: Snapshot | FilePaths, now_ms: int)
         c.vacuum_retention_hours,
         allow_short_retention=c.vacuum_allow_short_retention,
         model=c.model,
+        invocation=invocation,
     )
     cutoff = retention.cutoff_ms(now_ms)
     older = f"older than the {retention.hours:g} h retention"
@@ -145,7 +154,10 @@ def vacuum_due(target: ModelTarget, snapshot: Snapshot | FilePaths, now_ms: int)
     )
     storage = open_storage(target.location)
     plan = plan_vacuum(
-        storage, options=options, snapshot=seen if paths is None else effective_paths(paths)
+        storage,
+        options=options,
+        snapshot=seen if paths is None else effective_paths(paths),
+        invocation=invocation,
     )
     found = execute(plan)  # a dry run: what the run would find
     if found.files_found:
@@ -154,7 +166,13 @@ def vacuum_due(target: ModelTarget, snapshot: Snapshot | FilePaths, now_ms: int)
     return VacuumDue(False, f"nothing to reclaim: no removed or untracked file {older}")
 
 
-def hours_to_expiry(target: ModelTarget, snapshot: Snapshot, now_ms: int) -> float | None:
+def hours_to_expiry(
+    target: ModelTarget,
+    snapshot: Snapshot,
+    now_ms: int,
+    *,
+    invocation: Invocation | None = None,
+) -> float | None:
     """Hours until the oldest removed file passes the retention (None: the log removed none).
 
     Untracked files are not counted: the log does not know when they were written.
@@ -171,6 +189,7 @@ def hours_to_expiry(target: ModelTarget, snapshot: Snapshot, now_ms: int) -> flo
         c.vacuum_retention_hours,
         allow_short_retention=c.vacuum_allow_short_retention,
         model=c.model,
+        invocation=invocation,
     )
     oldest = min(t.deletion_timestamp_ms for t in snapshot.tombstones)
     return max(0.0, (oldest - retention.cutoff_ms(now_ms)) / 3_600_000)

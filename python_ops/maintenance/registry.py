@@ -18,6 +18,7 @@ from typing import Any
 
 from python_ops.delta.snapshot import Snapshot
 from python_ops.errors import ConfigError
+from python_ops.invocation import Invocation
 from python_ops.maintenance import due_rules, op_runs
 from python_ops.maintenance.config import SETTINGS, Setting
 from python_ops.maintenance.op_runs import RunContext
@@ -48,6 +49,7 @@ class OpSpec:
             that a command needing one op does not load the others.
         needs_spark: The op takes a ``spark`` session.
         takes_sql: The op can hand its work to Delta's own SQL (``sql``).
+        takes_invocation: The op warns once per command (``invocation``).
     """
 
     name: str
@@ -57,6 +59,7 @@ class OpSpec:
     load: Callable[[], Callable[..., Any]]
     needs_spark: bool = False
     takes_sql: bool = False
+    takes_invocation: bool = False
 
     @property
     def settings(self) -> tuple[Setting, ...]:
@@ -70,6 +73,7 @@ class OpSpec:
         spark: Any,
         model: str | None,
         sql: DeltaSql | None = None,
+        invocation: Invocation | None = None,
         **options: Any,
     ) -> Any:
         """Call the op directly with explicit options (the CLI's and the adapter's calls).
@@ -79,6 +83,7 @@ class OpSpec:
             spark: A Spark session (used by ops that need one).
             model: The dbt model, for messages.
             sql: Where Delta's own SQL would run (used by ops that can hand work to it).
+            invocation: The command it runs in (used by ops that warn once per command).
             **options: The op's keyword arguments.
 
         Returns:
@@ -105,6 +110,8 @@ class OpSpec:
             options["spark"] = spark
         if self.takes_sql:
             options["sql"] = sql
+        if self.takes_invocation:
+            options["invocation"] = invocation
         return function(location, model=model, **options)
 
 
@@ -118,6 +125,7 @@ REGISTRY: Mapping[str, OpSpec] = {
             op_runs.run_vacuum,
             lambda: vacuum,
             needs_spark=True,
+            takes_invocation=True,
         ),
         OpSpec(
             "optimize",

@@ -9,6 +9,7 @@ from typing import Any
 
 from python_ops.delta.snapshot import Snapshot, read_snapshot
 from python_ops.errors import MaintenanceError
+from python_ops.invocation import Invocation
 from python_ops.maintenance.due import Decision, decide
 from python_ops.maintenance.history import HistoryRecord, HistoryStore
 from python_ops.maintenance.op_keys import named_as_configured
@@ -58,7 +59,11 @@ def next_action(decisions: Sequence[Decision], vacuum_in_h: float | None) -> str
 
 
 def _next(
-    target: ModelTarget, snapshot: Snapshot, history: HistoryStore | None, now_s: float
+    target: ModelTarget,
+    snapshot: Snapshot,
+    history: HistoryStore | None,
+    now_s: float,
+    invocation: Invocation | None,
 ) -> str:
     if not target.config.enabled:
         return "disabled (maintenance_enabled)"
@@ -67,13 +72,16 @@ def _next(
     decisions = []
     for op in OPS:  # one op's bad setting (a Z-order column) leaves the others' answers
         try:
-            decisions += decide(target, snapshot, ops=(op,), history=history, now_s=now_s)
+            decisions += decide(
+                target, snapshot, ops=(op,), history=history, now_s=now_s, invocation=invocation
+            )
         except MaintenanceError:
             decisions.append(Decision(op, Reason.ERROR, "error"))
     if any(d.reason is Reason.ERROR for d in decisions):
         failed = ", ".join(d.op for d in decisions if d.reason is Reason.ERROR)
         return f"fix config ({failed})"
-    return next_action(decisions, hours_to_expiry(target, snapshot, int(now_s * 1000)))
+    expiry = hours_to_expiry(target, snapshot, int(now_s * 1000), invocation=invocation)
+    return next_action(decisions, expiry)
 
 
 def files_per_lookup_text(record: HistoryRecord | None) -> str:
@@ -106,6 +114,7 @@ def report_rows(
     history: HistoryStore | None,
     vacuum_engine: VacuumEngine = VacuumEngine.AUTO,
     now_s: float | None = None,
+    invocation: Invocation | None = None,
 ) -> list[dict[str, Any]]:
     """One row per model: health, reclaimable bytes (a VACUUM dry run), next action, last runs.
 
@@ -115,6 +124,7 @@ def report_rows(
         history: The maintenance history.
         vacuum_engine: Where the dry run's selection runs (``vacuum``'s ``engine``).
         now_s: The current time (None = now).
+        invocation: The command it runs in (a check's warnings once per command).
 
     Returns:
         Rows as plain data (sizes in bytes).
@@ -162,6 +172,7 @@ def report_rows(
                         engine=vacuum_engine,
                         # a retention the package recorded follows the config (``policy``)
                         snapshot=effective_snapshot(snapshot),
+                        invocation=invocation,
                     )
                 # removed files not yet past the model's retention (the one VACUUM uses)
                 row["tombstones"] = sum(
@@ -170,7 +181,7 @@ def report_rows(
                 row["reclaimable_bytes"] = v.bytes_found
             except MaintenanceError as err:
                 row["config_error"] = str(err)
-            row["next"] = _next(t, snapshot, history, now)
+            row["next"] = _next(t, snapshot, history, now, invocation)
         for op in OPS:
             rec = last.get((t.name, op))
             row[op] = (

@@ -19,6 +19,7 @@ from typing import Any
 from python_ops.delta.file_paths import FilePaths, read_file_paths
 from python_ops.delta.snapshot import Snapshot, read_snapshot
 from python_ops.errors import MaintenanceError, RetentionTooShortError
+from python_ops.invocation import Invocation
 from python_ops.maintenance.auto_columns import AdviceFor, resolve_auto
 from python_ops.maintenance.build_writes import BuildWrites
 from python_ops.maintenance.due import decide
@@ -195,7 +196,8 @@ class Maintainer:
     Args:
         spark: A Spark session (VACUUM selects files with the DataFrame API).
         history: Where to record runs; None records nothing.
-        invocation_id: The dbt invocation (or CLI run) id recorded with each run.
+        invocation: The command it runs in (a dbt invocation, a CLI run): its id is recorded
+            with each run; its warnings are given once (``python_ops.invocation``).
         on_progress: Called with (models done, models total, model name).
         sql: Where Delta's own SQL would run (OPTIMIZE goes there when it has Delta); None:
             delta-rs in this process.
@@ -211,7 +213,7 @@ class Maintainer:
 
     spark: Any
     history: HistoryStore | None
-    invocation_id: str
+    invocation: Invocation
     on_progress: Callable[[int, int, str], None] | None = None
     sql: DeltaSql | None = None
     vacuum_engine: VacuumEngine = VacuumEngine.AUTO
@@ -220,6 +222,11 @@ class Maintainer:
     advice_for: AdviceFor | None = None
     build: BuildWrites | None = None
     _done: int = field(default=0, repr=False)
+
+    @property
+    def invocation_id(self) -> str:
+        """The command's id, recorded with each run."""
+        return self.invocation.id
 
     def _engine_free(self, op: str) -> bool:
         """Whether ``op`` runs wholly in this process, needing no pandas (``lean_arrow``).
@@ -275,6 +282,7 @@ class Maintainer:
                 sql=self.sql,
                 vacuum_engine=self.vacuum_engine,
                 evidence=evidence,
+                invocation=self.invocation,
             )
             try:
                 with lean_arrow(block_pandas=self._engine_free(op)):
@@ -378,7 +386,9 @@ class Maintainer:
                     continue
             try:  # one op's bad setting (a Z-order column) fails that op only
                 with lean_arrow(block_pandas=self._engine_free(op)):  # VACUUM's estimate
-                    d = decide(target, current, ops=(op,), history=self.history)[0]
+                    d = decide(
+                        target, current, ops=(op,), history=self.history, invocation=self.invocation
+                    )[0]
             except MaintenanceError as err:
                 outcomes.append(self.run_op(target, op, dry_run=dry_run, failure=str(err)))
                 continue

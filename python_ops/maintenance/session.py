@@ -4,7 +4,8 @@ dbt's post-hook (one model, what is due), its run-operations (``vacuum_all``... 
 threads within a time budget), its one-table macros, and ``python -m python_ops maintain`` all
 run the same steps in the same order:
 
-1. begin the command (a warning's "once" is per dbt invocation or CLI run: ``log_once``);
+1. the command it runs in (``python_ops.invocation``: a warning's "once" is per dbt invocation
+   or CLI run, and so is the history's upkeep), given by the front end;
 2. the maintainer, with what the front end supplies (``OpsEnvironment``: the Spark session,
    where Delta's SQL runs, where VACUUM selects, the history store); a refusal there is a
    setup failure, which a post-hook under ``on_error: warn`` turns into a warning;
@@ -25,7 +26,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from python_ops.errors import MaintenanceError
-from python_ops.log_once import begin_command
+from python_ops.invocation import Invocation
 from python_ops.maintenance.auto_columns import AdviceFor
 from python_ops.maintenance.build_skip import record_skip
 from python_ops.maintenance.build_writes import BuildFacts, BuildWrites, read_build_writes
@@ -136,15 +137,17 @@ class MaintenanceSession:
     """Runs maintenance for one command (a dbt invocation, a CLI run).
 
     Args:
-        invocation_id: The command's id, recorded with every run in the history.
+        invocation: The command: its id is recorded with every run in the history; what it
+            remembers (warnings given, the history's upkeep) spans every session of the command
+            (dbt's post-hooks each make one).
         environment: What the ops run with.
         events: Where warnings and the history's readiness go.
     """
 
     def __init__(
-        self, invocation_id: str, environment: OpsEnvironment, events: SessionEvents
+        self, invocation: Invocation, environment: OpsEnvironment, events: SessionEvents
     ) -> None:
-        self.invocation_id = str(invocation_id)
+        self.invocation = invocation
         self._environment = environment
         self._events = events
 
@@ -161,7 +164,7 @@ class MaintenanceSession:
             sql=env.delta_sql(),
             vacuum_engine=env.vacuum_engine(),
             history=env.history(),
-            invocation_id=self.invocation_id,
+            invocation=self.invocation,
             on_model=on_model,
             on_progress=on_progress,
             log_failures=False,  # the session warns, through the front end's events
@@ -189,7 +192,6 @@ class MaintenanceSession:
             MaintenanceError: When maintenance cannot start and the model says
                 ``on_error: fail`` (a failed op is in the result, for the caller to judge).
         """
-        begin_command(self.invocation_id)
         writes = None
         if build is not None and any(target.config.op_enabled(op) for op in OPS):
             try:
@@ -250,7 +252,6 @@ class MaintenanceSession:
             MaintenanceError: When maintenance cannot start, or for a retention argument below
                 some table's minimum (before any model).
         """
-        begin_command(self.invocation_id)
         maintainer = self._maintainer(on_model=on_model, on_progress=on_progress)
         run = maintainer.maintain(targets, options)
         self._events.history_ready()
@@ -277,7 +278,6 @@ class MaintenanceSession:
         Raises:
             MaintenanceError: When the op is unknown, refuses or fails.
         """
-        begin_command(self.invocation_id)
         spec = op_spec(op)
         env = self._environment
         chosen = dict(options)
@@ -288,6 +288,7 @@ class MaintenanceSession:
             spark=env.spark() if spec.needs_spark else None,
             sql=env.delta_sql() if spec.takes_sql else None,
             model=name,
+            invocation=self.invocation,
             **chosen,
         )
 

@@ -45,12 +45,12 @@ import functools
 import importlib.util
 import os
 import sys
-import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from importlib.machinery import ModuleSpec
 from types import ModuleType
-from typing import Any
+
+from python_ops import runtime
 
 MMAP_THRESHOLD_BYTES = 128 * 1024
 _M_TRIM_THRESHOLD = -1  # glibc's mallopt parameters (malloc.h)
@@ -166,22 +166,16 @@ def system_pool_for_process() -> bool:
     return True
 
 
-_mallopt_done = False
-_pool_lock = threading.Lock()
-_pool_users = 0
-_pool_before: Any = None
-
-
 def fix_mmap_threshold_for_process() -> None:
     """``mallopt(M_MMAP_THRESHOLD / M_TRIM_THRESHOLD)`` once, where the C library is glibc.
 
     For a process that runs one engine-free op and exits (see the module): the setting holds
     for every allocation of the process.
     """
-    global _mallopt_done
-    if _mallopt_done:
-        return
-    _mallopt_done = True
+    with runtime.ARROW_POOL.lock:
+        if runtime.ARROW_POOL.value.mallopt_done:
+            return
+        runtime.ARROW_POOL.value.mallopt_done = True
     if not sys.platform.startswith("linux"):
         return
     try:
@@ -209,14 +203,14 @@ def lean_arrow(*, block_pandas: bool = True) -> Iterator[None]:
     Yields:
         Nothing.
     """
-    global _pool_users, _pool_before
     import pyarrow as pa
 
-    with _pool_lock:
-        if _pool_users == 0:
-            _pool_before = pa.default_memory_pool()
+    shared = runtime.ARROW_POOL
+    with shared.lock:
+        if shared.value.users == 0:
+            shared.value.before = pa.default_memory_pool()
             pa.set_memory_pool(pa.system_memory_pool())
-        _pool_users += 1
+        shared.value.users += 1
     try:
         if block_pandas:
             with pandas_blocked():
@@ -224,11 +218,11 @@ def lean_arrow(*, block_pandas: bool = True) -> Iterator[None]:
         else:
             yield
     finally:
-        with _pool_lock:
-            _pool_users -= 1
-            if _pool_users == 0 and _pool_before is not None:
-                pa.set_memory_pool(_pool_before)
-                _pool_before = None
+        with shared.lock:
+            shared.value.users -= 1
+            if shared.value.users == 0 and shared.value.before is not None:
+                pa.set_memory_pool(shared.value.before)
+                shared.value.before = None
 
 
 @functools.cache

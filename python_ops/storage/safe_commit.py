@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-import threading
 import uuid
 
+from python_ops import runtime
 from python_ops.errors import ConfigError, StorageError
 from python_ops.storage.s3 import S3Storage
 from python_ops.storage.settings import S3Settings
-
-_safe_buckets: set[tuple[str | None, str]] = set()
-_safe_lock = threading.Lock()
 
 
 def require_safe_commits(location: str, *, settings: S3Settings | None = None) -> None:
@@ -32,7 +29,7 @@ def require_safe_commits(location: str, *, settings: S3Settings | None = None) -
     """
     settings = settings or S3Settings.resolve()
     storage = S3Storage(location, settings=settings)
-    if (settings.endpoint_url, storage.bucket) in _safe_buckets:
+    if (settings.endpoint_url, storage.bucket) in runtime.SAFE_BUCKETS.value:
         return
     probe = f".python_ops-commit-probe-{uuid.uuid4().hex}"
     try:
@@ -49,5 +46,5 @@ def require_safe_commits(location: str, *, settings: S3Settings | None = None) -
             "(If-None-Match), so concurrent commits could overwrite each other. Use a store "
             "with conditional writes (AWS S3, MinIO, Cloudflare R2, moto).",
         )
-    with _safe_lock:
-        _safe_buckets.add((settings.endpoint_url, storage.bucket))
+    with runtime.SAFE_BUCKETS.lock:
+        runtime.SAFE_BUCKETS.value.add((settings.endpoint_url, storage.bucket))

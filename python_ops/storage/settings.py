@@ -13,11 +13,11 @@ error messages.
 from __future__ import annotations
 
 import os
-import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from python_ops import runtime
 from python_ops.errors import ConfigError
 
 # Spark (Hadoop S3A) setting -> our field
@@ -29,10 +29,6 @@ _SPARK_KEYS = {
     "spark.hadoop.fs.s3a.endpoint.region": "region",
 }
 DEFAULT_MAX_ATTEMPTS = 8
-# One boto3 session per process: a new session reloads the S3 service model (about 100 ms per
-# client); from a shared one a client costs a few ms, which matters on the post-hook path.
-_session: Any = None
-_session_lock = threading.Lock()
 
 
 def _truthy(value: str | None) -> bool:
@@ -130,9 +126,10 @@ class S3Settings:
             max_pool_connections=64,
             s3={"addressing_style": "path"} if self.endpoint_url else None,
         )
-        with _session_lock:  # boto3 sessions are not thread-safe; clients are
-            global _session
-            if _session is None:
+        # one botocore session per process (``runtime.BOTO3``); sessions are not thread-safe,
+        # clients are
+        with runtime.BOTO3.lock:
+            if runtime.BOTO3.value is None:
                 import botocore.session
                 from botocore.hooks import HierarchicalEmitter
 
@@ -145,8 +142,8 @@ class S3Settings:
                 core = botocore.session.Session(event_hooks=events)
                 parsers = core.get_component("response_parser_factory")
                 parsers.set_parser_defaults(timestamp_parser=iso_timestamp)
-                _session = boto3.session.Session(botocore_session=core)
-            return _session.client(
+                runtime.BOTO3.value = boto3.session.Session(botocore_session=core)
+            return runtime.BOTO3.value.client(
                 "s3",
                 aws_access_key_id=self.access_key_id,
                 aws_secret_access_key=self.secret_access_key,

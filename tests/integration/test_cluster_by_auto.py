@@ -16,6 +16,7 @@ import pytest
 
 from python_ops.delta.commits import commit_actions
 from python_ops.delta.snapshot import read_snapshot
+from python_ops.invocation import Invocation
 from python_ops.maintenance.auto_columns import ProjectAdvice
 from python_ops.maintenance.config import parse_config
 from python_ops.maintenance.history import HistoryStore
@@ -82,7 +83,7 @@ def test_cluster_by_auto_alters_and_reclusters_once(tmp_path: Path, delta_spark:
     maintainer = Maintainer(
         spark=delta_spark,
         history=history,
-        invocation_id="t",
+        invocation=Invocation("t"),
         sql=session_sql(delta_spark),
         advice_for=ProjectAdvice(_manifest(), str(tmp_path), lambda node: str(table)),
     )

@@ -14,6 +14,7 @@ from deltalake import DeltaTable
 from python_ops.delta.snapshot import read_snapshot
 from python_ops.delta.writer import set_table_properties
 from python_ops.errors import RetentionTooShortError
+from python_ops.invocation import Invocation
 from python_ops.maintenance.config import parse_config
 from python_ops.maintenance.due import decide
 from python_ops.maintenance.outcomes import Reason, Status
@@ -34,7 +35,7 @@ def _properties(table: Path) -> dict[str, str]:
 
 
 def _run(target: ModelTarget, op: str) -> Status:
-    maintainer = Maintainer(spark=None, history=None, invocation_id="t")
+    maintainer = Maintainer(spark=None, history=None, invocation=Invocation("t"))
     (outcome,) = maintainer.maintain_model(target, ops=(op,), only_due=False)
     assert outcome.status is Status.SUCCEEDED, outcome.detail
     return outcome.status
@@ -98,7 +99,7 @@ def test_a_short_retention_is_not_recorded_for_other_engines_unless_asked(
         maintenance_vacuum_retention_hours=1,
         maintenance_vacuum_allow_short_retention=True,
     )
-    maintainer = Maintainer(spark=None, history=None, invocation_id="t")
+    maintainer = Maintainer(spark=None, history=None, invocation=Invocation("t"))
     (cleanup,) = maintainer.maintain_model(short, ops=("cleanup_logs",), only_due=False)
     assert cleanup.status is Status.SUCCEEDED, cleanup.detail
     # the 1 h stays the package's own VACUUM's: a plain VACUUM elsewhere keeps Delta's 168 h

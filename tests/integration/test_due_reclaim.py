@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from python_ops.delta.snapshot import read_snapshot
+from python_ops.invocation import Invocation
 from python_ops.maintenance import reclaim
 from python_ops.maintenance.config import parse_config
 from python_ops.maintenance.due import decide
@@ -59,7 +60,7 @@ def test_untracked_files_older_than_the_retention_make_vacuum_due(
     # the decision's dry run is an estimate, not a VACUUM run: no audit record of its own
     assert [r for r in caplog.records if r.name == "python_ops.ops.audit"] == []
 
-    maintainer = Maintainer(spark=None, history=None, invocation_id="t")
+    maintainer = Maintainer(spark=None, history=None, invocation=Invocation("t"))
     with caplog.at_level("INFO", logger="python_ops.ops.audit"):
         (outcome,) = maintainer.maintain_model(_target(table), ops=("vacuum",), only_due=True)
     audits = [r for r in caplog.records if r.name == "python_ops.ops.audit"]
@@ -107,7 +108,7 @@ def test_a_table_too_large_to_list_is_due_once_per_interval(
     (vacuum,) = decide(target, read_snapshot(str(table)), ops=("vacuum",), history=history)
     assert vacuum.reason is Reason.DUE
     assert "not estimated (4 files in the log, above 3" in vacuum.detail
-    maintainer = Maintainer(spark=None, history=history, invocation_id="t")
+    maintainer = Maintainer(spark=None, history=history, invocation=Invocation("t"))
     (ran,) = maintainer.maintain_model(target, ops=("vacuum",), only_due=True)
     assert ran.status is Status.SUCCEEDED
     # the interval (24 h by default) bounds the listing: not again until it has passed
@@ -134,7 +135,7 @@ def test_the_due_check_s_listing_is_the_run_s_listing(
         return real(storage, **kwargs)
 
     monkeypatch.setattr(vacuum_run, "list_visible", counted)
-    maintainer = Maintainer(spark=sail_spark, history=None, invocation_id="t")
+    maintainer = Maintainer(spark=sail_spark, history=None, invocation=Invocation("t"))
     target = _target(table, maintenance_vacuum_mode="full")
 
     (outcome,) = maintainer.maintain_model(target, ops=("vacuum",), only_due=True)
@@ -227,7 +228,7 @@ def test_vacuum_alone_is_decided_and_run_on_the_log_paths(
         maintenance_cleanup_logs_enabled=False,
         maintenance_purge_enabled=False,
     )
-    maintainer = Maintainer(spark=None, history=None, invocation_id="t")
+    maintainer = Maintainer(spark=None, history=None, invocation=Invocation("t"))
     outcomes = maintainer.maintain_model(only_vacuum, only_due=False, dry_run=True)
     ran = [o for o in outcomes if o.ran]
     assert [(o.op, o.status) for o in ran] == [("vacuum", Status.SUCCEEDED)]

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from deltalake import DeltaTable
 
+from python_ops.invocation import Invocation
 from python_ops.maintenance.history import HistoryRecord, HistoryStore
 from python_ops.maintenance.history_upkeep import upkeep_history
 from python_ops.maintenance.locations import HISTORY_NAME
@@ -37,7 +38,7 @@ def test_the_history_is_compacted_once_small_files_pile_up(tmp_path: Path) -> No
     rows_before, _ = content(tmp_path / HISTORY_NAME)
     assert len(DeltaTable(store.location).file_uris()) == 10
 
-    maintainer = Maintainer(spark=None, history=store, invocation_id="now")
+    maintainer = Maintainer(spark=None, history=store, invocation=Invocation("now"))
     outcomes = {o.op: o for o in upkeep_history(maintainer)}
     assert outcomes["optimize"].status is Status.SUCCEEDED, outcomes
     assert outcomes["optimize"].counts.files_removed == 10
@@ -50,5 +51,5 @@ def test_the_history_is_compacted_once_small_files_pile_up(tmp_path: Path) -> No
     # once per invocation: the post-hooks of one dbt run (parallel threads) do it once
     assert upkeep_history(maintainer) == []
     # the next invocation decides again: nothing is due so soon after
-    again = upkeep_history(Maintainer(spark=None, history=store, invocation_id="later"))
+    again = upkeep_history(Maintainer(spark=None, history=store, invocation=Invocation("later")))
     assert not [o for o in again if o.ran], again

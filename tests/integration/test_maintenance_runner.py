@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from python_ops.delta.snapshot import snapshot_reads
+from python_ops.invocation import Invocation
 from python_ops.maintenance.config import parse_config
 from python_ops.maintenance.outcomes import Reason, Status
 from python_ops.maintenance.registry import OPS
@@ -23,7 +24,7 @@ def test_deciding_and_running_every_op_reads_the_log_once(tmp_path: Path, sail_s
     table = tmp_path / "events"
     events_table(sail_spark, table, batches=3)
     before = content(table)
-    maintainer = Maintainer(spark=sail_spark, history=None, invocation_id="t")
+    maintainer = Maintainer(spark=sail_spark, history=None, invocation=Invocation("t"))
     reads = snapshot_reads(str(table))
     outcomes = maintainer.maintain_model(_target(table), only_due=False, dry_run=True)
     assert [o.op for o in outcomes] == list(OPS)
@@ -39,7 +40,7 @@ def test_after_an_op_commits_the_next_op_reads_the_new_snapshot(tmp_path: Path, 
     table = tmp_path / "events"
     events_table(sail_spark, table, batches=3)
     before = content(table)
-    maintainer = Maintainer(spark=sail_spark, history=None, invocation_id="t")
+    maintainer = Maintainer(spark=sail_spark, history=None, invocation=Invocation("t"))
     reads = snapshot_reads(str(table))
     outcomes = {o.op: o for o in maintainer.maintain_model(_target(table), only_due=True)}
     assert outcomes["optimize"].status is Status.SUCCEEDED
@@ -58,7 +59,7 @@ def test_after_an_op_commits_the_next_op_reads_the_new_snapshot(tmp_path: Path, 
 def test_disabled_and_too_soon_are_reasons_not_prose(tmp_path: Path, sail_spark) -> None:
     table = tmp_path / "events"
     events_table(sail_spark, table, batches=1)
-    maintainer = Maintainer(spark=sail_spark, history=None, invocation_id="t")
+    maintainer = Maintainer(spark=sail_spark, history=None, invocation=Invocation("t"))
     target = _target(table, maintenance_vacuum_enabled=False)
     outcomes = {o.op: o for o in maintainer.maintain_model(target, only_due=False)}
     assert outcomes["vacuum"].status is Status.NOT_DUE
@@ -71,7 +72,7 @@ def test_an_op_after_a_commit_reads_the_log_again(tmp_path: Path, sail_spark) ->
     table = tmp_path / "events"
     events_table(sail_spark, table, batches=3)
     before = content(table)
-    maintainer = Maintainer(spark=sail_spark, history=None, invocation_id="t")
+    maintainer = Maintainer(spark=sail_spark, history=None, invocation=Invocation("t"))
     reads = snapshot_reads(str(table))
     outcomes = maintainer.maintain_model(_target(table), only_due=False)
     assert [(o.op, o.status) for o in outcomes] == [

@@ -12,6 +12,7 @@ import pytest
 
 from python_ops.delta.local_writer import WHERE
 from python_ops.delta.snapshot import read_snapshot
+from python_ops.invocation import Invocation
 from python_ops.maintenance.config import parse_config
 from python_ops.maintenance.history import HistoryStore
 from python_ops.maintenance.outcomes import Reason, Status
@@ -39,7 +40,7 @@ def test_maintain_a_deletion_vector_table_through_the_local_delta_writer(
     before = oracle(delta_spark, table)
     history = HistoryStore(str(tmp_path / "history"))
     target = ModelTarget("dv", str(table), parse_config("dv", {"maintenance_min_small_files": 2}))
-    maintainer = Maintainer(spark=None, history=history, invocation_id="t")
+    maintainer = Maintainer(spark=None, history=history, invocation=Invocation("t"))
     decided = {o.op: o for o in maintainer.maintain_model(target, dry_run=True)}
     assert decided["purge"].reason is Reason.DUE
     assert "more than 0.05 of their rows deleted (up to 25.0%)" in decided["purge"].detail

@@ -16,6 +16,7 @@ from typing import Any
 import pyarrow as pa
 import pytest
 
+from python_ops.invocation import Invocation
 from python_ops.maintenance.config import parse_config
 from python_ops.maintenance.due_rules import stats_is_due
 from python_ops.maintenance.targets import ModelTarget
@@ -252,7 +253,7 @@ def test_the_runner_runs_it_under_maintenance_stats_auto(tmp_path: Path) -> None
     table = tmp_path / "t"
     _write(table, batches=2)
     strip_stats(table)
-    outcomes = Maintainer(spark=None, history=None, invocation_id="t").maintain_model(
+    outcomes = Maintainer(spark=None, history=None, invocation=Invocation("t")).maintain_model(
         _target(table, []), ops=("stats",)
     )
     assert [(o.op, o.status.value) for o in outcomes] == [("stats", "succeeded")]

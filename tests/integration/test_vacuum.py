@@ -15,7 +15,7 @@ import pytest
 from deltalake import DeltaTable
 
 from python_ops.errors import ConfigError, RetentionTooShortError
-from python_ops.log_once import begin_command
+from python_ops.invocation import Invocation
 from python_ops.ops.vacuum import vacuum
 from tests.helpers.vacuum import (
     age_everything,
@@ -328,9 +328,9 @@ def test_override_warns_once_per_command(fixture_table, sail_spark, caplog) -> N
     table = fixture_table("cdf-table")
     with caplog.at_level(logging.WARNING, logger="python_ops.ops.vacuum"):
         for command in ("first", "second"):
-            begin_command(command)
+            invocation = Invocation(command)
             for _ in range(2):  # twice in one command: one warning
-                result = run(table, sail_spark, retention_hours=1)
+                result = run(table, sail_spark, retention_hours=1, invocation=invocation)
                 assert result.retention_check_overridden
     warnings = [r for r in caplog.records if "below the table's minimum" in r.getMessage()]
     assert len(warnings) == 2

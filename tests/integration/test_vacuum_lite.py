@@ -26,6 +26,7 @@ from deltalake import DeltaTable, write_deltalake
 
 from python_ops.cli.main import _parser
 from python_ops.delta.snapshot import read_snapshot
+from python_ops.invocation import Invocation
 from python_ops.maintenance.config import parse_config
 from python_ops.maintenance.due import decide
 from python_ops.maintenance.outcomes import Reason, Status
@@ -455,7 +456,7 @@ def test_a_models_auto_vacuum_is_due_for_untracked_files_only_when_it_would_run_
     table = generated(tmp_path / "t", seed=8, steps=3)
     junk = untracked(table, "p=0/part-failed-job.parquet", days=30)
     auto = ModelTarget("events", str(table), parse_config("events", {}))
-    maintainer = Maintainer(spark=None, history=None, invocation_id="test")
+    maintainer = Maintainer(spark=None, history=None, invocation=Invocation("test"))
 
     (first,) = maintainer.maintain_model(auto, ops=("vacuum",))
     assert first.status is Status.SUCCEEDED

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import shutil
 import time
+from collections import Counter
 from pathlib import Path
 
 import pyarrow as pa
@@ -20,6 +21,8 @@ from deltalake import DeltaTable, write_deltalake
 from python_ops.delta.partition_scope import parse_scope
 from python_ops.delta.snapshot import read_snapshot
 from python_ops.maintenance.build_writes import BuildFacts, head_version, read_build_writes
+from python_ops.storage.base import DirScan, FileEntry
+from python_ops.storage.local import LocalStorage
 from tests.helpers.paths import shared_table
 
 
@@ -188,3 +191,54 @@ def test_a_table_re_created_from_version_0_is_found_by_the_clock(tmp_path: Path)
     assert [c.version for c in writes.commits] == [0]
     assert writes.files_written == 1
     assert writes.skip_reason(1) is None
+
+
+class CountingStorage(LocalStorage):
+    """The real local storage, counting the calls that reach the disk."""
+
+    def __init__(self, root: str) -> None:
+        super().__init__(root)
+        self.calls: Counter[str] = Counter()
+
+    def list_dir(self, rel: str = "") -> list[FileEntry]:
+        self.calls["list_dir"] += 1
+        return super().list_dir(rel)
+
+    def scan_dir(self, rel: str = "") -> DirScan:
+        self.calls["scan_dir"] += 1
+        return super().scan_dir(rel)
+
+    def scan_names(self, rel: str = "") -> DirScan:
+        self.calls["scan_names"] += 1
+        return super().scan_names(rel)
+
+    def read_bytes(self, rel: str) -> bytes:
+        self.calls["read_bytes"] += 1
+        return super().read_bytes(rel)
+
+
+def _costs_of_one_build(location: str, history: int) -> tuple[Counter[str], Counter[str], int]:
+    """Calls to record a build's start and to read its two commits, after ``history`` commits."""
+    for i in range(history):
+        write_deltalake(location, _rows("2024-01-01", range(i, i + 1)), mode="append")
+    start = CountingStorage(location)
+    facts = _facts(head_version(start))
+    for day in ("2024-02-01", "2024-02-02"):  # the build: two commits
+        write_deltalake(location, _rows(day, range(5)), mode="append", partition_by=["day"])
+    after = CountingStorage(location)
+    writes = read_build_writes(after, facts)
+    return start.calls, after.calls, writes.files_written
+
+
+def test_reading_a_build_costs_what_it_wrote_not_the_log_s_length(tmp_path: Path) -> None:
+    costs = {}
+    for history in (3, 60):
+        location = str(tmp_path / f"t{history}")
+        write_deltalake(location, _rows("2024-01-01", range(1)), partition_by=["day"])
+        costs[history] = _costs_of_one_build(location, history)
+        assert len(list(Path(location, "_delta_log").glob("*.json"))) == history + 3
+    for start, after, files in costs.values():
+        assert start == Counter(list_dir=1)  # the build's start: one listing, nothing read
+        assert after == Counter(read_bytes=3)  # its two commits and the first missing name
+        assert files == 2
+    assert costs[3] == costs[60]

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from python_ops.errors import RetentionTooShortError
+from python_ops.invocation import Invocation
 from python_ops.maintenance.config import parse_config
 from python_ops.maintenance.history import HistoryStore
 from python_ops.maintenance.run_options import RunOptions
@@ -27,7 +28,7 @@ def test_one_error_names_every_model_and_nothing_runs(
     first = fixture_table("simple_table_with_checkpoint")
     targets = [target(first, "orders"), target(first, "customers")]
     history = HistoryStore(str(tmp_path / "history"))
-    runner = Maintainer(spark=None, history=history, invocation_id="unit")
+    runner = Maintainer(spark=None, history=history, invocation=Invocation("unit"))
     with pytest.raises(
         RetentionTooShortError,
         match=r"setting 'retention_hours' has bad value 1\. .* of 2 model\(s\): "

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from python_ops.delta.snapshot import snapshot_reads
+from python_ops.invocation import Invocation
 from python_ops.maintenance.config import parse_config
 from python_ops.maintenance.history import HistoryStore
 from python_ops.maintenance.outcomes import Reason, Status
@@ -29,7 +30,7 @@ def target(table: Path, name: str = "fct", **settings: object) -> ModelTarget:
 
 
 def maintainer(history: HistoryStore | None = None) -> Maintainer:
-    return Maintainer(spark=None, history=history, invocation_id="unit")
+    return Maintainer(spark=None, history=history, invocation=Invocation("unit"))
 
 
 def test_nothing_due_reads_the_log_once_and_runs_nothing(
@@ -157,7 +158,7 @@ def test_progress_is_reported_per_model(fixture_table: FixtureTable) -> None:
     table = fixture_table("simple_table_with_checkpoint")
     seen: list[tuple[int, int, str]] = []
     runner = Maintainer(
-        spark=None, history=None, invocation_id="u", on_progress=lambda *a: seen.append(a)
+        spark=None, history=None, invocation=Invocation("u"), on_progress=lambda *a: seen.append(a)
     )
     off = {"maintenance_enabled": False}
     run = runner.maintain([target(table, name="a", **off), target(table, name="b", **off)])

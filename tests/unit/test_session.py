@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from python_ops.errors import ConfigError, MaintenanceError
-from python_ops.log_once import warn_once
+from python_ops.invocation import Invocation
 from python_ops.maintenance.config import parse_config
 from python_ops.maintenance.history import HistoryStore
 from python_ops.maintenance.history_upkeep import HISTORY_NAME
@@ -88,13 +88,13 @@ def target(table: Path, name: str = "fct", **settings: object) -> ModelTarget:
 
 
 def session(env: Environment, events: Events, invocation: str = "inv-1") -> MaintenanceSession:
-    return MaintenanceSession(invocation, env, events)
+    return MaintenanceSession(Invocation(invocation), env, events)
 
 
 def test_the_front_ends_fill_the_ports() -> None:
     env: OpsEnvironment = Environment(None)
     events: SessionEvents = Events()
-    assert MaintenanceSession("i", env, events).invocation_id == "i"
+    assert MaintenanceSession(Invocation("i"), env, events).invocation.id == "i"
 
 
 def test_a_real_run_records_makes_the_history_ready_keeps_its_upkeep_and_the_rows(
@@ -204,16 +204,19 @@ def test_a_setup_failure_is_a_warning_under_warn_and_an_error_under_fail(
     assert files_on_disk(table) == before
 
 
-def test_each_session_begins_its_command(fixture_table: FixtureTable) -> None:
+def test_sessions_of_one_command_share_its_memory(fixture_table: FixtureTable) -> None:
     table = fixture_table("simple_table_with_checkpoint")
     logger = logging.getLogger("tests.session")
     off = target(table, maintenance_enabled=False)
-    session(Environment(None), Events(), "cmd-1").maintain_model(off)
-    assert warn_once(logger, "cause", "t", "first in cmd-1")
-    session(Environment(None), Events(), "cmd-1").maintain_model(off)  # the same command
-    assert not warn_once(logger, "cause", "t", "again in cmd-1")
-    session(Environment(None), Events(), "cmd-2").maintain([off], RunOptions())
-    assert warn_once(logger, "cause", "t", "first in cmd-2")
+    first = session(Environment(None), Events(), "cmd-1")
+    first.maintain_model(off)
+    assert first.invocation.warn_once(logger, "cause", "t", "first in cmd-1")
+    same = MaintenanceSession(first.invocation, Environment(None), Events())  # the next hook
+    same.maintain_model(off)
+    assert not same.invocation.warn_once(logger, "cause", "t", "again in cmd-1")
+    other = session(Environment(None), Events(), "cmd-2")
+    other.maintain([off], RunOptions())
+    assert other.invocation.warn_once(logger, "cause", "t", "first in cmd-2")
 
 
 def test_a_table_op_runs_with_the_environment_s_engine(fixture_table: FixtureTable) -> None:

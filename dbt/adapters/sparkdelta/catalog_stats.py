@@ -16,6 +16,7 @@ from typing import Any
 from dbt.adapters.base.relation import BaseRelation
 from dbt.adapters.spark.impl import SparkAdapter
 from dbt_common.exceptions import DbtRuntimeError
+from dbt_common.invocation import get_invocation_id
 
 from dbt.adapters.sparkdelta import maintenance_events
 from dbt.adapters.sparkdelta.maintenance_bridge import MaintenanceParts
@@ -123,6 +124,7 @@ def maintenance_stats(
                 spark=parts.connection.ops_spark(),
                 history=history,
                 vacuum_engine=parts.connection.vacuum_engine(),
+                invocation=parts.invocations.get(get_invocation_id()),
             )
     except (DbtRuntimeError, MaintenanceError) as err:  # the catalog must not fail
         return _stat("maintenance_error", "maintenance", str(err), "reading the table")

@@ -21,6 +21,7 @@ from python_ops.maintenance import (
     AdviceFor,
     DeltaSql,
     HistoryStore,
+    Invocation,
     MaintenanceSession,
     ModelTarget,
     VacuumEngine,
@@ -107,7 +108,7 @@ class DbtEvents:
 
 
 def dbt_session(
-    invocation_id: str,
+    invocation: Invocation,
     connection: DbtConnection,
     history: HistoryCatalog,
     history_node: Mapping[str, Any] | None,
@@ -119,7 +120,7 @@ def dbt_session(
     """A maintenance session whose environment and events are dbt's.
 
     Args:
-        invocation_id: dbt's invocation id.
+        invocation: dbt's invocation (its id and what it remembers).
         connection: The adapter's connection.
         history: The history catalog.
         history_node: The ``maintenance_history()`` mapping, or None (nothing recorded).
@@ -131,7 +132,7 @@ def dbt_session(
         The session.
     """
     return MaintenanceSession(
-        invocation_id,
+        invocation,
         DbtEnvironment(connection, history, history_node, names, advice),
         DbtEvents(history, history_node, node),
     )

@@ -9,13 +9,13 @@ before the first model builds.
 from __future__ import annotations
 
 import logging
-import threading
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 from dbt.adapters.spark.impl import SparkAdapter
 from dbt_common.exceptions import DbtRuntimeError
 
+from dbt.adapters.sparkdelta import runtime
 from dbt.adapters.sparkdelta.dbt_connection import DbtConnection
 from dbt.adapters.sparkdelta.locator import TableLocator
 from python_ops.errors import MaintenanceError
@@ -23,24 +23,20 @@ from python_ops.maintenance import HistoryStore, is_delta_table
 
 log = logging.getLogger(__name__)
 
-_stores: dict[str, HistoryStore] = {}
-_stores_lock = threading.Lock()
-# connections whose engine refused to register a Delta table (Spark without delta-spark)
-_NO_DELTA_TABLES: set[tuple[Any, ...]] = set()
-
 
 def history_store(location: str) -> HistoryStore:
     """One store per history location per process (it caches the last runs)."""
-    with _stores_lock:
-        if location not in _stores:
-            _stores[location] = HistoryStore(location)
-        return _stores[location]
+    stores = runtime.HISTORY_STORES
+    with stores.lock:
+        if location not in stores.value:
+            stores.value[location] = HistoryStore(location)
+        return stores.value[location]
 
 
 def flush_histories() -> None:
     """Write every store's deferred rows (post-hook skips): once, when a dbt command ends."""
-    with _stores_lock:
-        stores = list(_stores.values())
+    with runtime.HISTORY_STORES.lock:
+        stores = list(runtime.HISTORY_STORES.value.values())
     for store in stores:
         try:
             store.flush()
@@ -101,7 +97,7 @@ class HistoryCatalog:
         if not is_delta_table(location):
             return
         key = self._connection.key()
-        if key in _NO_DELTA_TABLES:
+        if key in runtime.NO_DELTA_TABLES.value:  # the engine refused before
             return
         try:
             self._connection.macro(
@@ -111,7 +107,8 @@ class HistoryCatalog:
                 location=location,
             )
         except DbtRuntimeError as err:
-            _NO_DELTA_TABLES.add(key)
+            with runtime.NO_DELTA_TABLES.lock:
+                runtime.NO_DELTA_TABLES.value.add(key)
             first = str(err).strip().splitlines()[0][:200] if str(err).strip() else ""
             log.info("maintenance history at %s not registered in the catalog: %s", location, first)
 

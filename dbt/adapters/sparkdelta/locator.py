@@ -24,19 +24,18 @@ from dbt.adapters.base.relation import BaseRelation
 from dbt.adapters.reference_keys import _ReferenceKey
 from dbt.adapters.spark.impl import SparkAdapter
 from dbt_common.exceptions import DbtRuntimeError
+from dbt_common.invocation import get_invocation_id
 
 from dbt.adapters.sparkdelta.dbt_connection import DbtConnection
 from dbt.adapters.sparkdelta.engines import EmbeddedEngine, location_from_information
 from python_ops.errors import MaintenanceError
 from python_ops.maintenance import (
+    Invocations,
     ModelTarget,
     is_delta_table,
     placed_location,
     targets_from_nodes,
 )
-
-# (connection, schema) -> the schema's location in the catalog (None: it gives none)
-_SCHEMA_LOCATIONS: dict[tuple[Any, ...], str | None] = {}
 
 
 def cached_relation(
@@ -95,9 +94,14 @@ class TableLocator:
     Args:
         adapter: The dbt adapter (for ``Relation`` and the credentials).
         connection: Its connection, as the bridge uses it.
+        invocations: The current dbt invocation's memory (schema locations are asked once per
+            invocation: a schema dropped and made again between two is found again).
     """
 
-    def __init__(self, adapter: SparkAdapter, connection: DbtConnection) -> None:
+    def __init__(
+        self, adapter: SparkAdapter, connection: DbtConnection, invocations: Invocations
+    ) -> None:
+        self._invocations = invocations
         self._adapter = adapter
         self._connection = connection
         self._unlistable: set[str] = set()  # schemas whose listing failed: asked per table
@@ -190,8 +194,9 @@ class TableLocator:
 
     def schema_location(self, schema: str) -> str | None:
         """The catalog's location of a schema (``DESCRIBE SCHEMA EXTENDED``), asked once."""
+        known = self._invocations.get(get_invocation_id()).memo("schema locations")
         key = (*self._connection.key(), schema.lower())
-        if key not in _SCHEMA_LOCATIONS:
+        if key not in known:
             location = None
             try:
                 rows = list(
@@ -203,8 +208,9 @@ class TableLocator:
                 name, value = [*row, None, None][:2]
                 if str(name).strip().lower() == "location" and value:
                     location = location_from_information(f"Location: {value}")
-            _SCHEMA_LOCATIONS[key] = location
-        return _SCHEMA_LOCATIONS[key]
+            known[key] = location
+        location_found: str | None = known[key]
+        return location_found
 
     def history_location(self, history: Mapping[str, Any]) -> str:
         """Where the history table lives: the var, else where a model of its name would go.

@@ -9,7 +9,9 @@ built once per adapter:
 - ``TableLocator`` (locator.py): where a model's table is;
 - ``TableOps`` (table_ops.py): one op on one relation (``vacuum``, ``optimize``...);
 - ``HistoryCatalog`` (history_catalog.py): the history's store and its catalog registration;
-- ``RunOperations`` (run_operations.py): the post-hook and the run-operations.
+- ``RunOperations`` (run_operations.py): the post-hook and the run-operations;
+- ``Invocations``: what the current dbt invocation remembers (warnings given, the history's
+  upkeep, schema locations), one ``python_ops.invocation.Invocation`` per invocation id.
 
 """
 
@@ -22,6 +24,7 @@ from dbt.adapters.sparkdelta.history_catalog import HistoryCatalog
 from dbt.adapters.sparkdelta.locator import TableLocator
 from dbt.adapters.sparkdelta.run_operations import RunOperations
 from dbt.adapters.sparkdelta.table_ops import TableOps
+from python_ops.maintenance import Invocations
 
 
 class MaintenanceParts:
@@ -36,11 +39,15 @@ class MaintenanceParts:
         history: The maintenance history's store and registration.
         table_ops: One op on one relation.
         run_operations: The post-hook and the run-operations.
+        invocations: The current dbt invocation's memory.
     """
 
     def __init__(self, adapter: SparkAdapter) -> None:
+        self.invocations = Invocations()
         self.connection = DbtConnection(adapter)
-        self.locator = TableLocator(adapter, self.connection)
+        self.locator = TableLocator(adapter, self.connection, self.invocations)
         self.history = HistoryCatalog(adapter, self.connection, self.locator)
-        self.table_ops = TableOps(self.connection, self.locator, self.history)
-        self.run_operations = RunOperations(adapter, self.connection, self.locator, self.history)
+        self.table_ops = TableOps(self.connection, self.locator, self.history, self.invocations)
+        self.run_operations = RunOperations(
+            adapter, self.connection, self.locator, self.history, self.invocations
+        )

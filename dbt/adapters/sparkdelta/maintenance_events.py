@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import atexit
 import logging
-import queue
 import threading
 import time
 from collections.abc import Iterator
@@ -28,6 +27,8 @@ from dbt_common.events.base_types import EventLevel
 from dbt_common.events.functions import fire_event, warn_or_error
 from dbt_common.events.types import Note
 from dbt_common.ui import warning_tag
+
+from dbt.adapters.sparkdelta import runtime
 
 _QUIET_LOGGERS = ("python_ops.ops.audit",)  # JSON audit lines: dbt.log only
 
@@ -52,11 +53,6 @@ def debug(message: str) -> None:
     fire_event(Note(msg=message), level=EventLevel.DEBUG)
 
 
-_LATER: queue.SimpleQueue[str] = queue.SimpleQueue()
-_later_state = {"started": False, "pending": 0}
-_LATER_LOCK = threading.Lock()
-
-
 def debug_later(message: str) -> None:
     """``debug``, fired by a background thread: the caller only queues the line.
 
@@ -64,29 +60,30 @@ def debug_later(message: str) -> None:
     dbt's event costs the calling thread more than the rest of a hook with nothing due. Lines
     queued at the process's exit are written first (at most 2 s).
     """
-    with _LATER_LOCK:
-        _later_state["pending"] += 1
-        if not _later_state["started"]:
-            _later_state["started"] = True
+    later = runtime.LATER_EVENTS
+    with later.lock:
+        later.value.pending += 1
+        if not later.value.started:
+            later.value.started = True
             threading.Thread(target=_fire_later, name="sparkdelta-events", daemon=True).start()
-    _LATER.put(message)
+    later.value.lines.put(message)
 
 
 def _fire_later() -> None:
     while True:
-        message = _LATER.get()
+        message = runtime.LATER_EVENTS.value.lines.get()
         try:
             debug(message)
         except Exception:  # a log line must never break the process
             logging.getLogger(__name__).debug("could not fire a maintenance debug line")
-        with _LATER_LOCK:
-            _later_state["pending"] -= 1
+        with runtime.LATER_EVENTS.lock:
+            runtime.LATER_EVENTS.value.pending -= 1
 
 
 def flush_later(timeout_s: float = 2.0) -> None:
     """Wait until the queued ``debug_later`` lines are written (at most ``timeout_s``)."""
     deadline = time.monotonic() + timeout_s
-    while _later_state["pending"] > 0 and time.monotonic() < deadline:
+    while runtime.LATER_EVENTS.value.pending > 0 and time.monotonic() < deadline:
         time.sleep(0.005)
 
 
@@ -111,9 +108,6 @@ class _DbtEventHandler(logging.Handler):
 
 
 _HANDLER = _DbtEventHandler(level=logging.INFO)
-_LOCK = threading.Lock()
-_users = 0
-_saved: tuple[int, bool] = (logging.NOTSET, True)
 
 
 @contextmanager
@@ -123,22 +117,22 @@ def python_ops_logs_to_dbt() -> Iterator[None]:
     Only for the duration (threads share one count), so that the process's logging is as it
     was between maintenance calls (a test's log capture, another library's handlers).
     """
-    global _users, _saved
     logger = logging.getLogger("python_ops")
-    with _LOCK:
-        if _users == 0:
-            _saved = (logger.level, logger.propagate)
+    bridge = runtime.LOG_BRIDGE
+    with bridge.lock:
+        if bridge.value.users == 0:
+            bridge.value.saved = (logger.level, logger.propagate)
             logger.addHandler(_HANDLER)
             if logger.level == logging.NOTSET or logger.level > logging.INFO:
                 logger.setLevel(logging.INFO)
             logger.propagate = False  # dbt's events are the output: no bare copies via root
-        _users += 1
+        bridge.value.users += 1
     try:
         yield
     finally:
-        with _LOCK:
-            _users -= 1
-            if _users == 0:
+        with bridge.lock:
+            bridge.value.users -= 1
+            if bridge.value.users == 0:
                 logger.removeHandler(_HANDLER)
-                logger.setLevel(_saved[0])
-                logger.propagate = _saved[1]
+                logger.setLevel(bridge.value.saved[0])
+                logger.propagate = bridge.value.saved[1]

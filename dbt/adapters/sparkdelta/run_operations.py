@@ -24,7 +24,13 @@ from dbt.adapters.sparkdelta.dbt_session import dbt_session
 from dbt.adapters.sparkdelta.history_catalog import HistoryCatalog
 from dbt.adapters.sparkdelta.locator import TableLocator
 from python_ops.errors import MaintenanceError
-from python_ops.maintenance import OpOutcome, RunOptions, begin_command, render_report, report_rows
+from python_ops.maintenance import (
+    Invocations,
+    OpOutcome,
+    RunOptions,
+    render_report,
+    report_rows,
+)
 
 
 class RunOperations:
@@ -35,6 +41,7 @@ class RunOperations:
         connection: Its connection, as the bridge uses it.
         locator: Where tables are.
         history: The history table's store and registration.
+        invocations: The current dbt invocation's memory.
     """
 
     def __init__(
@@ -43,7 +50,9 @@ class RunOperations:
         connection: DbtConnection,
         locator: TableLocator,
         history: HistoryCatalog,
+        invocations: Invocations,
     ) -> None:
+        self._invocations = invocations
         self._adapter = adapter
         self._connection = connection
         self._locator = locator
@@ -73,14 +82,13 @@ class RunOperations:
             )
 
     def _after_build(self, model: Any, invocation_id: str, history: Mapping[str, Any]) -> str:
-        begin_command(invocation_id)  # a warning's "once" is per dbt invocation
         build = self.build_clock.take(model)  # when its materialization started, and the version
         targets, located = self._locator.locate([model])
         if not targets:
             reasons = list(located.not_delta.values())
             return f"skipped: {reasons[0]}" if reasons else ""
         session = dbt_session(
-            invocation_id,
+            self._invocations.get(invocation_id),  # every hook of one dbt invocation: one
             self._connection,
             self._history,
             history,
@@ -171,8 +179,7 @@ class RunOperations:
             )
         except MaintenanceError as err:
             raise DbtRuntimeError(str(err)) from err
-        invocation_id = invocation_id or get_invocation_id()
-        begin_command(invocation_id)  # before locating: its warnings are this command's
+        invocation = self._invocations.get(invocation_id or get_invocation_id())
         targets, located = self._locator.locate(nodes)
         label = options.ops[0] if len(options.ops) == 1 else "maintenance"
 
@@ -188,7 +195,7 @@ class RunOperations:
                 f"{label}: {len(targets)} model(s) on {options.threads} thread(s){dry}"
             )
         session = dbt_session(
-            invocation_id,
+            invocation,
             self._connection,
             self._history,
             history,
@@ -209,7 +216,6 @@ class RunOperations:
 
     def report(self, nodes: list[Any], history: Mapping[str, Any]) -> str:
         """Per model: health, reclaimable bytes, last run of each op; as a printed table."""
-        begin_command(get_invocation_id())
         chosen, located = self._locator.locate(nodes)
         with maintenance_events.python_ops_logs_to_dbt():  # its warnings as dbt's, not bare
             rows = report_rows(
@@ -217,5 +223,6 @@ class RunOperations:
                 spark=self._connection.ops_spark(),
                 history=self._history.store(history),
                 vacuum_engine=self._connection.vacuum_engine(),
+                invocation=self._invocations.get(get_invocation_id()),
             )
         return render_report(rows) + located.lines(26)

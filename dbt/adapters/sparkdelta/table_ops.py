@@ -23,6 +23,7 @@ from dbt.adapters.sparkdelta.locator import TableLocator
 from python_ops.errors import MaintenanceError
 from python_ops.maintenance import (
     DEFAULT_SMALL_FILE_THRESHOLD_BYTES,
+    Invocations,
     policy_properties,
     table_health,
 )
@@ -35,11 +36,17 @@ class TableOps:
         connection: The adapter's connection, as the bridge uses it.
         locator: Where tables are.
         history: The history catalog (a one-table op records nothing in it).
+        invocations: The current dbt invocation's memory.
     """
 
     def __init__(
-        self, connection: DbtConnection, locator: TableLocator, history: HistoryCatalog
+        self,
+        connection: DbtConnection,
+        locator: TableLocator,
+        history: HistoryCatalog,
+        invocations: Invocations,
     ) -> None:
+        self._invocations = invocations
         self._connection = connection
         self._locator = locator
         self._history = history
@@ -97,7 +104,7 @@ class TableOps:
 
         def call(location: str) -> Any:
             session = dbt_session(
-                get_invocation_id(),
+                self._invocations.get(get_invocation_id()),
                 self._connection,
                 self._history,
                 None,  # a one-table op is not recorded in the history

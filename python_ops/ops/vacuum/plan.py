@@ -11,19 +11,36 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypedDict
 
 from python_ops.delta.file_paths import FilePaths, read_file_paths
 from python_ops.delta.partitions import matching_partition_dirs
 from python_ops.delta.properties import Retention
 from python_ops.delta.protocol import Op, check_protocol
 from python_ops.delta.snapshot import Snapshot
+from python_ops.invocation import Invocation
 from python_ops.ops.results import VacuumDiagnostics, VacuumFile
 from python_ops.ops.vacuum.candidates import READERS, ListingEvidence, Owned, Scope, hand_back
 from python_ops.ops.vacuum.mode import ModeChoice, choose_mode
 from python_ops.ops.vacuum.options import CandidateSource, VacuumOptions
 from python_ops.ops.vacuum.retention import vacuum_retention
 from python_ops.storage import Storage
+
+
+class Given(TypedDict, total=False):
+    """What a caller of VACUUM may have already, so the plan does not read or warn it again.
+
+    Attributes:
+        snapshot: The table's snapshot, or its paths (``read_file_paths``), if just read.
+        evidence: The listing the due check made for this run (used when made for this
+            version and filter).
+        invocation: The command it runs in (its warnings are given once per command; absent:
+            every time).
+    """
+
+    snapshot: Snapshot | FilePaths | None
+    evidence: ListingEvidence | None
+    invocation: Invocation | None
 
 
 @dataclass(frozen=True)
@@ -133,6 +150,7 @@ def plan_vacuum(
     spark: Any = None,
     snapshot: Snapshot | FilePaths | None = None,
     evidence: ListingEvidence | None = None,
+    invocation: Invocation | None = None,
 ) -> VacuumPlan:
     """Plan one VACUUM run: retention and cutoff, mode, candidates and their selection.
 
@@ -142,6 +160,7 @@ def plan_vacuum(
         spark: A Spark session, for a selection or listing on Spark.
         snapshot: The table's snapshot or its paths if just read (None: the paths are read).
         evidence: The due check's listing, used when made for this version and filter.
+        invocation: The command it runs in (warnings once per command; None: every time).
 
     Returns:
         The plan.
@@ -158,7 +177,11 @@ def plan_vacuum(
     check_protocol(head.protocol, Op.VACUUM, location=storage.root)
     o = options
     retention, overridden = vacuum_retention(
-        head, o.retention_hours, allow_short_retention=o.allow_short_retention, model=o.model
+        head,
+        o.retention_hours,
+        allow_short_retention=o.allow_short_retention,
+        model=o.model,
+        invocation=invocation,
     )
     now = int(time.time() * 1000) if o.now_ms is None else o.now_ms
     cutoff = retention.cutoff_ms(now)

@@ -16,7 +16,7 @@ from datetime import timedelta
 from python_ops.delta.properties import DELETED_FILE_RETENTION, Retention, resolve_retention
 from python_ops.delta.snapshot import Snapshot
 from python_ops.errors import RetentionTooShortError
-from python_ops.log_once import warn_once
+from python_ops.invocation import Invocation, warn
 from python_ops.values import MAX_HOURS, checked_number
 
 log = logging.getLogger("python_ops.ops.vacuum")
@@ -47,6 +47,7 @@ def vacuum_retention(
     *,
     allow_short_retention: bool,
     model: str | None = None,
+    invocation: Invocation | None = None,
 ) -> tuple[Retention, bool]:
     """Decide VACUUM's retention for a table: ``checked_retention`` on its snapshot's properties.
 
@@ -55,6 +56,7 @@ def vacuum_retention(
         retention_hours: Requested hours, or None for the table's setting.
         allow_short_retention: Allow a requested retention below the table's minimum.
         model: The dbt model, for error messages (see ``checked_retention``).
+        invocation: The command it runs in (its override warning is given once per command).
 
     Returns:
         (retention, overridden), as ``checked_retention``.
@@ -65,6 +67,7 @@ def vacuum_retention(
         retention_hours,
         allow_short_retention=allow_short_retention,
         model=model,
+        invocation=invocation,
     )
 
 
@@ -75,6 +78,7 @@ def checked_retention(
     *,
     allow_short_retention: bool,
     model: str | None = None,
+    invocation: Invocation | None = None,
 ) -> tuple[Retention, bool]:
     """Delta's safety check of a VACUUM retention against a table's properties.
 
@@ -88,6 +92,8 @@ def checked_retention(
         allow_short_retention: Allow a requested retention below the table's minimum.
         model: The dbt model, for error messages; None on a table path, where the refusal
             names the command line's ``--allow-short-retention`` instead of the model's key.
+        invocation: The command it runs in: an allowed override is warned about once per
+            command and table, however many checks meet it (None: every time).
 
     Returns:
         (retention, overridden): overridden is True when the check was bypassed by the
@@ -107,7 +113,8 @@ def checked_retention(
     if overridden:
         if not allow_short_retention:
             raise _too_short(configuration, location, retention_hours, minimum, model)
-        warn_once(  # once per table and command, however many checks and runs meet it
+        warn(
+            invocation,
             log,
             "short retention",
             location,

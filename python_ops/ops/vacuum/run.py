@@ -6,17 +6,14 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Unpack
 
 from python_ops.delta.commits import commits_shared
-from python_ops.delta.file_paths import FilePaths
-from python_ops.delta.snapshot import Snapshot
 from python_ops.ops.audit import audited
 from python_ops.ops.results import VacuumResult
 from python_ops.ops.vacuum import options as opts
-from python_ops.ops.vacuum.candidates import ListingEvidence
 from python_ops.ops.vacuum.execute import Progress, execute
-from python_ops.ops.vacuum.plan import plan_vacuum
+from python_ops.ops.vacuum.plan import Given, plan_vacuum
 from python_ops.storage import Storage, open_storage
 
 
@@ -34,13 +31,12 @@ def vacuum(  # noqa: D417 (the options are documented once, on VacuumOptions)
     progress_interval_s: float = 5.0,
     model: str | None = None,
     cluster_listing: bool = False,
-    snapshot: Snapshot | FilePaths | None = None,
     engine: str = "auto",
     audit: bool = True,
     mode: str = "full",
     full_interval_days: float = 7.0,
     inventory: str | None = None,
-    evidence: ListingEvidence | None = None,
+    **given: Unpack[Given],
 ) -> VacuumResult:
     """Delete (or, by default, only report) files the table no longer references.
 
@@ -48,8 +44,7 @@ def vacuum(  # noqa: D417 (the options are documented once, on VacuumOptions)
         table: Table location (path or URI) or an open ``Storage``.
         spark: A Spark session, for ``engine="spark"`` and ``cluster_listing`` (None: none).
         on_progress: Called with (files done, files total) during deletion.
-        snapshot: The table's snapshot or its paths (``read_file_paths``) if just read.
-        evidence: The listing the due check made for this run (``plan_vacuum``).
+        **given: What the caller has already (``Given``: snapshot, evidence, invocation).
         The others: ``VacuumOptions``'s fields, documented there.
 
     Returns:
@@ -62,8 +57,8 @@ def vacuum(  # noqa: D417 (the options are documented once, on VacuumOptions)
     mode = opts.checked_mode(mode, inventory=inventory, cluster=cluster_listing, model=model)
     on = opts.checked_engine(engine, spark=spark, cluster=cluster_listing, model=model)
     storage = table if isinstance(table, Storage) else open_storage(table, spark=spark)
-    params = {"retention_hours": retention_hours, "dry_run": dry_run, "mode": mode}
-    params |= {"partition_filter": partition_filter, "inventory": inventory, "model": model}
+    params = {"retention_hours": retention_hours, "dry_run": dry_run, "mode": mode, "model": model,
+              "partition_filter": partition_filter, "inventory": inventory}  # fmt: skip
     with (
         commits_shared(mode != "full"),  # LITE reads commits the snapshot replayed: once
         audited("vacuum", storage.root, params, enabled=audit or not dry_run) as record,
@@ -73,7 +68,7 @@ def vacuum(  # noqa: D417 (the options are documented once, on VacuumOptions)
             progress_interval_s, model, cluster_listing, on, audit,
             opts.vacuum_mode(mode, model=model), full_interval_days, inventory,
         )  # fmt: skip
-        plan = plan_vacuum(storage, options=o, spark=spark, snapshot=snapshot, evidence=evidence)
+        plan = plan_vacuum(storage, options=o, spark=spark, **given)
         result = execute(plan, spark=spark, on_progress=on_progress)
         record |= {"model": model, **result.to_dict(include_paths=False)}
     return result

@@ -12,9 +12,8 @@ from __future__ import annotations
 import atexit
 import logging
 import os
-import threading
-from typing import Any
 
+from dbt.adapters.sparkdelta import runtime
 from dbt.adapters.sparkdelta.engines.attached import AttachedEngine, OpsEngine
 from dbt.adapters.sparkdelta.engines.base import Engine, location_from_information
 from dbt.adapters.sparkdelta.engines.embedded import EmbeddedEngine
@@ -38,10 +37,6 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 MODES = tuple(EngineMode)
-
-
-_engines: dict[tuple[Any, ...], Engine] = {}
-_engines_lock = threading.Lock()
 
 
 def get_engine(
@@ -70,8 +65,8 @@ def get_engine(
     """
     mode = engine_mode(mode)
     key = (mode, os.path.abspath(warehouse) if warehouse else None, connect_url)
-    with _engines_lock:
-        engine = _engines.get(key)
+    with runtime.ENGINES.lock:
+        engine = runtime.ENGINES.value.get(key)
         if engine is None:
             if mode is EngineMode.EMBEDDED:
                 engine = EmbeddedEngine(warehouse or "warehouse", port=port, spark_conf=spark_conf)
@@ -79,7 +74,7 @@ def get_engine(
                 engine = LocalEngine(warehouse or "warehouse", spark_conf=spark_conf)
             else:
                 engine = AttachedEngine(connect_url, spark_conf=spark_conf)
-            _engines[key] = engine
+            runtime.ENGINES.value[key] = engine
         return engine
 
 
@@ -93,19 +88,19 @@ def get_ops_engine(spark_conf: dict[str, str] | None = None) -> OpsEngine:
         The engine.
     """
     key = ("ops", tuple(sorted((spark_conf or {}).items())))
-    with _engines_lock:
-        engine = _engines.get(key)
+    with runtime.ENGINES.lock:
+        engine = runtime.ENGINES.value.get(key)
         if not isinstance(engine, OpsEngine):
             engine = OpsEngine(spark_conf=spark_conf)
-            _engines[key] = engine
+            runtime.ENGINES.value[key] = engine
         return engine
 
 
 def shutdown_engines() -> None:
     """Stop every engine of this process (client sessions first, then servers)."""
-    with _engines_lock:
-        engines = list(_engines.values())
-        _engines.clear()
+    with runtime.ENGINES.lock:
+        engines = list(runtime.ENGINES.value.values())
+        runtime.ENGINES.value.clear()
     for engine in engines:
         try:
             engine.stop()

@@ -1,4 +1,4 @@
-"""One warning per cause and table per command (``python_ops.log_once``).
+"""What one command remembers: one warning per cause and table (``python_ops.invocation``).
 
 The short-retention override is met by VACUUM's due check, the report's dry run and the run
 itself; before, one command logged it two to four times. Real Delta tables (copies of the shared
@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from python_ops.log_once import begin_command, warn_once
+from python_ops.invocation import Invocation, Invocations
 from python_ops.maintenance.config import parse_config
 from python_ops.maintenance.report import report_rows
 from python_ops.maintenance.runner import Maintainer
@@ -47,15 +47,18 @@ def test_one_command_warns_once_per_table(
         "maintenance_vacuum_allow_short_retention": True,
     }
     target = ModelTarget("fct", str(table), parse_config("fct", settings))
-    begin_command("invocation-1")
+    command = Invocation("invocation-1")
     with caplog.at_level(logging.DEBUG, logger=VACUUM_LOGGER):
         # the report's dry run, the due check's estimate and the run: three checks, one warning
-        report_rows([target], spark=None, history=None)
-        (outcome,) = Maintainer(spark=None, history=None, invocation_id="i").maintain_model(
+        report_rows([target], spark=None, history=None, invocation=command)
+        (outcome,) = Maintainer(spark=None, history=None, invocation=command).maintain_model(
             target, ops=("vacuum",)
         )
         assert outcome.ran, outcome.detail
-        vacuum(str(other), retention_hours=1, allow_short_retention=True, model="dim")
+        vacuum(
+            str(other), retention_hours=1, allow_short_retention=True, model="dim",
+            invocation=command,
+        )  # fmt: skip
     assert _short_retention_warnings(caplog) == [
         "vacuum fct: retention 1 h is below the table's minimum 168 h; allowed by "
         "maintenance_vacuum_allow_short_retention",
@@ -66,16 +69,26 @@ def test_one_command_warns_once_per_table(
     repeats = [r for r in caplog.records if r.levelno == logging.DEBUG and "below" in r.message]
     assert len(repeats) >= 2  # the repeats stay in the debug log
 
-    # the same command id again is the same command; a new one warns again
+    # a front end's registry: the same id again is the same command; a new one warns again
     caplog.clear()
-    begin_command("invocation-1")
-    with caplog.at_level(logging.WARNING, logger=VACUUM_LOGGER):
-        vacuum(str(table), retention_hours=1, allow_short_retention=True, model="fct")
-    assert _short_retention_warnings(caplog) == []
-    begin_command("invocation-2")
-    with caplog.at_level(logging.WARNING, logger=VACUUM_LOGGER):
-        vacuum(str(table), retention_hours=1, allow_short_retention=True, model="fct")
-    assert len(_short_retention_warnings(caplog)) == 1
+    commands = Invocations()
+    first = commands.get("invocation-1")
+    first.warn_once(logging.getLogger(VACUUM_LOGGER), "warning: x", "t", "unrelated")
+    assert commands.get("invocation-1") is first
+    for command_id, expected in (("invocation-1", 1), ("invocation-1", 0), ("invocation-2", 1)):
+        caplog.clear()
+        with caplog.at_level(logging.WARNING, logger=VACUUM_LOGGER):
+            vacuum(
+                str(table), retention_hours=1, allow_short_retention=True, model="fct",
+                invocation=commands.get(command_id),
+            )  # fmt: skip
+        assert len(_short_retention_warnings(caplog)) == expected, command_id
+    # a single call from Python, in no command, warns every time
+    for _ in range(2):
+        caplog.clear()
+        with caplog.at_level(logging.WARNING, logger=VACUUM_LOGGER):
+            vacuum(str(table), retention_hours=1, allow_short_retention=True, model="fct")
+        assert len(_short_retention_warnings(caplog)) == 1
 
 
 def test_each_command_line_run_warns_once_naming_the_flag(fixture_table: FixtureTable) -> None:
@@ -92,19 +105,33 @@ def test_each_command_line_run_warns_once_naming_the_flag(fixture_table: Fixture
 
 
 def test_warn_once_keys_by_cause_and_table(caplog: pytest.LogCaptureFixture) -> None:
-    log = logging.getLogger("python_ops.test_log_once")
-    begin_command()
+    log = logging.getLogger("python_ops.test_invocation")
+    command = Invocation("c")
     with caplog.at_level(logging.DEBUG, logger=log.name):
-        assert warn_once(log, "cause a", "t1", "a on %s", "t1")
-        assert not warn_once(log, "cause a", "t1", "a on %s", "t1")
-        assert warn_once(log, "cause b", "t1", "b on %s", "t1")
-        assert warn_once(log, "cause a", "t2", "a on %s", "t2")
+        assert command.warn_once(log, "cause a", "t1", "a on %s", "t1")
+        assert not command.warn_once(log, "cause a", "t1", "a on %s", "t1")
+        assert command.warn_once(log, "cause b", "t1", "b on %s", "t1")
+        assert command.warn_once(log, "cause a", "t2", "a on %s", "t2")
     assert [(r.levelname, r.getMessage()) for r in caplog.records] == [
         ("WARNING", "a on t1"),
         ("DEBUG", "a on t1"),
         ("WARNING", "b on t1"),
         ("WARNING", "a on t2"),
     ]
-    begin_command()  # no id: always a new command
-    with caplog.at_level(logging.DEBUG, logger=log.name):
-        assert warn_once(log, "cause a", "t1", "a on %s", "t1")
+    assert Invocation("other").warn_once(log, "cause a", "t1", "a on %s", "t1")  # a new command
+
+
+def test_once_per_command_steps_and_memos_are_the_command_s() -> None:
+    commands = Invocations()
+    build = commands.get("build-1")
+    assert build.first_time("history upkeep", "/h")
+    assert not build.first_time("history upkeep", "/h")
+    assert build.first_time("history upkeep", "/other")
+    build.memo("schema locations")["s"] = "/w/s"
+    assert commands.get("build-1").memo("schema locations") == {"s": "/w/s"}
+    again = commands.get("build-2")  # dbt's next invocation in the same process
+    assert again.first_time("history upkeep", "/h")
+    assert again.memo("schema locations") == {}
+    assert commands.get("") is not commands.get("")  # no id: a new command each call
+    assert Invocation().id.startswith("cli-")
+    assert Invocation().id != Invocation().id
