@@ -26,7 +26,8 @@ from python_ops.ops.stats.commit import (
     MAX_ATTEMPTS,
     changed_since,
     commit_info,
-    require_local,
+    refuse_without_atomic_commits,
+    require_atomic_commits,
     write_commit,
 )
 from python_ops.ops.stats.compute import file_stats
@@ -117,6 +118,8 @@ def _compute(storage: Storage, plan: StatsPlan) -> tuple[dict[Any, str], int, in
         try:
             with fs.open_input_file(path) as handle:
                 stats = file_stats(handle, plan.fields, string_prefix=plan.string_prefix)
+        except StatsUnsupportedError as err:
+            raise StatsUnsupportedError(f"{storage.root}: '{f.relative_path}': {err}") from err
         except FileNotFoundError as err:
             raise StorageError(
                 f"{storage.root}: live data file '{f.relative_path}' is missing; nothing was "
@@ -214,8 +217,8 @@ def compute_stats(
     started = time.monotonic()
     params = {"columns": list(columns), "dry_run": dry_run}
     storage = open_storage(location)
-    require_local(storage)
-    plan = plan_stats(location, columns=columns, set_stats_columns=set_stats_columns)
+    refuse_without_atomic_commits(storage)
+    plan = plan_stats(storage, columns=columns, set_stats_columns=set_stats_columns)
     new: dict[Any, str] = {}
     footer = read_bytes = 0
     commit = None
@@ -223,6 +226,7 @@ def compute_stats(
     attempts = 0
     if plan.has_work and not dry_run:
         try:
+            require_atomic_commits(storage)
             new, footer, read_bytes = _compute(storage, plan)
             commit, updated, attempts = _commit(storage, plan, new)
         except Exception as err:

@@ -4,8 +4,10 @@ Delta's recompute re-adds each file as ``add.copy(dataChange = false, stats = ne
 other field (``tags``, ``deletionVector``, ``clusteringProvider``, ``partitionValues``, size,
 modification time) is kept. The snapshot reader keeps only what the ops need, so the actions
 to copy are read again here: the newest commit that added each file (walking back from the
-snapshot's version), else the snapshot's checkpoint (classic or multi-part; v2 checkpoints are
-refused by the protocol gate for this op).
+snapshot's version), else the snapshot's checkpoint: classic, multi-part, or v2 (its top file,
+Parquet or JSON, and the sidecar files it names under ``_delta_log/_sidecars``, which hold the
+``add`` actions of a v2 checkpoint Delta writes). The commit written is a JSON commit; this op
+writes no checkpoint, so a v2-checkpoint table gets no classic one from it.
 """
 
 from __future__ import annotations
@@ -15,9 +17,9 @@ from typing import Any
 
 import pyarrow.parquet as pq
 
-from python_ops.delta.actions import AddFile, DeletionVector, file_key, relativize
-from python_ops.delta.commits import commit_actions
-from python_ops.delta.log_files import LOG_DIR, LogFileKind
+from python_ops.delta.actions import AddFile, DeletionVector, file_key, relativize, require_str
+from python_ops.delta.commits import commit_actions, json_lines
+from python_ops.delta.log_files import SIDECAR_DIR, LogFile, complete_checkpoints
 from python_ops.delta.snapshot import Snapshot
 from python_ops.errors import DeltaLogError
 from python_ops.storage import Storage
@@ -39,29 +41,47 @@ def _maps_to_dicts(value: Any) -> Any:
     return value
 
 
+def _parquet_rows(storage: Storage, rel: str) -> Iterable[dict[str, Any]]:
+    """The ``add``, ``metaData`` and ``sidecar`` rows of a checkpoint or sidecar Parquet file."""
+    fs, path = storage.arrow_path(rel)
+    names = pq.ParquetFile(path, filesystem=fs).schema_arrow.names
+    columns = [c for c in ("add", "metaData", "sidecar") if c in names]
+    for row in pq.read_table(path, filesystem=fs, columns=columns).to_pylist():
+        for kind in columns:
+            if row.get(kind) is not None:
+                yield {kind: _maps_to_dicts(row[kind])}
+
+
+def _checkpoint_rows(storage: Storage, part: LogFile) -> Iterable[dict[str, Any]]:
+    if part.name.endswith(".json"):
+        where = f"{storage.root}/{part.path}"
+        return (action for _, action in json_lines(storage.read_bytes(part.path), where))
+    return _parquet_rows(storage, part.path)
+
+
 def _from_checkpoint(
     storage: Storage, snapshot: Snapshot, wanted: set[Key], out: dict[Key, dict[str, Any]]
 ) -> dict[str, Any] | None:
-    version = snapshot.checkpoint_version
-    parts = [
-        f
-        for f in snapshot.log_files
-        if f.kind is LogFileKind.CHECKPOINT and f.version == version and f.name.endswith(".parquet")
-    ]
+    assert snapshot.checkpoint_version is not None
+    parts = complete_checkpoints(list(snapshot.log_files)).get(snapshot.checkpoint_version, [])
     metadata = None
-    for part in parts:
-        fs, path = storage.arrow_path(f"{LOG_DIR}/{part.name}")
-        names = pq.ParquetFile(path, filesystem=fs).schema_arrow.names
-        columns = [c for c in ("add", "metaData") if c in names]
-        for row in pq.read_table(path, filesystem=fs, columns=columns).to_pylist():
-            add = row.get("add")
-            if add is not None and add.get("path") is not None:
-                add = {k: v for k, v in _maps_to_dicts(add).items() if not k.endswith("_parsed")}
-                key = _key(add, snapshot.location)
-                if key in wanted and key not in out:
-                    out[key] = add
-            if row.get("metaData") is not None and row["metaData"].get("id") is not None:
-                metadata = _maps_to_dicts(row["metaData"])
+    sidecars: list[str] = []
+    rows = [row for part in parts for row in _checkpoint_rows(storage, part)]
+    for row in rows:
+        if isinstance(row.get("sidecar"), dict):
+            sidecars.append(require_str(row["sidecar"], "path", "sidecar"))
+    for sidecar in sidecars:
+        rows.extend(_parquet_rows(storage, f"{SIDECAR_DIR}/{sidecar}"))
+    for row in rows:
+        add = row.get("add")
+        if isinstance(add, dict) and add.get("path") is not None:
+            add = {k: v for k, v in add.items() if not k.endswith("_parsed")}
+            key = _key(add, snapshot.location)
+            if key in wanted and key not in out:
+                out[key] = add
+        meta = row.get("metaData")
+        if isinstance(meta, dict) and meta.get("id") is not None:
+            metadata = meta
     return metadata
 
 
