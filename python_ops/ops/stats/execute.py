@@ -2,8 +2,9 @@
 
 ``compute_stats`` is what ``python -m python_ops stats`` and the maintenance runner call. It
 refuses (a named error, exit 2 on the command line) before computing or writing anything on a
-table feature the protocol gate refuses for ``stats``, an object-store table, a statistics
-column of a type it cannot compute, or a watched column the table lacks.
+table feature the protocol gate refuses for ``stats``, a store where no put-if-absent is made
+(an S3 endpoint that ignores ``If-None-Match``, other object stores), a statistics column of a
+type it cannot compute, or a watched column the table lacks.
 """
 
 from __future__ import annotations
@@ -209,8 +210,10 @@ def compute_stats(
 
     Raises:
         UnsupportedFeatureError: A feature the protocol gate refuses for ``stats``.
-        StatsUnsupportedError: An object store, a column type or a file this op cannot handle.
-        ConfigError: A watched column the table lacks or cannot index.
+        StatsUnsupportedError: A store without put-if-absent here, a column type or a file this
+            op cannot handle.
+        ConfigError: A watched column the table lacks or cannot index, or an S3 endpoint that
+            ignores conditional writes.
         WriterError: Concurrent commits kept taking the version (nothing written).
     """
     del model  # messages name the table
