@@ -248,3 +248,47 @@ def test_a_store_that_ignores_conditional_writes_is_refused(s3: S3Bucket, tmp_pa
     assert "ignores conditional writes (If-None-Match)" in done.stderr
     assert "Traceback" not in done.stderr
     assert s3.keys() == keys
+
+
+def test_on_s3_a_version_taken_first_is_retried_at_the_next(
+    s3: S3Bucket, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A delta-rs append takes the version between plan and commit: the conditional put of
+    that version is refused by the store, and the commit lands at the next one."""
+    import pyarrow as pa
+    from deltalake import DeltaTable, write_deltalake
+
+    from python_ops.ops.stats import execute
+    from tests.helpers.s3 import delta_options
+
+    local = tmp_path / "t"
+    for first in (0, 100):
+        write_deltalake(str(local), pa.table({"id": list(range(first, first + 10))}), mode="append")
+    strip_stats(local)
+    uri = s3.upload_tree(local, "tables/race")
+    options = delta_options(s3.endpoint)
+    real = execute.write_commit
+    calls: list[tuple[int, bool]] = []
+
+    def racing(storage: Any, version: int, actions: list[dict[str, Any]]) -> bool:
+        if not calls:  # another writer commits this version first, on the same store
+            rows = pa.table({"id": list(range(200, 210))})
+            write_deltalake(uri, rows, mode="append", storage_options=options)
+        ours = real(storage, version, actions)
+        calls.append((version, ours))
+        return ours
+
+    monkeypatch.setattr(execute, "write_commit", racing)
+    result = execute.compute_stats(uri)
+
+    assert calls == [(2, False), (3, True)]
+    assert (result.commit_version, result.attempts, result.files_updated) == (3, 2, 2)
+    table = DeltaTable(uri, storage_options=options)
+    assert table.version() == 3
+    assert sorted(table.to_pyarrow_table().column("id").to_pylist()) == [
+        *range(0, 10),
+        *range(100, 110),
+        *range(200, 210),
+    ]
+    history = table.history(1)[0]
+    assert history["operation"] == "COMPUTE STATS"
