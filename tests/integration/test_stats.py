@@ -322,3 +322,29 @@ def test_a_partitioned_table_whose_adds_are_in_a_checkpoint(tmp_path: Path) -> N
         assert stats["maxValues"]["id"] - stats["minValues"]["id"] == 9
     assert {json.dumps(a["partitionValues"]) for a in added} == {'{"p": null}', '{"p": "x"}'}
     assert _rows(table) == rows
+
+
+def test_metadata_copied_from_a_checkpoint_keeps_lists_and_maps(tmp_path: Path) -> None:
+    """Widening the statistics columns copies the ``metaData`` action; from a checkpoint's row,
+    an empty ``partitionColumns`` list stays a list and empty maps stay objects."""
+    from deltalake import DeltaTable
+
+    table = tmp_path / "t"
+    _write(table, batches=2, **{"delta.dataSkippingNumIndexedCols": "1"})
+    strip_stats(table)
+    DeltaTable(str(table)).create_checkpoint()
+    before = next(a["metaData"] for a in commit(table, 0) if "metaData" in a)
+
+    done = run_stats(table, "--columns", "amount", "--json")
+
+    assert done.returncode == 0, done.stderr
+    (metadata,) = [a["metaData"] for a in commit(table, log_versions(table)[-1]) if "metaData" in a]
+    assert metadata["partitionColumns"] == before["partitionColumns"] == []
+    assert metadata["format"] == before["format"]
+    assert metadata["schemaString"] == before["schemaString"]
+    assert metadata["configuration"] == {
+        **before["configuration"],
+        "delta.dataSkippingStatsColumns": "id,amount",
+    }
+    assert _rows(table) == (200, sum(range(200)))
+    assert DeltaTable(str(table)).metadata().partition_columns == []

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+import pyarrow as pa
 import pyarrow.parquet as pq
 
 from python_ops.delta.actions import AddFile, DeletionVector, file_key, relativize, require_str
@@ -32,12 +33,22 @@ def _key(raw: dict[str, Any], root: str) -> Key:
     return file_key(path, relativize(path, root), DeletionVector.parse(raw.get("deletionVector")))
 
 
-def _maps_to_dicts(value: Any) -> Any:
-    """A checkpoint row as JSON actions spell it: maps as objects, null fields left out."""
-    if isinstance(value, dict):
-        return {k: _maps_to_dicts(v) for k, v in value.items() if v is not None}
-    if isinstance(value, list) and all(isinstance(p, tuple) and len(p) == 2 for p in value):
-        return {str(k): v for k, v in value}
+def _as_json(value: Any, kind: pa.DataType) -> Any:
+    """A checkpoint value as JSON actions spell it, by its Arrow type.
+
+    Maps become objects (an empty map ``{}``, not an empty list), struct fields that are null
+    are left out, lists stay lists (``partitionColumns: []``).
+    """
+    if value is None:
+        return None
+    if pa.types.is_map(kind):
+        return {str(k): _as_json(v, kind.item_type) for k, v in value}
+    if pa.types.is_struct(kind):
+        return {
+            f.name: _as_json(value[f.name], f.type) for f in kind if value.get(f.name) is not None
+        }
+    if pa.types.is_list(kind) or pa.types.is_large_list(kind):
+        return [_as_json(v, kind.value_type) for v in value]
     return value
 
 
@@ -46,10 +57,11 @@ def _parquet_rows(storage: Storage, rel: str) -> Iterable[dict[str, Any]]:
     fs, path = storage.arrow_path(rel)
     names = pq.ParquetFile(path, filesystem=fs).schema_arrow.names
     columns = [c for c in ("add", "metaData", "sidecar") if c in names]
-    for row in pq.read_table(path, filesystem=fs, columns=columns).to_pylist():
+    table = pq.read_table(path, filesystem=fs, columns=columns)
+    for row in table.to_pylist():
         for kind in columns:
             if row.get(kind) is not None:
-                yield {kind: _maps_to_dicts(row[kind])}
+                yield {kind: _as_json(row[kind], table.schema.field(kind).type)}
 
 
 def _checkpoint_rows(storage: Storage, part: LogFile) -> Iterable[dict[str, Any]]:
