@@ -232,8 +232,11 @@ FEATURES: dict[str, Feature] = {
                 "rewrites must map logical to physical column names; run OPTIMIZE with Delta",
                 *REWRITE_OPS,
             ),
-            stats=_refuse(
-                "statistics are keyed by physical column names; not mapped here", Op.STATS
+            stats=_rule(
+                "Parquet columns are read and statistics keyed by physical name (the schema's "
+                "delta.columnMapping.physicalName); in id mode the files' Parquet field ids "
+                "must match delta.columnMapping.id",
+                Op.STATS,
             ),
         ),
         _feature(
@@ -278,8 +281,9 @@ FEATURES: dict[str, Feature] = {
                 "delta-rs writes classic checkpoints only (also after its own commits), which "
                 "a v2-checkpoint table must not get"
             ),
-            stats=_refuse(
-                "the files' add actions are in sidecars, which the statistics op does not read",
+            stats=_rule(
+                "the files' add actions are read from the checkpoint's sidecars; the op commits "
+                "JSON only and writes no checkpoint",
                 Op.STATS,
             ),
         ),

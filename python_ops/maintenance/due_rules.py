@@ -197,10 +197,10 @@ def purge_is_due(target: ModelTarget, snapshot: Snapshot, now_ms: int) -> tuple[
 
 def stats_is_due(target: ModelTarget, snapshot: Snapshot, now_ms: int) -> tuple[bool, str]:
     """Statistics upkeep: live files lack statistics for a watched column (``ops.stats``)."""
-    from python_ops.ops.stats.commit import require_local
+    from python_ops.ops.stats.commit import refuse_without_atomic_commits
     from python_ops.ops.stats.plan import plan_stats
 
-    require_local(open_storage(target.location))  # refused where the op would be
+    refuse_without_atomic_commits(open_storage(target.location))  # refused where the op is
     columns = target.config.stats_watched_columns
     with named_as_configured("stats"):
         plan = plan_stats(target.location, columns=columns, snapshot=snapshot)

@@ -64,8 +64,8 @@ def data_files(table: Path) -> dict[str, tuple[str, int]]:
     return out
 
 
-def run_stats(table: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    """``python -m python_ops stats <table> *args`` in a process of its own."""
+def run_stats(table: Path | str, *args: str) -> subprocess.CompletedProcess[str]:
+    """``python -m python_ops stats <table> *args`` in a process of its own (a path or URI)."""
     return subprocess.run(
         [sys.executable, "-m", "python_ops", "stats", str(table), *args],
         cwd=ROOT,

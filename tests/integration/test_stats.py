@@ -178,17 +178,35 @@ def test_deletion_vectors_are_kept_and_bounds_marked_wide(
         assert json.loads(add["stats"]) == json.loads(original[path]["stats"])
 
 
+def _protocol_commit(table: Path, features: list[str]) -> None:
+    """A new commit whose protocol action lists ``features`` (reader and writer)."""
+    version = log_versions(table)[-1] + 1
+    protocol = {
+        "minReaderVersion": 3,
+        "minWriterVersion": 7,
+        "readerFeatures": features,
+        "writerFeatures": features,
+    }
+    (table / "_delta_log" / f"{version:020d}.json").write_text(
+        json.dumps({"protocol": protocol}) + "\n"
+    )
+
+
 @pytest.mark.parametrize(
-    ("fixture", "words"),
+    ("features", "words"),
     [
-        ("table_with_column_mapping", "columnMapping"),
-        ("checkpoint-v2-table", "v2Checkpoint"),
+        (["madeUpFeature"], "madeUpFeature"),  # unknown to this project: no op may guess
+        (["rowTracking"], "rowTracking"),  # files without row ids must get fresh ones
+        (["inCommitTimestamp"], "inCommitTimestamp"),  # every commit must carry one
     ],
 )
 def test_refused_tables_exit_2_before_writing(
-    fixture_table: Callable[[str], Path], fixture: str, words: str
+    tmp_path: Path, features: list[str], words: str
 ) -> None:
-    table = fixture_table(fixture)
+    table = tmp_path / "t"
+    _write(table, batches=2)
+    strip_stats(table)
+    _protocol_commit(table, features)
     log = sorted(p.name for p in (table / "_delta_log").iterdir())
     done = run_stats(table)
     assert done.returncode == 2, done.stderr
@@ -196,6 +214,30 @@ def test_refused_tables_exit_2_before_writing(
     assert words in done.stderr
     assert "Traceback" not in done.stderr
     assert sorted(p.name for p in (table / "_delta_log").iterdir()) == log
+
+
+@pytest.mark.parametrize(
+    ("fixture", "feature"),
+    [("table_with_column_mapping", "columnMapping"), ("checkpoint-v2-table", "v2Checkpoint")],
+)
+def test_column_mapping_and_v2_checkpoint_fixtures_are_filled(
+    fixture_table: Callable[[str], Path], fixture: str, feature: str
+) -> None:
+    """Shared fixtures the op once refused; Delta's own checks are in test_stats_scope.py."""
+    table = fixture_table(fixture)
+    original = live_adds(table)
+    strip_stats(table)  # JSON commits only: a checkpointed file keeps Delta's statistics
+    done = run_stats(table, "--json")
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["features_ruled"] == [feature]
+    added = [a["add"] for a in commit(table, log_versions(table)[-1]) if "add" in a]
+    assert len(added) == result["files_updated"] >= 1
+    _unchanged_but_stats(
+        {a["path"]: original[a["path"]] for a in added}, {a["path"]: a for a in added}
+    )
+    for add in added:  # ours equal the statistics Delta itself wrote for the file
+        assert parsed(add["stats"]) == parsed(original[add["path"]]["stats"]), add["path"]
 
 
 def test_checkpoints_without_json_stats_are_refused(tmp_path: Path) -> None:
@@ -281,3 +323,29 @@ def test_a_partitioned_table_whose_adds_are_in_a_checkpoint(tmp_path: Path) -> N
         assert stats["maxValues"]["id"] - stats["minValues"]["id"] == 9
     assert {json.dumps(a["partitionValues"]) for a in added} == {'{"p": null}', '{"p": "x"}'}
     assert _rows(table) == rows
+
+
+def test_metadata_copied_from_a_checkpoint_keeps_lists_and_maps(tmp_path: Path) -> None:
+    """Widening the statistics columns copies the ``metaData`` action; from a checkpoint's row,
+    an empty ``partitionColumns`` list stays a list and empty maps stay objects."""
+    from deltalake import DeltaTable
+
+    table = tmp_path / "t"
+    _write(table, batches=2, **{"delta.dataSkippingNumIndexedCols": "1"})
+    strip_stats(table)
+    DeltaTable(str(table)).create_checkpoint()
+    before = next(a["metaData"] for a in commit(table, 0) if "metaData" in a)
+
+    done = run_stats(table, "--columns", "amount", "--json")
+
+    assert done.returncode == 0, done.stderr
+    (metadata,) = [a["metaData"] for a in commit(table, log_versions(table)[-1]) if "metaData" in a]
+    assert metadata["partitionColumns"] == before["partitionColumns"] == []
+    assert metadata["format"] == before["format"]
+    assert metadata["schemaString"] == before["schemaString"]
+    assert metadata["configuration"] == {
+        **before["configuration"],
+        "delta.dataSkippingStatsColumns": "id,amount",
+    }
+    assert _rows(table) == (200, sum(range(200)))
+    assert DeltaTable(str(table)).metadata().partition_columns == []

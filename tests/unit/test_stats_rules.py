@@ -15,6 +15,7 @@ from python_ops.delta.log_files import LogFileKind, classify
 from python_ops.delta.protocol import Op, check_protocol
 from python_ops.errors import StatsUnsupportedError, UnsupportedFeatureError
 from python_ops.ops.stats.columns import (
+    STATS_COLUMNS,
     StatsField,
     check_supported_types,
     indexed_fields,
@@ -185,8 +186,67 @@ def test_the_protocol_gate_for_stats() -> None:
             check_protocol(
                 {**dv, "readerFeatures": [], "writerFeatures": [feature]}, Op.STATS, location="t"
             )
-    with pytest.raises(UnsupportedFeatureError, match="columnMapping"):
-        check_protocol({"minReaderVersion": 2, "minWriterVersion": 5}, Op.STATS, location="t")
+    # column mapping and v2 checkpoints: supported with a rule (physical names; sidecars read)
+    assert check_protocol(
+        {"minReaderVersion": 2, "minWriterVersion": 5}, Op.STATS, location="t"
+    ) == ("columnMapping",)
+    v2 = {**dv, "readerFeatures": ["v2Checkpoint"], "writerFeatures": ["v2Checkpoint"]}
+    assert check_protocol(v2, Op.STATS, location="t") == ("v2Checkpoint",)
+
+
+def _mapped_schema() -> dict[str, object]:
+    def field(name: str, physical: str, column_id: int, kind: object = "long") -> object:
+        meta = {"delta.columnMapping.physicalName": physical, "delta.columnMapping.id": column_id}
+        return {"name": name, "type": kind, "nullable": True, "metadata": meta}
+
+    inner = {"type": "struct", "fields": [field("x", "col-x", 3, "integer")]}
+    return {"type": "struct", "fields": [field("a", "col-a", 1), field("s", "col-s", 2, inner)]}
+
+
+def test_mapped_columns_are_read_and_keyed_by_physical_name(tmp_path: Path) -> None:
+    config = {"delta.columnMapping.mode": "name"}
+    fields = indexed_fields(_mapped_schema(), [], config)
+    assert [(f.name, f.stored) for f in fields] == [("a", "col-a"), ("s", "col-s")]
+    assert fields[1].children[0].stored == "col-x"
+    path = tmp_path / "f.parquet"
+    struct = pa.array([{"col-x": 5}, None], pa.struct([("col-x", pa.int32())]))
+    pq.write_table(pa.table({"col-a": pa.array([1, 2], pa.int64()), "col-s": struct}), path)
+    stats = file_stats(str(path), fields, string_prefix=32)
+    assert stats is not None
+    assert json.loads(stats_json(fields, stats, tight_bounds=None)) == {
+        "numRecords": 2,
+        "minValues": {"col-a": 1, "col-s": {"col-x": 5}},
+        "maxValues": {"col-a": 2, "col-s": {"col-x": 5}},
+        "nullCount": {"col-a": 0, "col-s": {"col-x": 1}},
+    }
+    # a column selected by its logical name
+    listed = indexed_fields(_mapped_schema(), [], {**config, STATS_COLUMNS: "s.x"})
+    assert [(f.stored, [c.stored for c in f.children]) for f in listed] == [("col-s", ["col-x"])]
+
+
+def test_id_mode_refuses_files_whose_field_ids_differ(tmp_path: Path) -> None:
+    fields = indexed_fields(_mapped_schema(), [], {"delta.columnMapping.mode": "id"})
+    assert [f.field_id for f in fields] == [1, 2]
+
+    def write(name: str, a_id: int | None) -> Path:
+        meta = None if a_id is None else {b"PARQUET:field_id": str(a_id).encode()}
+        schema = pa.schema([pa.field("col-a", pa.int64(), metadata=meta)])
+        path = tmp_path / name
+        pq.write_table(pa.table({"col-a": [1]}, schema=schema), path)
+        return path
+
+    matching = file_stats(str(write("ok.parquet", 1)), fields[:1], string_prefix=32)
+    assert matching is not None
+    assert matching.leaves[("col-a",)].low == 1
+    for name, a_id in (("other.parquet", 7), ("none.parquet", None)):
+        with pytest.raises(StatsUnsupportedError, match="field id"):
+            file_stats(str(write(name, a_id)), fields[:1], string_prefix=32)
+    with pytest.raises(StatsUnsupportedError, match="physicalName"):
+        indexed_fields(
+            {"type": "struct", "fields": [{"name": "a", "type": "long", "metadata": {}}]},
+            [],
+            {"delta.columnMapping.mode": "name"},
+        )
 
 
 def test_a_staged_commit_is_what_log_cleanup_removes_when_left_behind() -> None:

@@ -7,6 +7,12 @@ leaves; a negative number means every column). Min/max are kept only for the typ
 skipping reads (``SkippingEligibleDataType``: numbers, dates, timestamps, strings); a null count
 for every column. This module turns the table's schema and properties into that tree
 (``StatsField``) and, for ``auto``, into the property value that also covers the watched columns.
+
+Under column mapping (``delta.columnMapping.mode`` ``name`` or ``id``) the Parquet files name
+their columns by physical name and the protocol keys a file's statistics by physical name too
+("Track partition values and column level statistics with the physical name of the column in
+the transaction log"); the statistics columns are still chosen by logical name (the schema's
+order, ``delta.dataSkippingStatsColumns``). Each ``StatsField`` carries both.
 """
 
 from __future__ import annotations
@@ -18,6 +24,9 @@ from typing import Any
 
 from python_ops.errors import ConfigError, StatsUnsupportedError
 
+COLUMN_MAPPING_MODE = "delta.columnMapping.mode"
+PHYSICAL_NAME = "delta.columnMapping.physicalName"
+COLUMN_ID = "delta.columnMapping.id"
 NUM_INDEXED_COLS = "delta.dataSkippingNumIndexedCols"
 STATS_COLUMNS = "delta.dataSkippingStatsColumns"
 STRING_PREFIX_LENGTH = "delta.dataSkippingStringPrefixLength"
@@ -38,14 +47,28 @@ class StatsField:
     """One column of the statistics tree.
 
     Attributes:
-        name: The column name as in the schema (and the Parquet file: no column mapping).
+        name: The column's logical name, as in the schema.
         delta_type: Delta's type name (``long``, ``decimal(10,2)``, ``struct``, ``array``...).
         children: A struct's fields (those Delta collects), else empty.
+        physical: The name in the Parquet files and the statistics JSON (the logical name
+            without column mapping).
+        field_id: The Parquet field id the files must carry (column mapping ``id`` mode).
     """
 
     name: str
     delta_type: str
     children: tuple[StatsField, ...] = ()
+    physical: str = ""
+    field_id: int | None = None
+
+    @property
+    def stored(self) -> str:
+        """The name in the Parquet files and in ``add.stats``."""
+        return self.physical or self.name
+
+    def with_children(self, children: Sequence[StatsField]) -> StatsField:
+        """The same column with other (collected) struct fields."""
+        return StatsField(self.name, self.delta_type, tuple(children), self.physical, self.field_id)
 
     @property
     def is_struct(self) -> bool:
@@ -67,17 +90,65 @@ def type_name(raw: Any) -> str:
     return repr(raw)
 
 
-def _field(raw: Mapping[str, Any]) -> StatsField:
+def column_mapping_mode(configuration: Mapping[str, str]) -> str:
+    """``delta.columnMapping.mode``: ``none`` (also when unset), ``name`` or ``id``.
+
+    Raises:
+        StatsUnsupportedError: For a mode the protocol does not define.
+    """
+    mode = configuration.get(COLUMN_MAPPING_MODE, "none").lower()
+    if mode not in ("none", "name", "id"):
+        raise StatsUnsupportedError(
+            f"{COLUMN_MAPPING_MODE} is '{mode}', which the protocol does not define (none, "
+            "name, id). Nothing was written."
+        )
+    return mode
+
+
+def _mapped(raw: Mapping[str, Any], mode: str) -> tuple[str, int | None]:
+    """A field's physical name and (``id`` mode) field id from its column-mapping metadata."""
+    if mode == "none":
+        return "", None
+    meta = raw.get("metadata") or {}
+    physical = meta.get(PHYSICAL_NAME)
+    column_id = meta.get(COLUMN_ID)
+    if not isinstance(physical, str) or not physical:
+        raise StatsUnsupportedError(
+            f"column '{raw.get('name')}' has no {PHYSICAL_NAME} although the table maps "
+            f"columns ({COLUMN_MAPPING_MODE} = {mode}); the log is not one this op "
+            "understands. Nothing was written."
+        )
+    if mode == "id" and (isinstance(column_id, bool) or not isinstance(column_id, int)):
+        raise StatsUnsupportedError(
+            f"column '{raw.get('name')}' has no {COLUMN_ID} although the table maps columns by "
+            "id; the log is not one this op understands. Nothing was written."
+        )
+    return physical, column_id if mode == "id" else None
+
+
+def _field(raw: Mapping[str, Any], mode: str) -> StatsField:
     kind = raw["type"]
     name = type_name(kind)
-    children = tuple(_field(f) for f in kind["fields"]) if name == "struct" else ()
-    return StatsField(str(raw["name"]), name, children)
+    children = tuple(_field(f, mode) for f in kind["fields"]) if name == "struct" else ()
+    physical, field_id = _mapped(raw, mode)
+    return StatsField(str(raw["name"]), name, children, physical, field_id)
 
 
-def data_fields(schema: Mapping[str, Any], partition_columns: Sequence[str]) -> list[StatsField]:
-    """The schema's columns without the partition columns, as ``StatsField`` trees."""
+def data_fields(
+    schema: Mapping[str, Any], partition_columns: Sequence[str], mode: str = "none"
+) -> list[StatsField]:
+    """The schema's columns without the partition columns, as ``StatsField`` trees.
+
+    Args:
+        schema: The table's schema (parsed ``schemaString``).
+        partition_columns: The partition columns (logical names).
+        mode: ``delta.columnMapping.mode`` (``column_mapping_mode``).
+
+    Returns:
+        One tree per data column, physical names and field ids filled in under column mapping.
+    """
     skip = {c.lower() for c in partition_columns}
-    return [_field(f) for f in schema.get("fields", []) if str(f["name"]).lower() not in skip]
+    return [_field(f, mode) for f in schema.get("fields", []) if str(f["name"]).lower() not in skip]
 
 
 def _truncate(fields: Sequence[StatsField], limit: int) -> tuple[list[StatsField], int]:
@@ -88,7 +159,7 @@ def _truncate(fields: Sequence[StatsField], limit: int) -> tuple[list[StatsField
             break
         if f.is_struct:
             kids, used = _truncate(f.children, limit - count)
-            out.append(StatsField(f.name, f.delta_type, tuple(kids)))
+            out.append(f.with_children(kids))
             count += used
         else:
             out.append(f)
@@ -136,7 +207,7 @@ def _filter(fields: Sequence[StatsField], paths: list[list[str]]) -> list[StatsF
         if any(not rest for rest in mine):
             out.append(f)
         elif f.is_struct:
-            out.append(StatsField(f.name, f.delta_type, tuple(_filter(f.children, mine))))
+            out.append(f.with_children(_filter(f.children, mine)))
     return out
 
 
@@ -147,8 +218,9 @@ def indexed_fields(
 
     Raises:
         ConfigError: When ``delta.dataSkippingNumIndexedCols`` is not a whole number.
+        StatsUnsupportedError: A mapped column without its physical name (or id).
     """
-    fields = data_fields(schema, partition_columns)
+    fields = data_fields(schema, partition_columns, column_mapping_mode(configuration))
     listed = configuration.get(STATS_COLUMNS)
     if listed is not None:
         return _filter(fields, [[p.lower() for p in c] for c in split_column_list(listed)])

@@ -13,8 +13,10 @@ The commit file is published without overwriting: written beside it under a stag
 hard-linked to ``<version>.json`` (the link fails when another writer took the version, as
 Hadoop's ``rename`` without overwrite does for Delta's local log store). On a lost race the
 newer commits are read: any ``metaData`` or ``protocol`` change refuses the op; files they
-removed are left out; the commit is retried at the next version. Object stores are refused
-(no conditional put here yet).
+removed are left out; the commit is retried at the next version. On S3 the commit is one
+``PutObject`` with ``If-None-Match: *`` (refused when the key exists), after the store's
+conditional writes were checked (``storage.safe_commit``, as before delta-rs's commits here);
+other object stores are refused.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from typing import Any
 from python_ops.delta.commits import commit_actions
 from python_ops.delta.log_files import LOG_DIR
 from python_ops.errors import StatsUnsupportedError
-from python_ops.storage import Storage, is_remote
+from python_ops.storage import Storage, is_remote, is_s3
 
 OPERATION = "COMPUTE STATS"
 MARKER = "python_ops.operation"  # as OPTIMIZE's own commits (ops.optimize.plan.OPERATION_MARKER)
@@ -52,17 +54,41 @@ def commit_info(read_version: int, metrics: dict[str, str]) -> dict[str, Any]:
     }
 
 
-def require_local(storage: Storage) -> None:
-    """Refuse object stores before anything is computed.
+def refuse_without_atomic_commits(storage: Storage) -> None:
+    """Refuse stores where no put-if-absent is made here, before anything is computed.
+
+    Local and mounted paths publish by hard link, S3 by ``PutObject`` with ``If-None-Match: *``
+    (``S3Storage.create_if_absent``); other object stores (``gs://``, ``abfss://``, ``hdfs://``)
+    are refused. Makes no request (the due check calls it).
 
     Raises:
-        StatsUnsupportedError: For a remote table.
+        StatsUnsupportedError: For a remote table that is not on S3.
     """
-    if is_remote(storage.root):
+    if is_remote(storage.root) and not is_s3(storage.root):
         raise StatsUnsupportedError(
-            f"{storage.root}: the statistics commit needs a put-if-absent this project does not "
-            "make on object stores yet; run it on a local or mounted path. Nothing was written."
+            f"{storage.root}: the statistics commit needs a put-if-absent this project makes "
+            "only on local paths and S3; nothing was written."
         )
+
+
+def require_atomic_commits(storage: Storage) -> None:
+    """As ``refuse_without_atomic_commits``, and on S3 the store's conditional writes checked.
+
+    The S3 check is the one delta-rs's commits here go through (``safe_commit``): once per
+    endpoint and bucket, a probe key written twice with ``If-None-Match: *``, the second write
+    refused; a store that overwrites instead (S3Proxy 2.6.0, measured) is refused.
+
+    Raises:
+        StatsUnsupportedError: For a remote table that is not on S3.
+        ConfigError: When the S3 store ignores conditional writes.
+    """
+    refuse_without_atomic_commits(storage)
+    if is_s3(storage.root):
+        from python_ops.storage.s3 import S3Storage
+        from python_ops.storage.safe_commit import require_safe_commits
+
+        assert isinstance(storage, S3Storage)
+        require_safe_commits(storage.root, settings=storage.settings)
 
 
 def staged_name(version: int) -> str:
@@ -76,6 +102,11 @@ def staged_name(version: int) -> str:
 
 def _publish(storage: Storage, version: int, body: bytes) -> bool:
     """Write ``<version>.json`` unless it exists; True when ours is the commit."""
+    if is_s3(storage.root):
+        from python_ops.storage.s3 import S3Storage
+
+        assert isinstance(storage, S3Storage)
+        return storage.create_if_absent(f"{LOG_DIR}/{version:020d}.json", body)
     log_dir = os.path.join(storage.root, LOG_DIR)
     target = os.path.join(log_dir, f"{version:020d}.json")
     staged = os.path.join(log_dir, staged_name(version))

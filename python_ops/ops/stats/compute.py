@@ -8,6 +8,10 @@ pyarrow does not say whether they are exact), floats (Parquet leaves NaN out of 
 Spark orders NaN above every number), decimals, timestamps (INT96 has no statistics), lists
 and maps, and any column whose footer statistics are missing. Deletion vectors are not applied:
 the statistics describe the file's physical rows (``numRecords`` must, by the protocol).
+
+Under column mapping a column is looked up by its physical name; in ``id`` mode the file's
+Parquet field id of that column must also be the schema's ``delta.columnMapping.id`` (Delta
+reads such tables by field id), else the op refuses rather than guess which column is meant.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from python_ops.errors import StatsUnsupportedError
 from python_ops.ops.stats.columns import StatsField
 from python_ops.ops.stats.delta_json import (
     decimal_value,
@@ -32,6 +37,7 @@ from python_ops.ops.stats.delta_json import (
 
 _FOOTER_MIN_MAX = frozenset({"byte", "short", "integer", "long", "date"})
 _FOOTER_LOGICAL = ("None", "Int", "Date")
+_FIELD_ID = b"PARQUET:field_id"
 
 
 @dataclass(frozen=True)
@@ -63,7 +69,7 @@ def _leaf_paths(
 ) -> list[tuple[tuple[str, ...], StatsField]]:
     out = []
     for f in fields:
-        path = (*parent, f.name)
+        path = (*parent, f.stored)
         out.extend(_leaf_paths(f.children, path) if f.is_struct else [(path, f)])
     return out
 
@@ -169,6 +175,45 @@ def _column_at(table: pa.Table, path: tuple[str, ...]) -> pa.ChunkedArray | None
     return column
 
 
+def _field_id(field: pa.Field) -> int | None:
+    raw = (field.metadata or {}).get(_FIELD_ID)
+    return None if raw is None else int(raw)
+
+
+def check_field_ids(arrow_fields: Sequence[pa.Field], fields: Sequence[StatsField]) -> None:
+    """Refuse a file whose Parquet field ids do not match the schema's column ids (``id`` mode).
+
+    A column absent by physical name, whose id no other column of the file carries, is one the
+    file predates (all null). Fields without a ``field_id`` (no ``id`` mapping) are not checked.
+
+    Raises:
+        StatsUnsupportedError: A column without a field id, with another id, or an id found
+            under another name.
+    """
+    by_name = {f.name: f for f in arrow_fields}
+    for field in fields:
+        if field.field_id is None:
+            continue
+        found = by_name.get(field.stored)
+        if found is None:
+            other = [f.name for f in arrow_fields if _field_id(f) == field.field_id]
+            if other:
+                raise StatsUnsupportedError(
+                    f"the file names column id {field.field_id} '{other[0]}', the schema "
+                    f"'{field.stored}'; Delta reads id-mapped tables by field id, which this op "
+                    "does not. Nothing was written."
+                )
+            continue
+        if _field_id(found) != field.field_id:
+            raise StatsUnsupportedError(
+                f"column '{field.stored}' of the file has Parquet field id {_field_id(found)}, "
+                f"the schema's delta.columnMapping.id is {field.field_id}; Delta reads id-mapped "
+                "tables by field id, so this op does not guess. Nothing was written."
+            )
+        if field.is_struct and pa.types.is_struct(found.type):
+            check_field_ids(list(found.type), field.children)
+
+
 def file_stats(
     handle: Any, fields: Sequence[StatsField], *, string_prefix: int, footer_only: bool = False
 ) -> FileStats | None:
@@ -188,6 +233,7 @@ def file_stats(
     leaves: dict[tuple[str, ...], LeafStats] = {}
     need: list[tuple[tuple[str, ...], StatsField]] = []
     in_file = set(parquet.schema_arrow.names)
+    check_field_ids(list(parquet.schema_arrow), fields)
     for path, field in _leaf_paths(fields):
         if path[0] not in in_file:
             leaves[path] = LeafStats(meta.num_rows)  # a column the file predates: all null

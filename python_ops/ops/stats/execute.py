@@ -2,8 +2,9 @@
 
 ``compute_stats`` is what ``python -m python_ops stats`` and the maintenance runner call. It
 refuses (a named error, exit 2 on the command line) before computing or writing anything on a
-table feature the protocol gate refuses for ``stats``, an object-store table, a statistics
-column of a type it cannot compute, or a watched column the table lacks.
+table feature the protocol gate refuses for ``stats``, a store where no put-if-absent is made
+(an S3 endpoint that ignores ``If-None-Match``, other object stores), a statistics column of a
+type it cannot compute, or a watched column the table lacks.
 """
 
 from __future__ import annotations
@@ -26,7 +27,8 @@ from python_ops.ops.stats.commit import (
     MAX_ATTEMPTS,
     changed_since,
     commit_info,
-    require_local,
+    refuse_without_atomic_commits,
+    require_atomic_commits,
     write_commit,
 )
 from python_ops.ops.stats.compute import file_stats
@@ -117,6 +119,8 @@ def _compute(storage: Storage, plan: StatsPlan) -> tuple[dict[Any, str], int, in
         try:
             with fs.open_input_file(path) as handle:
                 stats = file_stats(handle, plan.fields, string_prefix=plan.string_prefix)
+        except StatsUnsupportedError as err:
+            raise StatsUnsupportedError(f"{storage.root}: '{f.relative_path}': {err}") from err
         except FileNotFoundError as err:
             raise StorageError(
                 f"{storage.root}: live data file '{f.relative_path}' is missing; nothing was "
@@ -206,16 +210,18 @@ def compute_stats(
 
     Raises:
         UnsupportedFeatureError: A feature the protocol gate refuses for ``stats``.
-        StatsUnsupportedError: An object store, a column type or a file this op cannot handle.
-        ConfigError: A watched column the table lacks or cannot index.
+        StatsUnsupportedError: A store without put-if-absent here, a column type or a file this
+            op cannot handle.
+        ConfigError: A watched column the table lacks or cannot index, or an S3 endpoint that
+            ignores conditional writes.
         WriterError: Concurrent commits kept taking the version (nothing written).
     """
     del model  # messages name the table
     started = time.monotonic()
     params = {"columns": list(columns), "dry_run": dry_run}
     storage = open_storage(location)
-    require_local(storage)
-    plan = plan_stats(location, columns=columns, set_stats_columns=set_stats_columns)
+    refuse_without_atomic_commits(storage)
+    plan = plan_stats(storage, columns=columns, set_stats_columns=set_stats_columns)
     new: dict[Any, str] = {}
     footer = read_bytes = 0
     commit = None
@@ -223,6 +229,7 @@ def compute_stats(
     attempts = 0
     if plan.has_work and not dry_run:
         try:
+            require_atomic_commits(storage)
             new, footer, read_bytes = _compute(storage, plan)
             commit, updated, attempts = _commit(storage, plan, new)
         except Exception as err:

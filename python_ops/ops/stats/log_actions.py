@@ -4,8 +4,10 @@ Delta's recompute re-adds each file as ``add.copy(dataChange = false, stats = ne
 other field (``tags``, ``deletionVector``, ``clusteringProvider``, ``partitionValues``, size,
 modification time) is kept. The snapshot reader keeps only what the ops need, so the actions
 to copy are read again here: the newest commit that added each file (walking back from the
-snapshot's version), else the snapshot's checkpoint (classic or multi-part; v2 checkpoints are
-refused by the protocol gate for this op).
+snapshot's version), else the snapshot's checkpoint: classic, multi-part, or v2 (its top file,
+Parquet or JSON, and the sidecar files it names under ``_delta_log/_sidecars``, which hold the
+``add`` actions of a v2 checkpoint Delta writes). The commit written is a JSON commit; this op
+writes no checkpoint, so a v2-checkpoint table gets no classic one from it.
 """
 
 from __future__ import annotations
@@ -13,11 +15,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+import pyarrow as pa
 import pyarrow.parquet as pq
 
-from python_ops.delta.actions import AddFile, DeletionVector, file_key, relativize
-from python_ops.delta.commits import commit_actions
-from python_ops.delta.log_files import LOG_DIR, LogFileKind
+from python_ops.delta.actions import AddFile, DeletionVector, file_key, relativize, require_str
+from python_ops.delta.commits import commit_actions, json_lines
+from python_ops.delta.log_files import SIDECAR_DIR, LogFile, complete_checkpoints
 from python_ops.delta.snapshot import Snapshot
 from python_ops.errors import DeltaLogError
 from python_ops.storage import Storage
@@ -30,38 +33,67 @@ def _key(raw: dict[str, Any], root: str) -> Key:
     return file_key(path, relativize(path, root), DeletionVector.parse(raw.get("deletionVector")))
 
 
-def _maps_to_dicts(value: Any) -> Any:
-    """A checkpoint row as JSON actions spell it: maps as objects, null fields left out."""
-    if isinstance(value, dict):
-        return {k: _maps_to_dicts(v) for k, v in value.items() if v is not None}
-    if isinstance(value, list) and all(isinstance(p, tuple) and len(p) == 2 for p in value):
-        return {str(k): v for k, v in value}
+def _as_json(value: Any, kind: pa.DataType) -> Any:
+    """A checkpoint value as JSON actions spell it, by its Arrow type.
+
+    Maps become objects (an empty map ``{}``, not an empty list), struct fields that are null
+    are left out, lists stay lists (``partitionColumns: []``).
+    """
+    if value is None:
+        return None
+    if pa.types.is_map(kind):
+        return {str(k): _as_json(v, kind.item_type) for k, v in value}
+    if pa.types.is_struct(kind):
+        return {
+            f.name: _as_json(value[f.name], f.type) for f in kind if value.get(f.name) is not None
+        }
+    if pa.types.is_list(kind) or pa.types.is_large_list(kind):
+        return [_as_json(v, kind.value_type) for v in value]
     return value
+
+
+def _parquet_rows(storage: Storage, rel: str) -> Iterable[dict[str, Any]]:
+    """The ``add``, ``metaData`` and ``sidecar`` rows of a checkpoint or sidecar Parquet file."""
+    fs, path = storage.arrow_path(rel)
+    names = pq.ParquetFile(path, filesystem=fs).schema_arrow.names
+    columns = [c for c in ("add", "metaData", "sidecar") if c in names]
+    table = pq.read_table(path, filesystem=fs, columns=columns)
+    for row in table.to_pylist():
+        for kind in columns:
+            if row.get(kind) is not None:
+                yield {kind: _as_json(row[kind], table.schema.field(kind).type)}
+
+
+def _checkpoint_rows(storage: Storage, part: LogFile) -> Iterable[dict[str, Any]]:
+    if part.name.endswith(".json"):
+        where = f"{storage.root}/{part.path}"
+        return (action for _, action in json_lines(storage.read_bytes(part.path), where))
+    return _parquet_rows(storage, part.path)
 
 
 def _from_checkpoint(
     storage: Storage, snapshot: Snapshot, wanted: set[Key], out: dict[Key, dict[str, Any]]
 ) -> dict[str, Any] | None:
-    version = snapshot.checkpoint_version
-    parts = [
-        f
-        for f in snapshot.log_files
-        if f.kind is LogFileKind.CHECKPOINT and f.version == version and f.name.endswith(".parquet")
-    ]
+    assert snapshot.checkpoint_version is not None
+    parts = complete_checkpoints(list(snapshot.log_files)).get(snapshot.checkpoint_version, [])
     metadata = None
-    for part in parts:
-        fs, path = storage.arrow_path(f"{LOG_DIR}/{part.name}")
-        names = pq.ParquetFile(path, filesystem=fs).schema_arrow.names
-        columns = [c for c in ("add", "metaData") if c in names]
-        for row in pq.read_table(path, filesystem=fs, columns=columns).to_pylist():
-            add = row.get("add")
-            if add is not None and add.get("path") is not None:
-                add = {k: v for k, v in _maps_to_dicts(add).items() if not k.endswith("_parsed")}
-                key = _key(add, snapshot.location)
-                if key in wanted and key not in out:
-                    out[key] = add
-            if row.get("metaData") is not None and row["metaData"].get("id") is not None:
-                metadata = _maps_to_dicts(row["metaData"])
+    sidecars: list[str] = []
+    rows = [row for part in parts for row in _checkpoint_rows(storage, part)]
+    for row in rows:
+        if isinstance(row.get("sidecar"), dict):
+            sidecars.append(require_str(row["sidecar"], "path", "sidecar"))
+    for sidecar in sidecars:
+        rows.extend(_parquet_rows(storage, f"{SIDECAR_DIR}/{sidecar}"))
+    for row in rows:
+        add = row.get("add")
+        if isinstance(add, dict) and add.get("path") is not None:
+            add = {k: v for k, v in add.items() if not k.endswith("_parsed")}
+            key = _key(add, snapshot.location)
+            if key in wanted and key not in out:
+                out[key] = add
+        meta = row.get("metaData")
+        if isinstance(meta, dict) and meta.get("id") is not None:
+            metadata = meta
     return metadata
 
 

@@ -28,6 +28,7 @@ from python_ops.ops.stats.columns import (
     widened_stats_columns,
 )
 from python_ops.ops.stats.stats_json import missing_columns
+from python_ops.storage import Storage
 
 JSON_STATS_IN_CHECKPOINTS = "delta.checkpoint.writeStatsAsJson"
 
@@ -83,7 +84,7 @@ def _check_watched_types(watched: Sequence[str], fields: Sequence[StatsField]) -
 
 
 def plan_stats(
-    location: str,
+    location: str | Storage,
     *,
     columns: Sequence[str] = (),
     snapshot: Snapshot | None = None,
@@ -92,7 +93,7 @@ def plan_stats(
     """Plan the statistics op on the table's latest version.
 
     Args:
-        location: The table.
+        location: The table (a location, or its open storage).
         columns: Watched columns besides the table's indexed ones.
         snapshot: The snapshot to plan on (read with statistics when None).
         set_stats_columns: Widen ``delta.dataSkippingStatsColumns`` to the watched columns.

@@ -24,18 +24,18 @@ def _bounds(
     out: dict[str, Any] = {}
     any_field = False
     for f in fields:
-        path = (*parent, f.name)
+        path = (*parent, f.stored)
         if f.is_struct:
             nested = _bounds(f.children, stats, path, high)
             if nested is not None:
-                out[f.name] = nested
+                out[f.stored] = nested
                 any_field = True
         elif f.has_min_max:
             any_field = True
             leaf = stats.leaves[path]
             value = leaf.high if high else leaf.low
             if value is not None:
-                out[f.name] = value
+                out[f.stored] = value
     return out if any_field else None
 
 
@@ -44,11 +44,11 @@ def _nulls(
 ) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for f in fields:
-        path = (*parent, f.name)
+        path = (*parent, f.stored)
         if f.is_struct:
-            out[f.name] = _nulls(f.children, stats, path)
+            out[f.stored] = _nulls(f.children, stats, path)
         else:
-            out[f.name] = stats.leaves[path].null_count
+            out[f.stored] = stats.leaves[path].null_count
     return out
 
 
@@ -80,7 +80,7 @@ def _lacks(
 ) -> list[str]:
     missing = []
     for f in fields:
-        path = (*parent, f.name)
+        path = (*parent, f.stored)
         if f.is_struct:
             missing += _lacks(f.children, doc, path, records)
             continue
