@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any, TextIO
 
 from python_ops.cli.project import Places, maintained_models, node_location, resolve_places
-from python_ops.errors import ConfigError
+from python_ops.errors import ConfigError, MaintenanceError
 from python_ops.maintenance.auto_columns import AdviceFor, ProjectAdvice
 from python_ops.maintenance.history import HistoryStore
 from python_ops.maintenance.locations import default_history_location, warehouse_locator
@@ -197,6 +197,10 @@ def run_maintain(args: Any, resolver: SelectionResolver | None = None) -> int:
         run = session.maintain(chosen, options, on_progress=ProgressBar(sys.stderr))
     finally:
         engine.stop()
+    try:  # rows kept for the command's end (VACUUM's due-check bounds): one commit
+        history.flush()
+    except MaintenanceError as err:  # the ops' runs stand; say what was not recorded
+        print(f"warning: maintenance history: {err}", file=sys.stderr)
     print(json.dumps(run.to_dict()) if args.json else run.table())
     return 1 if any(o.status is Status.FAILED for o in run.outcomes) else 0
 

@@ -102,7 +102,9 @@ def decide(
             out.append(too_soon)
             continue
         if op == "vacuum":  # decided with its evidence: the listing its dry run made
-            v = vacuum_decision(target, snapshot, int(now * 1000), invocation=invocation)
+            v = vacuum_decision(
+                target, snapshot, int(now * 1000), invocation=invocation, history=history
+            )
             reason = Reason.DUE if v.due else Reason.NOT_DUE
             out.append(Decision(op, reason, v.why, evidence=v.evidence))
             continue

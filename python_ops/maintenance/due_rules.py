@@ -15,6 +15,7 @@ from python_ops.delta.protocol import Writer
 from python_ops.delta.snapshot import Snapshot, read_snapshot
 from python_ops.errors import MaintenanceError
 from python_ops.invocation import Invocation
+from python_ops.maintenance.history import HistoryStore
 from python_ops.maintenance.op_keys import named_as_configured
 from python_ops.maintenance.policy import describe_changes, effective_snapshot, stale_policy
 from python_ops.maintenance.reclaim import VacuumDue, vacuum_due
@@ -31,15 +32,16 @@ def vacuum_decision(
     now_ms: int,
     *,
     invocation: Invocation | None = None,
+    history: HistoryStore | None = None,
 ) -> VacuumDue:
     """VACUUM: removed or untracked files older than the retention (``reclaim``, cost-bounded).
 
     Decided on a snapshot, or on the log's paths (``read_file_paths``) alike; with the listing
     a dry run made as its evidence, for the run it decides. ``invocation``: the command it runs
-    in (its warnings once per command).
+    in (its warnings once per command); ``history``: where a listing's bound is kept.
     """
     with named_as_configured("vacuum"):
-        return vacuum_due(target, snapshot, now_ms, invocation=invocation)
+        return vacuum_due(target, snapshot, now_ms, invocation=invocation, history=history)
 
 
 def vacuum_is_due(

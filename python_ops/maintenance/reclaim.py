@@ -9,7 +9,9 @@ kind only a listing finds. The estimate:
 2. else, for a table on a local or mounted disk whose log knows at most ``LISTING_LIMIT`` files
    (live and removed), a VACUUM dry run on the snapshot already read (one listing of the table;
    the same selection as the real run, so the decision, ``maintenance_report``'s reclaimable
-   bytes and what VACUUM then deletes agree);
+   bytes and what VACUUM then deletes agree); a listing that found nothing also bounds when an
+   untracked file can next pass the retention (``untracked_bound``, kept in the history), and
+   until then the decision lists nothing;
 3. else (a table too large to list on every build, or any table on an object store, where a
    listing is requests paid for on every build): due, and the model's
    ``maintenance_vacuum_interval_hours`` (default 24) bounds it to one listing per interval.
@@ -27,13 +29,16 @@ per decision; a commit in between makes the run list afresh).
 
 from __future__ import annotations
 
+import datetime as dt
 from dataclasses import dataclass
 
 from python_ops.delta.file_paths import FilePaths
 from python_ops.delta.snapshot import Snapshot
 from python_ops.invocation import Invocation
+from python_ops.maintenance.history import HistoryStore
 from python_ops.maintenance.policy import effective_paths, effective_snapshot
 from python_ops.maintenance.targets import ModelTarget
+from python_ops.maintenance.untracked_bound import bound_from_listing, record_bound, recorded_bound
 from python_ops.maintenance.wording import size_text
 from python_ops.ops.vacuum import vacuum_retention
 from python_ops.ops.vacuum.candidates import ListingEvidence
@@ -70,6 +75,7 @@ def vacuum_due(
     now_ms: int,
     *,
     invocation: Invocation | None = None,
+    history: HistoryStore | None = None,
 ) -> VacuumDue:
     """VACUUM's due rule: removed or untracked files older than the retention exist.
 
@@ -79,6 +85,8 @@ def vacuum_due(
             (``read_file_paths``: the checkpoint's files as columns; counted the same).
         now_ms: The current time in ms.
         invocation: The command it runs in (warnings once per command).
+        history: Where a listing's ``untracked_bound`` is kept and read (None: every decision
+            of a table small enough lists it).
 
     Returns:
         Due or not, why, and the listing a dry run made (its evidence).
@@ -144,6 +152,13 @@ def vacuum_due(
             f"untracked files not estimated ({known} files in the log, above {LISTING_LIMIT} "
             "listed per decision): runs once per maintenance_vacuum_interval_hours",
         )
+    bound = recorded_bound(history, target)
+    if bound is not None and bound.holds(now_ms=now_ms, retention_hours=retention.hours):
+        return VacuumDue(
+            False,
+            f"nothing to reclaim: no removed file {older}, and no untracked file can pass it "
+            f"before {_utc(bound.not_before_ms)} (listed {_utc(bound.listed_at_ms)})",
+        )
     options = VacuumOptions(
         retention_hours=c.vacuum_retention_hours,
         allow_short_retention=c.vacuum_allow_short_retention,
@@ -163,7 +178,17 @@ def vacuum_due(
     if found.files_found:
         why = f"{found.files_found} untracked file(s) ({size_text(found.bytes_found)}) {older}"
         return VacuumDue(True, why, plan.listing)
+    listing = plan.listing.take(plan.listing.key) if plan.listing is not None else None
+    if history is not None and listing is not None:
+        bound = bound_from_listing(
+            listing, listed_at_ms=now_ms, cutoff_ms=cutoff, retention_hours=retention.hours
+        )
+        record_bound(history, target, bound, invocation_id=invocation.id if invocation else "")
     return VacuumDue(False, f"nothing to reclaim: no removed or untracked file {older}")
+
+
+def _utc(ms: int) -> str:
+    return dt.datetime.fromtimestamp(ms / 1000, dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
 
 
 def hours_to_expiry(
