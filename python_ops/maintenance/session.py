@@ -25,6 +25,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from python_ops.delta.commits import commits_shared
 from python_ops.errors import MaintenanceError
 from python_ops.invocation import Invocation
 from python_ops.maintenance.auto_columns import AdviceFor
@@ -180,6 +181,8 @@ class MaintenanceSession:
         wrote fewer files than ``maintenance_min_files_written`` skips maintenance (one
         ``post_hook`` history row, status ``skipped``, says why), and OPTIMIZE is decided for
         the partitions it wrote only. A log that cannot be read that way decides as without.
+        The build's commits are read once: the build's writes, the snapshot and the decisions
+        share them (``commits_shared``).
 
         Args:
             target: The model.
@@ -192,6 +195,13 @@ class MaintenanceSession:
             MaintenanceError: When maintenance cannot start and the model says
                 ``on_error: fail`` (a failed op is in the result, for the caller to judge).
         """
+        with commits_shared():
+            return self._maintain_model(target, build=build)
+
+    def _maintain_model(
+        self, target: ModelTarget, *, build: BuildFacts | None = None
+    ) -> ModelMaintenance:
+        """``maintain_model`` inside the shared-commits block."""
         writes = None
         if build is not None and any(target.config.op_enabled(op) for op in OPS):
             try:
