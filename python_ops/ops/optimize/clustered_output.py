@@ -7,15 +7,18 @@ the merge of its row groups' ``delta_stats`` (``merge_stats``), which equals ``d
 the whole file: minima and maxima are taken of values ``delta_stats`` already put in JSON form,
 whose order is the values' order (numbers; strings by code point, as UTF-8 bytes compare; ISO
 dates and timestamps), and a column one group has no bounds for (NaN, an inexact decimal) has
-none in the file.
+none in the file. Row groups are written on a thread of their own, one at a time, while the
+next gathers.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import math
 import posixpath
 import uuid
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,6 +27,8 @@ import pyarrow.parquet as pq
 
 from python_ops.delta.stats import delta_stats
 from python_ops.storage import Storage
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -149,6 +154,10 @@ class ClusteredOutput:
         self._pending_rows = 0
         self._parts: list[dict[str, Any]] = []
         self.written: list[WrittenFile] = []
+        # row groups are encoded and compressed on a thread of their own while the sort
+        # produces the next ones (pyarrow releases the GIL while it writes)
+        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="zorder-output")
+        self._inflight: Future[None] | None = None
 
     def write(self, table: pa.Table) -> None:
         """Append ``table``'s rows (in this order) to the output."""
@@ -159,10 +168,11 @@ class ClusteredOutput:
             self._pending_rows += take
             self._in_file += take
             offset += take
-            if self._pending_rows >= self._group_rows or self._in_file == self._per_file:
-                self._flush()
-            if self._in_file == self._per_file:
-                self._finish_file()
+            finished = self._in_file == self._per_file
+            if self._pending_rows >= self._group_rows or finished:
+                self._submit(finish=finished)
+            if finished:
+                self._in_file = 0
 
     def close(self) -> list[WrittenFile]:
         """Finish the last file (an empty partition still gets one file, as before).
@@ -170,26 +180,48 @@ class ClusteredOutput:
         Returns:
             Every file written, in order.
         """
-        if self._pending or self._writer is not None:
-            self._flush()
-            self._finish_file()
+        if self._in_file:
+            self._submit(finish=True)
+        self._wait()
         if not self.written:
             self._pending = [self._schema.empty_table()]
-            self._flush()
-            self._finish_file()
+            self._submit(finish=True)
+            self._wait()
+        self._executor.shutdown()
         return self.written
 
     def abort(self) -> None:
         """Close an open file after a failure (the files stay untracked, as before)."""
+        try:
+            self._wait()
+        except Exception:  # the failure being handled is the one to report
+            log.debug("the Z-order output failed too while aborting", exc_info=True)
+        self._executor.shutdown()
         if self._writer is not None:
             self._writer.close()
             self._writer = None
 
-    def _flush(self) -> None:
-        if not self._pending:
-            return
-        piece = pa.concat_tables(self._pending)
+    def _submit(self, *, finish: bool) -> None:
+        """Hand the gathered rows to the writer thread (one piece in flight at a time)."""
+        piece = pa.concat_tables(self._pending) if self._pending else None
         self._pending, self._pending_rows = [], 0
+        self._wait()
+        self._inflight = self._executor.submit(self._write_piece, piece, finish)
+
+    def _wait(self) -> None:
+        """Wait for the piece in flight; its failure is raised here."""
+        if self._inflight is not None:
+            future, self._inflight = self._inflight, None
+            future.result()
+
+    def _write_piece(self, piece: pa.Table | None, finish: bool) -> None:
+        """On the writer thread: write ``piece`` into the open file; ``finish`` closes it."""
+        if piece is not None:
+            self._write_group(piece)
+        if finish:
+            self._finish_file()
+
+    def _write_group(self, piece: pa.Table) -> None:
         if self._writer is None:
             name = f"part-{len(self.written):05d}-{self._run}-c000.zstd.parquet"
             self._relative = posixpath.join(self._directory, name) if self._directory else name
@@ -216,4 +248,4 @@ class ClusteredOutput:
         stats = merge_stats(self._parts)
         rows = int(json.loads(stats)["numRecords"])
         self.written.append(WrittenFile(self._relative, size, rows, stats))
-        self._parts, self._in_file = [], 0
+        self._parts = []
