@@ -7,8 +7,7 @@ the merge of its row groups' ``delta_stats`` (``merge_stats``), which equals ``d
 the whole file: minima and maxima are taken of values ``delta_stats`` already put in JSON form,
 whose order is the values' order (numbers; strings by code point, as UTF-8 bytes compare; ISO
 dates and timestamps), and a column one group has no bounds for (NaN, an inexact decimal) has
-none in the file. Row groups are written on a thread of their own, one at a time, while the
-next gathers.
+none in the file. Row groups are written on writer threads while the next gathers.
 """
 
 from __future__ import annotations
@@ -116,8 +115,23 @@ def merge_stats(parts: list[dict[str, Any]]) -> str:
     )
 
 
+class _File:
+    """One output file, written by one writer thread: its writer and its groups' statistics."""
+
+    def __init__(self, relative: str, writers: ThreadPoolExecutor) -> None:
+        self.relative = relative
+        self.writers = writers
+        self.writer: pq.ParquetWriter | None = None
+        self.parts: list[dict[str, Any]] = []
+        self.written: WrittenFile | None = None
+
+
 class ClusteredOutput:
     """Writes rows, in the order given, into the partition's target-sized output files.
+
+    Row groups are encoded and compressed on writer threads while the sort produces the next
+    ones (pyarrow releases the GIL while it writes): consecutive files go to ``WRITERS``
+    threads in turn, a file's groups in order on its thread, one group in flight per thread.
 
     Args:
         storage: The table's storage.
@@ -128,6 +142,8 @@ class ClusteredOutput:
         stats_columns: Columns to write statistics for.
         group_rows: Rows buffered before a row group is written.
     """
+
+    WRITERS = 2
 
     def __init__(
         self,
@@ -147,17 +163,21 @@ class ClusteredOutput:
         self._stats_columns = stats_columns
         self._group_rows = max(1, group_rows)
         self._run = uuid.uuid4()
-        self._writer: pq.ParquetWriter | None = None
-        self._relative = ""
         self._in_file = 0
         self._pending: list[pa.Table] = []
         self._pending_rows = 0
-        self._parts: list[dict[str, Any]] = []
-        self.written: list[WrittenFile] = []
-        # row groups are encoded and compressed on a thread of their own while the sort
-        # produces the next ones (pyarrow releases the GIL while it writes)
-        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="zorder-output")
-        self._inflight: Future[None] | None = None
+        self._files: list[_File] = []
+        self._file_done = True  # the last file was handed its last piece: the next is new
+        self._writers = [
+            ThreadPoolExecutor(max_workers=1, thread_name_prefix="zorder-output")
+            for _ in range(self.WRITERS)
+        ]
+        self._inflight: dict[ThreadPoolExecutor, Future[None]] = {}
+
+    @property
+    def written(self) -> list[WrittenFile]:
+        """The files finished so far, in order."""
+        return [f.written for f in self._files if f.written is not None]
 
     def write(self, table: pa.Table) -> None:
         """Append ``table``'s rows (in this order) to the output."""
@@ -182,70 +202,77 @@ class ClusteredOutput:
         """
         if self._in_file:
             self._submit(finish=True)
-        self._wait()
-        if not self.written:
+        self._wait_all()
+        if not self._files:
             self._pending = [self._schema.empty_table()]
             self._submit(finish=True)
-            self._wait()
-        self._executor.shutdown()
+            self._wait_all()
+        for writers in self._writers:
+            writers.shutdown()
         return self.written
 
     def abort(self) -> None:
-        """Close an open file after a failure (the files stay untracked, as before)."""
+        """Close open files after a failure (the files stay untracked, as before)."""
         try:
-            self._wait()
+            self._wait_all()
         except Exception:  # the failure being handled is the one to report
             log.debug("the Z-order output failed too while aborting", exc_info=True)
-        self._executor.shutdown()
-        if self._writer is not None:
-            self._writer.close()
-            self._writer = None
+        for writers in self._writers:
+            writers.shutdown()
+        for f in self._files:
+            if f.writer is not None:
+                f.writer.close()
+                f.writer = None
 
     def _submit(self, *, finish: bool) -> None:
-        """Hand the gathered rows to the writer thread (one piece in flight at a time)."""
+        """Hand the gathered rows to the file's writer thread (one piece in flight on each)."""
         piece = pa.concat_tables(self._pending) if self._pending else None
         self._pending, self._pending_rows = [], 0
-        self._wait()
-        self._inflight = self._executor.submit(self._write_piece, piece, finish)
+        if self._file_done:
+            index = len(self._files)
+            name = f"part-{index:05d}-{self._run}-c000.zstd.parquet"
+            relative = posixpath.join(self._directory, name) if self._directory else name
+            self._files.append(_File(relative, self._writers[index % self.WRITERS]))
+            self._file_done = False
+        current = self._files[-1]
+        self._wait(current.writers)
+        self._inflight[current.writers] = current.writers.submit(
+            self._write_piece, current, piece, finish
+        )
+        self._file_done = finish
 
-    def _wait(self) -> None:
-        """Wait for the piece in flight; its failure is raised here."""
-        if self._inflight is not None:
-            future, self._inflight = self._inflight, None
+    def _wait(self, writers: ThreadPoolExecutor) -> None:
+        """Wait for the piece in flight on ``writers``; its failure is raised here."""
+        future = self._inflight.pop(writers, None)
+        if future is not None:
             future.result()
 
-    def _write_piece(self, piece: pa.Table | None, finish: bool) -> None:
-        """On the writer thread: write ``piece`` into the open file; ``finish`` closes it."""
+    def _wait_all(self) -> None:
+        for writers in self._writers:
+            self._wait(writers)
+
+    def _write_piece(self, file: _File, piece: pa.Table | None, finish: bool) -> None:
+        """On the file's writer thread: write ``piece``; ``finish`` closes the file."""
         if piece is not None:
-            self._write_group(piece)
-        if finish:
-            self._finish_file()
-
-    def _write_group(self, piece: pa.Table) -> None:
-        if self._writer is None:
-            name = f"part-{len(self.written):05d}-{self._run}-c000.zstd.parquet"
-            self._relative = posixpath.join(self._directory, name) if self._directory else name
-            fs, path = self._storage.arrow_path(self._relative)
-            # microsecond timestamps as Spark writes them; refuse to drop precision silently
-            self._writer = pq.ParquetWriter(
-                path,
-                self._schema,
-                filesystem=fs,
-                compression="zstd",
-                coerce_timestamps="us",
-                allow_truncated_timestamps=False,
-            )
-        self._writer.write_table(piece, row_group_size=max(piece.num_rows, 1))
-        self._parts.append(json.loads(delta_stats(piece, self._stats_columns)))
-
-    def _finish_file(self) -> None:
-        if self._writer is None:
-            return
-        self._writer.close()
-        self._writer = None
-        fs, path = self._storage.arrow_path(self._relative)
-        size = int(fs.get_file_info(path).size)
-        stats = merge_stats(self._parts)
-        rows = int(json.loads(stats)["numRecords"])
-        self.written.append(WrittenFile(self._relative, size, rows, stats))
-        self._parts = []
+            if file.writer is None:
+                fs, path = self._storage.arrow_path(file.relative)
+                # microsecond timestamps as Spark writes them; refuse to drop precision silently
+                file.writer = pq.ParquetWriter(
+                    path,
+                    self._schema,
+                    filesystem=fs,
+                    compression="zstd",
+                    coerce_timestamps="us",
+                    allow_truncated_timestamps=False,
+                )
+            file.writer.write_table(piece, row_group_size=max(piece.num_rows, 1))
+            file.parts.append(json.loads(delta_stats(piece, self._stats_columns)))
+        if finish and file.writer is not None:
+            file.writer.close()
+            file.writer = None
+            fs, path = self._storage.arrow_path(file.relative)
+            size = int(fs.get_file_info(path).size)
+            stats = merge_stats(file.parts)
+            rows = int(json.loads(stats)["numRecords"])
+            file.written = WrittenFile(file.relative, size, rows, stats)
+            file.parts = []

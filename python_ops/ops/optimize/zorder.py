@@ -213,8 +213,8 @@ def write_clustered(
         count=max(1, min(source.rows, math.ceil(in_bytes / target_size_bytes))),
         schema=source.schema,
         stats_columns=stats_columns,
-        # a group is written while the next gathers: two of them in memory at once
-        group_rows=memory_budget_bytes // 16 // source.width,
+        # a group is written on each writer thread while the next gathers: three in memory
+        group_rows=memory_budget_bytes // 24 // source.width,
     )
     try:
         spilled = sort_by_key(

@@ -112,7 +112,9 @@ def _picked(ordered_len: int, seen: int, ranges: int) -> list[int]:
     return [t - 1 for t in positions if 1 <= t <= ordered_len]
 
 
-def column_ranges(sample: pa.Array, *, rows: int, non_null_rows: int, bits: int) -> ColumnRanges:
+def column_ranges(
+    sample: pa.Array | pa.ChunkedArray, *, rows: int, non_null_rows: int, bits: int
+) -> ColumnRanges:
     """Boundaries from ``sample`` (every value of the column, or a uniform sample of them).
 
     Args:
@@ -132,10 +134,15 @@ def column_ranges(sample: pa.Array, *, rows: int, non_null_rows: int, bits: int)
     elif _numeric(present.type):
         # numpy's sort orders these types as Arrow does (NaN last), several times faster;
         # integers need only the 16-bit buckets holding a boundary sorted (``select``)
-        storage = pa.array(select(_as_numpy(present), picked))
+        chunks = present.chunks if isinstance(present, pa.ChunkedArray) else [present]
+        storage = pa.array(select([_as_numpy(c) for c in chunks], picked))
         boundaries = storage.cast(present.type) if storage.type != present.type else storage
     else:
+        if isinstance(present, pa.ChunkedArray):
+            present = present.combine_chunks()
         boundaries = present.take(pc.sort_indices(present).take(pa.array(picked, pa.int64())))
+    if isinstance(boundaries, pa.ChunkedArray):
+        boundaries = boundaries.combine_chunks()
     null_id = (non_null_rows * ranges) // rows if rows else 0
     return ColumnRanges(boundaries=boundaries, null_id=null_id)
 
@@ -177,7 +184,7 @@ def ranges_for(
     sample = pa.concat_tables(kept) if kept else None
     out = []
     for i, name in enumerate(columns):
-        values = sample.column(name).combine_chunks() if sample is not None else pa.array([])
+        values = sample.column(name) if sample is not None else pa.array([])
         out.append(column_ranges(values, rows=rows, non_null_rows=non_null[i], bits=bits))
     return out
 
