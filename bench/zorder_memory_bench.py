@@ -98,8 +98,15 @@ def timed(
     seconds = 0.0
     for part in wall.group(1).split(":"):
         seconds = seconds * 60 + float(part)
-    # the machine is shared: the 1-minute load average as the run ended, to read walls by
-    return {"rss_mb": int(rss.group(1)) / 1024, "wall_s": seconds, "load": os.getloadavg()[0]}
+    cpu = re.findall(r"(?:User|System) time \(seconds\): ([\d.]+)", out.stderr)
+    # the machine is shared: CPU seconds (user + system) vary less with other load than the
+    # wall; the 1-minute load average as the run ended, to read the walls by
+    return {
+        "rss_mb": int(rss.group(1)) / 1024,
+        "wall_s": seconds,
+        "cpu_s": sum(float(c) for c in cpu),
+        "load": os.getloadavg()[0],
+    }
 
 
 def ours(table: Path, target: int, budget: str, code: Path) -> dict[str, float]:
@@ -151,7 +158,7 @@ def bench_size(work: Path, rows: int, args: argparse.Namespace) -> dict[str, Any
     if kept is None:
         shutil.rmtree(base)
     medians = {
-        name: {k: statistics.median(r[k] for r in values) for k in ("rss_mb", "wall_s")}
+        name: {k: statistics.median(r[k] for r in values) for k in ("rss_mb", "wall_s", "cpu_s")}
         for name, values in runs.items()
     }
     loads = [r["load"] for values in runs.values() for r in values]
@@ -189,15 +196,18 @@ def render(results: list[dict[str, Any]], args: argparse.Namespace) -> list[str]
         f"({budget_mb + 300:.0f} MB), wall <= 0.8x delta-rs at 16M rows.",
         "",
         "| rows | Parquet MB | runs | ours RSS MB | ours s | before RSS MB | before s | "
-        "delta-rs RSS MB | delta-rs s | RSS ours/delta-rs | wall ours/delta-rs | load |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "delta-rs RSS MB | delta-rs s | RSS ours/delta-rs | wall ours/delta-rs | ours CPU s | "
+        "before CPU s | delta-rs CPU s | load |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in results:
         m = r["medians"]
         o, b, d = m["ours"], m.get("before"), m.get("delta_rs")
 
         def cell(x: dict[str, float] | None, k: str, fmt: str) -> str:
-            return format(x[k], fmt) if x else "not run"
+            if not x:
+                return "not run"
+            return format(x[k], fmt) if k in x else "not recorded"
 
         ratio_rss = f"{o['rss_mb'] / d['rss_mb']:.2f}x" if d else ""
         ratio_wall = f"{o['wall_s'] / d['wall_s']:.2f}x" if d else ""
@@ -205,14 +215,16 @@ def render(results: list[dict[str, Any]], args: argparse.Namespace) -> list[str]
             f"| {r['rows']:,} | {r['mb']:.0f} | {r['n']} | {o['rss_mb']:.0f} | "
             f"{o['wall_s']:.1f} | {cell(b, 'rss_mb', '.0f')} | {cell(b, 'wall_s', '.1f')} | "
             f"{cell(d, 'rss_mb', '.0f')} | {cell(d, 'wall_s', '.1f')} | {ratio_rss} | "
-            f"{ratio_wall} | {_load(r)} |"
+            f"{ratio_wall} | {cell(o, 'cpu_s', '.1f')} | {cell(b, 'cpu_s', '.1f')} | "
+            f"{cell(d, 'cpu_s', '.1f')} | {_load(r)} |"
         )
     lines += [
         "",
         f"Above {args.in_memory_max_rows:,} rows only ours runs (one repeat, "
         "`--large-repeats`): the in-memory writers hold about 4-5x the table's Parquet size "
         "there, more than this machine has. 'runs' = repeats; 'load' = the 1-minute load "
-        "average as the runs ended (lowest-highest); wall times are of a shared 2-core "
+        "average as the runs ended (lowest-highest); CPU s = user + system seconds of the process; "
+        "wall times are of a shared 2-core "
         "machine under other load, so read the ratios of one size (runners alternate order).",
         "",
         "| rows | writer | files F | admitted per customer_id lookup | admitted per event_ts "

@@ -4,12 +4,16 @@ Order statistics and boundary counts by 16-bit buckets (``integer_ranks``) again
 ``np.searchsorted`` over every integer width, skewed and duplicated values, values outside the
 boundaries; the lookup-table bit interleave against the bit-by-bit one; range ids of temporal
 columns against ``zorder.range_ids``; the read-ahead of batches (order, errors, early stop); the
-output's writer threads (files in order, statistics of the whole file).
+output's writer threads (files in order, statistics of the whole file); large arrays on glibc's
+heap while a sort runs (``heap_reuse``).
 """
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import json
+import platform
 import threading
 import time
 from collections.abc import Iterator
@@ -23,6 +27,7 @@ import pytest
 from python_ops.delta.stats import delta_stats
 from python_ops.ops.optimize import integer_ranks
 from python_ops.ops.optimize.clustered_output import ClusteredOutput
+from python_ops.ops.optimize.heap_reuse import heap_reuse, trim_heap
 from python_ops.ops.optimize.integer_ranks import BoundaryIndex, select
 from python_ops.ops.optimize.partition_batches import read_ahead
 from python_ops.ops.optimize.zorder import range_ids
@@ -160,3 +165,47 @@ def test_writer_threads_write_files_in_order_with_whole_file_statistics(tmp_path
         assert f.rows == part.num_rows == json.loads(f.stats)["numRecords"]
         assert f.stats == delta_stats(part, ["id", "name"])
         assert f.size_bytes == (tmp_path / f.path).stat().st_size
+
+
+class _MallInfo2(ctypes.Structure):
+    _fields_ = [  # ctypes' declaration
+        (name, ctypes.c_size_t)
+        for name in (
+            "arena",
+            "ordblks",
+            "smblks",
+            "hblks",
+            "hblkhd",
+            "usmblks",
+            "fsmblks",
+            "uordblks",
+            "fordblks",
+            "keepcost",
+        )
+    ]
+
+
+def _mmapped_bytes_while_holding(size: int) -> int:
+    """glibc's bytes in mmapped chunks while a numpy array of ``size`` bytes is alive."""
+    libc = ctypes.CDLL(ctypes.util.find_library("c"))
+    libc.mallinfo2.restype = _MallInfo2
+    array = np.ones(size, dtype=np.uint8)
+    held = int(libc.mallinfo2().hblkhd)
+    del array
+    return held
+
+
+@pytest.mark.skipif(
+    platform.libc_ver()[0] != "glibc", reason="heap_reuse tunes glibc's malloc only"
+)
+def test_heap_reuse_keeps_large_arrays_on_the_heap_and_restores_the_default() -> None:
+    size = 64 << 20  # above glibc's largest dynamic mmap threshold (32 MB)
+    before = _mmapped_bytes_while_holding(size)
+    with heap_reuse():
+        inside = _mmapped_bytes_while_holding(size)
+        trim_heap()
+    after = _mmapped_bytes_while_holding(size)
+
+    assert before >= size  # by default such an array is its own mapping
+    assert inside < size  # inside, it comes from the heap (and its pages are reused)
+    assert after >= size  # the default is back
