@@ -98,7 +98,15 @@ def timed(
     seconds = 0.0
     for part in wall.group(1).split(":"):
         seconds = seconds * 60 + float(part)
-    return {"rss_mb": int(rss.group(1)) / 1024, "wall_s": seconds}
+    cpu = re.findall(r"(?:User|System) time \(seconds\): ([\d.]+)", out.stderr)
+    # the machine is shared: CPU seconds (user + system) vary less with other load than the
+    # wall; the 1-minute load average as the run ended, to read the walls by
+    return {
+        "rss_mb": int(rss.group(1)) / 1024,
+        "wall_s": seconds,
+        "cpu_s": sum(float(c) for c in cpu),
+        "load": os.getloadavg()[0],
+    }
 
 
 def ours(table: Path, target: int, budget: str, code: Path) -> dict[str, float]:
@@ -150,10 +158,18 @@ def bench_size(work: Path, rows: int, args: argparse.Namespace) -> dict[str, Any
     if kept is None:
         shutil.rmtree(base)
     medians = {
-        name: {k: statistics.median(r[k] for r in values) for k in ("rss_mb", "wall_s")}
+        name: {k: statistics.median(r[k] for r in values) for k in ("rss_mb", "wall_s", "cpu_s")}
         for name, values in runs.items()
     }
-    return {"rows": rows, "mb": size / 1e6, "medians": medians, "quality": quality, "n": repeats}
+    loads = [r["load"] for values in runs.values() for r in values]
+    return {
+        "rows": rows,
+        "mb": size / 1e6,
+        "medians": medians,
+        "quality": quality,
+        "n": repeats,
+        "load": [min(loads), max(loads)],
+    }
 
 
 def lookups(args: argparse.Namespace) -> dict[str, list[int]]:
@@ -175,20 +191,23 @@ def render(results: list[dict[str, Any]], args: argparse.Namespace) -> list[str]
         f"--repeats {args.repeats} --budget {args.budget}`: unpartitioned table (customer_id, "
         "event_ts, amount, country; random rows), Z-order on (customer_id, event_ts) into about "
         f"{args.zorder_files} files; each run a whole process on a fresh copy under "
-        "`/usr/bin/time -v` (peak RSS = maximum resident set size). 'before' = the in-memory "
-        f"Z-order of {args.before_label}. Goal: ours peak RSS <= budget + 300 MB "
+        "`/usr/bin/time -v` (peak RSS = maximum resident set size). 'before' = the Z-order of "
+        f"{args.before_label}. Goal: ours peak RSS <= budget + 300 MB "
         f"({budget_mb + 300:.0f} MB), wall <= 0.8x delta-rs at 16M rows.",
         "",
         "| rows | Parquet MB | runs | ours RSS MB | ours s | before RSS MB | before s | "
-        "delta-rs RSS MB | delta-rs s | RSS ours/delta-rs | wall ours/delta-rs |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
+        "delta-rs RSS MB | delta-rs s | RSS ours/delta-rs | wall ours/delta-rs | ours CPU s | "
+        "before CPU s | delta-rs CPU s | load |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in results:
         m = r["medians"]
         o, b, d = m["ours"], m.get("before"), m.get("delta_rs")
 
         def cell(x: dict[str, float] | None, k: str, fmt: str) -> str:
-            return format(x[k], fmt) if x else "not run"
+            if not x:
+                return "not run"
+            return format(x[k], fmt) if k in x else "not recorded"
 
         ratio_rss = f"{o['rss_mb'] / d['rss_mb']:.2f}x" if d else ""
         ratio_wall = f"{o['wall_s'] / d['wall_s']:.2f}x" if d else ""
@@ -196,13 +215,16 @@ def render(results: list[dict[str, Any]], args: argparse.Namespace) -> list[str]
             f"| {r['rows']:,} | {r['mb']:.0f} | {r['n']} | {o['rss_mb']:.0f} | "
             f"{o['wall_s']:.1f} | {cell(b, 'rss_mb', '.0f')} | {cell(b, 'wall_s', '.1f')} | "
             f"{cell(d, 'rss_mb', '.0f')} | {cell(d, 'wall_s', '.1f')} | {ratio_rss} | "
-            f"{ratio_wall} |"
+            f"{ratio_wall} | {cell(o, 'cpu_s', '.1f')} | {cell(b, 'cpu_s', '.1f')} | "
+            f"{cell(d, 'cpu_s', '.1f')} | {_load(r)} |"
         )
     lines += [
         "",
         f"Above {args.in_memory_max_rows:,} rows only ours runs (one repeat, "
         "`--large-repeats`): the in-memory writers hold about 4-5x the table's Parquet size "
-        "there, more than this machine has. 'runs' = repeats; wall times are of a shared 2-core "
+        "there, more than this machine has. 'runs' = repeats; 'load' = the 1-minute load "
+        "average as the runs ended (lowest-highest); CPU s = user + system seconds of the process; "
+        "wall times are of a shared 2-core "
         "machine under other load, so read the ratios of one size (runners alternate order).",
         "",
         "| rows | writer | files F | admitted per customer_id lookup | admitted per event_ts "
@@ -216,6 +238,11 @@ def render(results: list[dict[str, Any]], args: argparse.Namespace) -> list[str]
                 f"{q['event_ts']:.1f} | {3 * q['files'] ** 0.5:.1f} |"
             )
     return [*lines, ""]
+
+
+def _load(result: dict[str, Any]) -> str:
+    low, high = result.get("load") or (None, None)
+    return f"{low:.1f}-{high:.1f}" if low is not None else "not recorded"
 
 
 def _budget_mb(text: str) -> float:

@@ -370,8 +370,8 @@ class MaintenanceConfig:
         metadata=_setting(
             "bytes or '1GiB'",
             "memory the package's own Z-order may hold for one partition's rows (1 GiB by "
-            "default); a larger partition is sorted in runs spilled as Parquet to the OS temp "
-            "directory and merged (Delta's OPTIMIZE, where it runs, manages its own memory)",
+            "default); a larger partition is sorted in runs spilled as Arrow IPC files to the OS "
+            "temp directory and merged (Delta's OPTIMIZE, where it runs, manages its own memory)",
             parse_size,
             op="optimize",
             param="memory_budget_bytes",

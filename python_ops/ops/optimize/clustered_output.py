@@ -7,15 +7,17 @@ the merge of its row groups' ``delta_stats`` (``merge_stats``), which equals ``d
 the whole file: minima and maxima are taken of values ``delta_stats`` already put in JSON form,
 whose order is the values' order (numbers; strings by code point, as UTF-8 bytes compare; ISO
 dates and timestamps), and a column one group has no bounds for (NaN, an inexact decimal) has
-none in the file.
+none in the file. Row groups are written on writer threads while the next gathers.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import math
 import posixpath
 import uuid
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,6 +26,8 @@ import pyarrow.parquet as pq
 
 from python_ops.delta.stats import delta_stats
 from python_ops.storage import Storage
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -111,8 +115,23 @@ def merge_stats(parts: list[dict[str, Any]]) -> str:
     )
 
 
+class _File:
+    """One output file, written by one writer thread: its writer and its groups' statistics."""
+
+    def __init__(self, relative: str, writers: ThreadPoolExecutor) -> None:
+        self.relative = relative
+        self.writers = writers
+        self.writer: pq.ParquetWriter | None = None
+        self.parts: list[dict[str, Any]] = []
+        self.written: WrittenFile | None = None
+
+
 class ClusteredOutput:
     """Writes rows, in the order given, into the partition's target-sized output files.
+
+    Row groups are encoded and compressed on writer threads while the sort produces the next
+    ones (pyarrow releases the GIL while it writes): consecutive files go to ``WRITERS``
+    threads in turn, a file's groups in order on its thread, one group in flight per thread.
 
     Args:
         storage: The table's storage.
@@ -123,6 +142,8 @@ class ClusteredOutput:
         stats_columns: Columns to write statistics for.
         group_rows: Rows buffered before a row group is written.
     """
+
+    WRITERS = 2
 
     def __init__(
         self,
@@ -142,13 +163,21 @@ class ClusteredOutput:
         self._stats_columns = stats_columns
         self._group_rows = max(1, group_rows)
         self._run = uuid.uuid4()
-        self._writer: pq.ParquetWriter | None = None
-        self._relative = ""
         self._in_file = 0
         self._pending: list[pa.Table] = []
         self._pending_rows = 0
-        self._parts: list[dict[str, Any]] = []
-        self.written: list[WrittenFile] = []
+        self._files: list[_File] = []
+        self._file_done = True  # the last file was handed its last piece: the next is new
+        self._writers = [
+            ThreadPoolExecutor(max_workers=1, thread_name_prefix="zorder-output")
+            for _ in range(self.WRITERS)
+        ]
+        self._inflight: dict[ThreadPoolExecutor, Future[None]] = {}
+
+    @property
+    def written(self) -> list[WrittenFile]:
+        """The files finished so far, in order."""
+        return [f.written for f in self._files if f.written is not None]
 
     def write(self, table: pa.Table) -> None:
         """Append ``table``'s rows (in this order) to the output."""
@@ -159,10 +188,11 @@ class ClusteredOutput:
             self._pending_rows += take
             self._in_file += take
             offset += take
-            if self._pending_rows >= self._group_rows or self._in_file == self._per_file:
-                self._flush()
-            if self._in_file == self._per_file:
-                self._finish_file()
+            finished = self._in_file == self._per_file
+            if self._pending_rows >= self._group_rows or finished:
+                self._submit(finish=finished)
+            if finished:
+                self._in_file = 0
 
     def close(self) -> list[WrittenFile]:
         """Finish the last file (an empty partition still gets one file, as before).
@@ -170,50 +200,79 @@ class ClusteredOutput:
         Returns:
             Every file written, in order.
         """
-        if self._pending or self._writer is not None:
-            self._flush()
-            self._finish_file()
-        if not self.written:
+        if self._in_file:
+            self._submit(finish=True)
+        self._wait_all()
+        if not self._files:
             self._pending = [self._schema.empty_table()]
-            self._flush()
-            self._finish_file()
+            self._submit(finish=True)
+            self._wait_all()
+        for writers in self._writers:
+            writers.shutdown()
         return self.written
 
     def abort(self) -> None:
-        """Close an open file after a failure (the files stay untracked, as before)."""
-        if self._writer is not None:
-            self._writer.close()
-            self._writer = None
+        """Close open files after a failure (the files stay untracked, as before)."""
+        try:
+            self._wait_all()
+        except Exception:  # the failure being handled is the one to report
+            log.debug("the Z-order output failed too while aborting", exc_info=True)
+        for writers in self._writers:
+            writers.shutdown()
+        for f in self._files:
+            if f.writer is not None:
+                f.writer.close()
+                f.writer = None
 
-    def _flush(self) -> None:
-        if not self._pending:
-            return
-        piece = pa.concat_tables(self._pending)
+    def _submit(self, *, finish: bool) -> None:
+        """Hand the gathered rows to the file's writer thread (one piece in flight on each)."""
+        piece = pa.concat_tables(self._pending) if self._pending else None
         self._pending, self._pending_rows = [], 0
-        if self._writer is None:
-            name = f"part-{len(self.written):05d}-{self._run}-c000.zstd.parquet"
-            self._relative = posixpath.join(self._directory, name) if self._directory else name
-            fs, path = self._storage.arrow_path(self._relative)
-            # microsecond timestamps as Spark writes them; refuse to drop precision silently
-            self._writer = pq.ParquetWriter(
-                path,
-                self._schema,
-                filesystem=fs,
-                compression="zstd",
-                coerce_timestamps="us",
-                allow_truncated_timestamps=False,
-            )
-        self._writer.write_table(piece, row_group_size=max(piece.num_rows, 1))
-        self._parts.append(json.loads(delta_stats(piece, self._stats_columns)))
+        if self._file_done:
+            index = len(self._files)
+            name = f"part-{index:05d}-{self._run}-c000.zstd.parquet"
+            relative = posixpath.join(self._directory, name) if self._directory else name
+            self._files.append(_File(relative, self._writers[index % self.WRITERS]))
+            self._file_done = False
+        current = self._files[-1]
+        self._wait(current.writers)
+        self._inflight[current.writers] = current.writers.submit(
+            self._write_piece, current, piece, finish
+        )
+        self._file_done = finish
 
-    def _finish_file(self) -> None:
-        if self._writer is None:
-            return
-        self._writer.close()
-        self._writer = None
-        fs, path = self._storage.arrow_path(self._relative)
-        size = int(fs.get_file_info(path).size)
-        stats = merge_stats(self._parts)
-        rows = int(json.loads(stats)["numRecords"])
-        self.written.append(WrittenFile(self._relative, size, rows, stats))
-        self._parts, self._in_file = [], 0
+    def _wait(self, writers: ThreadPoolExecutor) -> None:
+        """Wait for the piece in flight on ``writers``; its failure is raised here."""
+        future = self._inflight.pop(writers, None)
+        if future is not None:
+            future.result()
+
+    def _wait_all(self) -> None:
+        for writers in self._writers:
+            self._wait(writers)
+
+    def _write_piece(self, file: _File, piece: pa.Table | None, finish: bool) -> None:
+        """On the file's writer thread: write ``piece``; ``finish`` closes the file."""
+        if piece is not None:
+            if file.writer is None:
+                fs, path = self._storage.arrow_path(file.relative)
+                # microsecond timestamps as Spark writes them; refuse to drop precision silently
+                file.writer = pq.ParquetWriter(
+                    path,
+                    self._schema,
+                    filesystem=fs,
+                    compression="zstd",
+                    coerce_timestamps="us",
+                    allow_truncated_timestamps=False,
+                )
+            file.writer.write_table(piece, row_group_size=max(piece.num_rows, 1))
+            file.parts.append(json.loads(delta_stats(piece, self._stats_columns)))
+        if finish and file.writer is not None:
+            file.writer.close()
+            file.writer = None
+            fs, path = self._storage.arrow_path(file.relative)
+            size = int(fs.get_file_info(path).size)
+            stats = merge_stats(file.parts)
+            rows = int(json.loads(stats)["numRecords"])
+            file.written = WrittenFile(file.relative, size, rows, stats)
+            file.parts = []

@@ -8,8 +8,11 @@ number of rows, so a partition larger than memory can be read (``PartitionSource
 
 from __future__ import annotations
 
+import queue
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import TypeVar, cast
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -17,6 +20,56 @@ import pyarrow.parquet as pq
 from python_ops.delta.actions import AddFile
 from python_ops.errors import StorageError
 from python_ops.storage import Storage
+
+T = TypeVar("T")
+_END = object()
+
+
+def read_ahead(items: Iterator[T], *, depth: int = 2) -> Iterator[T]:
+    """``items``, produced on a thread of their own up to ``depth`` ahead of the consumer.
+
+    Parquet decoding releases the GIL, so the next batch is read while this one is sorted.
+    The producer's exception is raised to the consumer in its place; a consumer that stops
+    early stops the producer (it ends at its next item).
+
+    Args:
+        items: An iterator, advanced only on the producer thread.
+        depth: Items buffered at most.
+
+    Yields:
+        The items of ``items``, in order.
+    """
+    ready: queue.Queue[object] = queue.Queue(maxsize=depth)
+    stop = threading.Event()
+
+    def put(item: object) -> bool:
+        while not stop.is_set():
+            try:
+                ready.put(item, timeout=0.1)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    def produce() -> None:
+        try:
+            for item in items:
+                if not put(item):
+                    break
+            put(_END)
+        except BaseException as err:  # handed to the consumer, raised there
+            put(err)
+
+    thread = threading.Thread(target=produce, name="partition-read-ahead", daemon=True)
+    thread.start()
+    try:
+        while (item := ready.get()) is not _END:
+            if isinstance(item, BaseException):
+                raise item
+            yield cast("T", item)
+    finally:
+        stop.set()
+        thread.join()
 
 
 def _plain_type(kind: pa.DataType) -> pa.DataType:
@@ -101,6 +154,18 @@ class PartitionSource:
     def batches(
         self, *, batch_rows: int, columns: list[str] | None = None
     ) -> Iterator[pa.RecordBatch]:
+        """Every row, file after file in order, at most ``batch_rows`` to a batch (read ahead).
+
+        Args:
+            batch_rows: The largest batch.
+            columns: Only these columns (None: all), in this order.
+
+        Returns:
+            Batches in ``schema`` (or its ``columns``), read on a thread of their own.
+        """
+        return read_ahead(self._read(batch_rows=batch_rows, columns=columns))
+
+    def _read(self, *, batch_rows: int, columns: list[str] | None) -> Iterator[pa.RecordBatch]:
         """Every row, file after file in order, at most ``batch_rows`` to a batch.
 
         Args:

@@ -213,7 +213,8 @@ def write_clustered(
         count=max(1, min(source.rows, math.ceil(in_bytes / target_size_bytes))),
         schema=source.schema,
         stats_columns=stats_columns,
-        group_rows=memory_budget_bytes // 8 // source.width,
+        # a group is written on each writer thread while the next gathers: three in memory
+        group_rows=memory_budget_bytes // 24 // source.width,
     )
     try:
         spilled = sort_by_key(

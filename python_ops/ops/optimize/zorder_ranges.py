@@ -18,12 +18,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from functools import cached_property, lru_cache
 from typing import TYPE_CHECKING
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from python_ops.ops.optimize.integer_ranks import BoundaryIndex, is_integer, select
 from python_ops.ops.optimize.partition_batches import PartitionSource
 
 if TYPE_CHECKING:
@@ -70,6 +72,14 @@ class ColumnRanges:
     boundaries: pa.Array
     null_id: int
 
+    @cached_property
+    def _index(self) -> BoundaryIndex | None:
+        """A table of the boundaries per 16-bit bucket, for integer (and temporal) columns."""
+        if not len(self.boundaries) or not _numeric(self.boundaries.type):
+            return None
+        numbers = _as_numpy(self.boundaries)
+        return BoundaryIndex(numbers) if is_integer(numbers) else None
+
     def ids(self, values: pa.Array | pa.ChunkedArray) -> NDArray[np.uint64]:
         """Range ids of ``values`` (one per value, nulls at ``null_id``)."""
         if isinstance(values, pa.ChunkedArray):
@@ -78,8 +88,12 @@ class ColumnRanges:
             values = values.dictionary_decode()
         if _numeric(values.type):
             filled = pc.fill_null(values, self.boundaries[0]) if len(self.boundaries) else values
-            found = np.searchsorted(_as_numpy(self.boundaries), _as_numpy(filled), side="left")
-            ids = found.astype(np.uint64)
+            numbers = _as_numpy(filled)
+            if self._index is not None and is_integer(numbers):
+                ids = self._index.count_below(numbers)
+            else:
+                found = np.searchsorted(_as_numpy(self.boundaries), numbers, side="left")
+                ids = found.astype(np.uint64)
         else:
             # ranks in (boundaries + values) minus ranks in values = boundaries below each value
             both = pa.concat_arrays([self.boundaries, values])
@@ -98,7 +112,9 @@ def _picked(ordered_len: int, seen: int, ranges: int) -> list[int]:
     return [t - 1 for t in positions if 1 <= t <= ordered_len]
 
 
-def column_ranges(sample: pa.Array, *, rows: int, non_null_rows: int, bits: int) -> ColumnRanges:
+def column_ranges(
+    sample: pa.Array | pa.ChunkedArray, *, rows: int, non_null_rows: int, bits: int
+) -> ColumnRanges:
     """Boundaries from ``sample`` (every value of the column, or a uniform sample of them).
 
     Args:
@@ -116,12 +132,17 @@ def column_ranges(sample: pa.Array, *, rows: int, non_null_rows: int, bits: int)
     if not picked:
         boundaries = present.slice(0, 0)
     elif _numeric(present.type):
-        # numpy's sort orders these types as Arrow does (NaN last), several times faster
-        ordered = np.sort(_as_numpy(present))
-        storage = pa.array(ordered[picked])
+        # numpy's sort orders these types as Arrow does (NaN last), several times faster;
+        # integers need only the 16-bit buckets holding a boundary sorted (``select``)
+        chunks = present.chunks if isinstance(present, pa.ChunkedArray) else [present]
+        storage = pa.array(select([_as_numpy(c) for c in chunks], picked))
         boundaries = storage.cast(present.type) if storage.type != present.type else storage
     else:
+        if isinstance(present, pa.ChunkedArray):
+            present = present.combine_chunks()
         boundaries = present.take(pc.sort_indices(present).take(pa.array(picked, pa.int64())))
+    if isinstance(boundaries, pa.ChunkedArray):
+        boundaries = boundaries.combine_chunks()
     null_id = (non_null_rows * ranges) // rows if rows else 0
     return ColumnRanges(boundaries=boundaries, null_id=null_id)
 
@@ -163,7 +184,7 @@ def ranges_for(
     sample = pa.concat_tables(kept) if kept else None
     out = []
     for i, name in enumerate(columns):
-        values = sample.column(name).combine_chunks() if sample is not None else pa.array([])
+        values = sample.column(name) if sample is not None else pa.array([])
         out.append(column_ranges(values, rows=rows, non_null_rows=non_null[i], bits=bits))
     return out
 
@@ -179,12 +200,21 @@ def interleave(ids: list[NDArray[np.uint64]], bits: int) -> NDArray[np.uint64]:
         One 64-bit key per row.
     """
     k = len(ids)
+    spread = _spread(bits, k)
     key = np.zeros(len(ids[0]), dtype=np.uint64)
-    for bit in range(bits):  # bit 0 is the least significant bit of each id
-        for c, column_ids in enumerate(ids):
-            position = np.uint64(bit * k + (k - 1 - c))
-            key |= ((column_ids >> np.uint64(bit)) & np.uint64(1)) << position
+    for c, column_ids in enumerate(ids):
+        key |= spread[column_ids.astype(np.intp)] << np.uint64(k - 1 - c)
     return key
+
+
+@lru_cache(maxsize=16)
+def _spread(bits: int, k: int) -> NDArray[np.uint64]:
+    """Every ``bits``-bit id with its bit ``b`` moved to bit ``b * k`` (a lookup table)."""
+    ids = np.arange(1 << bits, dtype=np.uint64)
+    table = np.zeros(1 << bits, dtype=np.uint64)
+    for bit in range(bits):  # bit 0 is the least significant bit of each id
+        table |= ((ids >> np.uint64(bit)) & np.uint64(1)) << np.uint64(bit * k)
+    return table
 
 
 def key_bits(columns: int) -> int:
