@@ -19,6 +19,8 @@ invocations, a test process hundreds, and each of these is right to share, for t
   them to check that deciding and running maintenance read a log once).
 - ``PARQUET_THREADS``: whether footers are decoded on Arrow's threads (a choice made once by a
   process that runs one op and exits).
+- ``HEAP_REUSE``: how many Z-order sorts run now with glibc's mmap threshold raised
+  (``ops.optimize.heap_reuse``): the setting is the process's, restored when the last leaves.
 
 Each is a ``Shared`` value with its own lock: take ``lock`` around every read-modify-write.
 Nothing else in the package keeps state at module level (``tests/unit/test_runtime.py``
@@ -96,6 +98,7 @@ SNAPSHOT_READS: Shared[collections.Counter[str]] = Shared(
     "snapshots reconstructed per table", collections.Counter()
 )
 PARQUET_THREADS: Shared[bool] = Shared("footers decoded on Arrow's threads", False)
+HEAP_REUSE: Shared[int] = Shared("sorts with glibc's mmap threshold raised", 0)
 
 
 def shared_state() -> tuple[Shared[Any], ...]:
@@ -108,4 +111,5 @@ def shared_state() -> tuple[Shared[Any], ...]:
         LOCAL_WRITER,
         SNAPSHOT_READS,
         PARQUET_THREADS,
+        HEAP_REUSE,
     )

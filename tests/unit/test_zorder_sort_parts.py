@@ -24,6 +24,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+from python_ops import runtime
 from python_ops.delta.stats import delta_stats
 from python_ops.ops.optimize import integer_ranks
 from python_ops.ops.optimize.clustered_output import ClusteredOutput
@@ -209,3 +210,16 @@ def test_heap_reuse_keeps_large_arrays_on_the_heap_and_restores_the_default() ->
     assert before >= size  # by default such an array is its own mapping
     assert inside < size  # inside, it comes from the heap (and its pages are reused)
     assert after >= size  # the default is back
+
+
+@pytest.mark.skipif(
+    platform.libc_ver()[0] != "glibc", reason="heap_reuse tunes glibc's malloc only"
+)
+def test_heap_reuse_nests_and_the_last_sort_restores() -> None:
+    size = 64 << 20
+    with heap_reuse():
+        with heap_reuse():  # a second Z-order on another thread of maintain_all
+            assert runtime.HEAP_REUSE.value == 2
+        assert _mmapped_bytes_while_holding(size) < size  # the first still sorts: kept
+    assert runtime.HEAP_REUSE.value == 0
+    assert _mmapped_bytes_while_holding(size) >= size
