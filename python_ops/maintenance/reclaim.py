@@ -120,6 +120,13 @@ def vacuum_due(
         return VacuumDue(
             False, f"nothing to reclaim: no removed file {older} (LITE: untracked not looked for)"
         )
+    bound = recorded_bound(history, target)  # a listing's proof: nothing untracked can expire yet
+    if bound is not None and bound.holds(now_ms=now_ms, retention_hours=retention.hours):
+        return VacuumDue(
+            False,
+            f"nothing to reclaim: no removed file {older}, and no untracked file can pass it "
+            f"before {_utc(bound.not_before_ms)} (listed {_utc(bound.listed_at_ms)})",
+        )
     if c.vacuum_mode is VacuumMode.AUTO:  # untracked files count only when this run would be FULL
         choice = choose_mode(
             open_storage(target.location),
@@ -151,13 +158,6 @@ def vacuum_due(
             True,
             f"untracked files not estimated ({known} files in the log, above {LISTING_LIMIT} "
             "listed per decision): runs once per maintenance_vacuum_interval_hours",
-        )
-    bound = recorded_bound(history, target)
-    if bound is not None and bound.holds(now_ms=now_ms, retention_hours=retention.hours):
-        return VacuumDue(
-            False,
-            f"nothing to reclaim: no removed file {older}, and no untracked file can pass it "
-            f"before {_utc(bound.not_before_ms)} (listed {_utc(bound.listed_at_ms)})",
         )
     options = VacuumOptions(
         retention_hours=c.vacuum_retention_hours,

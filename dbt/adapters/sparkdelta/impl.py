@@ -73,6 +73,7 @@ class SparkDeltaAdapter(SparkAdapter):
     def cleanup_connections(self) -> None:
         """At the end of a dbt command: first the history rows kept for it (post-hook skips)."""
         flush_histories()
+        maintenance_events.release_python_ops_logs()  # held by the post-hooks, if any ran
         super().cleanup_connections()
 
     @property

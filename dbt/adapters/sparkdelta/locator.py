@@ -223,7 +223,16 @@ class TableLocator:
             DbtRuntimeError: When none of these gives a location.
         """
         schema, name = str(history["schema"]), str(history["name"])
-        location = history.get("location") or self.model_location(schema, name)
+        # asked by every post-hook: once per dbt invocation (it resolves the warehouse on disk)
+        known = self._invocations.get(get_invocation_id()).memo("history locations")
+        key = (schema, name, history.get("location"))
+        if key not in known:
+            known[key] = self._history_location(schema, name, history.get("location"))
+        found: str = known[key]
+        return found
+
+    def _history_location(self, schema: str, name: str, declared: Any) -> str:
+        location = declared or self.model_location(schema, name)
         if location is None:
             schema_location = self.schema_location(schema)
             if schema_location is not None:

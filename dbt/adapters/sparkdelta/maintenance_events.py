@@ -110,13 +110,7 @@ class _DbtEventHandler(logging.Handler):
 _HANDLER = _DbtEventHandler(level=logging.INFO)
 
 
-@contextmanager
-def python_ops_logs_to_dbt() -> Iterator[None]:
-    """While maintenance runs, send the ``python_ops`` loggers' INFO and above to dbt's events.
-
-    Only for the duration (threads share one count), so that the process's logging is as it
-    was between maintenance calls (a test's log capture, another library's handlers).
-    """
+def _enter() -> None:
     logger = logging.getLogger("python_ops")
     bridge = runtime.LOG_BRIDGE
     with bridge.lock:
@@ -124,15 +118,57 @@ def python_ops_logs_to_dbt() -> Iterator[None]:
             bridge.value.saved = (logger.level, logger.propagate)
             logger.addHandler(_HANDLER)
             if logger.level == logging.NOTSET or logger.level > logging.INFO:
-                logger.setLevel(logging.INFO)
+                logger.setLevel(logging.INFO)  # clears every logger's cache: not per call
             logger.propagate = False  # dbt's events are the output: no bare copies via root
         bridge.value.users += 1
+
+
+def _leave() -> None:
+    logger = logging.getLogger("python_ops")
+    bridge = runtime.LOG_BRIDGE
+    with bridge.lock:
+        bridge.value.users -= 1
+        if bridge.value.users == 0:
+            logger.removeHandler(_HANDLER)
+            logger.setLevel(bridge.value.saved[0])
+            logger.propagate = bridge.value.saved[1]
+
+
+@contextmanager
+def python_ops_logs_to_dbt() -> Iterator[None]:
+    """While maintenance runs, send the ``python_ops`` loggers' INFO and above to dbt's events.
+
+    Only for the duration (threads share one count), so that the process's logging is as it
+    was between maintenance calls (a test's log capture, another library's handlers); a dbt
+    command whose post-hooks hold the bridge (``hold_python_ops_logs``) keeps it until it ends.
+    """
+    _enter()
     try:
         yield
     finally:
-        with bridge.lock:
-            bridge.value.users -= 1
-            if bridge.value.users == 0:
-                logger.removeHandler(_HANDLER)
-                logger.setLevel(bridge.value.saved[0])
-                logger.propagate = bridge.value.saved[1]
+        _leave()
+
+
+def hold_python_ops_logs() -> None:
+    """Keep the bridge until the dbt command ends (``release_python_ops_logs``).
+
+    For the post-hook: entering and leaving per model set the logger's level twice per model,
+    and ``Logger.setLevel`` clears the cache of every logger of the process (dbt has hundreds),
+    about 0.3 ms each on the hook's thread.
+    """
+    bridge = runtime.LOG_BRIDGE
+    with bridge.lock:
+        if bridge.value.held:
+            return
+        bridge.value.held = True
+    _enter()
+
+
+def release_python_ops_logs() -> None:
+    """The dbt command ended: give the bridge back if a post-hook held it."""
+    bridge = runtime.LOG_BRIDGE
+    with bridge.lock:
+        if not bridge.value.held:
+            return
+        bridge.value.held = False
+    _leave()

@@ -96,6 +96,7 @@ class RunOperations:
             node=model,
             advice=ProjectAdvisor(self._adapter, self._locator).advice_for(),
         )
+        maintenance_events.hold_python_ops_logs()  # until the command ends: not per model
         try:
             with maintenance_events.python_ops_logs_to_dbt():
                 done = session.maintain_model(targets[0], build=build)

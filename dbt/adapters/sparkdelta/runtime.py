@@ -49,12 +49,15 @@ class LogBridge:
     """The ``python_ops`` loggers while maintenance sends them to dbt's events.
 
     Attributes:
-        users: Maintenance calls inside ``python_ops_logs_to_dbt`` now.
+        users: Maintenance calls inside ``python_ops_logs_to_dbt`` now (a command's hold
+            counts as one).
         saved: The logger's (level, propagate) before the first.
+        held: The current dbt command holds the bridge (``hold_python_ops_logs``).
     """
 
     users: int = 0
     saved: tuple[int, bool] = (logging.NOTSET, True)
+    held: bool = False
 
 
 ENGINES: Shared[dict[tuple[Any, ...], Any]] = Shared("engines per profile", {})
