@@ -3,13 +3,20 @@
 A 10M-row incremental model (``events``, appended in batches, each batch's files spanning every
 key) is read by downstream table models that filter and join it on two columns
 (``customer_id``: equality and IN; ``product_id``: equality, BETWEEN and a join through a CTE).
-Every step is a whole process (engine start included) on the embedded engine:
+Every step is a whole process (engine start included):
 
-1. ``dbt run`` of the batches and ``dbt compile`` (setup, not timed);
-2. before: ``python -m python_ops advise --json`` (files admitted per lookup per column) and
-   ``dbt run`` of the downstream models, timed (median of ``--repeat``);
-3. ``python -m python_ops maintain --ops optimize``: the auto Z-order, timed;
-4. after: the same two measurements.
+1. ``dbt run`` of the batches and ``dbt compile`` on the embedded engine (setup, not timed);
+   a second project with the same models and a ``mode: local`` profile (JVM Spark with Delta
+   4.4) registers the embedded-built ``events`` and ``products`` by location
+   (``bench/advisor_spark.py``), so both engines read the same Delta files; a copy of
+   ``events`` is kept for Delta's own Z-order;
+2. before: ``python -m python_ops advise --json`` (files admitted per lookup per column),
+   ``dbt run`` of the downstream models on each engine, timed (median of ``--repeat``), and
+   Delta's files read (its scan metric ``numFiles``) for each downstream filter;
+3. ``python -m python_ops maintain --ops optimize`` (embedded profile: the auto Z-order by
+   delta-rs), timed;
+4. after: the same measurements;
+5. Delta's own ``OPTIMIZE ... ZORDER BY`` on the copy, timed, and its files read.
 
 Results go to docs/benchmarks.md (``--no-report``: print only).
 
@@ -31,7 +38,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench.advisor_spark import LOOKUPS, delta_scan, delta_zorder, write_spark_project
 from bench.report import compile_package, write_section
+from python_ops.maintenance.config import parse_size
 
 ROOT = Path(__file__).resolve().parent.parent
 PROJECT = """
@@ -140,12 +149,169 @@ def advise(project: Path) -> dict[str, float]:
     return {"files": advice["files"], **advice["admitted_now"]}
 
 
-def downstream_wall(project: Path, repeat: int) -> float:
-    """Median wall of ``dbt run`` of the downstream models (a whole process each)."""
-    names = " ".join(DOWNSTREAM)
-    return statistics.median(
-        run(dbt(project, "run", "--select", *names.split()), project) for _ in range(repeat)
-    )
+def downstream_wall(project: Path, repeat: int) -> dict[str, float]:
+    """Medians over ``repeat`` ``dbt run``s of the downstream models (a whole process each).
+
+    ``wall``: the process; ``models``: the five models' own ``execution_time`` summed, from
+    dbt's ``run_results.json`` (the statements, without dbt's and the engine's start).
+    """
+    walls, models = [], []
+    per_model: dict[str, list[float]] = {name: [] for name in DOWNSTREAM}
+    for _ in range(repeat):
+        walls.append(run(dbt(project, "run", "--select", *DOWNSTREAM), project))
+        results = json.loads((project / "target" / "run_results.json").read_text())["results"]
+        assert len(results) == len(DOWNSTREAM), results
+        models.append(sum(r["execution_time"] for r in results))
+        for r in results:
+            per_model[r["unique_id"].rsplit(".", 1)[-1]].append(r["execution_time"])
+    return {
+        "wall": statistics.median(walls),
+        "models": statistics.median(models),
+        "walls": walls,
+        "per_model": {name: statistics.median(s) for name, s in per_model.items()},
+    }
+
+
+def embedded_and_spark(
+    project: Path, spark_project: Path, repeat: int, work: Path, label: str
+) -> dict:
+    """One side (before or after): advice, both engines' downstream wall, Delta's scan."""
+    return {
+        "advice": advise(project),
+        "embedded_s": downstream_wall(project, repeat),
+        "spark_s": downstream_wall(spark_project, repeat),
+        "scan": delta_scan(project.parent / "warehouse" / "bench" / "events", work),
+        "load": os.getloadavg()[0],
+        "label": label,
+    }
+
+
+def measure(args: argparse.Namespace, work: Path) -> dict:
+    """Set up, measure before, maintain, measure after, run Delta's own Z-order on a copy."""
+    project, warehouse = work / "project", work / "warehouse"
+    spark_project = work / "project_spark"
+    write_project(project, warehouse, args)
+    write_spark_project(project, spark_project, work / "spark_warehouse")
+    setup = time.perf_counter()
+    run(dbt(project, "run", "--select", "products", "--vars", "{batch: 0}"), project)
+    for batch in range(args.batches):
+        run(dbt(project, "run", "--select", "events", "--vars", f"{{batch: {batch}}}"), project)
+    run(dbt(project, "compile", "--vars", "{batch: 0}"), project)
+    setup_s = time.perf_counter() - setup
+    events = warehouse / "bench" / "events"
+    register = ["run-operation", "register_upstream", "--args", f"{{root: '{events.parent}'}}"]
+    register_s = run(dbt(spark_project, *register), spark_project)
+    copy = work / "delta_copy" / "events"
+    shutil.copytree(events, copy)  # the table as it is before, for Delta's own Z-order
+    before = embedded_and_spark(project, spark_project, args.repeat, work, "before")
+    maintain = [sys.executable, "-m", "python_ops", "maintain", "--project-dir", str(project)]
+    maintain += ["--profiles-dir", str(project), "--ops", "optimize", "--select", "events"]
+    maintain_s = run(maintain, project)
+    after = embedded_and_spark(project, spark_project, args.repeat, work, "after")
+    target = parse_size("events", "maintenance_target_file_size", args.target)
+    delta = delta_zorder(copy, list(COLUMNS), target, work)
+    delta["scan"] = delta_scan(copy, work)
+    for side in (after["scan"], delta["scan"]):
+        same = (side["rows"], side["checksum"]) == (
+            before["scan"]["rows"],
+            before["scan"]["checksum"],
+        )
+        assert same, (before["scan"], side)
+    return {
+        "setup_s": setup_s,
+        "register_s": register_s,
+        "maintain_s": maintain_s,
+        "before": before,
+        "after": after,
+        "delta": delta,
+    }
+
+
+def _wall(side: dict[str, float]) -> str:
+    return f"{side['wall']:.2f} s ({side['models']:.2f} s)"
+
+
+def _ratio(after: dict[str, float], before: dict[str, float]) -> str:
+    return f"{after['wall'] / before['wall']:.2f} ({after['models'] / before['models']:.2f})"
+
+
+def report(args: argparse.Namespace, m: dict, uptime: tuple[str, str]) -> list[str]:
+    """The report's lines."""
+    before, after, delta = m["before"], m["after"], m["delta"]
+    b, a = before["advice"], after["advice"]
+    lines = [
+        "## The advisor and `maintenance_zorder_by: auto` (embedded engine and Spark with Delta)",
+        "",
+        f"`bench/advisor_bench.py`: a {args.rows:,}-row incremental model appended in "
+        f"{args.batches} batches (setup on the embedded engine {m['setup_s']:.0f} s), read by "
+        f"{len(DOWNSTREAM)} downstream table models that filter on `customer_id` (equality, IN) "
+        "and `product_id` (equality, BETWEEN, a join through a CTE). The advisor named exactly "
+        "those two columns. Whole processes (dbt and engine start included); downstream wall is "
+        f"the median of {args.repeat} `dbt run`s of the five models; target file size "
+        f"{args.target}.",
+        "",
+        "The embedded engine (Sail) builds `events` and `products`. The Spark side is the same "
+        "project with a `mode: local` profile (classic JVM Spark `local[*]` with Delta 4.4.0 "
+        "from `jars/`, its own Derby metastore): `dbt run-operation register_upstream` "
+        f"({m['register_s']:.1f} s) registers the embedded-built Delta tables by location "
+        "(`create table ... using delta location ...`), so both engines read the very same "
+        "files before and after the Z-order; the downstream models are built by Delta on Spark.",
+        "",
+        "| | live files | files admitted per lookup: customer_id | product_id | "
+        "downstream build wall: embedded | Spark with Delta |",
+        "|---|---|---|---|---|---|",
+        f"| before | {b['files']} | {b['customer_id']:g} | {b['product_id']:g} "
+        f"| {_wall(before['embedded_s'])} | {_wall(before['spark_s'])} |",
+        f"| after auto Z-order | {a['files']} | {a['customer_id']:g} | {a['product_id']:g} "
+        f"| {_wall(after['embedded_s'])} | {_wall(after['spark_s'])} |",
+        f"| after / before | | | | {_ratio(after['embedded_s'], before['embedded_s'])} | "
+        f"{_ratio(after['spark_s'], before['spark_s'])} |",
+        "",
+        "Each wall is the whole `dbt run` process; in brackets, the five models' own "
+        "`execution_time` summed from dbt's `run_results.json` (their statements, without dbt's "
+        "and the engine's start: the JVM's on Spark).",
+        "",
+        "Delta's own scan metrics: each downstream model's filter on `events` run by Delta 4.4 "
+        "on Spark (`select count(*), sum(amount) ... where <filter>`, adaptive execution off; "
+        "its wall the median of 3 runs in one session), "
+        'files read = the file scan\'s SQL metric `numFiles` ("number of files read"), out of '
+        "the live files. The last column is the same table Z-ordered by Delta's own `OPTIMIZE "
+        "... ZORDER BY (customer_id, product_id)` instead of ours (a copy taken before). "
+        "Delta skips by an IN list's smallest and largest value only (`DataSkippingReader`: "
+        '"an imprecise range test that covers the entire list"), so `in (17, 4242, 90001)` '
+        "admits every file whose range meets 17..90001, whatever the layout.",
+        "",
+        "| downstream model | filter on events | Delta's files read: before | after our auto "
+        "Z-order | after Delta's ZORDER | Delta's filter query s: before / after ours | "
+        "the model's build on Spark s (run_results): before / after ours |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    scans = (before["scan"], after["scan"], delta["scan"])
+    for name, where in LOOKUPS.items():
+        read = " | ".join(f"{s['lookups'][name]['files_read']} of {s['files']}" for s in scans)
+        query = " / ".join(f"{s['lookups'][name]['query_s']:.2f}" for s in scans[:2])
+        build = " / ".join(f"{s['spark_s']['per_model'][name]:.2f}" for s in (before, after))
+        lines.append(f"| {name} | `{where}` | {read} | {query} | {build} |")
+    ours_vs = m["maintain_s"] / delta["wall"]
+    lines += [
+        "",
+        f"The maintenance that chose and applied it (`python -m python_ops maintain --ops "
+        f"optimize` on the embedded profile, one process: the advisor, the Z-order rewrite by "
+        f"delta-rs, files admitted per lookup measured before and after): "
+        f"{m['maintain_s']:.1f} s. Delta's own `OPTIMIZE delta.<copy> ZORDER BY (customer_id, "
+        f"product_id)` (`optimize.maxFileSize` = {args.target}) on the same table, one process "
+        f"with `local[2]` Spark: {delta['wall']:.1f} s whole process (JVM start "
+        f"{delta['start_s']:.1f} s, the statement {delta['op_s']:.1f} s; {delta['removed']} "
+        f"files in, {delta['added']} out); ours / Delta (whole processes) {ours_vs:.2f}. "
+        f"3·√F after ours: {3 * a['files'] ** 0.5:.1f}. Rows and checksum read back by Delta "
+        "are the same before, after ours and after Delta's.",
+        "",
+        f"`uptime` before / after: `{uptime[0]}` / `{uptime[1]}` (2 shared cores: read the "
+        "ratios). Command: `.venv/bin/python bench/advisor_bench.py "
+        f"--rows {args.rows} --batches {args.batches} --repeat {args.repeat} "
+        f"--target {args.target}`.",
+    ]
+    return lines
 
 
 def main() -> None:
@@ -162,46 +328,14 @@ def main() -> None:
     compile_package()
     work = Path(tempfile.mkdtemp(prefix="advisor_bench_"))
     os.environ["PYTHONPATH"] = str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")
+    uptime = [subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()]
     try:
-        project, warehouse = work / "project", work / "warehouse"
-        write_project(project, warehouse, args)
-        setup = time.perf_counter()
-        run(dbt(project, "run", "--select", "products", "--vars", "{batch: 0}"), project)
-        for batch in range(args.batches):
-            run(dbt(project, "run", "--select", "events", "--vars", f"{{batch: {batch}}}"), project)
-        run(dbt(project, "compile", "--vars", "{batch: 0}"), project)
-        setup_s = time.perf_counter() - setup
-        before = advise(project)
-        wall_before = downstream_wall(project, args.repeat)
-        maintain = [sys.executable, "-m", "python_ops", "maintain", "--project-dir", str(project)]
-        maintain += ["--profiles-dir", str(project), "--ops", "optimize", "--select", "events"]
-        maintain_s = run(maintain, project)
-        after = advise(project)
-        wall_after = downstream_wall(project, args.repeat)
+        measured = measure(args, work)
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    lines = [
-        "## The advisor and `maintenance_zorder_by: auto` (embedded engine)",
-        "",
-        f"`bench/advisor_bench.py`: a {args.rows:,}-row incremental model appended in "
-        f"{args.batches} batches (setup {setup_s:.0f} s), read by {len(DOWNSTREAM)} downstream "
-        "table models that filter on `customer_id` (equality, IN) and `product_id` (equality, "
-        "BETWEEN, a join through a CTE). The advisor named exactly those two columns. Whole "
-        f"processes; downstream wall is the median of {args.repeat} `dbt run`s of the five "
-        f"models (engine start included); target file size {args.target}.",
-        "",
-        "| | live files | files admitted per lookup: customer_id | product_id | "
-        "downstream build wall |",
-        "|---|---|---|---|---|",
-        f"| before | {before['files']} | {before['customer_id']:g} | {before['product_id']:g} "
-        f"| {wall_before:.2f} s |",
-        f"| after auto Z-order | {after['files']} | {after['customer_id']:g} | "
-        f"{after['product_id']:g} | {wall_after:.2f} s |",
-        "",
-        f"The maintenance that chose and applied it (`python -m python_ops maintain --ops "
-        f"optimize`, one process: the advisor, the Z-order rewrite, the measurements before and "
-        f"after): {maintain_s:.1f} s. 3·√F after: {3 * after['files'] ** 0.5:.1f}.",
-    ]
+    uptime.append(subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip())
+    print(json.dumps(measured, default=str), flush=True)
+    lines = report(args, measured, (uptime[0], uptime[1]))
     print("\n".join(lines))
     if not args.no_report:
         write_section("ADVISOR_BENCH", lines, source="bench/advisor_bench.py")
