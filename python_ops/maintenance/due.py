@@ -69,6 +69,7 @@ def decide(
     history: HistoryStore | None = None,
     now_s: float | None = None,
     invocation: Invocation | None = None,
+    trust_bounds: bool = False,
 ) -> list[Decision]:
     """Decide which of ``ops`` are due for a model.
 
@@ -80,6 +81,7 @@ def decide(
         history: The maintenance history (for the minimum intervals).
         now_s: The current time (None = now).
         invocation: The command it runs in (a check's warnings once per command).
+        trust_bounds: VACUUM skips its listing while a recorded bound holds (the post-hook).
 
     Returns:
         One decision per op, in ``ops`` order.
@@ -103,7 +105,12 @@ def decide(
             continue
         if op == "vacuum":  # decided with its evidence: the listing its dry run made
             v = vacuum_decision(
-                target, snapshot, int(now * 1000), invocation=invocation, history=history
+                target,
+                snapshot,
+                int(now * 1000),
+                invocation=invocation,
+                history=history,
+                trust_bound=trust_bounds,
             )
             reason = Reason.DUE if v.due else Reason.NOT_DUE
             out.append(Decision(op, reason, v.why, evidence=v.evidence))

@@ -33,15 +33,24 @@ def vacuum_decision(
     *,
     invocation: Invocation | None = None,
     history: HistoryStore | None = None,
+    trust_bound: bool = False,
 ) -> VacuumDue:
     """VACUUM: removed or untracked files older than the retention (``reclaim``, cost-bounded).
 
     Decided on a snapshot, or on the log's paths (``read_file_paths``) alike; with the listing
     a dry run made as its evidence, for the run it decides. ``invocation``: the command it runs
-    in (its warnings once per command); ``history``: where a listing's bound is kept.
+    in (its warnings once per command); ``history``: where a listing's bound is kept;
+    ``trust_bound``: skip the listing while it holds (``reclaim.vacuum_due``).
     """
     with named_as_configured("vacuum"):
-        return vacuum_due(target, snapshot, now_ms, invocation=invocation, history=history)
+        return vacuum_due(
+            target,
+            snapshot,
+            now_ms,
+            invocation=invocation,
+            history=history,
+            trust_bound=trust_bound,
+        )
 
 
 def vacuum_is_due(

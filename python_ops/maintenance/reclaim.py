@@ -76,6 +76,7 @@ def vacuum_due(
     *,
     invocation: Invocation | None = None,
     history: HistoryStore | None = None,
+    trust_bound: bool = False,
 ) -> VacuumDue:
     """VACUUM's due rule: removed or untracked files older than the retention exist.
 
@@ -85,8 +86,9 @@ def vacuum_due(
             (``read_file_paths``: the checkpoint's files as columns; counted the same).
         now_ms: The current time in ms.
         invocation: The command it runs in (warnings once per command).
-        history: Where a listing's ``untracked_bound`` is kept and read (None: every decision
-            of a table small enough lists it).
+        history: Where a listing's ``untracked_bound`` is kept (None: not kept).
+        trust_bound: Skip the listing while the history's bound holds (the post-hook, after
+            every build); False lists (run-operations, the report: thorough on a schedule).
 
     Returns:
         Due or not, why, and the listing a dry run made (its evidence).
@@ -120,7 +122,7 @@ def vacuum_due(
         return VacuumDue(
             False, f"nothing to reclaim: no removed file {older} (LITE: untracked not looked for)"
         )
-    bound = recorded_bound(history, target)  # a listing's proof: nothing untracked can expire yet
+    bound = recorded_bound(history, target) if trust_bound else None  # nothing can expire yet
     if bound is not None and bound.holds(now_ms=now_ms, retention_hours=retention.hours):
         return VacuumDue(
             False,

@@ -209,6 +209,9 @@ class Maintainer:
         advice_for: The advisor, for models with ``auto`` clustering columns
             (``auto_columns.resolve_auto``); None: ``auto`` resolves to no columns.
         build: After a build (the post-hook): what it wrote, recorded beside each op's run.
+        trust_listing_bounds: VACUUM's due check skips its listing while the history's bound
+            holds (``untracked_bound``): the post-hook's, after every build; run-operations
+            list (thorough on a schedule).
     """
 
     spark: Any
@@ -221,6 +224,7 @@ class Maintainer:
     log_failures: bool = True
     advice_for: AdviceFor | None = None
     build: BuildWrites | None = None
+    trust_listing_bounds: bool = False
     _done: int = field(default=0, repr=False)
 
     @property
@@ -387,7 +391,12 @@ class Maintainer:
             try:  # one op's bad setting (a Z-order column) fails that op only
                 with lean_arrow(block_pandas=self._engine_free(op)):  # VACUUM's estimate
                     d = decide(
-                        target, current, ops=(op,), history=self.history, invocation=self.invocation
+                        target,
+                        current,
+                        ops=(op,),
+                        history=self.history,
+                        invocation=self.invocation,
+                        trust_bounds=self.trust_listing_bounds,
                     )[0]
             except MaintenanceError as err:
                 outcomes.append(self.run_op(target, op, dry_run=dry_run, failure=str(err)))

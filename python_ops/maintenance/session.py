@@ -157,10 +157,12 @@ class MaintenanceSession:
         on_model: ModelDone | None = None,
         on_progress: ModelCount | None = None,
         build: BuildWrites | None = None,
+        after_build: bool = False,
     ) -> Maintainer:
         env = self._environment
         return Maintainer(
             build=build,
+            trust_listing_bounds=after_build,  # the post-hook's: not a listing per build
             spark=env.spark(),
             sql=env.delta_sql(),
             vacuum_engine=env.vacuum_engine(),
@@ -209,7 +211,7 @@ class MaintenanceSession:
             except MaintenanceError:
                 writes = None  # the ops read the log themselves and report what is wrong
         try:
-            maintainer = self._maintainer(build=writes)
+            maintainer = self._maintainer(build=writes, after_build=True)
         except MaintenanceError as err:
             # e.g. no place for the history: a setup problem of maintenance, not of the model,
             # so on_error decides as for a failed op

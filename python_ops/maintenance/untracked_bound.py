@@ -10,8 +10,9 @@ proves when the next untracked file can pass the retention ``R``:
 
 So the earliest is ``not_before = min(T + R, min(mtime + R))``, and until then a listing can
 find nothing new: the check records that bound in the history (op ``vacuum_check``, deferred
-to the command's one history commit), and later decisions of the same table with a retention
-of at least ``R`` skip the listing until ``not_before``. Tombstones are still counted from the
+to the command's one history commit), and the post-hook's later decisions of the same table
+with a retention of at least ``R`` skip the listing until ``not_before`` (run-operations and the
+report always list: a run on a schedule is thorough). Tombstones are still counted from the
 log on every decision. In steady state a table is listed once per retention period (a week
 by default) instead of once per build.
 

@@ -60,7 +60,10 @@ def _plant(table: Path, name: str, *, age_h: float, now_s: float) -> Path:
     return path
 
 
-def _vacuum_decision(table: Path, history: HistoryStore, now_s: float, **config: object):
+def _vacuum_decision(
+    table: Path, history: HistoryStore, now_s: float, *, trust: bool = True, **config: object
+):
+    """VACUUM's decision as the post-hook makes it (``trust``: skip the listing under a bound)."""
     (decision,) = decide(
         _target(table, **config),
         read_snapshot(str(table)),
@@ -68,6 +71,7 @@ def _vacuum_decision(table: Path, history: HistoryStore, now_s: float, **config:
         history=history,
         now_s=now_s,
         invocation=Invocation("t"),
+        trust_bounds=trust,
     )
     return decision
 
@@ -99,7 +103,12 @@ def test_a_listing_that_found_nothing_is_not_repeated_until_its_bound(tmp_path: 
     assert later.reason is Reason.NOT_DUE
     assert "no untracked file can pass it before" in later.detail
 
-    # past the bound the decision lists again and finds both
+    # a run-operation on a schedule (maintain_all, the report) lists whatever the bound says
+    scheduled = _vacuum_decision(table, history, now + 9 * 3600, trust=False)
+    assert scheduled.reason is Reason.DUE
+    assert scheduled.detail.startswith("1 untracked file(s)")
+
+    # past the bound the post-hook's decision lists again and finds both
     after = _vacuum_decision(table, history, now + 11 * 3600)
     assert after.reason is Reason.DUE
     assert after.detail.startswith("2 untracked file(s)")
@@ -137,16 +146,20 @@ def test_the_runner_keeps_the_bound_and_the_next_post_hook_uses_it(tmp_path: Pat
     table = _table(tmp_path)
     history = HistoryStore(str(tmp_path / "history"))
     maintainer = Maintainer(spark=None, history=history, invocation=Invocation("build-1"))
-    (first,) = maintainer.maintain_model(_target(table), ops=("vacuum",))
+    (first,) = maintainer.maintain_model(_target(table), ops=("vacuum",))  # maintain_all's
     assert first.reason is Reason.NOT_DUE
     history.flush()
     (row,) = history.records()
     assert (row.op, row.invocation_id, row.table_location) == (CHECK_OP, "build-1", str(table))
-    again = Maintainer(
-        spark=None, history=HistoryStore(history.location), invocation=Invocation("build-2")
+    fresh = HistoryStore(history.location)  # the next dbt process
+    hook = Maintainer(
+        spark=None, history=fresh, invocation=Invocation("build-2"), trust_listing_bounds=True
     )
-    (second,) = again.maintain_model(_target(table), ops=("vacuum",))
+    (second,) = hook.maintain_model(_target(table), ops=("vacuum",))
     assert "no untracked file can pass it before" in second.detail
+    scheduled = Maintainer(spark=None, history=fresh, invocation=Invocation("maintain_all"))
+    (third,) = scheduled.maintain_model(_target(table), ops=("vacuum",))
+    assert third.detail == NOTHING  # a run-operation lists
 
 
 @settings(max_examples=200, deadline=None)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, TypedDict
+from typing import Any, TypedDict, Unpack
 
 from python_ops.delta.file_paths import FilePaths, read_file_paths
 from python_ops.delta.partitions import matching_partition_dirs
@@ -148,9 +148,7 @@ def plan_vacuum(
     *,
     options: VacuumOptions,
     spark: Any = None,
-    snapshot: Snapshot | FilePaths | None = None,
-    evidence: ListingEvidence | None = None,
-    invocation: Invocation | None = None,
+    **given: Unpack[Given],
 ) -> VacuumPlan:
     """Plan one VACUUM run: retention and cutoff, mode, candidates and their selection.
 
@@ -158,37 +156,33 @@ def plan_vacuum(
         storage: The table's storage.
         options: The run's options.
         spark: A Spark session, for a selection or listing on Spark.
-        snapshot: The table's snapshot or its paths if just read (None: the paths are read).
-        evidence: The due check's listing, used when made for this version and filter.
-        invocation: The command it runs in (warnings once per command; None: every time).
+        **given: What the caller has already (``Given``: the snapshot or its paths, else they
+            are read; the due check's listing; the command it runs in).
 
     Returns:
         The plan.
 
     Raises:
-        ConfigError: For a bad retention, partition filter or mode.
-        RetentionTooShortError: For a retention below the table's minimum without override.
-        LiteVacuumUnavailableError: For LITE when the log no longer reaches back far enough.
-        MaintenanceError: A table's log absent, unreadable or using an unsupported feature.
+        MaintenanceError: A bad option (``ConfigError``), a short retention, LITE out of the
+            log's reach, a log absent, unreadable or with an unsupported feature.
     """
     started = time.perf_counter()
-    paths = _log_paths(storage, snapshot)
+    paths = _log_paths(storage, given.get("snapshot"))
     head = paths.peek().head
     check_protocol(head.protocol, Op.VACUUM, location=storage.root)
     o = options
     retention, overridden = vacuum_retention(
-        head,
-        o.retention_hours,
-        allow_short_retention=o.allow_short_retention,
-        model=o.model,
-        invocation=invocation,
-    )
+        head, o.retention_hours, allow_short_retention=o.allow_short_retention, model=o.model,
+        invocation=given.get("invocation"),
+    )  # fmt: skip
     now = int(time.time() * 1000) if o.now_ms is None else o.now_ms
     cutoff = retention.cutoff_ms(now)
     choice = _mode(storage, head, o, cutoff_ms=cutoff, now_ms=now)
     roots = _roots(storage, head, o)
     source = _source(choice, o, storage, roots)
-    scope = Scope(storage, head, paths, cutoff, roots, choice.window, o, spark, evidence)
+    scope = Scope(
+        storage, head, paths, cutoff, roots, choice.window, o, spark, given.get("evidence")
+    )
     found = READERS[source](scope)
     return VacuumPlan(
         storage=storage,
