@@ -56,13 +56,21 @@ def dbt(project: Path, *args: str, hook: bool = True, threads: int = 0) -> dict[
 
 
 WHOLE = "(whole dbt process)"
-HOOK_LINE = re.compile(r"maintenance post-hook (\w+): ([0-9.]+) ms wall, ([0-9.]+) ms thread CPU")
+HOOK_LINE = re.compile(r"maintenance post-hooks: .*; per model \(wall/CPU ms\): (.*)$", re.M)
+HOOK_TIME = re.compile(r"(\w+) ([0-9.]+)/([0-9.]+)")
 
 
 def hook_times(project: Path) -> dict[str, tuple[float, float]]:
-    """Each model's post-hook (wall ms, thread CPU ms) as the adapter logged it in dbt.log."""
+    """Each model's post-hook (wall ms, thread CPU ms) as the adapter logged it in dbt.log.
+
+    The adapter writes one line per dbt command (``report_hook_times``), every hook in it.
+    """
     text = (project / "logs" / "dbt.log").read_text(errors="replace")
-    return {m[1]: (float(m[2]), float(m[3])) for m in HOOK_LINE.finditer(text)}
+    return {
+        m[1]: (float(m[2]), float(m[3]))
+        for line in HOOK_LINE.finditer(text)
+        for m in HOOK_TIME.finditer(line[1])
+    }
 
 
 def python_ops_share(project: Path, warehouse: Path, models: list[str], repeats: int) -> dict:

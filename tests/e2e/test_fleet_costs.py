@@ -11,12 +11,15 @@ engine), then a run-operation selecting one model in a fresh engine. Counted:
   EXTENDED ... LIKE`` (on main one per CREATE, to learn the location the statement had given);
   listings of the whole schema; tables registered from the journal;
 - the catalog journal's appended records and whole rewrites (on main every CREATE re-read and
-  rewrote the whole journal).
+  rewrote the whole journal);
+- the adapter's debug lines of the post-hooks' own times: one per dbt command, every hook in it
+  (one event per model cost each hook's thread as much as a hook with nothing due).
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
@@ -55,6 +58,15 @@ def _dbt(project: Path, *args: str) -> None:
     assert result.success, result.exception
 
 
+def _hook_time_lines(project: Path) -> tuple[int, int]:
+    """The adapter's lines of post-hook times in dbt.log (then cleared), and the hooks named."""
+    log = project / "logs" / "dbt.log"
+    lines = [line for line in log.read_text().splitlines() if "maintenance post-hook" in line]
+    log.write_text("")
+    named = sum(len(re.findall(r"\w+ [0-9.]+/[0-9.]+", line)) for line in lines)
+    return len(lines), named
+
+
 def _measure(
     root: Path, tables: int, scans: Counter[str], monkeypatch: pytest.MonkeyPatch
 ) -> dict[str, Counter[str]]:
@@ -74,6 +86,7 @@ def _measure(
         counts["journal appends"] = engine.journal.appends - appends  # type: ignore[attr-defined]
         counts["journal rewrites"] = engine.journal.compactions - rewrites  # type: ignore[attr-defined]
         counts["cache scans"] = scans["get_relations"]
+        counts["hook time lines"], counts["hooks timed"] = _hook_time_lines(project)
         out[step] = counts
     shutdown_engines()  # the next process: its engine starts from the journal
     scans.clear()
@@ -105,6 +118,10 @@ def test_catalog_work_per_model_stays_flat_from_10_to_60_models(
         assert large[step]["list_schema"] <= 1, step
         assert large[step]["journal rewrites"] == 0, step
     first, repeat = "first build", "repeat build"
+    for step in (first, repeat):  # every hook timed, in one dbt event per command
+        for size, counts in zip(SIZES, (small, large), strict=True):
+            assert counts[step]["hook time lines"] == 1, (step, size)
+            assert counts[step]["hooks timed"] == size + INCREMENTAL, (step, size)
     assert large[first]["create_table"] - small[first]["create_table"] == grown
     # one journal record per new table; a rebuild at the same location records nothing
     assert large[first]["journal appends"] - small[first]["journal appends"] == grown

@@ -73,6 +73,8 @@ class SparkDeltaAdapter(SparkAdapter):
     def cleanup_connections(self) -> None:
         """At the end of a dbt command: first the history rows kept for it (post-hook skips)."""
         flush_histories()
+        if "maintenance" in self.__dict__:  # built: this command ran maintenance (post-hooks)
+            self.maintenance.run_operations.report_hook_times()
         maintenance_events.release_python_ops_logs()  # held by the post-hooks, if any ran
         super().cleanup_connections()
 

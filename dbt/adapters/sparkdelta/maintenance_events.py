@@ -14,10 +14,7 @@ keep, and drops the INFO progress of a long VACUUM).
 
 from __future__ import annotations
 
-import atexit
 import logging
-import threading
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -51,43 +48,6 @@ def info(message: str) -> None:
 def debug(message: str) -> None:
     """Write a line to ``logs/dbt.log`` only (dbt's file log is at debug level by default)."""
     fire_event(Note(msg=message), level=EventLevel.DEBUG)
-
-
-def debug_later(message: str) -> None:
-    """``debug``, fired by a background thread: the caller only queues the line.
-
-    For lines on a hot path (the post-hook's own timing, once per model): building and writing
-    dbt's event costs the calling thread more than the rest of a hook with nothing due. Lines
-    queued at the process's exit are written first (at most 2 s).
-    """
-    later = runtime.LATER_EVENTS
-    with later.lock:
-        later.value.pending += 1
-        if not later.value.started:
-            later.value.started = True
-            threading.Thread(target=_fire_later, name="sparkdelta-events", daemon=True).start()
-    later.value.lines.put(message)
-
-
-def _fire_later() -> None:
-    while True:
-        message = runtime.LATER_EVENTS.value.lines.get()
-        try:
-            debug(message)
-        except Exception:  # a log line must never break the process
-            logging.getLogger(__name__).debug("could not fire a maintenance debug line")
-        with runtime.LATER_EVENTS.lock:
-            runtime.LATER_EVENTS.value.pending -= 1
-
-
-def flush_later(timeout_s: float = 2.0) -> None:
-    """Wait until the queued ``debug_later`` lines are written (at most ``timeout_s``)."""
-    deadline = time.monotonic() + timeout_s
-    while runtime.LATER_EVENTS.value.pending > 0 and time.monotonic() < deadline:
-        time.sleep(0.005)
-
-
-atexit.register(flush_later)
 
 
 class _DbtEventHandler(logging.Handler):

@@ -32,6 +32,25 @@ from python_ops.maintenance import (
     report_rows,
 )
 
+HOOK_TIMES = "post-hook times"  # the invocation's memo: (model, wall ms, thread CPU ms) per hook
+
+
+def hook_times_line(times: list[tuple[str, float, float]]) -> str:
+    """The command's post-hooks' own times as one line (totals, medians, slowest, per model).
+
+    Args:
+        times: (model, wall ms, thread CPU ms) per hook, in the order they ended.
+    """
+    walls = sorted(t[1] for t in times)
+    cpus = sorted(t[2] for t in times)
+    middle = len(times) // 2
+    each = ", ".join(f"{name} {wall:.2f}/{cpu:.2f}" for name, wall, cpu in times)
+    return (
+        f"maintenance post-hooks: {len(times)} hooks; wall ms total {sum(walls):.1f} median "
+        f"{walls[middle]:.2f} max {walls[-1]:.2f}; thread CPU ms total {sum(cpus):.1f} median "
+        f"{cpus[middle]:.2f} max {cpus[-1]:.2f}; per model (wall/CPU ms): {each}"
+    )
+
 
 class RunOperations:
     """The post-hook and the run-operations over a set of models.
@@ -62,8 +81,9 @@ class RunOperations:
     def after_build(self, model: Any, invocation_id: str, history: Mapping[str, Any]) -> str:
         """Post-hook: run the maintenance that is due for the model just built.
 
-        Its own time goes to ``logs/dbt.log`` (debug level): what the hook added to the model's
-        build, whatever else the process was doing (``bench/posthook_bench.py`` reads it).
+        Its own time is kept for the command's one line in ``logs/dbt.log`` (debug level,
+        ``report_hook_times``): what the hook added to the model's build, whatever else the
+        process was doing (``bench/posthook_bench.py`` reads it).
 
         Returns:
             A one-line summary ('' when nothing ran).
@@ -76,10 +96,21 @@ class RunOperations:
             return self._after_build(model, invocation_id, history)
         finally:
             name = model.get("name") if isinstance(model, Mapping) else getattr(model, "name", "")
-            maintenance_events.debug_later(  # queued: dbt's event off the hook's thread
-                f"maintenance post-hook {name}: {(time.perf_counter() - started) * 1000:.2f} ms "
-                f"wall, {(time.thread_time() - cpu) * 1000:.2f} ms thread CPU"
-            )
+            hooks: list[tuple[str, float, float]] = (
+                self._invocations.get(invocation_id).memo(HOOK_TIMES).setdefault("each", [])
+            )  # one append per model (atomic), no event per model
+            wall_ms = (time.perf_counter() - started) * 1000
+            hooks.append((str(name), wall_ms, (time.thread_time() - cpu) * 1000))
+
+    def report_hook_times(self) -> None:
+        """The command ends: one debug line with every post-hook's own time, if any ran.
+
+        One dbt event per command, not one per model (an event costs the hook's thread about
+        as much as a hook with nothing due).
+        """
+        hooks = self._invocations.get(get_invocation_id()).memo(HOOK_TIMES).pop("each", None)
+        if hooks:
+            maintenance_events.debug(hook_times_line(hooks))
 
     def _after_build(self, model: Any, invocation_id: str, history: Mapping[str, Any]) -> str:
         build = self.build_clock.take(model)  # when its materialization started, and the version

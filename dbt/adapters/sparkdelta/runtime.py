@@ -11,7 +11,6 @@ one adapter class; what one invocation remembers is ``MaintenanceParts.invocatio
   holds the post-hook's deferred rows until the command ends).
 - ``NO_DELTA_TABLES``: connections whose engine refused to register a Delta table (Spark
   without delta-spark): a property of the engine, asked once.
-- ``LATER_EVENTS``: the queue of debug lines fired by a background thread (``debug_later``).
 - ``LOG_BRIDGE``: how many maintenance calls have the ``python_ops`` loggers routed to dbt's
   events now, and the loggers' settings to restore when the last ends.
 
@@ -22,26 +21,10 @@ keeps state at module level; ``tests/unit/test_runtime.py`` enforces it for the 
 from __future__ import annotations
 
 import logging
-import queue
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from python_ops.maintenance import HistoryStore, Shared
-
-
-@dataclass
-class LaterEvents:
-    """Debug lines queued for dbt's events, fired by one background thread.
-
-    Attributes:
-        lines: The queue.
-        started: The thread was started.
-        pending: Lines queued and not yet fired.
-    """
-
-    lines: queue.SimpleQueue[str] = field(default_factory=queue.SimpleQueue)
-    started: bool = False
-    pending: int = 0
 
 
 @dataclass
@@ -63,5 +46,4 @@ class LogBridge:
 ENGINES: Shared[dict[tuple[Any, ...], Any]] = Shared("engines per profile", {})
 HISTORY_STORES: Shared[dict[str, HistoryStore]] = Shared("history stores per location", {})
 NO_DELTA_TABLES: Shared[set[tuple[Any, ...]]] = Shared("engines without Delta tables", set())
-LATER_EVENTS: Shared[LaterEvents] = Shared("debug lines fired later", LaterEvents())
 LOG_BRIDGE: Shared[LogBridge] = Shared("python_ops logs routed to dbt", LogBridge())
