@@ -6,7 +6,7 @@ log, a scheduler's output or a traceback) is actionable.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 
 class MaintenanceError(Exception):
@@ -51,11 +51,15 @@ class StorageError(MaintenanceError):
 class ConfigError(MaintenanceError):
     """A setting has a bad value.
 
+    An op names its own parameter and no model (it knows tables, not dbt); the layer that
+    passed the setting re-raises the error with ``attributed`` under the key the user wrote
+    and the model it belongs to (``python_ops.maintenance.op_keys``).
+
     Args:
         setting: Name of the setting as the user wrote it.
         value: The rejected value.
         fix: What to do instead (valid choices, range, or an example).
-        model: The dbt model or table the setting belongs to, when known.
+        model: The dbt model the setting belongs to, when the caller knows one.
     """
 
     def __init__(self, *, setting: str, value: object, fix: str, model: str | None = None):
@@ -65,6 +69,26 @@ class ConfigError(MaintenanceError):
         self.model = model
         where = f"model '{model}': " if model else ""
         super().__init__(f"{where}setting '{setting}' has bad value {value!r}. {fix}")
+
+    def attributed(
+        self, *, model: str | None, keys: Mapping[str, str] | None = None
+    ) -> ConfigError:
+        """The same error (same class) naming ``model`` and the setting as the user wrote it.
+
+        Args:
+            model: The model the setting belongs to (an error already naming one keeps it).
+            keys: Parameter name to the user's key (``retention_hours`` to
+                ``maintenance_vacuum_retention_hours``); a setting not in it keeps its name.
+
+        Returns:
+            A new error of this class.
+        """
+        return type(self)(
+            setting=(keys or {}).get(self.setting, self.setting),
+            value=self.value,
+            fix=self.fix,
+            model=self.model or model,
+        )
 
 
 class ConfigErrors(ConfigError):
@@ -92,9 +116,65 @@ class ConfigErrors(ConfigError):
             self, f"{where} {len(self.errors)} bad maintenance settings; fix all of them:\n{items}"
         )
 
+    def attributed(
+        self, *, model: str | None, keys: Mapping[str, str] | None = None
+    ) -> ConfigError:
+        """Every error attributed (``ConfigError.attributed``), listed again."""
+        return ConfigErrors([e.attributed(model=model, keys=keys) for e in self.errors])
+
 
 class RetentionTooShortError(ConfigError):
-    """A requested VACUUM retention is below the table's minimum and not overridden."""
+    """A requested VACUUM retention is below the table's minimum and not overridden.
+
+    The op that refuses knows the override only as its own parameter (``override``); how a
+    user sets it depends on the caller (a model's key, the command line's flag), so the caller
+    words it (``how_to_override``, given to ``attributed``).
+
+    Args:
+        setting: The retention's name as the user wrote it.
+        value: The requested retention.
+        fix: What to do, up to the override (``... Request at least 168 hours, or``); with no
+            ``override`` the whole fix.
+        override: The op's parameter that allows the retention (``allow_short_retention``);
+            None: no override to name.
+        how_to_override: How the caller sets it (``pass --allow-short-retention to
+            override.``); None: the parameter, as a Python caller passes it.
+        model: The dbt model, when the caller knows one.
+    """
+
+    def __init__(
+        self,
+        *,
+        setting: str,
+        value: object,
+        fix: str,
+        override: str | None = None,
+        how_to_override: str | None = None,
+        model: str | None = None,
+    ):
+        self.refusal = fix
+        self.override = override
+        self.how_to_override = how_to_override
+        words = how_to_override or f"pass {override}=True to override."
+        full = f"{fix} {words}" if override else fix
+        super().__init__(setting=setting, value=value, fix=full, model=model)
+
+    def attributed(
+        self,
+        *,
+        model: str | None,
+        keys: Mapping[str, str] | None = None,
+        how_to_override: str | None = None,
+    ) -> RetentionTooShortError:
+        """The same refusal naming ``model``, the user's keys and how this caller overrides it."""
+        return type(self)(
+            setting=(keys or {}).get(self.setting, self.setting),
+            value=self.value,
+            fix=self.refusal,
+            override=self.override,
+            how_to_override=self.how_to_override or how_to_override,
+            model=self.model or model,
+        )
 
 
 class WriterError(MaintenanceError):

@@ -20,7 +20,6 @@ def checked_number(
     value: Any,
     *,
     setting: str,
-    model: str | None = None,
     minimum: float = 0.0,
     above_minimum: bool = False,
     maximum: float | None = None,
@@ -31,7 +30,6 @@ def checked_number(
     Args:
         value: The input: a number, or a string holding one (dbt configs, CLI text).
         setting: The setting's name as the user wrote it.
-        model: The dbt model or table, when known.
         minimum: The smallest allowed value.
         above_minimum: When True the value must be strictly above ``minimum``.
         maximum: The largest allowed value, if any.
@@ -49,11 +47,11 @@ def checked_number(
     kind = "a whole number" if whole else "a number"
     fix = f"Use {kind} {bound}."
     if isinstance(value, bool) or not isinstance(value, (int, float, str)):
-        raise ConfigError(setting=setting, value=value, fix=fix, model=model)
+        raise ConfigError(setting=setting, value=value, fix=fix)
     try:
         number = float(value)
     except (ValueError, OverflowError) as err:
-        raise ConfigError(setting=setting, value=value, fix=fix, model=model) from err
+        raise ConfigError(setting=setting, value=value, fix=fix) from err
     if (
         not math.isfinite(number)
         or number < minimum
@@ -61,7 +59,7 @@ def checked_number(
         or (maximum is not None and number > maximum)
         or (whole and not number.is_integer())
     ):
-        raise ConfigError(setting=setting, value=value, fix=fix, model=model)
+        raise ConfigError(setting=setting, value=value, fix=fix)
     return number
 
 

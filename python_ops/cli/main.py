@@ -20,6 +20,7 @@ from python_ops.delta.properties import DELETED_FILE_RETENTION, LOG_RETENTION
 from python_ops.errors import ChangedThenFailedError, MaintenanceError, OptimizeConflictError
 from python_ops.invocation import Invocation
 from python_ops.maintenance.config import parse_size
+from python_ops.maintenance.op_keys import as_model_setting
 from python_ops.maintenance.policy import unrecorded_note
 from python_ops.maintenance.registry import op_spec
 from python_ops.ops.health import table_health
@@ -340,19 +341,21 @@ def _run_vacuum(args: Any, spark: Any) -> int:
 def _invoke_vacuum(
     args: Any, location: str, model: Any, options: dict[str, Any], spark: Any
 ) -> VacuumResult:
-    result: VacuumResult = op_spec("vacuum").invoke(
-        location,
-        spark=spark,
-        model=model.config.model if model else None,
-        invocation=args.invocation,
-        dry_run=args.dry_run,
-        partition_filter=args.partition_filter,
-        max_workers=args.workers,
-        cluster_listing=args.cluster_listing,
-        engine="in_process" if args.engine == "in-process" else "spark",
-        **options,
-        **({"inventory": args.inventory} if args.inventory else {}),
-    )
+    with policy.fix_as_flag():  # on a table path; a model's key where --model names one
+        result: VacuumResult = op_spec("vacuum").invoke(
+            location,
+            spark=spark,
+            model=model.config.model if model else None,
+            invocation=args.invocation,
+            words=policy.FLAG_WORDS,
+            dry_run=args.dry_run,
+            partition_filter=args.partition_filter,
+            max_workers=args.workers,
+            cluster_listing=args.cluster_listing,
+            engine="in_process" if args.engine == "in-process" else "spark",
+            **options,
+            **({"inventory": args.inventory} if args.inventory else {}),
+        )
     return result
 
 
@@ -405,7 +408,8 @@ def _run_optimize(args: Any) -> int:
         writer, _sql = delta_writer_for(snapshot, op, None, snapshot.location)
         options.pop("memory_budget_bytes", None)  # the plan does not depend on it
         with recorded_run(model, "optimize", dry_run=True) as run:
-            plan = plan_optimize(location, model=name, writer=writer, snapshot=snapshot, **options)
+            with as_model_setting(name):
+                plan = plan_optimize(location, writer=writer, snapshot=snapshot, **options)
             run.result = plan
             run.parameters = {k: v for k, v in options.items() if v is not None}
         print(render.optimize_plan_text(plan))

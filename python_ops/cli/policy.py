@@ -6,19 +6,41 @@ Delta's 168 h, whatever a dbt model says. With ``--model NAME [--project-dir DIR
 maintenance config from the manifest fills every option not given on the command line, as the
 post-hook and ``maintain`` apply it, and the table may be left out (it is found as ``maintain``
 finds it). The output says which policy applied.
+
+A fix names what the user can change in the mode they are in: on a table path the command
+line's flag (``--allow-short-retention``), with ``--model`` the model's key.
 """
 
 from __future__ import annotations
 
 import argparse
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from python_ops.cli.project import ModelPolicy, add_project_arguments, model_policy
 from python_ops.delta.recorded_retentions import policy_properties
-from python_ops.errors import ConfigError
+from python_ops.errors import ConfigError, RetentionTooShortError
+from python_ops.ops.vacuum.retention import OverrideWords
 from python_ops.storage import normalize_location
 
 OP_SETTING = {"vacuum": "vacuum", "cleanup-logs": "cleanup_logs", "optimize": "optimize"}
+OVERRIDE_FLAG = "--allow-short-retention"
+# how a warning of an allowed short retention names the table (its location) and the flag
+FLAG_WORDS = OverrideWords(override=OVERRIDE_FLAG)
+
+
+@contextmanager
+def fix_as_flag() -> Iterator[None]:
+    """A refused retention's fix names the command line's flag (a model's key, if named, stays)."""
+    try:
+        yield
+    except RetentionTooShortError as err:
+        raise err.attributed(
+            model=None,
+            how_to_override=f"pass {OVERRIDE_FLAG} to override (allow_short_retention=True from "
+            "Python).",
+        ) from err
 
 
 def add_model_arguments(parser: argparse.ArgumentParser) -> None:

@@ -284,7 +284,6 @@ def parse_scope(
     partition_columns: tuple[str, ...],
     schema_fields: list[dict[str, Any]],
     setting: str,
-    model: str | None = None,
 ) -> PartitionScope:
     """Parse and validate a partition condition for a table.
 
@@ -294,7 +293,6 @@ def parse_scope(
         schema_fields: The table's top-level schema fields (name and type).
         setting: The setting the condition came from, for errors (``partition_filter``,
             ``where``, a ``maintenance_*`` key).
-        model: The dbt model or table, for errors.
 
     Returns:
         The scope.
@@ -310,14 +308,12 @@ def parse_scope(
             setting=setting,
             value=predicate,
             fix="The table is not partitioned; run without a partition condition.",
-            model=model,
         )
     if not isinstance(predicate, str) or not predicate.strip():
         raise ConfigError(
             setting=setting,
             value=predicate,
             fix=f"Write a SQL condition over the partition columns ({allowed}).",
-            model=model,
         )
     types = {
         str(f["name"]): f["type"] if isinstance(f["type"], str) else "struct" for f in schema_fields
@@ -331,7 +327,6 @@ def parse_scope(
             setting=setting,
             value=predicate,
             fix=f"'{err.name}' is {kind}; only partition columns may be used: {allowed}.",
-            model=model,
         ) from err
     except _Syntax as err:
         raise ConfigError(
@@ -339,6 +334,5 @@ def parse_scope(
             value=predicate,
             fix=f"It does not parse ({err}). Write a SQL condition over the partition columns "
             f"({allowed}), e.g. \"{partition_columns[0]} >= '2024-06-01'\".",
-            model=model,
         ) from err
     return PartitionScope(predicate, tuple(sorted(parser.referenced)), node, types)

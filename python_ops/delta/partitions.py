@@ -30,16 +30,13 @@ def _discover(storage: Storage, partition_columns: tuple[str, ...]) -> list[dict
     return rows
 
 
-def matching_partition_dirs(
-    storage: Storage, snapshot: Snapshot, predicate: str, *, model: str | None = None
-) -> list[str]:
+def matching_partition_dirs(storage: Storage, snapshot: Snapshot, predicate: str) -> list[str]:
     """The partition directories whose values satisfy ``predicate``.
 
     Args:
         storage: The table's storage.
         snapshot: The table's snapshot (schema and partition columns).
         predicate: SQL condition over partition columns (``python_ops.delta.partition_scope``).
-        model: The dbt model, for errors.
 
     Returns:
         Leaf partition directories (relative paths) that match, possibly none.
@@ -53,7 +50,6 @@ def matching_partition_dirs(
         partition_columns=snapshot.metadata.partition_columns,
         schema_fields=snapshot.metadata.schema_fields(),
         setting="partition_filter",
-        model=model,
     )
     if snapshot.metadata.configuration.get("delta.columnMapping.mode", "none") != "none":
         raise ConfigError(
@@ -61,7 +57,6 @@ def matching_partition_dirs(
             value=predicate,
             fix="The table uses column mapping, so its directories are not named by partition "
             "value; run without a partition filter.",
-            model=model,
         )
     rows = _discover(storage, snapshot.metadata.partition_columns)
     return sorted(row["_path"] for row in rows if scope.matches(row))

@@ -42,6 +42,7 @@ if TYPE_CHECKING:
         managed_location,
         placed_location,
     )
+    from python_ops.maintenance.op_keys import as_model_setting
     from python_ops.maintenance.report import render_report, report_rows
     from python_ops.maintenance.run_options import RunOptions
     from python_ops.maintenance.runner import MaintenanceRun, OpOutcome
@@ -100,6 +101,7 @@ _EXPORTS: dict[str, str] = {
     "EngineMode": "python_ops.maintenance.engine_modes",
     "engine_mode": "python_ops.maintenance.engine_modes",
     "HistoryStore": "python_ops.maintenance.history",
+    "as_model_setting": "python_ops.maintenance.op_keys",
     "JOURNAL_NAME": "python_ops.maintenance.catalog_file",
     "LOG_NAME": "python_ops.maintenance.catalog_file",
     "Catalog": "python_ops.maintenance.catalog_file",
@@ -183,6 +185,7 @@ __all__ = [
     "advice_dict",
     "advice_text",
     "advise_project",
+    "as_model_setting",
     "checked_number",
     "checked_retention",
     "embedded_warehouse",

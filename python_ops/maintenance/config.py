@@ -44,11 +44,11 @@ def _bool(model: str, key: str, value: Any) -> bool:
 
 def _retention(model: str, key: str, value: Any) -> float:
     maximum = MAX_DAYS if key.endswith("_days") else MAX_HOURS
-    return checked_number(value, setting=key, model=model, above_minimum=True, maximum=maximum)
+    return checked_number(value, setting=key, above_minimum=True, maximum=maximum)
 
 
 def _interval(model: str, key: str, value: Any) -> float:
-    return checked_number(value, setting=key, model=model, maximum=MAX_HOURS)
+    return checked_number(value, setting=key, maximum=MAX_HOURS)
 
 
 _SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(b|kb|mb|gb|kib|mib|gib)?\s*$", re.IGNORECASE)
@@ -136,11 +136,11 @@ def _stats_mode(model: str, key: str, value: Any) -> StatsMode:
 
 
 def _ratio(model: str, key: str, value: Any) -> float:
-    return checked_number(value, setting=key, model=model, maximum=1)
+    return checked_number(value, setting=key, maximum=1)
 
 
 def _days(model: str, key: str, value: Any) -> float:
-    return checked_number(value, setting=key, model=model, maximum=MAX_DAYS)
+    return checked_number(value, setting=key, maximum=MAX_DAYS)
 
 
 def _on_error(model: str, key: str, value: Any) -> str:
@@ -261,6 +261,7 @@ class MaintenanceConfig:
             "and command)",
             _bool,
             op="vacuum",
+            param="allow_short_retention",
         ),
     )
     vacuum_record_short_retention: bool = field(
@@ -578,7 +579,7 @@ def parse_config(model: str, config: Mapping[str, Any]) -> MaintenanceConfig:
         try:
             values[s.name] = s.parse(model, s.key, config[s.key])
         except ConfigError as err:
-            errors.append(err)
+            errors.append(err.attributed(model=model))  # a number's check names no model
     if (values.get("zorder_by") or values.get("zorder_auto")) and (
         values.get("cluster_by") or values.get("cluster_auto")
     ):

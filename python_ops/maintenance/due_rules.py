@@ -16,7 +16,7 @@ from python_ops.delta.snapshot import Snapshot, read_snapshot
 from python_ops.errors import MaintenanceError
 from python_ops.invocation import Invocation
 from python_ops.maintenance.history import HistoryStore
-from python_ops.maintenance.op_keys import named_as_configured
+from python_ops.maintenance.op_keys import as_model_setting
 from python_ops.maintenance.policy import describe_changes, effective_snapshot, stale_policy
 from python_ops.maintenance.reclaim import VacuumDue, vacuum_due
 from python_ops.maintenance.targets import ModelTarget
@@ -42,7 +42,7 @@ def vacuum_decision(
     in (its warnings once per command); ``history``: where a listing's bound is kept;
     ``trust_bound``: skip the listing while it holds (``reclaim.vacuum_due``).
     """
-    with named_as_configured("vacuum"):
+    with as_model_setting(target.config.model, "vacuum"):
         return vacuum_due(
             target,
             snapshot,
@@ -136,7 +136,7 @@ def optimize_is_due(target: ModelTarget, snapshot: Snapshot, now_ms: int) -> tup
             f"of the table; compaction waits for {REBUILT_MIN_FILES} (as Delta's auto "
             "compaction), since the next full build replaces them"
         )
-    with named_as_configured("optimize"):
+    with as_model_setting(target.config.model, "optimize"):
         plan = plan_optimize(
             target.location,
             snapshot=snapshot,
@@ -146,7 +146,6 @@ def optimize_is_due(target: ModelTarget, snapshot: Snapshot, now_ms: int) -> tup
             zorder_by=list(c.zorder_by),
             target_size_bytes=c.target_file_size_bytes,
             min_small_files=c.min_small_files,
-            model=c.model,
             where=target.build_scope,  # after a build: the partitions it wrote, only
         )
     where = " of the partitions this build wrote" if target.build_scope else ""
@@ -160,7 +159,7 @@ def optimize_is_due(target: ModelTarget, snapshot: Snapshot, now_ms: int) -> tup
 
 def cleanup_logs_is_due(target: ModelTarget, snapshot: Snapshot, now_ms: int) -> tuple[bool, str]:
     """Log cleanup: expired commits before a checkpoint, or a recorded policy to follow."""
-    with named_as_configured("cleanup_logs"):
+    with as_model_setting(target.config.model, "cleanup_logs"):
         changes = stale_policy(snapshot, target.config)
         retention = resolve_log_retention(
             effective_snapshot(snapshot).metadata.configuration, target.config.log_retention_days
@@ -213,7 +212,7 @@ def stats_is_due(target: ModelTarget, snapshot: Snapshot, now_ms: int) -> tuple[
 
     refuse_without_atomic_commits(open_storage(target.location))  # refused where the op is
     columns = target.config.stats_watched_columns
-    with named_as_configured("stats"):
+    with as_model_setting(target.config.model, "stats"):
         plan = plan_stats(target.location, columns=columns, snapshot=snapshot)
     if plan.files_due:
         return True, (

@@ -1,7 +1,12 @@
-"""The op parameter each model setting is passed as, and errors renamed to the user's key.
+"""The op parameter each model setting is passed as, and op errors attributed to the model.
 
-An op names its own parameter (``zorder_by``); a dbt user wrote ``maintenance_zorder_by``. The
-pairs come from the settings' declarations (``config.SETTINGS``: ``op`` and ``param``), once.
+An op names its own parameter (``zorder_by``) and knows tables, not dbt models; a dbt user
+wrote ``maintenance_zorder_by`` on a model. The pairs come from the settings' declarations
+(``config.SETTINGS``: ``op`` and ``param``), once. Every call the maintenance layer makes into
+an op for a model runs inside ``as_model_setting``, which re-raises the op's ``ConfigError``
+(its subclass kept) naming the model and the key, and words a refused retention's override as
+the model's key. ``model_audit`` and ``model_words`` are the same naming for the op's audit
+record and its warnings.
 """
 
 from __future__ import annotations
@@ -9,8 +14,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from python_ops.errors import ConfigError
+from python_ops.errors import ConfigError, RetentionTooShortError
 from python_ops.maintenance.config import SETTINGS
+from python_ops.ops.audit import Audit
+from python_ops.ops.vacuum.retention import OVERRIDE, OverrideWords
 
 
 def op_keys(op: str) -> dict[str, str]:
@@ -26,19 +33,46 @@ def op_keys(op: str) -> dict[str, str]:
     return {s.param: s.key for s in SETTINGS if s.op == op and s.param}
 
 
+# The model setting that allows a retention below the table's minimum (VACUUM's override).
+OVERRIDE_KEY = op_keys("vacuum")[OVERRIDE]
+
+
 @contextmanager
-def named_as_configured(op: str | None) -> Iterator[None]:
-    """Re-raise an op's ``ConfigError`` about a parameter under the config key it came from.
+def as_model_setting(model: str | None, op: str | None = None) -> Iterator[None]:
+    """Re-raise an op's ``ConfigError`` as the model's: named, its key, the fix in its words.
+
+    The error keeps its class (``RetentionTooShortError``, ``ConfigErrors``) and its message
+    shape: ``model 'fct': setting 'maintenance_zorder_by' has bad value ...``.
 
     Args:
-        op: The op whose settings were passed; None keeps the op's own names (e.g. a
-            run-operation's own ``retention_hours`` argument).
+        model: The model the op runs for (None: errors pass unchanged).
+        op: The op whose settings were passed, to name them as the model's keys; None keeps
+            the op's own names (a run-operation's own ``retention_hours`` argument, an
+            option given on the command line).
     """
-    keys = op_keys(op) if op else {}
     try:
         yield
     except ConfigError as err:
-        key = keys.get(err.setting)
-        if key is None:
+        if model is None:
             raise
-        raise type(err)(setting=key, value=err.value, fix=err.fix, model=err.model) from err
+        keys = op_keys(op) if op else {}
+        if isinstance(err, RetentionTooShortError):
+            raise err.attributed(
+                model=model, keys=keys, how_to_override=model_override_fix()
+            ) from err
+        raise err.attributed(model=model, keys=keys) from err
+
+
+def model_override_fix() -> str:
+    """How a model allows a VACUUM retention below its table's minimum, as a refusal says."""
+    return f"set '{OVERRIDE_KEY}: true' on the model to override."
+
+
+def model_audit(model: str, *, enabled: bool = True) -> Audit:
+    """The audit an op runs with for a model: its record names the model."""
+    return Audit(enabled=enabled, labels={"model": model})
+
+
+def model_words(model: str) -> OverrideWords:
+    """How an allowed short retention's warning names a model and its override key."""
+    return OverrideWords(table=model, override=OVERRIDE_KEY)

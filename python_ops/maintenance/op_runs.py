@@ -2,7 +2,8 @@
 
 One function per op, ``(target, ctx) -> OpCounts``, registered with the op in
 ``registry.REGISTRY``; the op's settings are passed as its parameters, and a parameter it
-refuses is named as the ``maintenance_*`` key the user wrote (``op_keys``).
+refuses is named as the ``maintenance_*`` key the user wrote, on the model (``op_keys``); its
+audit record names the model too.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from python_ops.delta.snapshot import Snapshot, read_snapshot
 from python_ops.errors import EngineError
 from python_ops.invocation import Invocation
 from python_ops.maintenance.auto_columns import admitted_per_column, clustering_fields
-from python_ops.maintenance.op_keys import named_as_configured
+from python_ops.maintenance.op_keys import as_model_setting, model_audit, model_words
 from python_ops.maintenance.outcomes import OpCounts
 from python_ops.maintenance.policy import (
     effective_paths,
@@ -90,14 +91,14 @@ def run_vacuum(target: ModelTarget, ctx: RunContext) -> OpCounts:
         c.vacuum_retention_hours if ctx.retention_hours is None else ctx.retention_hours
     )
     # a run-operation's own retention_hours argument keeps its name
-    with named_as_configured("vacuum" if ctx.retention_hours is None else None):
+    with as_model_setting(c.model, "vacuum" if ctx.retention_hours is None else None):
         v = vacuum(
             target.location,
             spark=ctx.spark,
             retention_hours=retention_hours,
             allow_short_retention=c.vacuum_allow_short_retention,
             dry_run=ctx.dry_run,
-            model=c.model,
+            audit=model_audit(c.model),
             # the retention the package recorded follows the config: not a floor (``policy``)
             snapshot=(
                 effective_paths(ctx.paths)
@@ -109,6 +110,7 @@ def run_vacuum(target: ModelTarget, ctx: RunContext) -> OpCounts:
             full_interval_days=c.vacuum_full_interval_days,
             evidence=ctx.evidence,  # the due check's listing, when it made one
             invocation=ctx.invocation,
+            words=model_words(c.model),
         )
     params = {
         "retention_hours": retention_hours,
@@ -160,7 +162,7 @@ def run_optimize(target: ModelTarget, ctx: RunContext) -> OpCounts:
     where = None if choice is not None and choice.changed else target.build_scope
     if where:
         params["where"] = where
-    with named_as_configured("optimize"):
+    with as_model_setting(c.model, "optimize"):
         o = optimize(
             target.location,
             zorder_by=list(c.zorder_by),
@@ -170,7 +172,7 @@ def run_optimize(target: ModelTarget, ctx: RunContext) -> OpCounts:
             memory_budget_bytes=c.memory_budget_bytes,
             dry_run=ctx.dry_run,
             sql=ctx.sql,
-            model=c.model,
+            audit=model_audit(c.model),
             snapshot=snapshot,
             where=where,
         )
@@ -237,7 +239,7 @@ def run_cleanup_logs(target: ModelTarget, ctx: RunContext) -> OpCounts:
     """Log cleanup with the model's log retention, recording the policy that differs."""
     c = target.config
     snapshot = ctx.snapshot or read_snapshot(target.location)
-    with named_as_configured("cleanup_logs"):
+    with as_model_setting(c.model, "cleanup_logs"):
         # only what differs is written: the config's retentions where the table has none or
         # the package's own, Delta's default where the config dropped one (``policy``)
         changes = pending_policy(snapshot, c)
@@ -246,7 +248,7 @@ def run_cleanup_logs(target: ModelTarget, ctx: RunContext) -> OpCounts:
             retention_days=c.log_retention_days,
             dry_run=ctx.dry_run,
             record_policy=changes,
-            model=c.model,
+            audit=model_audit(c.model),
             # a dry run decides as the recorded policy will be; a real run reads it again
             snapshot=effective_snapshot(snapshot) if ctx.dry_run else snapshot,
         )
@@ -273,13 +275,13 @@ def load_purge() -> Callable[..., Any]:
 def run_purge(target: ModelTarget, ctx: RunContext) -> OpCounts:
     """Deletion-vector purge of the partitions above the model's deleted-row ratio."""
     c = target.config
-    with named_as_configured("purge"):
+    with as_model_setting(c.model, "purge"):
         p = load_purge()(
             target.location,
             deleted_ratio=c.purge_deleted_ratio,
             dry_run=ctx.dry_run,
             sql=ctx.sql,
-            model=c.model,
+            audit=model_audit(c.model),
             snapshot=ctx.snapshot,
         )
     params = {"deleted_ratio": c.purge_deleted_ratio, "writer": p.writer}
@@ -313,9 +315,12 @@ def load_stats() -> Callable[..., Any]:
 def run_stats(target: ModelTarget, ctx: RunContext) -> OpCounts:
     """Statistics upkeep for the model's watched columns (``maintenance_stats: auto``)."""
     c = target.config
-    with named_as_configured("stats"):
+    with as_model_setting(c.model, "stats"):
         s = load_stats()(
-            target.location, columns=c.stats_watched_columns, dry_run=ctx.dry_run, model=c.model
+            target.location,
+            columns=c.stats_watched_columns,
+            dry_run=ctx.dry_run,
+            audit=model_audit(c.model),
         )
     params = {
         "watched_columns": list(s.watched_columns),

@@ -36,10 +36,12 @@ from python_ops.delta.file_paths import FilePaths
 from python_ops.delta.snapshot import Snapshot
 from python_ops.invocation import Invocation
 from python_ops.maintenance.history import HistoryStore
+from python_ops.maintenance.op_keys import as_model_setting, model_words
 from python_ops.maintenance.policy import effective_paths, effective_snapshot
 from python_ops.maintenance.targets import ModelTarget
 from python_ops.maintenance.untracked_bound import bound_from_listing, record_bound, recorded_bound
 from python_ops.maintenance.wording import size_text
+from python_ops.ops.audit import Audit
 from python_ops.ops.vacuum import vacuum_retention
 from python_ops.ops.vacuum.candidates import ListingEvidence
 from python_ops.ops.vacuum.execute import execute
@@ -98,6 +100,26 @@ def vacuum_due(
         RetentionTooShortError: For a retention below a floor a user set on the table, without
             ``maintenance_vacuum_allow_short_retention``.
     """
+    with as_model_setting(target.config.model):
+        return _vacuum_due(
+            target,
+            snapshot,
+            now_ms,
+            invocation=invocation,
+            history=history,
+            trust_bound=trust_bound,
+        )
+
+
+def _vacuum_due(
+    target: ModelTarget,
+    snapshot: Snapshot | FilePaths,
+    now_ms: int,
+    *,
+    invocation: Invocation | None,
+    history: HistoryStore | None,
+    trust_bound: bool,
+) -> VacuumDue:
     c = target.config
     paths = snapshot if isinstance(snapshot, FilePaths) else None
     head = snapshot.head if isinstance(snapshot, FilePaths) else snapshot
@@ -106,8 +128,8 @@ def vacuum_due(
         seen,
         c.vacuum_retention_hours,
         allow_short_retention=c.vacuum_allow_short_retention,
-        model=c.model,
         invocation=invocation,
+        words=model_words(c.model),
     )
     cutoff = retention.cutoff_ms(now_ms)
     older = f"older than the {retention.hours:g} h retention"
@@ -138,7 +160,6 @@ def vacuum_due(
             now_ms=now_ms,
             partition_filter=None,
             full_interval_days=c.vacuum_full_interval_days,
-            model=c.model,
         )
         if choice.mode == VacuumMode.LITE:
             return VacuumDue(
@@ -164,9 +185,8 @@ def vacuum_due(
     options = VacuumOptions(
         retention_hours=c.vacuum_retention_hours,
         allow_short_retention=c.vacuum_allow_short_retention,
-        model=c.model,
         now_ms=now_ms,
-        audit=False,  # an estimate for the decision, not a VACUUM run: no audit record
+        audit=Audit(enabled=False),  # an estimate for the decision, not a VACUUM run: unaudited
         keep_listing=True,  # the run it decides selects from this listing: one per decision
     )
     storage = open_storage(target.location)
@@ -175,6 +195,7 @@ def vacuum_due(
         options=options,
         snapshot=seen if paths is None else effective_paths(paths),
         invocation=invocation,
+        words=model_words(c.model),
     )
     found = execute(plan)  # a dry run: what the run would find
     if found.files_found:
@@ -211,12 +232,13 @@ def hours_to_expiry(
     if not snapshot.tombstones:
         return None
     c = target.config
-    retention, _ = vacuum_retention(
-        effective_snapshot(snapshot),
-        c.vacuum_retention_hours,
-        allow_short_retention=c.vacuum_allow_short_retention,
-        model=c.model,
-        invocation=invocation,
-    )
+    with as_model_setting(c.model):
+        retention, _ = vacuum_retention(
+            effective_snapshot(snapshot),
+            c.vacuum_retention_hours,
+            allow_short_retention=c.vacuum_allow_short_retention,
+            invocation=invocation,
+            words=model_words(c.model),
+        )
     oldest = min(t.deletion_timestamp_ms for t in snapshot.tombstones)
     return max(0.0, (oldest - retention.cutoff_ms(now_ms)) / 3_600_000)

@@ -21,16 +21,18 @@ from python_ops.errors import ConfigError
 from python_ops.invocation import Invocation
 from python_ops.maintenance import due_rules, op_runs
 from python_ops.maintenance.config import SETTINGS, Setting
+from python_ops.maintenance.op_keys import as_model_setting, model_audit, model_words
 from python_ops.maintenance.op_runs import RunContext
 from python_ops.maintenance.outcomes import OpCounts
 from python_ops.maintenance.targets import ModelTarget
 from python_ops.ops.log_cleanup import cleanup_logs
 from python_ops.ops.vacuum import vacuum
+from python_ops.ops.vacuum.retention import OverrideWords
 from python_ops.spark_sessions import DeltaSql
 
 # Keyword arguments that are not options a caller passes: given by ``invoke`` itself, or
 # handed between the runner's steps (VACUUM's due check's listing, ``reclaim``).
-_NOT_OPTIONS = ("spark", "model", "sql", "evidence")
+_NOT_OPTIONS = ("spark", "sql", "evidence", "audit")
 
 DueCheck = Callable[[ModelTarget, Snapshot, int], tuple[bool, str]]
 Runner = Callable[[ModelTarget, RunContext], OpCounts]
@@ -49,7 +51,8 @@ class OpSpec:
             that a command needing one op does not load the others.
         needs_spark: The op takes a ``spark`` session.
         takes_sql: The op can hand its work to Delta's own SQL (``sql``).
-        takes_invocation: The op warns once per command (``invocation``).
+        takes_invocation: The op warns once per command (``invocation``) and words an allowed
+            short retention as its caller does (``words``).
     """
 
     name: str
@@ -74,16 +77,23 @@ class OpSpec:
         model: str | None,
         sql: DeltaSql | None = None,
         invocation: Invocation | None = None,
+        words: OverrideWords | None = None,
         **options: Any,
     ) -> Any:
         """Call the op directly with explicit options (the CLI's and the adapter's calls).
 
+        The op knows the table only: for a model, its errors are re-raised naming the model
+        (``op_keys.as_model_setting``; options keep their own names, as the caller gave them),
+        its audit record carries the model and its warnings name it.
+
         Args:
             location: The table.
             spark: A Spark session (used by ops that need one).
-            model: The dbt model, for messages.
+            model: The dbt model the op runs for (None: a table path).
             sql: Where Delta's own SQL would run (used by ops that can hand work to it).
             invocation: The command it runs in (used by ops that warn once per command).
+            words: How warnings name the table and the override on a table path (a model's
+                are the model's name and key).
             **options: The op's keyword arguments.
 
         Returns:
@@ -112,7 +122,11 @@ class OpSpec:
             options["sql"] = sql
         if self.takes_invocation:
             options["invocation"] = invocation
-        return function(location, model=model, **options)
+            options["words"] = model_words(model) if model is not None else words
+        if model is not None:
+            options["audit"] = model_audit(model)
+        with as_model_setting(model):
+            return function(location, **options)
 
 
 REGISTRY: Mapping[str, OpSpec] = {

@@ -12,7 +12,7 @@ from python_ops.errors import MaintenanceError
 from python_ops.invocation import Invocation
 from python_ops.maintenance.due import Decision, decide
 from python_ops.maintenance.history import HistoryRecord, HistoryStore
-from python_ops.maintenance.op_keys import named_as_configured
+from python_ops.maintenance.op_keys import as_model_setting, model_audit, model_words
 from python_ops.maintenance.outcomes import Reason
 from python_ops.maintenance.policy import effective_snapshot
 from python_ops.maintenance.reclaim import hours_to_expiry
@@ -161,18 +161,19 @@ def report_rows(
                 reclaimable_bytes=None,
             )
             try:  # a bad setting loses only what it decides, never the model's row
-                with named_as_configured("vacuum"):
+                with as_model_setting(t.name, "vacuum"):
                     v = vacuum(
                         t.location,
                         spark=spark,
                         dry_run=True,
                         retention_hours=t.config.vacuum_retention_hours,
                         allow_short_retention=t.config.vacuum_allow_short_retention,
-                        model=t.name,
+                        audit=model_audit(t.name),
                         engine=vacuum_engine,
                         # a retention the package recorded follows the config (``policy``)
                         snapshot=effective_snapshot(snapshot),
                         invocation=invocation,
+                        words=model_words(t.name),
                     )
                 # removed files not yet past the model's retention (the one VACUUM uses)
                 row["tombstones"] = sum(

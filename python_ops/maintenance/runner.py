@@ -509,7 +509,6 @@ def check_retention_argument(targets: Sequence[ModelTarget], retention_hours: fl
                 effective_snapshot(read_file_paths(target.location).head),
                 None,
                 allow_short_retention=False,
-                model=c.model,
             )[0].hours
         except MaintenanceError:
             continue

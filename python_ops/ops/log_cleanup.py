@@ -53,7 +53,7 @@ from python_ops.delta.writer import (
     write_checkpoint,
 )
 from python_ops.errors import ConfigError, DeltaLogError, UnsupportedFeatureError
-from python_ops.ops.audit import audit_record
+from python_ops.ops.audit import Audit, as_audit
 from python_ops.ops.results import LogCleanupResult, LogFileToDelete
 from python_ops.storage import Storage, open_storage
 from python_ops.values import MAX_DAYS, checked_number
@@ -153,8 +153,8 @@ def cleanup_logs(
     record_policy: dict[str, str] | None = None,
     now_ms: int | None = None,
     on_progress: Callable[[int, int], None] | None = None,
-    model: str | None = None,
     snapshot: Snapshot | None = None,
+    audit: Audit | bool = True,
 ) -> LogCleanupResult:
     """Delete expired ``_delta_log`` files (by default only report them).
 
@@ -168,9 +168,9 @@ def cleanup_logs(
         record_policy: Table properties to record first (from ``policy_properties``).
         now_ms: The current time in ms (None = now).
         on_progress: Called with (files done, files total) after each deletion.
-        model: The dbt model, for messages.
         snapshot: The table's latest snapshot if the caller has just read it (its log listing
             is used too); None reads it.
+        audit: Whether the run is audited, and the caller's labels (``ops.audit.Audit``).
 
     Returns:
         What was selected and deleted.
@@ -196,23 +196,15 @@ def cleanup_logs(
             snapshot=snapshot,
         )
     except Exception as err:
-        audit_record(
+        as_audit(audit).record(
             "cleanup_logs",
             storage.root,
             "failed",
-            {
-                "model": model,
-                "dry_run": dry_run,
-                "retention_days": retention_days,
-                "error": str(err),
-            },
+            {"dry_run": dry_run, "retention_days": retention_days, "error": str(err)},
         )
         raise
-    audit_record(
-        "cleanup_logs",
-        storage.root,
-        "succeeded",
-        {"model": model, **result.to_dict(include_files=False)},
+    as_audit(audit).record(
+        "cleanup_logs", storage.root, "succeeded", result.to_dict(include_files=False)
     )
     return result
 

@@ -20,7 +20,7 @@ from python_ops.delta.deletes import PartitionDeletes, deleted_rows
 from python_ops.delta.protocol import Op
 from python_ops.delta.snapshot import Snapshot, read_snapshot
 from python_ops.errors import ChangedThenFailedError, EngineError
-from python_ops.ops.audit import audit_record
+from python_ops.ops.audit import Audit, as_audit
 from python_ops.ops.optimize.delta_statement import (
     MARKER_PREFIX,
     USER_METADATA,
@@ -67,8 +67,8 @@ def purge(
     dry_run: bool = False,
     spark: Any = None,
     sql: DeltaSql | None = None,
-    model: str | None = None,
     snapshot: Snapshot | None = None,
+    audit: Audit | bool = True,
 ) -> PurgeResult:
     """Purge soft-deleted rows of the partitions whose deleted share passes ``deleted_ratio``.
 
@@ -78,8 +78,8 @@ def purge(
         dry_run: Only report what would be purged.
         spark: A Spark session; when it has Delta, the purge runs on it.
         sql: Where Delta's SQL would run (overrides ``spark``).
-        model: The dbt model, for messages.
         snapshot: The table's latest snapshot with statistics, if just read.
+        audit: Whether the run is audited, and the caller's labels (``ops.audit.Audit``).
 
     Returns:
         What was (or would be) purged.
@@ -91,11 +91,12 @@ def purge(
         EngineError: When Delta's answer is not the expected one.
     """
     started = time.perf_counter()
-    ratio = checked_number(deleted_ratio, setting="deleted_ratio", model=model, maximum=1)
+    ratio = checked_number(deleted_ratio, setting="deleted_ratio", maximum=1)
     location = open_storage(table).root
     if sql is None and spark is not None:
         sql = session_sql(spark)
-    params: dict[str, Any] = {"model": model, "deleted_ratio": ratio, "dry_run": dry_run}
+    params: dict[str, Any] = {"deleted_ratio": ratio, "dry_run": dry_run}
+    audited = as_audit(audit)
     try:
         if snapshot is None:
             snapshot = read_snapshot(location, with_stats=True)
@@ -119,7 +120,7 @@ def purge(
             outcome = _reorg(engine, snapshot, due)
             writer = f"{WRITER_REORG} on {engine.where}"
     except Exception as err:
-        audit_record("purge", location, "failed", {**params, "error": str(err)})
+        audited.record("purge", location, "failed", {**params, "error": str(err)})
         raise
     result = PurgeResult(
         location=location,
@@ -150,7 +151,7 @@ def purge(
         skipped_reason=None if due else f"no partition has more than {ratio:g} rows deleted",
         duration_s=time.perf_counter() - started,
     )
-    audit_record("purge", location, "succeeded", {**params, **result.to_dict()})
+    audited.record("purge", location, "succeeded", {**params, **result.to_dict()})
     return result
 
 

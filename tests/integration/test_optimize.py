@@ -12,6 +12,7 @@ from deltalake import DeltaTable
 
 from python_ops.delta.snapshot import read_snapshot
 from python_ops.errors import ConfigError
+from python_ops.maintenance.op_keys import as_model_setting
 from python_ops.ops.optimize.execute import optimize
 from python_ops.ops.optimize.plan import plan_optimize
 from tests.helpers.optimize import small_files_table
@@ -105,9 +106,20 @@ def test_zorder_validation(tmp_path: Path, sail_spark) -> None:
     table = tmp_path / "t"
     small_files_table(sail_spark, table, batches=1)
     with pytest.raises(
-        ConfigError, match=r"model 'fct': .*'day' is a partition column.*choose from: id, amount"
+        ConfigError,
+        match=r"^setting 'zorder_by' .*'day' is a partition column.*choose from: id, "
+        "amount",
     ):
-        optimize(str(table), zorder_by=["day"], model="fct", min_small_files=FEW)
+        optimize(str(table), zorder_by=["day"], min_small_files=FEW)
+    # for a model, through the maintenance layer: the model and its key
+    with (
+        pytest.raises(
+            ConfigError,
+            match=r"^model 'fct': setting 'maintenance_zorder_by' .*'day' is a partition column",
+        ),
+        as_model_setting("fct", "optimize"),
+    ):
+        optimize(str(table), zorder_by=["day"], min_small_files=FEW)
     with pytest.raises(ConfigError, match=r"'nope' is not a column of the table"):
         optimize(str(table), zorder_by=["nope"], min_small_files=FEW)
     DeltaTable(str(table)).alter.set_table_properties({"delta.dataSkippingNumIndexedCols": "1"})

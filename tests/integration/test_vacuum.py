@@ -16,6 +16,7 @@ from deltalake import DeltaTable
 
 from python_ops.errors import ConfigError, RetentionTooShortError
 from python_ops.invocation import Invocation
+from python_ops.maintenance.registry import op_spec
 from python_ops.ops.vacuum import vacuum
 from tests.helpers.vacuum import (
     age_everything,
@@ -315,13 +316,26 @@ def test_short_retention_is_refused_even_for_dry_runs(fixture_table, sail_spark)
     with pytest.raises(
         RetentionTooShortError,
         match=r"'retention_hours' has bad value 24.*minimum for table .*cdf-table is 168 hours"
-        r".*maintenance_vacuum_allow_short_retention",
+        r".*pass allow_short_retention=True to override",
     ):
-        vacuum(str(table), spark=sail_spark, retention_hours=24, dry_run=True, model="fct_orders")
+        vacuum(str(table), spark=sail_spark, retention_hours=24, dry_run=True)
+    with pytest.raises(ConfigError, match=r"^setting 'retention_hours' has bad value -1"):
+        vacuum(str(table), spark=sail_spark, retention_hours=-1)
+    # for a model (the registry's call, as the CLI's --model and the adapter make it)
+    with pytest.raises(
+        RetentionTooShortError,
+        match=r"^model 'fct_orders': setting 'retention_hours' has bad value 24.*"
+        r"maintenance_vacuum_allow_short_retention",
+    ):
+        op_spec("vacuum").invoke(
+            str(table), spark=sail_spark, model="fct_orders", retention_hours=24, dry_run=True
+        )
     with pytest.raises(
         ConfigError, match=r"model 'fct_orders': setting 'retention_hours' has bad value -1"
     ):
-        vacuum(str(table), spark=sail_spark, retention_hours=-1, model="fct_orders")
+        op_spec("vacuum").invoke(
+            str(table), spark=sail_spark, model="fct_orders", retention_hours=-1
+        )
 
 
 def test_override_warns_once_per_command(fixture_table, sail_spark, caplog) -> None:

@@ -145,16 +145,16 @@ def test_ownership_and_evidence_are_used_once() -> None:
 
 def test_options_refuse_as_before() -> None:
     with pytest.raises(ConfigError, match="Choose one of: auto, full, lite"):
-        vacuum_mode("turbo", model=None)
-    assert vacuum_mode("auto", model=None) is VacuumMode.AUTO
+        vacuum_mode("turbo")
+    assert vacuum_mode("auto") is VacuumMode.AUTO
     with pytest.raises(ConfigError, match="Choose one of: auto, in_process, spark"):
-        checked_engine("gpu", spark=None, cluster=False, model=None)
+        checked_engine("gpu", spark=None, cluster=False)
     with pytest.raises(ConfigError, match="runs on a Spark session"):
-        checked_engine("spark", spark=None, cluster=False, model=None)
-    assert checked_engine("auto", spark=None, cluster=False, model=None) is VacuumEngine.AUTO
+        checked_engine("spark", spark=None, cluster=False)
+    assert checked_engine("auto", spark=None, cluster=False) is VacuumEngine.AUTO
     with pytest.raises(ConfigError, match="inventory"):
-        checked_mode("lite", inventory="/inv", cluster=False, model=None)
-    assert checked_mode("auto", inventory="/inv", cluster=False, model=None) == "full"
+        checked_mode("lite", inventory="/inv", cluster=False)
+    assert checked_mode("auto", inventory="/inv", cluster=False) == "full"
 
 
 def test_run_is_a_composition_and_the_functions_are_short() -> None:

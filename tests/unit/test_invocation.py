@@ -15,6 +15,7 @@ import pytest
 
 from python_ops.invocation import Invocation, Invocations
 from python_ops.maintenance.config import parse_config
+from python_ops.maintenance.registry import op_spec
 from python_ops.maintenance.report import report_rows
 from python_ops.maintenance.runner import Maintainer
 from python_ops.maintenance.targets import ModelTarget
@@ -55,9 +56,9 @@ def test_one_command_warns_once_per_table(
             target, ops=("vacuum",)
         )
         assert outcome.ran, outcome.detail
-        vacuum(
-            str(other), retention_hours=1, allow_short_retention=True, model="dim",
-            invocation=command,
+        op_spec("vacuum").invoke(
+            str(other), spark=None, model="dim", invocation=command, retention_hours=1,
+            allow_short_retention=True,
         )  # fmt: skip
     assert _short_retention_warnings(caplog) == [
         "vacuum fct: retention 1 h is below the table's minimum 168 h; allowed by "
@@ -79,7 +80,7 @@ def test_one_command_warns_once_per_table(
         caplog.clear()
         with caplog.at_level(logging.WARNING, logger=VACUUM_LOGGER):
             vacuum(
-                str(table), retention_hours=1, allow_short_retention=True, model="fct",
+                str(table), retention_hours=1, allow_short_retention=True,
                 invocation=commands.get(command_id),
             )  # fmt: skip
         assert len(_short_retention_warnings(caplog)) == expected, command_id
@@ -87,8 +88,12 @@ def test_one_command_warns_once_per_table(
     for _ in range(2):
         caplog.clear()
         with caplog.at_level(logging.WARNING, logger=VACUUM_LOGGER):
-            vacuum(str(table), retention_hours=1, allow_short_retention=True, model="fct")
-        assert len(_short_retention_warnings(caplog)) == 1
+            vacuum(str(table), retention_hours=1, allow_short_retention=True)
+        # the op alone names the table by its location and the override by its parameter
+        assert _short_retention_warnings(caplog) == [
+            f"vacuum {table}: retention 1 h is below the table's minimum 168 h; allowed by "
+            "allow_short_retention"
+        ]
 
 
 def test_each_command_line_run_warns_once_naming_the_flag(fixture_table: FixtureTable) -> None:

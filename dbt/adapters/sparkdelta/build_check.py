@@ -20,6 +20,7 @@ from python_ops.maintenance import (
     DEFAULT_DELETED_FILE_RETENTION_HOURS,
     MAINTAINED,
     MaintenanceConfig,
+    as_model_setting,
     checked_retention,
     node_config,
     parse_config,
@@ -58,9 +59,8 @@ def _check_retention(
     ):
         return  # nothing VACUUM's check could refuse (the table's minimum is 168 h unless set)
     properties, where = _table_properties(model, config, locator)
-    checked_retention(
-        properties, where, hours, allow_short_retention=False, model=maintenance.model
-    )
+    with as_model_setting(maintenance.model):  # the refusal names the model and its key
+        checked_retention(properties, where, hours, allow_short_retention=False)
 
 
 def check_before_build(model: Any, locator: TableLocator) -> None:

@@ -28,7 +28,7 @@ from python_ops.delta.log_files import LogFileKind
 from python_ops.delta.protocol import CLUSTERING_FEATURES, Op, Writer, table_features
 from python_ops.delta.snapshot import Snapshot
 from python_ops.errors import EngineError
-from python_ops.ops.audit import audit_record
+from python_ops.ops.audit import Audit, as_audit
 from python_ops.ops.optimize.delta_statement import (
     MARKER_PREFIX,
     MAX_FILE_SIZE,
@@ -174,8 +174,8 @@ def cluster(
     target_size_bytes: int | None = None,
     dry_run: bool = False,
     sql: DeltaSql | None = None,
-    model: str | None = None,
     started: float | None = None,
+    audit: Audit | bool = True,
 ) -> OptimizeResult:
     """Run Delta's clustering OPTIMIZE on a liquid-clustered table.
 
@@ -186,8 +186,8 @@ def cluster(
         target_size_bytes: Delta's ``optimize.maxFileSize`` for the statement (None: Delta's).
         dry_run: Only say what would run.
         sql: The engine's Delta SQL (None or no Delta: the local Delta writer).
-        model: The dbt model, for messages.
         started: ``time.perf_counter()`` when the op started.
+        audit: Whether the run is audited, and the caller's labels (``ops.audit.Audit``).
 
     Returns:
         What Delta's OPTIMIZE did, from its output row; the commit found by its marker.
@@ -201,7 +201,7 @@ def cluster(
     state = clustering_state(storage, snapshot)
     full = state.full if full is None else full
     plan = _plan(state, full)
-    params = {"model": model, "full": full, "columns_changed_at": state.columns_changed_at}
+    params = {"full": full, "columns_changed_at": state.columns_changed_at}
     nothing = not full and state.unclustered_files == 0
     writer = f"{WRITER_DELTA_SQL} (clustering)"
     metrics: dict[str, Any] = {}
@@ -229,7 +229,7 @@ def cluster(
                     )
                 version = found[0]
         except Exception as err:
-            audit_record("optimize", location, "failed", {**params, "error": str(err)})
+            as_audit(audit).record("optimize", location, "failed", {**params, "error": str(err)})
             raise
     result = OptimizeResult(
         location=location,
@@ -251,5 +251,5 @@ def cluster(
     )
     if full and version is not None:
         log.info("OPTIMIZE FULL of %s re-clustered every file (version %d)", location, version)
-    audit_record("optimize", location, "succeeded", {**params, **result.to_dict()})
+    as_audit(audit).record("optimize", location, "succeeded", {**params, **result.to_dict()})
     return result

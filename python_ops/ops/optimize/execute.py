@@ -46,7 +46,7 @@ from python_ops.errors import (
     OptimizeConflictError,
     WriterError,
 )
-from python_ops.ops.audit import audit_record
+from python_ops.ops.audit import Audit, as_audit
 from python_ops.ops.log_cleanup import remove_stale_staged
 from python_ops.ops.optimize.clustering import cluster, is_clustered
 from python_ops.ops.optimize.delta_statement import (
@@ -487,9 +487,9 @@ def optimize(
     max_concurrent_tasks: int | None = None,
     spark: Any = None,
     sql: DeltaSql | None = None,
-    model: str | None = None,
     snapshot: Snapshot | None = None,
     memory_budget_bytes: int = DEFAULT_MEMORY_BUDGET,
+    audit: Audit | bool = True,
 ) -> OptimizeResult:
     """Plan and run OPTIMIZE (compaction, or Z-order when ``zorder_by`` is given).
 
@@ -509,10 +509,10 @@ def optimize(
         spark: A Spark session; when it has Delta, Delta's OPTIMIZE runs the plan on it.
         sql: Where Delta's SQL would run (e.g. dbt's connection to a cluster); overrides
             ``spark``. When it has Delta, Delta's OPTIMIZE runs the plan there.
-        model: The dbt model, for messages.
         snapshot: The table's latest snapshot if the caller has just read it; None reads it.
         memory_budget_bytes: Memory our Z-order may hold; a larger partition is sorted in
             runs spilled to disk (``external_sort``).
+        audit: Whether the run is audited, and the caller's labels (``ops.audit.Audit``).
 
     Returns:
         The plan and what was committed.
@@ -532,7 +532,7 @@ def optimize(
         sql = session_sql(spark)
     try:
         snapshot = read_snapshot(storage) if snapshot is None else snapshot
-        _refuse_zorder_when_clustered(snapshot, zorder_by, model)
+        _refuse_zorder_when_clustered(snapshot, zorder_by)
         clustered = is_clustered(snapshot)
         if clustered and where:
             raise ConfigError(
@@ -540,7 +540,6 @@ def optimize(
                 value=where,
                 fix="the table is liquid-clustered and has no partitions: Delta's clustering "
                 "OPTIMIZE takes the whole table. Remove the predicate.",
-                model=model,
             )
         if not clustered:
             gate, sql = delta_writer_for(
@@ -554,15 +553,11 @@ def optimize(
                 full=full,
                 target_size_bytes=target_size_bytes,
                 min_small_files=min_small_files,
-                model=model,
                 snapshot=snapshot,
             )
     except Exception as err:
-        audit_record(
-            "optimize",
-            location,
-            "failed",
-            {"model": model, "zorder_by": zorder_by, "error": str(err)},
+        as_audit(audit).record(
+            "optimize", location, "failed", {"zorder_by": zorder_by, "error": str(err)}
         )
         raise
     if clustered:  # Delta's clustering OPTIMIZE picks the files: our plan does not apply
@@ -573,8 +568,8 @@ def optimize(
             target_size_bytes=target_size_bytes,
             dry_run=dry_run,
             sql=sql,
-            model=model,
             started=started,
+            audit=audit,
         )
     return execute(
         plan,
@@ -583,15 +578,13 @@ def optimize(
         max_concurrent_tasks=max_concurrent_tasks,
         spark=spark,
         sql=sql,
-        model=model,
         started=started,
         memory_budget_bytes=memory_budget_bytes,
+        audit=audit,
     )
 
 
-def _refuse_zorder_when_clustered(
-    snapshot: Snapshot, zorder_by: list[str] | None, model: str | None
-) -> None:
+def _refuse_zorder_when_clustered(snapshot: Snapshot, zorder_by: list[str] | None) -> None:
     """A liquid-clustered table is optimized by clustering: Delta refuses ZORDER BY on it."""
     if not zorder_by:
         return
@@ -602,7 +595,6 @@ def _refuse_zorder_when_clustered(
             fix="the table is liquid-clustered: Delta's OPTIMIZE clusters it on its clustering "
             "columns and refuses ZORDER BY. Remove the Z-order columns (compaction then runs "
             "as Delta's clustering OPTIMIZE).",
-            model=model,
         )
 
 
@@ -614,9 +606,9 @@ def execute(
     max_concurrent_tasks: int | None = None,
     spark: Any = None,
     sql: DeltaSql | None = None,
-    model: str | None = None,
     started: float | None = None,
     memory_budget_bytes: int = DEFAULT_MEMORY_BUDGET,
+    audit: Audit | bool = True,
 ) -> OptimizeResult:
     """Run a plan made by ``plan_optimize``; commits are conflict-checked from its version.
 
@@ -628,9 +620,9 @@ def execute(
         max_concurrent_tasks: delta-rs writer parallelism (None: number of CPUs).
         spark: A Spark session; when it has Delta, Delta's OPTIMIZE runs the plan on it.
         sql: Where Delta's SQL would run; overrides ``spark``.
-        model: The dbt model, for messages.
         started: ``time.perf_counter()`` when the op started (for the duration).
         memory_budget_bytes: Memory our Z-order may hold (``external_sort``).
+        audit: Whether the run is audited, and the caller's labels (``ops.audit.Audit``).
 
     Returns:
         What was committed.
@@ -643,7 +635,7 @@ def execute(
     """
     started = time.perf_counter() if started is None else started
     location = plan.location
-    params = {"model": model, "zorder_by": list(plan.zorder_by), "where": plan.where}
+    params = {"zorder_by": list(plan.zorder_by), "where": plan.where}
     failures: list[dict[str, Any]] = []
     retries = 0
     untracked: list[str] = []
@@ -689,7 +681,7 @@ def execute(
                 )
                 writer = named[0]
     except Exception as err:
-        audit_record("optimize", location, "failed", {**params, "error": str(err)})
+        as_audit(audit).record("optimize", location, "failed", {**params, "error": str(err)})
         committed = [o.version for o in outcomes if o.version is not None]
         if committed and not isinstance(err, ChangedThenFailedError):
             raise ChangedThenFailedError(
@@ -721,7 +713,7 @@ def execute(
     )
     if failures:
         failed = failures[0]
-        audit_record("optimize", location, "failed", {**params, **result.to_dict()})
+        as_audit(audit).record("optimize", location, "failed", {**params, **result.to_dict()})
         if "committed_version" in failed:
             raise OptimizeConflictError(
                 f"OPTIMIZE of {location}: {failed['reason']}.", result=result
@@ -734,7 +726,7 @@ def execute(
             "retention period.",
             result=result,
         )
-    audit_record("optimize", location, "succeeded", {**params, **result.to_dict()})
+    as_audit(audit).record("optimize", location, "succeeded", {**params, **result.to_dict()})
     return result
 
 

@@ -172,11 +172,11 @@ def stats_columns(snapshot: Snapshot) -> list[str]:
     return names if limit < 0 else names[:limit]
 
 
-def validate_zorder(snapshot: Snapshot, columns: list[str], *, model: str | None = None) -> None:
+def validate_zorder(snapshot: Snapshot, columns: list[str]) -> None:
     """Refuse Z-order columns Delta refuses: partition columns, unknown columns, no stats.
 
     Raises:
-        ConfigError: Naming the model, the column and the valid choices.
+        ConfigError: Naming the column and the valid choices.
     """
     names = [f["name"] for f in snapshot.metadata.schema_fields()]
     partition = set(snapshot.metadata.partition_columns)
@@ -195,7 +195,6 @@ def validate_zorder(snapshot: Snapshot, columns: list[str], *, model: str | None
             setting="zorder_by",
             value=column,
             fix=f"'{column}' {problem}; choose from: {valid}.",
-            model=model,
         )
 
 
@@ -258,7 +257,6 @@ def plan_optimize(
     full: bool = False,
     target_size_bytes: int | None = None,
     min_small_files: int = DEFAULT_MIN_SMALL_FILES,
-    model: str | None = None,
     snapshot: Snapshot | None = None,
     writer: Writer = Writer.DELTA_RS,
 ) -> OptimizePlan:
@@ -273,7 +271,6 @@ def plan_optimize(
         target_size_bytes: Target file size; None uses ``delta.targetFileSize``, else the
             engine default (100 MiB).
         min_small_files: Compact a partition only when it has at least this many small files.
-        model: The dbt model, for error messages.
         snapshot: The table's latest snapshot when the caller has already read it.
         writer: Who will rewrite the table, for the protocol gate (delta-rs, or Delta's own
             SQL on an engine that has it); the executor asks again for the writer that runs.
@@ -298,7 +295,7 @@ def plan_optimize(
         writer=writer,
     )
     if columns:
-        validate_zorder(snapshot, columns, model=model)
+        validate_zorder(snapshot, columns)
     target: Any
     if target_size_bytes is not None:
         target, source = target_size_bytes, "requested"
@@ -307,11 +304,9 @@ def plan_optimize(
     else:
         target, source = ENGINE_DEFAULT_TARGET_BYTES, "engine default"
     setting = "delta.targetFileSize" if source == "table property" else "target_size_bytes"
-    target = int(checked_number(target, setting=setting, model=model, minimum=1, whole=True))
+    target = int(checked_number(target, setting=setting, minimum=1, whole=True))
     min_small_files = int(
-        checked_number(
-            min_small_files, setting="min_small_files", model=model, minimum=2, whole=True
-        )
+        checked_number(min_small_files, setting="min_small_files", minimum=2, whole=True)
     )
     scope = (
         parse_scope(
@@ -319,7 +314,6 @@ def plan_optimize(
             partition_columns=meta.partition_columns,
             schema_fields=meta.schema_fields(),
             setting="where",
-            model=model,
         )
         if where is not None
         else None

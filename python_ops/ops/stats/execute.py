@@ -20,7 +20,7 @@ import pyarrow as pa
 from python_ops.delta.actions import AddFile
 from python_ops.delta.snapshot import read_snapshot
 from python_ops.errors import StatsUnsupportedError, StorageError, WriterError
-from python_ops.ops.audit import audit_record
+from python_ops.ops.audit import Audit, as_audit
 from python_ops.ops.results import to_dict
 from python_ops.ops.stats.columns import STATS_COLUMNS, order_like_schema
 from python_ops.ops.stats.commit import (
@@ -192,7 +192,7 @@ def compute_stats(
     columns: Sequence[str] = (),
     dry_run: bool = False,
     set_stats_columns: bool = True,
-    model: str | None = None,
+    audit: Audit | bool = True,
 ) -> StatsResult:
     """Fill in missing file statistics, as Delta's ``COMPUTE STATS`` recompute commits them.
 
@@ -203,7 +203,7 @@ def compute_stats(
         dry_run: Plan only: count the files due, compute and write nothing.
         set_stats_columns: Set ``delta.dataSkippingStatsColumns`` when a watched column is not
             indexed (otherwise such a column is left unindexed).
-        model: The dbt model, for messages.
+        audit: Whether the run is audited, and the caller's labels (``ops.audit.Audit``).
 
     Returns:
         What was done.
@@ -216,7 +216,6 @@ def compute_stats(
             ignores conditional writes.
         WriterError: Concurrent commits kept taking the version (nothing written).
     """
-    del model  # messages name the table
     started = time.monotonic()
     params = {"columns": list(columns), "dry_run": dry_run}
     storage = open_storage(location)
@@ -233,7 +232,9 @@ def compute_stats(
             new, footer, read_bytes = _compute(storage, plan)
             commit, updated, attempts = _commit(storage, plan, new)
         except Exception as err:
-            audit_record("stats", plan.snapshot.location, "failed", {**params, "error": str(err)})
+            as_audit(audit).record(
+                "stats", plan.snapshot.location, "failed", {**params, "error": str(err)}
+            )
             raise
     dv_files = sum(1 for f in plan.files_due if f.deletion_vector is not None)
     result = StatsResult(
@@ -257,5 +258,5 @@ def compute_stats(
         attempts=attempts,
         duration_s=time.monotonic() - started,
     )
-    audit_record("stats", result.location, "succeeded", {**params, **result.to_dict()})
+    as_audit(audit).record("stats", result.location, "succeeded", {**params, **result.to_dict()})
     return result

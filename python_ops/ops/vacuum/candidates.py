@@ -223,7 +223,6 @@ def from_inventory(scope: Scope) -> Found:
         partition_columns=scope.head.metadata.partition_columns,
         roots=scope.roots,
         linked=scope.storage.behind_links,
-        model=scope.options.model,
         cutoff_ms=scope.cutoff_ms,
     )
     listing = Owned(

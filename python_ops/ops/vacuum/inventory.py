@@ -58,7 +58,7 @@ def report_time_ms(inventory: str) -> int:
     return int(max(times, default=0) * 1000)
 
 
-def _read(inventory: str, model: str | None) -> Any:
+def _read(inventory: str) -> Any:
     import pyarrow.dataset as ds
 
     if os.path.isdir(os.path.join(inventory, "_delta_log")):
@@ -73,7 +73,6 @@ def _read(inventory: str, model: str | None) -> Any:
             value=inventory,
             fix=f"not a readable inventory report ({err}). Give a Parquet file, a directory "
             "of Parquet files or a Delta table.",
-            model=model,
         ) from err
 
 
@@ -118,7 +117,6 @@ def inventory_entries(
     partition_columns: Iterable[str],
     roots: Iterable[str] = ("",),
     linked: Callable[[Iterable[str]], set[str]] | None = None,
-    model: str | None = None,
     cutoff_ms: int | None = None,
 ) -> InventoryEntries:
     """The report's entries under the table root, as a listing's Arrow table.
@@ -131,7 +129,6 @@ def inventory_entries(
             filter's.
         linked: Which of some paths are, or lie below, a symbolic link
             (``Storage.behind_links``): those entries are left out.
-        model: The dbt model, for messages.
         cutoff_ms: The run's retention cutoff: a report written before it is refused.
 
     Returns:
@@ -141,9 +138,9 @@ def inventory_entries(
         ConfigError: When the report cannot be read, lacks Delta's inventory columns, was
             written before the retention cutoff, or has no entry under the table root.
     """
-    _check_written(inventory, cutoff_ms, model)
-    table = _read(inventory, model)
-    _check_columns(table, inventory, model)
+    _check_written(inventory, cutoff_ms)
+    table = _read(inventory)
+    _check_columns(table, inventory)
     prefixes = tuple(r.strip("/") + "/" for r in roots if r.strip("/"))
     rows, odd = _rows_under(table, root, tuple(partition_columns), prefixes)
     if not rows.paths and not odd and not prefixes:
@@ -153,7 +150,6 @@ def inventory_entries(
             fix=f"the report has no entry under the table root {root} (it covers "
             f"{len(table)} other object(s)): it is a report of another place. Use the report "
             "of the bucket or prefix that holds the table.",
-            model=model,
         )
     behind = linked(rows.paths) if linked is not None and rows.paths else set()
     if behind:
@@ -176,7 +172,7 @@ def _when(ms: int) -> str:
     return dt.datetime.fromtimestamp(ms / 1000, dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
 
 
-def _check_written(inventory: str, cutoff_ms: int | None, model: str | None) -> None:
+def _check_written(inventory: str, cutoff_ms: int | None) -> None:
     """Refuse a report written before the retention cutoff: it cannot know what changed."""
     written = report_time_ms(inventory)
     if cutoff_ms is not None and written < cutoff_ms:
@@ -186,11 +182,10 @@ def _check_written(inventory: str, cutoff_ms: int | None, model: str | None) -> 
             fix=f"the report was written {_when(written)}, before the retention cutoff "
             f"{_when(cutoff_ms)}: it cannot know what changed since. Use a report newer than "
             "the cutoff, or no report (a listing).",
-            model=model,
         )
 
 
-def _check_columns(table: Any, inventory: str, model: str | None) -> None:
+def _check_columns(table: Any, inventory: str) -> None:
     """Refuse a report without Delta's inventory columns and types."""
     missing = [
         f"{name} {kind}"
@@ -205,7 +200,6 @@ def _check_columns(table: Any, inventory: str, model: str | None) -> None:
             + ", ".join(missing)
             + ". An inventory has path string, length bigint, isDir boolean, "
             "modificationTime bigint (ms).",
-            model=model,
         )
 
 

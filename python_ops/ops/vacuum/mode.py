@@ -63,7 +63,6 @@ def choose_mode(
     now_ms: int,
     partition_filter: str | None,
     full_interval_days: float,
-    model: str | None = None,
 ) -> ModeChoice:
     """Decide the mode of one VACUUM run (before anything is listed or deleted).
 
@@ -75,7 +74,6 @@ def choose_mode(
         now_ms: The run's time.
         partition_filter: The run's partition filter, if any.
         full_interval_days: ``auto``: days between FULL runs (0: always FULL).
-        model: The dbt model, for messages.
 
     Returns:
         The choice.
@@ -86,16 +84,14 @@ def choose_mode(
             it must start (and it has something to read).
     """
     if mode not in MODES:
-        raise ConfigError(
-            setting="mode", value=mode, fix=f"Choose one of: {', '.join(MODES)}.", model=model
-        )
-    interval = checked_number(full_interval_days, setting="full_interval_days", model=model)
+        raise ConfigError(setting="mode", value=mode, fix=f"Choose one of: {', '.join(MODES)}.")
+    interval = checked_number(full_interval_days, setting="full_interval_days")
     last = read_last_vacuum_info(storage)
     window = lite_window(storage, snapshot, cutoff_ms, last)
     if mode == "full":
         return ModeChoice("full", "FULL requested", window, last)
     if mode == "lite":
-        _check_lite(storage, window, last, partition_filter=partition_filter, model=model)
+        _check_lite(storage, window, last, partition_filter=partition_filter)
         return ModeChoice("lite", "LITE requested", window, last)
     if partition_filter is not None:
         return ModeChoice(
@@ -110,7 +106,6 @@ def _check_lite(
     last: LastVacuumInfo | None,
     *,
     partition_filter: str | None,
-    model: str | None,
 ) -> None:
     """Refuse LITE with a partition filter, or where the log no longer reaches back."""
     if partition_filter is not None:
@@ -119,7 +114,6 @@ def _check_lite(
             value=partition_filter,
             fix="LITE reads the whole table's log; leave out the partition filter, or run "
             "FULL (mode 'full') on the partitions.",
-            model=model,
         )
     if window.end is not None and not window.complete:
         raise LiteVacuumUnavailableError(

@@ -7,11 +7,12 @@ is opened (``checked_options``) is refused before anything is read, as before th
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
 from python_ops.errors import ConfigError
+from python_ops.ops.audit import Audit
 from python_ops.ops.vacuum_modes import VacuumEngine, VacuumMode
 from python_ops.values import checked_number
 
@@ -42,10 +43,9 @@ class VacuumOptions:
         max_workers: Parallel deletion calls.
         now_ms: The current time in ms (None = now).
         progress_interval_s: Seconds between progress reports.
-        model: The dbt model, for error messages.
         cluster_listing: List and delete in Spark tasks where the storage allows it.
         engine: Where the selection runs.
-        audit: Write the run's audit record.
+        audit: Whether the run is audited, with the caller's labels (``ops.audit.Audit``).
         mode: FULL, LITE or AUTO.
         full_interval_days: AUTO: days between FULL runs.
         inventory: An inventory report used instead of a listing.
@@ -60,10 +60,9 @@ class VacuumOptions:
     max_workers: int = 8
     now_ms: int | None = None
     progress_interval_s: float = 5.0
-    model: str | None = None
     cluster_listing: bool = False
     engine: VacuumEngine = VacuumEngine.AUTO
-    audit: bool = True
+    audit: Audit = field(default_factory=Audit)
     mode: VacuumMode = VacuumMode.FULL
     full_interval_days: float = 7.0
     inventory: str | None = None
@@ -77,22 +76,21 @@ class VacuumOptions:
         )
 
 
-def _choice(enum: type[StrEnum], value: Any, setting: str, model: str | None) -> Any:
+def _choice(enum: type[StrEnum], value: Any, setting: str) -> Any:
     try:
         return enum(value)
     except ValueError as err:
         fix = f"Choose one of: {', '.join(e.value for e in enum)}."
-        raise ConfigError(setting=setting, value=value, fix=fix, model=model) from err
+        raise ConfigError(setting=setting, value=value, fix=fix) from err
 
 
-def checked_engine(engine: Any, *, spark: Any, cluster: bool, model: str | None) -> VacuumEngine:
+def checked_engine(engine: Any, *, spark: Any, cluster: bool) -> VacuumEngine:
     """The selection engine, refused before anything is read when it cannot run.
 
     Args:
         engine: ``auto``, ``in_process`` or ``spark``.
         spark: The Spark session, if any.
         cluster: Whether the listing is asked to run in Spark tasks (``cluster_listing``).
-        model: The dbt model, for messages.
 
     Returns:
         The engine.
@@ -101,7 +99,7 @@ def checked_engine(engine: Any, *, spark: Any, cluster: bool, model: str | None)
         ConfigError: For an unknown engine, or Spark asked for (or a cluster listing) without
             a session.
     """
-    chosen: VacuumEngine = _choice(VacuumEngine, engine, "engine", model)
+    chosen: VacuumEngine = _choice(VacuumEngine, engine, "engine")
     on_spark = VacuumOptions(engine=chosen, cluster_listing=cluster).selects_on_spark
     if (on_spark or cluster) and spark is None:
         spark_asked = chosen is VacuumEngine.SPARK
@@ -110,12 +108,11 @@ def checked_engine(engine: Any, *, spark: Any, cluster: bool, model: str | None)
             value=engine if spark_asked else cluster,
             fix="It runs on a Spark session: pass spark=<session>, or use the in-process "
             "engine without cluster listing.",
-            model=model,
         )
     return chosen
 
 
-def checked_mode(mode: Any, *, inventory: str | None, cluster: bool, model: str | None) -> str:
+def checked_mode(mode: Any, *, inventory: str | None, cluster: bool) -> str:
     """The mode as given (FULL with an inventory), refusing what an inventory cannot run with.
 
     An unknown mode is refused later, by ``vacuum_mode``, as part of the run (its audit record).
@@ -124,7 +121,6 @@ def checked_mode(mode: Any, *, inventory: str | None, cluster: bool, model: str 
         mode: The mode asked for.
         inventory: The inventory report, if any.
         cluster: Whether the listing is asked to run in Spark tasks (``cluster_listing``).
-        model: The dbt model, for messages.
 
     Returns:
         The mode the run has.
@@ -140,27 +136,24 @@ def checked_mode(mode: Any, *, inventory: str | None, cluster: bool, model: str 
             value=inventory,
             fix="an inventory replaces a FULL run's listing: not with mode lite or "
             "cluster_listing.",
-            model=model,
         )
     return "full"
 
 
-def vacuum_mode(mode: Any, *, model: str | None) -> VacuumMode:
+def vacuum_mode(mode: Any) -> VacuumMode:
     """``mode`` as a ``VacuumMode``.
 
     Raises:
         ConfigError: For an unknown mode, naming the valid ones.
     """
-    chosen: VacuumMode = _choice(VacuumMode, mode, "mode", model)
+    chosen: VacuumMode = _choice(VacuumMode, mode, "mode")
     return chosen
 
 
-def checked_workers(max_workers: Any, *, model: str | None) -> int:
+def checked_workers(max_workers: Any) -> int:
     """Parallel deletion calls, at least one.
 
     Raises:
         ConfigError: For a count that is not a whole number of at least 1.
     """
-    return int(
-        checked_number(max_workers, setting="max_workers", minimum=1, whole=True, model=model)
-    )
+    return int(checked_number(max_workers, setting="max_workers", minimum=1, whole=True))

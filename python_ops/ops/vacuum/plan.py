@@ -23,7 +23,7 @@ from python_ops.ops.results import VacuumDiagnostics, VacuumFile
 from python_ops.ops.vacuum.candidates import READERS, ListingEvidence, Owned, Scope, hand_back
 from python_ops.ops.vacuum.mode import ModeChoice, choose_mode
 from python_ops.ops.vacuum.options import CandidateSource, VacuumOptions
-from python_ops.ops.vacuum.retention import vacuum_retention
+from python_ops.ops.vacuum.retention import OverrideWords, vacuum_retention
 from python_ops.storage import Storage
 
 
@@ -36,11 +36,14 @@ class Given(TypedDict, total=False):
             version and filter).
         invocation: The command it runs in (its warnings are given once per command; absent:
             every time).
+        words: How the caller names the table and the override in the warning of an allowed
+            short retention (absent: the location and ``allow_short_retention``).
     """
 
     snapshot: Snapshot | FilePaths | None
     evidence: ListingEvidence | None
     invocation: Invocation | None
+    words: OverrideWords | None
 
 
 @dataclass(frozen=True)
@@ -120,7 +123,6 @@ def _mode(
         now_ms=now_ms,
         partition_filter=o.partition_filter,
         full_interval_days=o.full_interval_days,
-        model=o.model,
     )
 
 
@@ -128,7 +130,7 @@ def _roots(storage: Storage, head: Snapshot, o: VacuumOptions) -> list[str]:
     """The directories in scope: the partition filter's (maybe none), else the root."""
     if o.partition_filter is None:
         return [""]
-    return matching_partition_dirs(storage, head, o.partition_filter, model=o.model)
+    return matching_partition_dirs(storage, head, o.partition_filter)
 
 
 def _source(
@@ -172,8 +174,8 @@ def plan_vacuum(
     check_protocol(head.protocol, Op.VACUUM, location=storage.root)
     o = options
     retention, overridden = vacuum_retention(
-        head, o.retention_hours, allow_short_retention=o.allow_short_retention, model=o.model,
-        invocation=given.get("invocation"),
+        head, o.retention_hours, allow_short_retention=o.allow_short_retention,
+        invocation=given.get("invocation"), words=given.get("words"),
     )  # fmt: skip
     now = int(time.time() * 1000) if o.now_ms is None else o.now_ms
     cutoff = retention.cutoff_ms(now)

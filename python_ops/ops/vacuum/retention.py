@@ -1,9 +1,12 @@
 """VACUUM's retention: the table's minimum and Delta's safety check against it.
 
 Delta refuses a VACUUM retention below the table's ``delta.deletedFileRetentionDuration``
-(168 h unless set) unless the check is turned off; so does this package, unless the model
-allows it (``maintenance_vacuum_allow_short_retention``) or the command line does
-(``--allow-short-retention``). The check runs where VACUUM runs, and at a model's build.
+(168 h unless set) unless the check is turned off; so does this package, unless the caller
+allows it (``allow_short_retention``: a model's ``maintenance_vacuum_allow_short_retention``,
+the command line's ``--allow-short-retention``). The check runs where VACUUM runs, and at a
+model's build. The op names the override by its own parameter; the caller says how its user
+sets it: in the refusal (``RetentionTooShortError.attributed``) and in the warning of an allowed
+override (``OverrideWords``).
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ from __future__ import annotations
 import logging
 import math
 from collections.abc import Mapping
+from dataclasses import dataclass
 from datetime import timedelta
 
 from python_ops.delta.properties import DELETED_FILE_RETENTION, Retention, resolve_retention
@@ -21,8 +25,20 @@ from python_ops.values import MAX_HOURS, checked_number
 
 log = logging.getLogger("python_ops.ops.vacuum")
 
-OVERRIDE_SETTING = "maintenance_vacuum_allow_short_retention"  # a model's (model mode)
-OVERRIDE_FLAG = "--allow-short-retention"  # the command line's, on a table path (path mode)
+OVERRIDE = "allow_short_retention"  # the parameter that allows a retention below the minimum
+
+
+@dataclass(frozen=True)
+class OverrideWords:
+    """How the caller names the table and the override in the warning of an allowed override.
+
+    Attributes:
+        table: What the caller calls the table (None: its location).
+        override: How the caller's user allowed it (a model's key, a command-line flag).
+    """
+
+    table: str | None = None
+    override: str = OVERRIDE
 
 
 def delta_round_hours(hours: float) -> int:
@@ -46,8 +62,8 @@ def vacuum_retention(
     retention_hours: float | None,
     *,
     allow_short_retention: bool,
-    model: str | None = None,
     invocation: Invocation | None = None,
+    words: OverrideWords | None = None,
 ) -> tuple[Retention, bool]:
     """Decide VACUUM's retention for a table: ``checked_retention`` on its snapshot's properties.
 
@@ -55,8 +71,8 @@ def vacuum_retention(
         snapshot: The table snapshot (for ``delta.deletedFileRetentionDuration``).
         retention_hours: Requested hours, or None for the table's setting.
         allow_short_retention: Allow a requested retention below the table's minimum.
-        model: The dbt model, for error messages (see ``checked_retention``).
         invocation: The command it runs in (its override warning is given once per command).
+        words: How the caller names the table and the override in that warning.
 
     Returns:
         (retention, overridden), as ``checked_retention``.
@@ -66,8 +82,8 @@ def vacuum_retention(
         snapshot.location,
         retention_hours,
         allow_short_retention=allow_short_retention,
-        model=model,
         invocation=invocation,
+        words=words,
     )
 
 
@@ -77,8 +93,8 @@ def checked_retention(
     retention_hours: float | None,
     *,
     allow_short_retention: bool,
-    model: str | None = None,
     invocation: Invocation | None = None,
+    words: OverrideWords | None = None,
 ) -> tuple[Retention, bool]:
     """Delta's safety check of a VACUUM retention against a table's properties.
 
@@ -90,10 +106,10 @@ def checked_retention(
         location: The table location, for messages.
         retention_hours: Requested hours, or None for the table's setting.
         allow_short_retention: Allow a requested retention below the table's minimum.
-        model: The dbt model, for error messages; None on a table path, where the refusal
-            names the command line's ``--allow-short-retention`` instead of the model's key.
         invocation: The command it runs in: an allowed override is warned about once per
             command and table, however many checks meet it (None: every time).
+        words: How the caller names the table and the override in that warning (None: the
+            location and ``allow_short_retention``).
 
     Returns:
         (retention, overridden): overridden is True when the check was bypassed by the
@@ -101,28 +117,30 @@ def checked_retention(
 
     Raises:
         ConfigError: For a negative retention or an unparsable table property.
-        RetentionTooShortError: When the requested retention is below the minimum.
+        RetentionTooShortError: When the requested retention is below the minimum, naming
+            ``allow_short_retention`` as its override (the caller words how to set it).
     """
     table = resolve_retention(configuration, DELETED_FILE_RETENTION)
     minimum = table.hours
     if retention_hours is None:
         return table, False
-    checked_number(retention_hours, setting="retention_hours", model=model, maximum=MAX_HOURS)
+    checked_number(retention_hours, setting="retention_hours", maximum=MAX_HOURS)
     hours = float(delta_round_hours(float(retention_hours)))
     overridden = hours < minimum
     if overridden:
         if not allow_short_retention:
-            raise _too_short(configuration, location, retention_hours, minimum, model)
+            raise _too_short(configuration, location, retention_hours, minimum)
+        said = words or OverrideWords()
         warn(
             invocation,
             log,
             "short retention",
             location,
             "vacuum %s: retention %g h is below the table's minimum %g h; allowed by %s",
-            model or location,
+            said.table or location,
             hours,
             minimum,
-            OVERRIDE_SETTING if model else OVERRIDE_FLAG,
+            said.override,
         )
     return Retention(timedelta(hours=hours), "requested"), overridden
 
@@ -132,21 +150,15 @@ def _too_short(
     location: str,
     retention_hours: float,
     minimum: float,
-    model: str | None,
 ) -> RetentionTooShortError:
     """Delta's refusal of a retention below the table's minimum, naming the override."""
     prop = configuration.get(DELETED_FILE_RETENTION)
-    override = (
-        f"set '{OVERRIDE_SETTING}: true' on the model to override."
-        if model
-        else f"pass {OVERRIDE_FLAG} to override (allow_short_retention=True from Python)."
-    )
     return RetentionTooShortError(
         setting="retention_hours",
         value=retention_hours,
         fix=f"The minimum for table {location} is {minimum:g} hours "
         f"({DELETED_FILE_RETENTION}{'=' + prop if prop else ' default'}); files of writers "
         f"that have not committed yet could be deleted. Request at least {minimum:g} hours, "
-        f"or {override}",
-        model=model,
+        "or",
+        override=OVERRIDE,
     )

@@ -6,10 +6,11 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any, Unpack
 
 from python_ops.delta.commits import commits_shared
-from python_ops.ops.audit import audited
+from python_ops.ops.audit import Audit, as_audit, audited
 from python_ops.ops.results import VacuumResult
 from python_ops.ops.vacuum import options as opts
 from python_ops.ops.vacuum.execute import Progress, execute
@@ -29,10 +30,9 @@ def vacuum(  # noqa: D417 (the options are documented once, on VacuumOptions)
     now_ms: int | None = None,
     on_progress: Progress | None = None,
     progress_interval_s: float = 5.0,
-    model: str | None = None,
     cluster_listing: bool = False,
     engine: str = "auto",
-    audit: bool = True,
+    audit: Audit | bool = True,
     mode: str = "full",
     full_interval_days: float = 7.0,
     inventory: str | None = None,
@@ -44,7 +44,8 @@ def vacuum(  # noqa: D417 (the options are documented once, on VacuumOptions)
         table: Table location (path or URI) or an open ``Storage``.
         spark: A Spark session, for ``engine="spark"`` and ``cluster_listing`` (None: none).
         on_progress: Called with (files done, files total) during deletion.
-        **given: What the caller has already (``Given``: snapshot, evidence, invocation).
+        **given: What the caller has already (``Given``: snapshot, evidence, invocation,
+            how it names the table and the override in warnings).
         The others: ``VacuumOptions``'s fields, documented there.
 
     Returns:
@@ -53,22 +54,24 @@ def vacuum(  # noqa: D417 (the options are documented once, on VacuumOptions)
     Raises:
         MaintenanceError: As ``plan_vacuum`` (bad option, retention or table): nothing deleted.
     """
-    workers = opts.checked_workers(max_workers, model=model)
-    mode = opts.checked_mode(mode, inventory=inventory, cluster=cluster_listing, model=model)
-    on = opts.checked_engine(engine, spark=spark, cluster=cluster_listing, model=model)
+    workers = opts.checked_workers(max_workers)
+    mode = opts.checked_mode(mode, inventory=inventory, cluster=cluster_listing)
+    on = opts.checked_engine(engine, spark=spark, cluster=cluster_listing)
     storage = table if isinstance(table, Storage) else open_storage(table, spark=spark)
-    params = {"retention_hours": retention_hours, "dry_run": dry_run, "mode": mode, "model": model,
+    params = {"retention_hours": retention_hours, "dry_run": dry_run, "mode": mode,
               "partition_filter": partition_filter, "inventory": inventory}  # fmt: skip
+    audit = as_audit(audit)
+    audit = replace(audit, enabled=audit.enabled or not dry_run)  # a deleting run is recorded
     with (
         commits_shared(mode != "full"),  # LITE reads commits the snapshot replayed: once
-        audited("vacuum", storage.root, params, enabled=audit or not dry_run) as record,
+        audited("vacuum", storage.root, params, audit=audit) as record,
     ):
         o = opts.VacuumOptions(
             retention_hours, dry_run, partition_filter, allow_short_retention, workers, now_ms,
-            progress_interval_s, model, cluster_listing, on, audit,
-            opts.vacuum_mode(mode, model=model), full_interval_days, inventory,
+            progress_interval_s, cluster_listing, on, audit,
+            opts.vacuum_mode(mode), full_interval_days, inventory,
         )  # fmt: skip
         plan = plan_vacuum(storage, options=o, spark=spark, **given)
         result = execute(plan, spark=spark, on_progress=on_progress)
-        record |= {"model": model, **result.to_dict(include_paths=False)}
+        record |= result.to_dict(include_paths=False)
     return result
