@@ -130,14 +130,14 @@ def checked_mode(mode: Any, *, inventory: str | None, cluster: bool) -> str:
     """
     if inventory is None:
         return str(mode)
-    if mode == "lite" or cluster:
+    if mode == VacuumMode.LITE or cluster:
         raise ConfigError(
             setting="inventory",
             value=inventory,
             fix="an inventory replaces a FULL run's listing: not with mode lite or "
             "cluster_listing.",
         )
-    return "full"
+    return str(VacuumMode.FULL)
 
 
 def vacuum_mode(mode: Any) -> VacuumMode:

@@ -15,6 +15,7 @@ from python_ops.ops.results import VacuumResult
 from python_ops.ops.vacuum import options as opts
 from python_ops.ops.vacuum.execute import Progress, execute
 from python_ops.ops.vacuum.plan import Given, plan_vacuum
+from python_ops.ops.vacuum_modes import VacuumEngine, VacuumMode
 from python_ops.storage import Storage, open_storage
 
 
@@ -31,9 +32,9 @@ def vacuum(  # noqa: D417 (the options are documented once, on VacuumOptions)
     on_progress: Progress | None = None,
     progress_interval_s: float = 5.0,
     cluster_listing: bool = False,
-    engine: str = "auto",
+    engine: VacuumEngine | str = VacuumEngine.AUTO,
     audit: Audit | bool = True,
-    mode: str = "full",
+    mode: VacuumMode | str = VacuumMode.FULL,
     full_interval_days: float = 7.0,
     inventory: str | None = None,
     **given: Unpack[Given],
@@ -63,7 +64,7 @@ def vacuum(  # noqa: D417 (the options are documented once, on VacuumOptions)
     audit = as_audit(audit)
     audit = replace(audit, enabled=audit.enabled or not dry_run)  # a deleting run is recorded
     with (
-        commits_shared(mode != "full"),  # LITE reads commits the snapshot replayed: once
+        commits_shared(mode != VacuumMode.FULL),  # LITE reads commits the snapshot replayed: once
         audited("vacuum", storage.root, params, audit=audit) as record,
     ):
         o = opts.VacuumOptions(
