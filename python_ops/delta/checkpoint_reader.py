@@ -178,7 +178,7 @@ def read_parquet_actions(
             raise DeltaLogError(f"{where}: column '{kind}' is not a struct")
     if columns is None or root is None:
         if pf.num_rows <= _SMALL_CHECKPOINT_ROWS:
-            yield from _small_file_rows(pf, where, wanted, root)
+            yield from _small_file_rows(pf, where, wanted)
             return
         for kind, subfields in wanted.items():
             yield from _kind_rows(pf, where, kind, subfields, root)
@@ -217,12 +217,13 @@ def _fields_read(schema: Any, kind: str, subfields: tuple[str, ...] | None) -> l
 
 
 def _small_file_rows(
-    pf: Any, where: str, wanted: dict[str, tuple[str, ...] | None], root: str | None
+    pf: Any, where: str, wanted: dict[str, tuple[str, ...] | None]
 ) -> Iterator[tuple[At, dict[str, Any]]]:
     """``_kind_rows`` for every kind of a small file, from one read of all their leaves.
 
-    The same rows, order and parsing as one ``_kind_rows`` per kind: only the decoding is one
-    call instead of two or three per kind.
+    The same rows, in the same order (kind by kind, by row number), as one ``_kind_rows`` per
+    kind; ``add`` rows come as dicts, which the replay parses as it parses a big file's rows
+    the column-wise reader leaves to it: on a few rows, Arrow's kernels cost more than that.
     """
     schema = pf.schema_arrow
     kinds = {k: _fields_read(schema, k, v) for k, v in wanted.items() if k in schema.names}
@@ -230,14 +231,10 @@ def _small_file_rows(
     for kind, names in kinds.items():
         if not names:
             continue
-        column = table.column(kind).combine_chunks()
-        if kind == "add" and root is not None:
-            parsed = _well_formed_adds(column, root)
-            if parsed is not None:
-                for row, add in parsed:
-                    yield (where, "row", row), {kind: add}
+        for row, values in enumerate(table.column(kind).to_pylist()):
+            if values is None or ("path" in values and values["path"] is None):
                 continue
-        yield from _valid_rows(column, where, kind, 0)
+            yield (where, "row", row), {kind: values}
 
 
 def _valid_rows(

@@ -1,11 +1,11 @@
 """A small checkpoint decoded in one read yields what the column-at-a-time reader yields.
 
 ``read_parquet_actions`` reads a checkpoint of at most ``_SMALL_CHECKPOINT_ROWS`` rows with one
-read of every action's leaves (a post-hook reads a table's first checkpoints after every
-build). The rows, their order, their row numbers and their parsing must be those of the reader
-big checkpoints take: checked on every Parquet checkpoint and sidecar of the shared fixtures
-(Spark- and delta-rs-written) and on generated files whose actions are interleaved, null-padded
-and partly malformed.
+read of every action's leaves, its rows converted at once (a post-hook reads a table's first
+checkpoints after every build). The rows, their order, their row numbers and what the replay
+parses from them must be those of the reader big checkpoints take: checked on every Parquet
+checkpoint and sidecar of the shared fixtures (Spark- and delta-rs-written) and on generated
+files whose actions are interleaved, null-padded and partly malformed.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from python_ops.delta import checkpoint_reader
+from python_ops.delta.actions import AddFile
 from python_ops.delta.checkpoint_reader import read_parquet_actions
 from python_ops.errors import DeltaLogError
 from tests.helpers.paths import FIXTURES_ROOT, NEEDS_SHARED
@@ -29,12 +30,28 @@ FILES = sorted(FIXTURES_ROOT.rglob("*.parquet"))
 CHECKPOINTS = [p for p in FILES if ".checkpoint." in p.name and "_delta_log" in p.parts]
 
 
+def _parsed(action: dict[str, Any], root: str | None) -> Any:
+    """An action as the snapshot's replay takes it: an ``add`` row parsed (or its refusal)."""
+    ((kind, value),) = action.items()
+    if kind != "add" or root is None or isinstance(value, AddFile):
+        return action
+    try:
+        return {kind: AddFile.parse(value, root)}
+    except DeltaLogError as err:
+        return f"refused: {err}"
+
+
 def _both(data: bytes, **kwargs: Any) -> tuple[list[Any], list[Any]]:
-    """(the one-read path's actions, the column-at-a-time path's), or their errors."""
+    """(the one-read path's actions, the column-at-a-time path's), or their errors.
+
+    Each ``add`` as the replay parses it: the small path hands every row over as a dict, the
+    big one parses well-formed rows column-wise and hands the rest over.
+    """
 
     def run() -> list[Any] | str:
         try:
-            return list(read_parquet_actions(data, "f", **kwargs))
+            rows = read_parquet_actions(data, "f", **kwargs)
+            return [(at, _parsed(action, kwargs.get("root"))) for at, action in rows]
         except DeltaLogError as err:
             return f"refused: {err}"
 
