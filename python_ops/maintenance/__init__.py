@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from python_ops.delta_jars import LOCAL_CONF, require_delta_jars, session_conf
     from python_ops.invocation import Invocation, Invocations
     from python_ops.maintenance.auto_columns import AdviceFor, ProjectAdvice
-    from python_ops.maintenance.build_writes import BuildFacts, head_version
+    from python_ops.maintenance.build_writes import BuildFacts, head_version, location_is_empty
     from python_ops.maintenance.catalog_file import JOURNAL_NAME, LOG_NAME, Catalog, read_catalog
     from python_ops.maintenance.config import KEYS, PREFIX, MaintenanceConfig, parse_config
     from python_ops.maintenance.dbt_profile import embedded_warehouse
@@ -80,6 +80,7 @@ _EXPORTS: dict[str, str] = {
     "ProjectAdvice": "python_ops.maintenance.auto_columns",
     "BuildFacts": "python_ops.maintenance.build_writes",
     "head_version": "python_ops.maintenance.build_writes",
+    "location_is_empty": "python_ops.maintenance.build_writes",
     "DEFAULT_DELETED_FILE_RETENTION_HOURS": "python_ops.delta.properties",
     "policy_properties": "python_ops.delta.recorded_retentions",
     "TableDocs": "python_ops.delta.schema_edits",
@@ -195,6 +196,7 @@ __all__ = [
     "is_delta_table",
     "is_remote",
     "load_manifest",
+    "location_is_empty",
     "managed_location",
     "node_config",
     "normalize_location",

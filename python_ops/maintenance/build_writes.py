@@ -27,12 +27,13 @@ statistics); and the partitions its ``add`` actions touched (``partitionValues``
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass
 from typing import Any
 
 from python_ops.delta.commits import commit_actions, commit_info, commit_versions
 from python_ops.errors import MaintenanceError
-from python_ops.storage import Storage, open_storage
+from python_ops.storage import Storage, is_remote, open_storage
 
 # operationMetrics naming the files a commit wrote, first match wins (see the module docstring)
 FILE_METRICS = (
@@ -61,11 +62,14 @@ class BuildFacts:
         started_at_ms: When the build started (wall clock, ms since the epoch).
         version_before: The table's latest version then (None: it had none, or not known).
         build_s: Seconds the build took, up to the post-hook.
+        location_was_empty: Nothing existed at the table's location then (a local path the
+            front end checked, ``location_is_empty``): every file there was written since.
     """
 
     started_at_ms: int
     version_before: int | None
     build_s: float
+    location_was_empty: bool = False
 
 
 @dataclass(frozen=True)
@@ -296,6 +300,22 @@ def read_build_writes(location: str | Storage, facts: BuildFacts) -> BuildWrites
         for partition in commit.partitions:
             columns = columns or tuple(c for c, _ in partition)
     return BuildWrites(facts, tuple(commits), tuple(others), columns)
+
+
+def location_is_empty(location: str) -> bool:
+    """Whether nothing exists at a table location (no directory, file or link).
+
+    True only for a local path, where one ``lstat`` says so; an object store's prefix is not
+    asked (False: unknown). What a front end records as ``BuildFacts.location_was_empty``
+    when a build starts.
+
+    Args:
+        location: The table location (path or ``file://`` URI).
+    """
+    if is_remote(location):
+        return False
+    path = location.removeprefix("file://")
+    return not os.path.lexists(path)
 
 
 def head_version(location: str | Storage) -> int | None:

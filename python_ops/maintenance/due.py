@@ -70,6 +70,7 @@ def decide(
     now_s: float | None = None,
     invocation: Invocation | None = None,
     trust_bounds: bool = False,
+    empty_at_ms: int | None = None,
 ) -> list[Decision]:
     """Decide which of ``ops`` are due for a model.
 
@@ -82,6 +83,8 @@ def decide(
         now_s: The current time (None = now).
         invocation: The command it runs in (a check's warnings once per command).
         trust_bounds: VACUUM skips its listing while a recorded bound holds (the post-hook).
+        empty_at_ms: When nothing existed at the table's location (its build began there):
+            with ``trust_bounds``, VACUUM's bound without a listing (``untracked_bound``).
 
     Returns:
         One decision per op, in ``ops`` order.
@@ -111,6 +114,7 @@ def decide(
                 invocation=invocation,
                 history=history,
                 trust_bound=trust_bounds,
+                empty_at_ms=empty_at_ms,
             )
             reason = Reason.DUE if v.due else Reason.NOT_DUE
             out.append(Decision(op, reason, v.why, evidence=v.evidence))

@@ -34,13 +34,15 @@ def vacuum_decision(
     invocation: Invocation | None = None,
     history: HistoryStore | None = None,
     trust_bound: bool = False,
+    empty_at_ms: int | None = None,
 ) -> VacuumDue:
     """VACUUM: removed or untracked files older than the retention (``reclaim``, cost-bounded).
 
     Decided on a snapshot, or on the log's paths (``read_file_paths``) alike; with the listing
     a dry run made as its evidence, for the run it decides. ``invocation``: the command it runs
     in (its warnings once per command); ``history``: where a listing's bound is kept;
-    ``trust_bound``: skip the listing while it holds (``reclaim.vacuum_due``).
+    ``trust_bound``: skip the listing while it holds; ``empty_at_ms``: when the table's
+    location was empty, a bound without a listing (``reclaim.vacuum_due``).
     """
     with as_model_setting(target.config.model, "vacuum"):
         return vacuum_due(
@@ -50,6 +52,7 @@ def vacuum_decision(
             invocation=invocation,
             history=history,
             trust_bound=trust_bound,
+            empty_at_ms=empty_at_ms,
         )
 
 

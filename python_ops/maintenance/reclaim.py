@@ -39,7 +39,13 @@ from python_ops.maintenance.history import HistoryStore
 from python_ops.maintenance.op_keys import as_model_setting, model_words
 from python_ops.maintenance.policy import effective_paths, effective_snapshot
 from python_ops.maintenance.targets import ModelTarget
-from python_ops.maintenance.untracked_bound import bound_from_listing, record_bound, recorded_bound
+from python_ops.maintenance.untracked_bound import (
+    UntrackedBound,
+    bound_from_empty_location,
+    bound_from_listing,
+    record_bound,
+    recorded_bound,
+)
 from python_ops.maintenance.wording import size_text
 from python_ops.ops.audit import Audit
 from python_ops.ops.vacuum import vacuum_retention
@@ -79,6 +85,7 @@ def vacuum_due(
     invocation: Invocation | None = None,
     history: HistoryStore | None = None,
     trust_bound: bool = False,
+    empty_at_ms: int | None = None,
 ) -> VacuumDue:
     """VACUUM's due rule: removed or untracked files older than the retention exist.
 
@@ -91,6 +98,9 @@ def vacuum_due(
         history: Where a listing's ``untracked_bound`` is kept (None: not kept).
         trust_bound: Skip the listing while the history's bound holds (the post-hook, after
             every build); False lists (run-operations, the report: thorough on a schedule).
+        empty_at_ms: When nothing existed at the table's location (the build that created it
+            began then): with ``trust_bound`` and no recorded bound that holds, the bound that
+            proves (``untracked_bound.bound_from_empty_location``), kept like a listing's.
 
     Returns:
         Due or not, why, and the listing a dry run made (its evidence).
@@ -108,7 +118,37 @@ def vacuum_due(
             invocation=invocation,
             history=history,
             trust_bound=trust_bound,
+            empty_at_ms=empty_at_ms,
         )
+
+
+def _trusted_bound(
+    history: HistoryStore | None,
+    target: ModelTarget,
+    retention_hours: float,
+    *,
+    now_ms: int,
+    empty_at_ms: int | None,
+    invocation: Invocation | None,
+) -> tuple[UntrackedBound | None, str]:
+    """The bound a post-hook's decision may trust, and how it was proved ('' : none holds)."""
+    bound = recorded_bound(history, target)
+    if bound is not None and bound.holds(now_ms=now_ms, retention_hours=retention_hours):
+        return bound, f"listed {_utc(bound.listed_at_ms)}"
+    if empty_at_ms is None:
+        return None, ""
+    bound = bound_from_empty_location(empty_at_ms=empty_at_ms, retention_hours=retention_hours)
+    if not bound.holds(now_ms=now_ms, retention_hours=retention_hours):
+        return None, ""
+    if history is not None:
+        record_bound(
+            history,
+            target,
+            bound,
+            invocation_id=invocation.id if invocation else "",
+            reason="VACUUM's due check: the build created the table where nothing existed",
+        )
+    return bound, f"the build began at {_utc(empty_at_ms)} where nothing existed"
 
 
 def _vacuum_due(
@@ -119,6 +159,7 @@ def _vacuum_due(
     invocation: Invocation | None,
     history: HistoryStore | None,
     trust_bound: bool,
+    empty_at_ms: int | None = None,
 ) -> VacuumDue:
     c = target.config
     paths = snapshot if isinstance(snapshot, FilePaths) else None
@@ -144,12 +185,23 @@ def _vacuum_due(
         return VacuumDue(
             False, f"nothing to reclaim: no removed file {older} (LITE: untracked not looked for)"
         )
-    bound = recorded_bound(history, target) if trust_bound else None  # nothing can expire yet
-    if bound is not None and bound.holds(now_ms=now_ms, retention_hours=retention.hours):
+    bound, proof = (  # nothing can expire yet
+        _trusted_bound(
+            history,
+            target,
+            retention.hours,
+            now_ms=now_ms,
+            empty_at_ms=empty_at_ms,
+            invocation=invocation,
+        )
+        if trust_bound
+        else (None, "")
+    )
+    if bound is not None:
         return VacuumDue(
             False,
             f"nothing to reclaim: no removed file {older}, and no untracked file can pass it "
-            f"before {_utc(bound.not_before_ms)} (listed {_utc(bound.listed_at_ms)})",
+            f"before {_utc(bound.not_before_ms)} ({proof})",
         )
     if c.vacuum_mode is VacuumMode.AUTO:  # untracked files count only when this run would be FULL
         choice = choose_mode(

@@ -208,7 +208,8 @@ class Maintainer:
         log_failures: Log each failed op as a warning (False when the caller reports them).
         advice_for: The advisor, for models with ``auto`` clustering columns
             (``auto_columns.resolve_auto``); None: ``auto`` resolves to no columns.
-        build: After a build (the post-hook): what it wrote, recorded beside each op's run.
+        build: After a build (the post-hook): what it wrote, recorded beside each op's run;
+            a build that began where nothing existed also bounds VACUUM's untracked files.
         trust_listing_bounds: VACUUM's due check skips its listing while the history's bound
             holds (``untracked_bound``): the post-hook's, after every build; run-operations
             list (thorough on a schedule).
@@ -231,6 +232,11 @@ class Maintainer:
     def invocation_id(self) -> str:
         """The command's id, recorded with each run."""
         return self.invocation.id
+
+    def _empty_at_ms(self) -> int | None:
+        """When the built table's location was empty (its build began there), if it was."""
+        facts = self.build.facts if self.build is not None else None
+        return facts.started_at_ms if facts is not None and facts.location_was_empty else None
 
     def _engine_free(self, op: str) -> bool:
         """Whether ``op`` runs wholly in this process, needing no pandas (``lean_arrow``).
@@ -397,6 +403,7 @@ class Maintainer:
                         history=self.history,
                         invocation=self.invocation,
                         trust_bounds=self.trust_listing_bounds,
+                        empty_at_ms=self._empty_at_ms(),
                     )[0]
             except MaintenanceError as err:
                 outcomes.append(self.run_op(target, op, dry_run=dry_run, failure=str(err)))

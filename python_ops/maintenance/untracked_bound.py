@@ -16,6 +16,12 @@ report always list: a run on a schedule is thorough). Tombstones are still count
 log on every decision. In steady state a table is listed once per retention period (a week
 by default) instead of once per build.
 
+A build that created its table where nothing existed (``BuildFacts.location_was_empty``: the
+front end found no file, directory or link at the location when the build began) proves the
+same without a listing: every file there was written after the build began at ``B``, so none
+passes the retention before ``B + R`` (``bound_from_empty_location``). The first build of a
+table then lists nothing either.
+
 What this can miss, only for a while and never into a deletion: a file that appears with a
 modification time older than the listing (copied with its times kept, or from a writer whose
 clock is behind) is found at ``not_before`` at the latest; so is an empty directory made after
@@ -91,6 +97,21 @@ def bound_from_listing(
     return UntrackedBound(listed_at_ms, not_before, retention_hours)
 
 
+def bound_from_empty_location(*, empty_at_ms: int, retention_hours: float) -> UntrackedBound:
+    """The bound a location that was empty at ``empty_at_ms`` proves (nothing older in it).
+
+    Args:
+        empty_at_ms: When nothing existed at the location (the build's start).
+        retention_hours: The retention.
+
+    Returns:
+        The bound: no untracked file passes the retention before ``empty_at_ms + R``.
+    """
+    return UntrackedBound(
+        empty_at_ms, empty_at_ms + round(retention_hours * 3_600_000), retention_hours
+    )
+
+
 def recorded_bound(history: HistoryStore | None, target: ModelTarget) -> UntrackedBound | None:
     """The newest bound the history holds for the model's table (None: none, or elsewhere)."""
     if history is None:
@@ -110,9 +131,22 @@ def recorded_bound(history: HistoryStore | None, target: ModelTarget) -> Untrack
 
 
 def record_bound(
-    history: HistoryStore, target: ModelTarget, bound: UntrackedBound, *, invocation_id: str
+    history: HistoryStore,
+    target: ModelTarget,
+    bound: UntrackedBound,
+    *,
+    invocation_id: str,
+    reason: str = "VACUUM's due check listed the table: nothing to reclaim",
 ) -> None:
-    """Keep the bound in the history (deferred: written with the command's history commit)."""
+    """Keep the bound in the history (deferred: written with the command's history commit).
+
+    Args:
+        history: The history.
+        target: The model.
+        bound: The bound.
+        invocation_id: The command that proved it.
+        reason: How it was proved (the history row's reason).
+    """
     history.defer(
         [
             HistoryRecord(
@@ -132,7 +166,7 @@ def record_bound(
                 error=None,
                 started_at=dt.datetime.fromtimestamp(bound.listed_at_ms / 1000, dt.UTC),
                 duration_s=0.0,
-                reason="VACUUM's due check listed the table: nothing to reclaim",
+                reason=reason,
             )
         ]
     )

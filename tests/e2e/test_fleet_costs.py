@@ -12,6 +12,8 @@ engine), then a run-operation selecting one model in a fresh engine. Counted:
   listings of the whole schema; tables registered from the journal;
 - the catalog journal's appended records and whole rewrites (on main every CREATE re-read and
   rewrote the whole journal);
+- VACUUM's due checks in a first build: every table was built where nothing existed, so each is
+  bounded from its build's start and none is listed (``untracked_bound``);
 - the adapter's debug lines of the post-hooks' own times: one per dbt command, every hook in it
   (one event per model cost each hook's thread as much as a hook with nothing due).
 """
@@ -30,6 +32,8 @@ from dbt.adapters.cache import RelationsCache
 from dbt.cli.main import dbtRunner
 
 from dbt.adapters.sparkdelta.engines import get_engine, shutdown_engines
+from python_ops.maintenance.history import HistoryStore
+from python_ops.maintenance.untracked_bound import CHECK_OP
 from tests.helpers.fleet_project import write_fleet_project
 
 pytestmark = pytest.mark.slow
@@ -67,6 +71,12 @@ def _hook_time_lines(project: Path) -> tuple[int, int]:
     return len(lines), named
 
 
+def _vacuum_checks(warehouse: Path) -> list[str]:
+    """The reasons of the history's VACUUM check rows (one per table the post-hook bounded)."""
+    history = HistoryStore(str(warehouse / "fleet" / "maintenance_history"))
+    return [r.reason or "" for r in history.records() if r.op == CHECK_OP]
+
+
 def _measure(
     root: Path, tables: int, scans: Counter[str], monkeypatch: pytest.MonkeyPatch
 ) -> dict[str, Counter[str]]:
@@ -87,6 +97,10 @@ def _measure(
         counts["journal rewrites"] = engine.journal.compactions - rewrites  # type: ignore[attr-defined]
         counts["cache scans"] = scans["get_relations"]
         counts["hook time lines"], counts["hooks timed"] = _hook_time_lines(project)
+        if step == "first build":  # every table built where nothing was: bounded, not listed
+            checks = _vacuum_checks(warehouse)
+            counts["vacuum checks"] = len(checks)
+            counts["vacuum checks without a listing"] = sum("nothing existed" in r for r in checks)
         out[step] = counts
     shutdown_engines()  # the next process: its engine starts from the journal
     scans.clear()
@@ -118,6 +132,9 @@ def test_catalog_work_per_model_stays_flat_from_10_to_60_models(
         assert large[step]["list_schema"] <= 1, step
         assert large[step]["journal rewrites"] == 0, step
     first, repeat = "first build", "repeat build"
+    for size, counts in zip(SIZES, (small, large), strict=True):
+        assert counts[first]["vacuum checks"] == size + INCREMENTAL
+        assert counts[first]["vacuum checks without a listing"] == size + INCREMENTAL
     for step in (first, repeat):  # every hook timed, in one dbt event per command
         for size, counts in zip(SIZES, (small, large), strict=True):
             assert counts[step]["hook time lines"] == 1, (step, size)

@@ -2,7 +2,8 @@
 
 A listing that found nothing to reclaim bounds when an untracked file can next pass the
 retention (``untracked_bound``); the bound is kept in the history and later decisions skip the
-listing until it passes. Real delta-rs tables, real history tables; the proof that a decision
+listing until it passes; a table built where nothing existed is bounded from its build's start
+without any listing. Real delta-rs tables, real history tables; the proof that a decision
 did not list: an untracked file planted after the listing with a back-dated time (which any
 listing would find) is found only once the bound has passed.
 """
@@ -20,6 +21,11 @@ from hypothesis import strategies as st
 
 from python_ops.delta.snapshot import read_snapshot
 from python_ops.invocation import Invocation
+from python_ops.maintenance.build_writes import (
+    BuildFacts,
+    location_is_empty,
+    read_build_writes,
+)
 from python_ops.maintenance.config import parse_config
 from python_ops.maintenance.due import decide
 from python_ops.maintenance.history import HistoryStore
@@ -199,3 +205,98 @@ def test_the_bound_is_never_after_a_seen_file_can_expire(
     assert bound.not_before_ms >= now  # nothing seen had expired (the listing found none)
     assert bound.holds(now_ms=now, retention_hours=RETENTION_H) == (bound.not_before_ms > now)
     assert not bound.holds(now_ms=now, retention_hours=RETENTION_H - 1)
+
+
+def _built(tmp_path: Path, name: str) -> tuple[Path, BuildFacts]:
+    """A table written where nothing existed, with the facts its build's start recorded."""
+    table = tmp_path / name
+    facts = BuildFacts(
+        started_at_ms=int(time.time() * 1000),
+        version_before=None,
+        build_s=0.0,
+        location_was_empty=location_is_empty(str(table)),
+    )
+    write_deltalake(str(table), pa.table({"id": [1, 2, 3]}))
+    return table, facts
+
+
+def test_a_table_built_where_nothing_existed_is_bounded_without_a_listing(
+    tmp_path: Path,
+) -> None:
+    table, facts = _built(tmp_path, "orders")
+    assert facts.location_was_empty
+    history = HistoryStore(str(tmp_path / "history"))
+    # a leftover back-dated a month, planted after the build began: only a listing finds it,
+    # and a file there since before the build cannot exist (nothing existed there)
+    _plant(table, "part-old-failed.parquet", age_h=30 * 24, now_s=time.time())
+    writes = read_build_writes(str(table), facts)
+    hook = Maintainer(
+        spark=None,
+        history=history,
+        invocation=Invocation("build-1"),
+        trust_listing_bounds=True,
+        build=writes,
+    )
+    (first,) = hook.maintain_model(_target(table), ops=("vacuum",))
+    assert first.reason is Reason.NOT_DUE  # not listed: the leftover is not seen
+    assert "where nothing existed" in first.detail
+    history.flush()
+    (row,) = history.records()
+    assert row.op == CHECK_OP
+    assert "nothing existed" in (row.reason or "")
+    bound = recorded_bound(history, _target(table))
+    assert bound is not None
+    assert bound.not_before_ms == facts.started_at_ms + RETENTION_H * HOUR_MS
+
+    # the next build's post-hook trusts the recorded bound; a scheduled run lists and finds it
+    later = Maintainer(
+        spark=None, history=history, invocation=Invocation("build-2"), trust_listing_bounds=True
+    )
+    (second,) = later.maintain_model(_target(table), ops=("vacuum",))
+    assert "no untracked file can pass it before" in second.detail
+    scheduled = Maintainer(spark=None, history=history, invocation=Invocation("maintain_all"))
+    (third,) = scheduled.maintain_model(_target(table), ops=("vacuum",))
+    assert third.reason is Reason.DUE
+    assert third.detail.startswith("1 untracked file(s)")
+
+
+def test_a_location_with_anything_in_it_is_listed(tmp_path: Path) -> None:
+    # a dropped table's files left behind, a stray file, a dangling link: not empty
+    leftovers = tmp_path / "leftovers"
+    leftovers.mkdir()
+    _plant(leftovers, "part-old.parquet", age_h=30 * 24, now_s=time.time())
+    (tmp_path / "stray").write_bytes(b"x")
+    os.symlink(tmp_path / "nowhere", tmp_path / "dangling")
+    for name in ("leftovers", "stray", "dangling"):
+        assert not location_is_empty(str(tmp_path / name)), name
+    assert location_is_empty(str(tmp_path / "absent"))
+    assert location_is_empty(f"file://{tmp_path}/absent")
+    assert not location_is_empty("s3://bucket/absent")  # an object store is not asked
+
+    facts = BuildFacts(int(time.time() * 1000), None, 0.0, location_was_empty=False)
+    write_deltalake(str(leftovers), pa.table({"id": [1]}))
+    history = HistoryStore(str(tmp_path / "history"))
+    hook = Maintainer(
+        spark=None,
+        history=history,
+        invocation=Invocation("build-1"),
+        trust_listing_bounds=True,
+        build=read_build_writes(str(leftovers), facts),
+    )
+    (decision,) = hook.maintain_model(_target(leftovers), ops=("vacuum",), dry_run=True)
+    assert decision.reason is Reason.DUE  # listed: the dropped table's file is found
+    assert decision.detail.startswith("1 untracked file(s)")
+    # a bound past its time is not trusted either: an empty location long ago lists again
+    old = BuildFacts(
+        int(time.time() * 1000) - (RETENTION_H + 1) * HOUR_MS, None, 0.0, location_was_empty=True
+    )
+    stale = Maintainer(
+        spark=None,
+        history=HistoryStore(str(tmp_path / "history-2")),
+        invocation=Invocation("build-2"),
+        trust_listing_bounds=True,
+        build=read_build_writes(str(leftovers), old),
+    )
+    (listed,) = stale.maintain_model(_target(leftovers), ops=("vacuum",), dry_run=True)
+    assert listed.reason is Reason.DUE
+    assert listed.detail.startswith("1 untracked file(s)")

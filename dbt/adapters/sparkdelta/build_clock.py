@@ -3,8 +3,10 @@
 The materializations call ``adapter.validate_maintenance_config(model)`` first thing; the
 adapter then records, per node, the wall clock and the table's latest commit version
 (``python_ops.maintenance.build_writes.head_version``: one listing of its log, at the location
-the adapter places the table). Never a catalog query: where the cluster's metastore places the
-table, the version is not known and the build's commits are those timestamped from its start.
+the adapter places the table), and, when it has none, whether anything exists there at all
+(``location_is_empty``: one ``lstat``). Never a catalog query: where the cluster's metastore
+places the table, the version is not known and the build's commits are those timestamped from
+its start.
 The post-hook takes the facts back as plain values (``BuildFacts``), so python_ops reads the
 build's own commits without knowing dbt.
 """
@@ -17,7 +19,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from dbt.adapters.sparkdelta.locator import TableLocator
-from python_ops.maintenance import BuildFacts, head_version
+from python_ops.maintenance import BuildFacts, head_version, location_is_empty
 
 
 def _get(node: Any, key: str) -> Any:
@@ -40,7 +42,7 @@ class BuildClock:
 
     def __init__(self, locator: TableLocator) -> None:
         self._locator = locator
-        self._started: dict[str, tuple[int, float, int | None]] = {}
+        self._started: dict[str, tuple[int, float, int | None, bool]] = {}
         self._lock = threading.Lock()
 
     def _location(self, node: Any) -> str | None:
@@ -58,8 +60,10 @@ class BuildClock:
         started_ms, started = time.time_ns() // 1_000_000, time.perf_counter()
         location = self._location(node)
         version = head_version(location) if location is not None else None
+        # nothing there yet (a first build): VACUUM's due check needs no listing of it
+        empty = version is None and location is not None and location_is_empty(location)
         with self._lock:
-            self._started[key] = (started_ms, started, version)
+            self._started[key] = (started_ms, started, version, empty)
 
     def take(self, node: Any) -> BuildFacts | None:
         """The facts of ``node``'s build (None: its start was not recorded), forgotten after."""
@@ -68,9 +72,10 @@ class BuildClock:
             started = self._started.pop(key, None)
         if started is None:
             return None
-        started_ms, clock, version = started
+        started_ms, clock, version, empty = started
         return BuildFacts(
             started_at_ms=started_ms,
             version_before=version,
             build_s=time.perf_counter() - clock,
+            location_was_empty=empty,
         )
