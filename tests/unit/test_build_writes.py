@@ -20,7 +20,12 @@ from deltalake import DeltaTable, write_deltalake
 
 from python_ops.delta.partition_scope import parse_scope
 from python_ops.delta.snapshot import read_snapshot
-from python_ops.maintenance.build_writes import BuildFacts, head_version, read_build_writes
+from python_ops.maintenance.build_writes import (
+    BuildFacts,
+    head_version,
+    location_is_empty,
+    read_build_writes,
+)
 from python_ops.storage.base import DirScan, FileEntry
 from python_ops.storage.local import LocalStorage
 from tests.helpers.paths import shared_table
@@ -242,3 +247,23 @@ def test_reading_a_build_costs_what_it_wrote_not_the_log_s_length(tmp_path: Path
         assert after == Counter(read_bytes=3)  # its two commits and the first missing name
         assert files == 2
     assert costs[3] == costs[60]
+
+
+def test_a_table_built_where_nothing_existed_is_read_from_version_0_without_a_listing(
+    tmp_path: Path,
+) -> None:
+    location = str(tmp_path / "new")
+    assert location_is_empty(location)  # what the adapter records at the build's start
+    facts = BuildFacts(
+        started_at_ms=int(time.time() * 1000), version_before=None, build_s=1.0,
+        location_was_empty=True,
+    )  # fmt: skip
+    write_deltalake(location, _rows("2024-01-01", range(4)), partition_by=["day"])
+    write_deltalake(location, _rows("2024-01-02", range(2)), mode="append")
+    assert not location_is_empty(location)
+    storage = CountingStorage(location)
+    writes = read_build_writes(storage, facts)
+    assert [c.version for c in writes.commits] == [0, 1]
+    assert writes.files_written == 2
+    # its two commits and the first missing name; no listing of the log
+    assert storage.calls == Counter(read_bytes=3)
