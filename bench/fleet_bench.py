@@ -6,7 +6,9 @@ copies (hook on; hook off through ``maintenance_post_hook: false`` in the copy's
 copy keeps dbt's partial parsing). In fresh processes, hook on and off alternating:
 
 - first builds (``dbt build`` on an empty warehouse, tables being created), ``--repeats`` each;
-- repeat builds (``dbt build`` again on the same warehouse);
+- repeat builds (``dbt build`` again on the same warehouse); with ``--steady K``, after K
+  untimed builds of each warehouse (10: the tables' steady state, a checkpoint and commits after
+  it, which costs the post-hook more than a young table does);
 - with nothing due (after one ``maintain_all``): ``dbt run-operation maintain_all``,
   ``dbt run-operation maintenance_report``, ``dbt parse`` (the floor every dbt command pays) and
   the CLI ``python -m python_ops maintain``.
@@ -89,8 +91,13 @@ class Fleet:
         return timed(command, env=self.env, cwd=self.on)
 
 
-def measure(fleet: Fleet, repeats: int) -> dict[str, list[float]]:
-    """Every step's wall times (seconds) on one size."""
+def measure(fleet: Fleet, repeats: int, steady: int = 0) -> dict[str, list[float]]:
+    """Every step's wall times (seconds) on one size.
+
+    ``steady``: builds of each warehouse between the first and the repeat builds, untimed, so
+    that the repeat builds meet tables in their steady state (10 or more: a checkpoint, which
+    Sail writes every 10 commits, and the commits after it).
+    """
     out: dict[str, list[float]] = {}
 
     def add(name: str, seconds: tuple[float, float]) -> None:
@@ -108,6 +115,9 @@ def measure(fleet: Fleet, repeats: int) -> dict[str, list[float]]:
                 f"first build, hook {'on' if hook else 'off'}",
                 fleet.dbt(fleet.on if hook else fleet.off, warehouse, "build"),
             )
+    for _ in range(steady):
+        for hook in (True, False):
+            fleet.dbt(fleet.on if hook else fleet.off, fleet.work / f"first-{hook}", "build")
     for i in range(repeats):
         for hook in (True, False) if i % 2 == 0 else (False, True):
             warehouse = fleet.work / f"first-{hook}"  # built above: rebuilt in place now
@@ -236,6 +246,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--sizes", type=int, nargs="+", default=[50, 200, 1000])
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument(
+        "--steady",
+        type=int,
+        default=0,
+        help="untimed builds before the repeat builds (10: tables with a checkpoint)",
+    )
     parser.add_argument("--code", type=Path, default=ROOT, help="checkout whose code is timed")
     parser.add_argument("--save", type=Path, help="write the figures to this JSON file")
     parser.add_argument("--before", type=Path, help="figures of the same bench on other code")
@@ -251,15 +267,24 @@ def main() -> None:
     for size in args.sizes:
         work = Path(tempfile.mkdtemp(prefix=f"fleet-{size}-"))
         try:
-            walls = measure(Fleet(work, size, args.code.resolve()), args.repeats)
+            walls = measure(Fleet(work, size, args.code.resolve()), args.repeats, args.steady)
         finally:
             shutil.rmtree(work, ignore_errors=True)
         results[str(size)] = derived(walls, size)
-        saved[str(size)] = {**results[str(size)], "repeats": args.repeats, "walls": walls}
+        saved[str(size)] = {
+            **results[str(size)],
+            "repeats": args.repeats,
+            "steady": args.steady,
+            "walls": walls,
+        }
         if args.save:
             args.save.write_text(json.dumps(saved, indent=1))
     figures = {n: {k: v for k, v in r.items() if k != "walls"} for n, r in saved.items()}
-    repeats = ", ".join(f"{r.get('repeats', args.repeats)} at N={n}" for n, r in saved.items())
+    repeats = ", ".join(
+        f"{r.get('repeats', args.repeats)} at N={n}"
+        + (f" (repeat builds after {r['steady']} more)" if r.get("steady") else "")
+        for n, r in saved.items()
+    )
     before = json.loads(args.before.read_text()) if args.before else None
     lines = section(figures, before, repeats, args.label)
     print("\n".join(lines))
