@@ -283,9 +283,9 @@ def read_build_writes(location: str | Storage, facts: BuildFacts) -> BuildWrites
         MaintenanceError: When the log cannot be read.
     """
     storage = location if isinstance(location, Storage) else open_storage(location)
-    # an empty location had no version: the build's commits are those from version 0
-    before = -1 if facts.version_before is None and facts.location_was_empty else None
-    before = facts.version_before if facts.version_before is not None else before
+    before = facts.version_before
+    if before is None and facts.location_was_empty:
+        before = -1  # an empty location had no version: the build's commits start at 0
     window = _versions_after(storage, before) if before is not None else []
     if not window:  # no version then, or none after it: a table re-created from version 0
         # (its directory replaced) has commits only the clock finds; else one commit is read

@@ -77,51 +77,6 @@ class VacuumDue:
     evidence: ListingEvidence | None = None
 
 
-def vacuum_due(
-    target: ModelTarget,
-    snapshot: Snapshot | FilePaths,
-    now_ms: int,
-    *,
-    invocation: Invocation | None = None,
-    history: HistoryStore | None = None,
-    trust_bound: bool = False,
-    empty_at_ms: int | None = None,
-) -> VacuumDue:
-    """VACUUM's due rule: removed or untracked files older than the retention exist.
-
-    Args:
-        target: The model (its retention settings and table location).
-        snapshot: The table's snapshot as the runner read it, or the log's paths
-            (``read_file_paths``: the checkpoint's files as columns; counted the same).
-        now_ms: The current time in ms.
-        invocation: The command it runs in (warnings once per command).
-        history: Where a listing's ``untracked_bound`` is kept (None: not kept).
-        trust_bound: Skip the listing while the history's bound holds (the post-hook, after
-            every build); False lists (run-operations, the report: thorough on a schedule).
-        empty_at_ms: When nothing existed at the table's location (the build that created it
-            began then): with ``trust_bound`` and no recorded bound that holds, the bound that
-            proves (``untracked_bound.bound_from_empty_location``), kept like a listing's.
-
-    Returns:
-        Due or not, why, and the listing a dry run made (its evidence).
-
-    Raises:
-        ConfigError: For a bad retention.
-        RetentionTooShortError: For a retention below a floor a user set on the table, without
-            ``maintenance_vacuum_allow_short_retention``.
-    """
-    with as_model_setting(target.config.model):
-        return _vacuum_due(
-            target,
-            snapshot,
-            now_ms,
-            invocation=invocation,
-            history=history,
-            trust_bound=trust_bound,
-            empty_at_ms=empty_at_ms,
-        )
-
-
 def _trusted_bound(
     history: HistoryStore | None,
     target: ModelTarget,
@@ -151,16 +106,40 @@ def _trusted_bound(
     return bound, f"the build began at {_utc(empty_at_ms)} where nothing existed"
 
 
-def _vacuum_due(
+def vacuum_due(
     target: ModelTarget,
     snapshot: Snapshot | FilePaths,
     now_ms: int,
     *,
-    invocation: Invocation | None,
-    history: HistoryStore | None,
-    trust_bound: bool,
+    invocation: Invocation | None = None,
+    history: HistoryStore | None = None,
+    trust_bound: bool = False,
     empty_at_ms: int | None = None,
 ) -> VacuumDue:
+    """VACUUM's due rule: removed or untracked files older than the retention exist.
+
+    Args:
+        target: The model (its retention settings and table location).
+        snapshot: The table's snapshot as the runner read it, or the log's paths
+            (``read_file_paths``: the checkpoint's files as columns; counted the same).
+        now_ms: The current time in ms.
+        invocation: The command it runs in (warnings once per command).
+        history: Where a listing's ``untracked_bound`` is kept (None: not kept).
+        trust_bound: Skip the listing while the history's bound holds (the post-hook, after
+            every build); False lists (run-operations, the report: thorough on a schedule).
+        empty_at_ms: When nothing existed at the table's location (the build that created it
+            began then): with ``trust_bound`` and no recorded bound that holds, the bound that
+            proves (``untracked_bound.bound_from_empty_location``), kept like a listing's.
+
+    Returns:
+        Due or not, why, and the listing a dry run made (its evidence).
+
+    Raises:
+        ConfigError: For a bad retention (named as the op names it: ``due_rules`` names the
+            model's key).
+        RetentionTooShortError: For a retention below a floor a user set on the table, without
+            ``maintenance_vacuum_allow_short_retention``.
+    """
     c = target.config
     paths = snapshot if isinstance(snapshot, FilePaths) else None
     head = snapshot.head if isinstance(snapshot, FilePaths) else snapshot
