@@ -152,7 +152,7 @@ class _Replay:
                 self.metadata = raw
                 self.metadata_at = at
             elif (raw := action.get("protocol")) is not None:
-                self.protocol = _protocol(raw)
+                self.protocol = parse_protocol(raw)
             elif (raw := action.get("sidecar")) is not None:
                 self.sidecars.append(require_str(raw, "path", "sidecar"))
         except DeltaLogError as err:
@@ -167,7 +167,12 @@ def _string_list(raw: Mapping[str, Any], name: str) -> None:
         raise DeltaLogError(f"malformed 'protocol' action: '{name}' must be a list of names")
 
 
-def _protocol(raw: Mapping[str, Any]) -> dict[str, Any]:
+def parse_protocol(raw: Mapping[str, Any]) -> dict[str, Any]:
+    """A ``protocol`` action, checked (versions present, feature lists of strings).
+
+    Raises:
+        DeltaLogError: For a malformed action.
+    """
     optional_int(raw, "minReaderVersion", "protocol", required=True)
     optional_int(raw, "minWriterVersion", "protocol", required=True)
     _string_list(raw, "readerFeatures")
@@ -175,7 +180,12 @@ def _protocol(raw: Mapping[str, Any]) -> dict[str, Any]:
     return {k: list(v) if isinstance(v, tuple) else v for k, v in raw.items()}
 
 
-def _metadata(raw: Mapping[str, Any], where: str) -> TableMetadata:
+def parse_metadata(raw: Mapping[str, Any], where: str) -> TableMetadata:
+    """A ``metaData`` action as ``TableMetadata`` (``where``: its file, for errors).
+
+    Raises:
+        DeltaLogError: For a malformed action.
+    """
     try:
         config = raw.get("configuration") or {}
         if not isinstance(config, Mapping):  # parquet map -> list of pairs
@@ -335,7 +345,7 @@ def reconstruct(
         location=root,
         version=target,
         checkpoint_version=start,
-        metadata=_metadata(replay.metadata, location_of(replay.metadata_at)),
+        metadata=parse_metadata(replay.metadata, location_of(replay.metadata_at)),
         protocol=dict(replay.protocol),
         files=tuple(replay.files.values()),
         tombstones=tuple(replay.tombstones.values()),

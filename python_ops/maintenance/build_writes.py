@@ -81,6 +81,8 @@ class BuildCommit:
         operation: Its ``commitInfo.operation`` ('' when none).
         files_written: Files it wrote.
         files_metric: The ``operationMetrics`` key that gave it ('' : its ``add`` actions).
+        files_added: Distinct new files its ``add`` actions name (``dataChange`` not false, not
+            removed in the same commit: a file re-added with a deletion vector is no new file).
         rows_written: Rows it wrote (None: neither a metric nor statistics say).
         partitions: The partitions its ``add`` actions touched.
     """
@@ -91,6 +93,7 @@ class BuildCommit:
     files_metric: str
     rows_written: int | None
     partitions: tuple[Partition, ...]
+    files_added: int = 0
 
 
 @dataclass(frozen=True)
@@ -102,12 +105,15 @@ class BuildWrites:
         commits: The build's commits, oldest first.
         not_attributed: Versions in the build's window that are not its own (maintenance).
         partition_columns: The partition columns the commits' files carry (empty: none).
+        head_version: The newest version read (the build's, or maintenance's after it); None:
+            no commit was found.
     """
 
     facts: BuildFacts
     commits: tuple[BuildCommit, ...]
     not_attributed: tuple[int, ...] = ()
     partition_columns: tuple[str, ...] = ()
+    head_version: int | None = None
 
     @property
     def files_written(self) -> int:
@@ -238,7 +244,13 @@ def _build_commit(version: int, actions: list[dict[str, Any]]) -> BuildCommit | 
         for a in changed
     }
     return BuildCommit(
-        version, operation, files, files_metric, rows, tuple(sorted(partitions, key=str))
+        version,
+        operation,
+        files,
+        files_metric,
+        rows,
+        tuple(sorted(partitions, key=str)),
+        files_added=len({a.get("path") for a in new_files}),
     )
 
 
@@ -300,7 +312,8 @@ def read_build_writes(location: str | Storage, facts: BuildFacts) -> BuildWrites
         commits.append(commit)
         for partition in commit.partitions:
             columns = columns or tuple(c for c, _ in partition)
-    return BuildWrites(facts, tuple(commits), tuple(others), columns)
+    head = window[-1][0] if window else None
+    return BuildWrites(facts, tuple(commits), tuple(others), columns, head)
 
 
 def location_is_empty(location: str) -> bool:

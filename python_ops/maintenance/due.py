@@ -94,17 +94,11 @@ def decide(
         ValueError: For the log's paths given to decide an op other than VACUUM.
     """
     now = time.time() if now_s is None else now_s
-    config = target.config
     out = []
     for op in ops:
-        if not config.op_enabled(op):
-            out.append(Decision(op, Reason.DISABLED, f"disabled by {config.switched_off_by(op)}"))
-            continue
-        choice = config.auto_choice
-        changed = op == "optimize" and choice is not None and choice.changed
-        too_soon = None if changed else _too_soon(target, op, history, now)
-        if too_soon is not None:
-            out.append(too_soon)
+        settled = decided_without_table(target, op, history, now)
+        if settled is not None:
+            out.append(settled)
             continue
         if op == "vacuum":  # decided with its evidence: the listing its dry run made
             v = vacuum_decision(
@@ -124,3 +118,26 @@ def decide(
         due, why = op_spec(op).due(target, snapshot, int(now * 1000))
         out.append(Decision(op, Reason.DUE if due else Reason.NOT_DUE, why))
     return out
+
+
+def decided_without_table(
+    target: ModelTarget, op: str, history: HistoryStore | None, now_s: float
+) -> Decision | None:
+    """The decision the config and the history settle alone: switched off, or too soon.
+
+    Args:
+        target: The model.
+        op: The op.
+        history: The maintenance history (for the minimum intervals).
+        now_s: The current time.
+
+    Returns:
+        ``DISABLED`` or ``TOO_SOON``; None when the table decides.
+    """
+    config = target.config
+    if not config.op_enabled(op):
+        return Decision(op, Reason.DISABLED, f"disabled by {config.switched_off_by(op)}")
+    choice = config.auto_choice
+    if op == "optimize" and choice is not None and choice.changed:
+        return None  # the advisor's new columns: due whatever the interval
+    return _too_soon(target, op, history, now_s)

@@ -14,6 +14,8 @@ recorded (other engines would use it without any warning) unless the model sets
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
+from typing import Any
 
 from python_ops.delta.file_paths import FilePaths
 from python_ops.delta.protocol import Op, check_protocol
@@ -90,11 +92,20 @@ def pending_policy(snapshot: Snapshot, config: MaintenanceConfig) -> dict[str, s
         Properties to record; empty when they already follow the config, or when the table's
         features do not let the package record properties at all.
     """
+    return _pending(snapshot.protocol, snapshot.metadata.configuration, snapshot.location, config)
+
+
+def _pending(
+    protocol: Mapping[str, Any],
+    configuration: Mapping[str, str],
+    location: str,
+    config: MaintenanceConfig,
+) -> dict[str, str]:
     try:
-        check_protocol(snapshot.protocol, Op.PROPERTIES, location=snapshot.location)
+        check_protocol(protocol, Op.PROPERTIES, location=location)
     except UnsupportedFeatureError:
         return {}
-    return policy_changes(snapshot.metadata.configuration, model_policy(config))
+    return policy_changes(configuration, model_policy(config))
 
 
 def stale_policy(snapshot: Snapshot, config: MaintenanceConfig) -> dict[str, str]:
@@ -103,8 +114,29 @@ def stale_policy(snapshot: Snapshot, config: MaintenanceConfig) -> dict[str, str
     A retention the table has never had is recorded at the next log cleanup that is due anyway;
     one the package recorded and the config has since lowered or dropped makes log cleanup due.
     """
-    changes = pending_policy(snapshot, config)
-    configuration = snapshot.metadata.configuration
+    return stale_policy_of(
+        snapshot.protocol, snapshot.metadata.configuration, snapshot.location, config
+    )
+
+
+def stale_policy_of(
+    protocol: Mapping[str, Any],
+    configuration: Mapping[str, str],
+    location: str,
+    config: MaintenanceConfig,
+) -> dict[str, str]:
+    """``stale_policy`` from the table's protocol and properties alone (no snapshot).
+
+    Args:
+        protocol: The table's ``protocol`` action.
+        configuration: The table's properties.
+        location: The table, for errors.
+        config: The model's config.
+
+    Returns:
+        The property writes, when some retention the package recorded is stale; else empty.
+    """
+    changes = _pending(protocol, configuration, location, config)
     stale = {
         prop
         for prop in changes

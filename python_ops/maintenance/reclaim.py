@@ -77,7 +77,7 @@ class VacuumDue:
     evidence: ListingEvidence | None = None
 
 
-def _trusted_bound(
+def trusted_bound(
     history: HistoryStore | None,
     target: ModelTarget,
     retention_hours: float,
@@ -86,7 +86,11 @@ def _trusted_bound(
     empty_at_ms: int | None,
     invocation: Invocation | None,
 ) -> tuple[UntrackedBound | None, str]:
-    """The bound a post-hook's decision may trust, and how it was proved ('' : none holds)."""
+    """The untracked bound a post-hook's decision may trust, and how it was proved ('' : none).
+
+    The history's, while it holds; else, for a build that began where nothing existed, the
+    bound that proves (kept in the history like a listing's).
+    """
     bound = recorded_bound(history, target)
     if bound is not None and bound.holds(now_ms=now_ms, retention_hours=retention_hours):
         return bound, f"listed {_utc(bound.listed_at_ms)}"
@@ -161,11 +165,9 @@ def vacuum_due(
     if expired:
         return VacuumDue(True, f"{expired} removed file(s) {older}")
     if c.vacuum_mode is VacuumMode.LITE:  # LITE deletes removed files only: no listing to estimate
-        return VacuumDue(
-            False, f"nothing to reclaim: no removed file {older} (LITE: untracked not looked for)"
-        )
+        return VacuumDue(False, lite_not_due(older))
     bound, proof = (  # nothing can expire yet
-        _trusted_bound(
+        trusted_bound(
             history,
             target,
             retention.hours,
@@ -177,11 +179,7 @@ def vacuum_due(
         else (None, "")
     )
     if bound is not None:
-        return VacuumDue(
-            False,
-            f"nothing to reclaim: no removed file {older}, and no untracked file can pass it "
-            f"before {_utc(bound.not_before_ms)} ({proof})",
-        )
+        return VacuumDue(False, bounded_not_due(older, bound, proof))
     if c.vacuum_mode is VacuumMode.AUTO:  # untracked files count only when this run would be FULL
         choice = choose_mode(
             open_storage(target.location),
@@ -239,6 +237,19 @@ def vacuum_due(
         )
         record_bound(history, target, bound, invocation_id=invocation.id if invocation else "")
     return VacuumDue(False, f"nothing to reclaim: no removed or untracked file {older}")
+
+
+def lite_not_due(older: str) -> str:
+    """Why VACUUM LITE is not due: ``older`` is ``older than the N h retention``."""
+    return f"nothing to reclaim: no removed file {older} (LITE: untracked not looked for)"
+
+
+def bounded_not_due(older: str, bound: UntrackedBound, proof: str) -> str:
+    """Why VACUUM is not due while an untracked bound holds (``proof``: how it was proved)."""
+    return (
+        f"nothing to reclaim: no removed file {older}, and no untracked file can pass it "
+        f"before {_utc(bound.not_before_ms)} ({proof})"
+    )
 
 
 def _utc(ms: int) -> str:

@@ -21,9 +21,11 @@ from python_ops.delta.snapshot import Snapshot, read_snapshot
 from python_ops.errors import MaintenanceError, RetentionTooShortError
 from python_ops.invocation import Invocation
 from python_ops.maintenance.auto_columns import AdviceFor, resolve_auto
+from python_ops.maintenance.build_decisions import decide_from_build
 from python_ops.maintenance.build_writes import BuildWrites
 from python_ops.maintenance.due import decide
 from python_ops.maintenance.history import HistoryRecord, HistoryStore, parameters_json
+from python_ops.maintenance.log_bounds import bounds_from_snapshot, keep_bounds
 from python_ops.maintenance.op_runs import RunContext
 from python_ops.maintenance.outcomes import OpCounts, Reason, Status
 from python_ops.maintenance.policy import effective_snapshot
@@ -246,6 +248,43 @@ class Maintainer:
         """
         return op == "cleanup_logs" or (op == "vacuum" and self.vacuum_engine != VacuumEngine.SPARK)
 
+    def _decided_from_build(self, target: ModelTarget) -> list[OpOutcome] | None:
+        """After a build, each op's outcome when none is due (``build_decisions``); None: decide."""
+        if self.build is None or not self.trust_listing_bounds:
+            return None
+        try:
+            with lean_arrow(block_pandas=True):
+                decisions = decide_from_build(
+                    target,
+                    self.build,
+                    history=self.history,
+                    invocation=self.invocation,
+                    now_ms=time.time_ns() // 1_000_000,
+                )
+        except MaintenanceError:
+            return None  # the snapshot's rules report it
+        if decisions is None:
+            return None
+        on_error = target.config.on_error
+        return [
+            OpOutcome(
+                target.config.model, d.op, Status.NOT_DUE, d.reason, d.detail, on_error=on_error
+            )
+            for d in decisions
+        ]
+
+    def _keep_log_bounds(self, target: ModelTarget, snapshot: Snapshot) -> None:
+        """After a build, what the snapshot proves of its oldest files, for the next builds."""
+        if self.build is None or not self.trust_listing_bounds:
+            return
+        keep_bounds(
+            self.history,
+            target,
+            bounds_from_snapshot(snapshot, now_ms=time.time_ns() // 1_000_000),
+            invocation_id=self.invocation_id,
+            how="the post-hook read the table's snapshot",
+        )
+
     def run_op(
         self,
         target: ModelTarget,
@@ -363,6 +402,10 @@ class Maintainer:
         """
         target = resolve_auto(target, self.advice_for or (lambda _t: None), self.history)
         c = target.config
+        if only_due and not dry_run and ops == OPS:
+            quick = self._decided_from_build(target)
+            if quick is not None:  # nothing due: the snapshot is not read
+                return quick
         outcomes = []
         paths_only = [op for op in ops if c.op_enabled(op)] == ["vacuum"]
         read: Callable[[str], Snapshot | FilePaths] = (
@@ -385,6 +428,8 @@ class Maintainer:
                 )
                 for op in ops
             ]
+        if isinstance(snapshot, Snapshot):
+            self._keep_log_bounds(target, snapshot)
         current: Snapshot | FilePaths | None = snapshot
         for op in ops:
             if current is None:  # the previous op committed: decide on the new snapshot

@@ -18,6 +18,7 @@ from deltalake import DeltaTable
 
 from python_ops.maintenance.history import HistoryRecord, HistoryStore
 from python_ops.maintenance.locations import HISTORY_NAME
+from python_ops.maintenance.log_bounds import PROOF_OPS
 from python_ops.maintenance.untracked_bound import CHECK_OP
 from tests.helpers.paths import ROOT
 from tests.helpers.vacuum import content, untracked
@@ -92,11 +93,12 @@ def dbt(project: Path, *args: str, variables: dict[str, object] | None = None) -
 
 
 def history(warehouse: Path) -> list[HistoryRecord]:
-    """The models' op runs: VACUUM's due-check bounds (op ``vacuum_check``) and the history's
-    own upkeep (its compaction once small files pile up, model ``maintenance_history``) left out.
+    """The models' op runs: what the due checks proved (ops ``vacuum_check``, ``log_bounds``)
+    and the history's own upkeep (its compaction once small files pile up, model
+    ``maintenance_history``) left out.
     """
     records = HistoryStore(str(warehouse / "analytics" / "maintenance_history")).records()
-    return [r for r in records if r.op != CHECK_OP and r.model != HISTORY_NAME]
+    return [r for r in records if r.op not in PROOF_OPS and r.model != HISTORY_NAME]
 
 
 def test_a_second_project_gets_the_macros_from_the_adapter(

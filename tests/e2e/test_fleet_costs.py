@@ -15,7 +15,10 @@ engine), then a run-operation selecting one model in a fresh engine. Counted:
 - VACUUM's due checks in a first build: every table was built where nothing existed, so each is
   bounded from its build's start and none is listed (``untracked_bound``);
 - the adapter's debug lines of the post-hooks' own times: one per dbt command, every hook in it
-  (one event per model cost each hook's thread as much as a hook with nothing due).
+  (one event per model cost each hook's thread as much as a hook with nothing due);
+- the models' table snapshots the post-hooks reconstructed: none, first build or repeat, since
+  nothing is due and the builds' commits, Sail's checksums and the history's bounds prove it
+  (``build_decisions``); each read costs a listing of the log and its checkpoint.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ from dbt.adapters.cache import RelationsCache
 from dbt.cli.main import dbtRunner
 
 from dbt.adapters.sparkdelta.engines import get_engine, shutdown_engines
+from python_ops import runtime
 from python_ops.maintenance.history import HistoryStore
 from python_ops.maintenance.untracked_bound import CHECK_OP
 from tests.helpers.fleet_project import write_fleet_project
@@ -91,8 +95,13 @@ def _measure(
         engine = get_engine(mode="embedded", warehouse=str(warehouse), connect_url=None)
         before = Counter(engine.statements)  # type: ignore[attr-defined]
         appends, rewrites = engine.journal.appends, engine.journal.compactions  # type: ignore[attr-defined]
+        reads = Counter(runtime.SNAPSHOT_READS.value)
         _dbt(project, "build")
         counts = Counter(engine.statements) - before  # type: ignore[attr-defined]
+        read = Counter(runtime.SNAPSHOT_READS.value) - reads
+        counts["table snapshots read"] = sum(
+            n for root, n in read.items() if not root.endswith("maintenance_history")
+        )
         counts["journal appends"] = engine.journal.appends - appends  # type: ignore[attr-defined]
         counts["journal rewrites"] = engine.journal.compactions - rewrites  # type: ignore[attr-defined]
         counts["cache scans"] = scans["get_relations"]
@@ -137,6 +146,7 @@ def test_catalog_work_per_model_stays_flat_from_10_to_60_models(
         assert counts[first]["vacuum checks without a listing"] == size + INCREMENTAL
     for step in (first, repeat):  # every hook timed, in one dbt event per command
         for size, counts in zip(SIZES, (small, large), strict=True):
+            assert counts[step]["table snapshots read"] == 0, (step, size)
             assert counts[step]["hook time lines"] == 1, (step, size)
             assert counts[step]["hooks timed"] == size + INCREMENTAL, (step, size)
     assert large[first]["create_table"] - small[first]["create_table"] == grown

@@ -14,9 +14,12 @@ import sys
 from pathlib import Path
 
 import pytest
+from deltalake import DeltaTable
 
+from dbt.adapters.sparkdelta import runtime as adapter_runtime
 from python_ops.delta.snapshot import snapshot_reads
 from python_ops.maintenance.history import HistoryRecord, HistoryStore
+from python_ops.maintenance.log_bounds import BOUNDS_OP, PROOF_OPS
 from python_ops.maintenance.untracked_bound import CHECK_OP
 from tests.helpers.dbt_runs import Dbt
 
@@ -34,8 +37,9 @@ def all_records(warehouse: Path) -> list[HistoryRecord]:
 
 
 def history(warehouse: Path) -> list[HistoryRecord]:
-    """The op runs (the due checks' listing bounds, op ``vacuum_check``, left out)."""
-    return [r for r in all_records(warehouse) if r.op != CHECK_OP]
+    """The op runs (what the due checks proved, ops ``vacuum_check`` and ``log_bounds``, left
+    out)."""
+    return [r for r in all_records(warehouse) if r.op not in PROOF_OPS]
 
 
 def log_actions(table: Path, first: int, last: int) -> tuple[int, int, int, int]:
@@ -106,17 +110,31 @@ def test_post_hook_runs_what_is_due_and_records_it(built_project: Path, dbt: Dbt
     assert matches_disk(new[0])  # the history row is what the Delta log says happened
 
 
-def test_post_hook_reads_the_log_once(built_project: Path, dbt: Dbt) -> None:
+def test_post_hook_reads_the_log_only_when_something_may_be_due(
+    built_project: Path, dbt: Dbt
+) -> None:
     warehouse = warehouse_of(built_project)
     table = warehouse / "shop" / "dim_customers"
     before = len(history(warehouse))
     reads = snapshot_reads(str(table))
     rebuilt = dbt(built_project, "run", "--select", "dim_customers")
     assert rebuilt.success, rebuilt.exception
-    # the post-hook decided (one read of the log, handed to every op's rule) and nothing was due:
-    # the rebuild's removed files are younger than the retention, a few files are not worth
-    # compacting, and there is no checkpoint whose commits could expire
-    assert snapshot_reads(str(table)) - reads == 1
+    # nothing was due, and the rebuild's commit, the checksum Sail wrote beside it and the
+    # bounds the history keeps prove it (``build_decisions``): the snapshot is not read
+    assert snapshot_reads(str(table)) - reads == 0
+    # without the bounds the post-hook decides on the snapshot: one read of the log, handed to
+    # every op's rule; nothing was due (the removed files are younger than the retention, a
+    # few files are not worth compacting, no checkpoint's commits can expire); it keeps the
+    # bounds the snapshot proves, and the next rebuild reads nothing again
+    kept = DeltaTable(str(warehouse / "shop" / "maintenance_history"))
+    kept.delete(f"op = '{BOUNDS_OP}' and model = 'dim_customers'")
+    with adapter_runtime.HISTORY_STORES.lock:  # as a new dbt process: the history read again
+        adapter_runtime.HISTORY_STORES.value.clear()
+    for expected_reads in (1, 0):
+        reads = snapshot_reads(str(table))
+        rebuilt = dbt(built_project, "run", "--select", "dim_customers")
+        assert rebuilt.success, rebuilt.exception
+        assert snapshot_reads(str(table)) - reads == expected_reads
     assert len(history(warehouse)) == before
 
 
@@ -233,8 +251,9 @@ def test_analysts_query_the_history_through_its_dbt_source(built_project: Path, 
     runs = {row[0]: row[1] for row in shown.result.results[0].agate_table.rows}
     recorded = all_records(warehouse)
     assert runs == {op: sum(1 for r in recorded if r.op == op) for op in runs}
-    # VACUUM's due checks that listed a table keep their bound beside the runs
-    assert set(runs) == {"vacuum", "optimize", "cleanup_logs", CHECK_OP}
+    # VACUUM's due checks that listed a table keep their bound beside the runs, and the
+    # post-hook's decisions the bounds of the tables' logs
+    assert set(runs) == {"vacuum", "optimize", "cleanup_logs", CHECK_OP, BOUNDS_OP}
 
 
 # --- outside dbt -------------------------------------------------------------------------------

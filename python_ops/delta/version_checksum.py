@@ -1,0 +1,82 @@
+"""A version's checksum file (``<version>.crc``): the table's state as its writer recorded it.
+
+Delta on Spark and Sail write, beside each commit, a JSON file describing the table after it:
+``numFiles``, ``tableSizeBytes``, ``metadata`` and ``protocol`` (Delta's "version checksum";
+Delta on Spark adds more fields, which are not read here). delta-rs writes none. The file is
+optional and written after the commit, so a missing or unreadable one means "not known", never
+an error: a reader that needs the state then reads the snapshot.
+
+The post-hook uses it to decide that nothing is due without reconstructing the snapshot
+(``maintenance.build_decisions``): one small read instead of a checkpoint and a listing.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from python_ops.delta.log_files import LOG_DIR
+from python_ops.delta.snapshot import TableMetadata, parse_metadata, parse_protocol
+from python_ops.errors import DeltaLogError, MaintenanceError
+from python_ops.storage import Storage
+
+
+@dataclass(frozen=True)
+class VersionChecksum:
+    """The table at one version, as its writer's checksum file says.
+
+    Attributes:
+        version: The version it describes.
+        num_files: Live data files.
+        table_size_bytes: Their bytes.
+        metadata: The table's metadata.
+        protocol: The table's ``protocol`` action.
+    """
+
+    version: int
+    num_files: int
+    table_size_bytes: int
+    metadata: TableMetadata
+    protocol: dict[str, Any]
+
+
+def _count(raw: dict[str, Any], key: str) -> int | None:
+    value = raw.get(key)
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        return None
+    return value
+
+
+def read_version_checksum(storage: Storage, version: int) -> VersionChecksum | None:
+    """The checksum file of ``version``, or None when there is none or it cannot be trusted.
+
+    A file that is not JSON, lacks a field, or holds a malformed ``metadata`` or ``protocol``
+    is treated as absent: the caller reads the snapshot instead.
+
+    Args:
+        storage: The table's storage.
+        version: The version.
+
+    Returns:
+        What the file says, or None.
+    """
+    path = f"{LOG_DIR}/{version:020d}.crc"
+    try:
+        raw = json.loads(storage.read_bytes(path))
+    except (OSError, ValueError, MaintenanceError):  # absent, unreadable, not JSON
+        return None
+    if not isinstance(raw, dict):
+        return None
+    files, size = _count(raw, "numFiles"), _count(raw, "tableSizeBytes")
+    metadata, protocol = raw.get("metadata"), raw.get("protocol")
+    if files is None or size is None:
+        return None
+    if not isinstance(metadata, dict) or not isinstance(protocol, dict):
+        return None
+    try:
+        return VersionChecksum(
+            version, files, size, parse_metadata(metadata, path), parse_protocol(protocol)
+        )
+    except (DeltaLogError, TypeError, ValueError):
+        return None
