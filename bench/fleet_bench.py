@@ -28,6 +28,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -91,6 +92,17 @@ class Fleet:
         return timed(command, env=self.env, cwd=self.on)
 
 
+def hook_cpu_seconds(project: Path) -> float | None:
+    """The post-hooks' own thread CPU of the last command (the adapter's debug line), then
+    clears the log; None when the line is not there."""
+    log = project / "logs" / "dbt.log"
+    if not log.exists():
+        return None
+    found = re.findall(r"maintenance post-hooks: .*?thread CPU ms total ([0-9.]+)", log.read_text())
+    log.write_text("")
+    return float(found[-1]) / 1000 if found else None
+
+
 def measure(fleet: Fleet, repeats: int, steady: int = 0) -> dict[str, list[float]]:
     """Every step's wall times (seconds) on one size.
 
@@ -104,9 +116,13 @@ def measure(fleet: Fleet, repeats: int, steady: int = 0) -> dict[str, list[float
         out.setdefault(name, []).append(seconds[0])
         out.setdefault(f"{name} [CPU]", []).append(seconds[1])
         print(f"  N={fleet.size} {name}: {seconds[0]:.2f} s, CPU {seconds[1]:.2f} s", flush=True)
+        hooks = hook_cpu_seconds(fleet.on) if name.endswith("hook on") else None
+        if hooks is not None:  # the hooks' own thread CPU, beside the process's CPU
+            out.setdefault(f"{name} [hook thread CPU]", []).append(hooks)
 
     for project in (fleet.on, fleet.off):  # partial parsing's manifest, outside the timings
         fleet.dbt(project, fleet.work / "scratch", "parse")
+    hook_cpu_seconds(fleet.on)
     for i in range(repeats):
         for hook in (True, False) if i % 2 == 0 else (False, True):
             warehouse = fleet.work / f"first-{hook}"
@@ -118,6 +134,7 @@ def measure(fleet: Fleet, repeats: int, steady: int = 0) -> dict[str, list[float
     for _ in range(steady):
         for hook in (True, False):
             fleet.dbt(fleet.on if hook else fleet.off, fleet.work / f"first-{hook}", "build")
+    hook_cpu_seconds(fleet.on)
     for i in range(repeats):
         for hook in (True, False) if i % 2 == 0 else (False, True):
             warehouse = fleet.work / f"first-{hook}"  # built above: rebuilt in place now
@@ -148,14 +165,33 @@ def compile_code(code: Path) -> None:
 
 
 def derived(walls: dict[str, list[float]], size: int) -> dict[str, float]:
-    """Medians and the figures the goals are about."""
+    """Medians and the figures the goals are about.
+
+    A hook's overhead is the median over the alternation rounds of (on - off) / off, each round
+    an adjacent pair of processes: the host's speed drifts by more than the effect within
+    minutes, and a pair shares its period. The hooks' own thread CPU (the adapter's line) over
+    the same process's CPU is the direct measure, free of that drift.
+    """
     med = {name: statistics.median(values) for name, values in walls.items()}
     models = size + INCREMENTAL
     for cpu in ("", " [CPU]"):
         for kind in ("first", "repeat"):
-            on, off = med[f"{kind} build, hook on{cpu}"], med[f"{kind} build, hook off{cpu}"]
-            med[f"{kind}: hook overhead %{cpu}"] = (on - off) / off * 100
-            med[f"{kind}: hook ms per model{cpu}"] = (on - off) * 1000 / models
+            ons, offs = walls[f"{kind} build, hook on{cpu}"], walls[f"{kind} build, hook off{cpu}"]
+            pairs = list(zip(ons, offs, strict=False))
+            med[f"{kind}: hook overhead %{cpu}"] = statistics.median(
+                (on - off) / off * 100 for on, off in pairs
+            )
+            med[f"{kind}: hook ms per model{cpu}"] = statistics.median(
+                (on - off) * 1000 / models for on, off in pairs
+            )
+            own = walls.get(f"{kind} build, hook on [hook thread CPU]")
+            if cpu and own and len(own) == len(ons):
+                med[f"{kind}: hooks' own thread CPU, % of process CPU"] = statistics.median(
+                    h / total * 100 for h, total in zip(own, ons, strict=True)
+                )
+                med[f"{kind}: hooks' own thread CPU, ms per model"] = statistics.median(
+                    h * 1000 / models for h in own
+                )
         over = med[f"maintain_all, nothing due{cpu}"] - med[f"dbt parse{cpu}"]
         med[f"maintain_all over parse, ms per model{cpu}"] = over * 1000 / models
     return med
@@ -180,7 +216,9 @@ def section(
         "flat per model; `maintain_all` with nothing due <= `dbt parse` + 3 ms per model. "
         "Each figure twice: the process's wall, and its CPU seconds (user + system of all its "
         "threads: dbt, Sail, the ops; from `wait4`), which moves far less than the wall when "
-        "the machine is shared. Overheads are hook on minus hook off.",
+        "the machine is shared. Overheads are hook on minus hook off, the median over the "
+        "alternation rounds of each adjacent pair; the hooks' own thread CPU is the adapter's "
+        "debug line, over the same hook-on process's CPU.",
         "",
     ]
     rows = [
@@ -188,10 +226,14 @@ def section(
         ("first build, hook on", "s"),
         ("first: hook overhead %", "%"),
         ("first: hook ms per model", "ms"),
+        ("first: hooks' own thread CPU, % of process CPU", "%"),
+        ("first: hooks' own thread CPU, ms per model", "ms"),
         ("repeat build, hook off", "s"),
         ("repeat build, hook on", "s"),
         ("repeat: hook overhead %", "%"),
         ("repeat: hook ms per model", "ms"),
+        ("repeat: hooks' own thread CPU, % of process CPU", "%"),
+        ("repeat: hooks' own thread CPU, ms per model", "ms"),
         ("dbt parse", "s"),
         ("maintain_all, nothing due", "s"),
         ("maintain_all over parse, ms per model", "ms"),
@@ -279,7 +321,11 @@ def main() -> None:
         }
         if args.save:
             args.save.write_text(json.dumps(saved, indent=1))
-    figures = {n: {k: v for k, v in r.items() if k != "walls"} for n, r in saved.items()}
+    figures = {  # derived again from the walls: a save by an older bench reads as this one's
+        n: {**r, **derived(r["walls"], int(n))} if "walls" in r else dict(r)
+        for n, r in saved.items()
+    }
+    figures = {n: {k: v for k, v in r.items() if k != "walls"} for n, r in figures.items()}
     repeats = ", ".join(
         f"{r.get('repeats', args.repeats)} at N={n}"
         + (f" (repeat builds after {r['steady']} more)" if r.get("steady") else "")

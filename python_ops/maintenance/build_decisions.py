@@ -37,6 +37,9 @@ from python_ops.delta.properties import TARGET_FILE_SIZE
 from python_ops.delta.protocol import (
     CLUSTERING_FEATURES,
     FEATURES,
+    Op,
+    Writer,
+    check_protocol,
     table_features,
 )
 from python_ops.delta.recorded_retentions import user_properties
@@ -159,8 +162,6 @@ def _optimize(built: BuiltTable) -> str | None:
     clustered = bool(built.features & set(CLUSTERING_FEATURES))
     if c.auto_choice is not None or c.zorder_by or c.cluster_by or clustered:
         return None
-    if built.checksum.metadata.schema_missing or not _target_size_ok(built.configuration):
-        return None  # the snapshot's rule refuses it
     files = built.checksum.num_files
     if built.rewrote_every_file() and files < REBUILT_MIN_FILES:
         return (
@@ -168,10 +169,21 @@ def _optimize(built: BuiltTable) -> str | None:
             f"table; compaction waits for {REBUILT_MIN_FILES} (as Delta's auto compaction), "
             "since the next full build replaces them"
         )
-    if files < c.min_small_files:  # no partition holds that many small files
-        where = " of the partitions this build wrote" if built.target.build_scope else ""
-        return f"nothing{where} worth rewriting (min_small_files={c.min_small_files})"
-    return None
+    if files >= c.min_small_files:
+        return None  # a partition may hold that many small files: the plan decides
+    if built.checksum.metadata.schema_missing or not _target_size_ok(built.configuration):
+        return None  # the plan refuses it, and says why
+    try:  # the plan's gate: a feature compaction refuses is reported by the plan
+        check_protocol(
+            built.checksum.protocol,
+            Op.COMPACTION,
+            location=built.target.location,
+            writer=Writer.DELTA,
+        )
+    except UnsupportedFeatureError:
+        return None
+    where = " of the partitions this build wrote" if built.target.build_scope else ""
+    return f"nothing{where} worth rewriting (min_small_files={c.min_small_files})"
 
 
 def _cleanup_logs(built: BuiltTable) -> str | None:
