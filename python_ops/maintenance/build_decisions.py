@@ -57,10 +57,11 @@ from python_ops.maintenance.log_bounds import (
     recorded_bounds,
 )
 from python_ops.maintenance.op_keys import as_model_setting, model_words
-from python_ops.maintenance.outcomes import Reason
+from python_ops.maintenance.outcomes import Reason, Status
 from python_ops.maintenance.policy import stale_policy_of
 from python_ops.maintenance.reclaim import bounded_not_due, lite_not_due, trusted_bound
 from python_ops.maintenance.registry import OPS
+from python_ops.maintenance.runner import OpOutcome
 from python_ops.maintenance.targets import ModelTarget
 from python_ops.ops.log_cleanup import expiry_cutoff_ms, resolve_log_retention
 from python_ops.ops.vacuum.retention import checked_retention
@@ -160,7 +161,8 @@ def _target_size_ok(configuration: dict[str, str]) -> bool:
 def _optimize(built: BuiltTable) -> str | None:
     c = built.target.config
     clustered = bool(built.features & set(CLUSTERING_FEATURES))
-    if c.auto_choice is not None or c.zorder_by or c.cluster_by or clustered:
+    chosen = c.auto_choice is not None or c.zorder_auto or c.cluster_auto
+    if chosen or c.zorder_by or c.cluster_by or clustered:
         return None
     files = built.checksum.num_files
     if built.rewrote_every_file() and files < REBUILT_MIN_FILES:
@@ -256,6 +258,15 @@ def _built_table(
         return None, False
     built = BuiltTable(target, writes, checksum, features, bounds, now_ms, history, invocation)
     return built, new
+
+
+def not_due_outcomes(target: ModelTarget, decisions: list[Decision]) -> list[OpOutcome]:
+    """The outcomes of decisions none of which is due (nothing ran)."""
+    c = target.config
+    return [
+        OpOutcome(c.model, d.op, Status.NOT_DUE, d.reason, d.detail, on_error=c.on_error)
+        for d in decisions
+    ]
 
 
 def decide_from_build(

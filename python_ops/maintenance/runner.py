@@ -21,7 +21,6 @@ from python_ops.delta.snapshot import Snapshot, read_snapshot
 from python_ops.errors import MaintenanceError, RetentionTooShortError
 from python_ops.invocation import Invocation
 from python_ops.maintenance.auto_columns import AdviceFor, resolve_auto
-from python_ops.maintenance.build_decisions import decide_from_build
 from python_ops.maintenance.build_writes import BuildWrites
 from python_ops.maintenance.due import decide
 from python_ops.maintenance.history import HistoryRecord, HistoryStore, parameters_json
@@ -248,33 +247,8 @@ class Maintainer:
         """
         return op == "cleanup_logs" or (op == "vacuum" and self.vacuum_engine != VacuumEngine.SPARK)
 
-    def _decided_from_build(self, target: ModelTarget) -> list[OpOutcome] | None:
-        """After a build, each op's outcome when none is due (``build_decisions``); None: decide."""
-        if self.build is None or not self.trust_listing_bounds:
-            return None
-        try:
-            with lean_arrow(block_pandas=True):
-                decisions = decide_from_build(
-                    target,
-                    self.build,
-                    history=self.history,
-                    invocation=self.invocation,
-                    now_ms=time.time_ns() // 1_000_000,
-                )
-        except MaintenanceError:
-            return None  # the snapshot's rules report it
-        if decisions is None:
-            return None
-        on_error = target.config.on_error
-        return [
-            OpOutcome(
-                target.config.model, d.op, Status.NOT_DUE, d.reason, d.detail, on_error=on_error
-            )
-            for d in decisions
-        ]
-
     def _keep_log_bounds(self, target: ModelTarget, snapshot: Snapshot) -> None:
-        """After a build, what the snapshot proves of its oldest files, for the next builds."""
+        """After a build, the bounds the snapshot proves, for the next builds' decisions."""
         if self.build is None or not self.trust_listing_bounds:
             return
         keep_bounds(
@@ -402,10 +376,6 @@ class Maintainer:
         """
         target = resolve_auto(target, self.advice_for or (lambda _t: None), self.history)
         c = target.config
-        if only_due and not dry_run and ops == OPS:
-            quick = self._decided_from_build(target)
-            if quick is not None:  # nothing due: the snapshot is not read
-                return quick
         outcomes = []
         paths_only = [op for op in ops if c.op_enabled(op)] == ["vacuum"]
         read: Callable[[str], Snapshot | FilePaths] = (

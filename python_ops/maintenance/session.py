@@ -21,6 +21,7 @@ dbt errors and warnings into dbt events after; the CLI prints them on stderr.
 from __future__ import annotations
 
 import dataclasses
+import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -29,6 +30,7 @@ from python_ops.delta.commits import commits_shared
 from python_ops.errors import MaintenanceError
 from python_ops.invocation import Invocation
 from python_ops.maintenance.auto_columns import AdviceFor
+from python_ops.maintenance.build_decisions import decide_from_build, not_due_outcomes
 from python_ops.maintenance.build_skip import record_skip
 from python_ops.maintenance.build_writes import BuildFacts, BuildWrites, read_build_writes
 from python_ops.maintenance.history import HistoryStore
@@ -210,6 +212,12 @@ class MaintenanceSession:
                 writes = read_build_writes(target.location, build)
             except MaintenanceError:
                 writes = None  # the ops read the log themselves and report what is wrong
+        skipped = writes.skip_reason(target.config.min_files_written) if writes else None
+        if writes is not None and not skipped:
+            target = dataclasses.replace(target, build_scope=writes.scope())
+            quick = self._decided_from_build(target, writes)
+            if quick is not None:  # nothing due: neither the snapshot nor an engine was needed
+                return ModelMaintenance(tuple(quick), build=writes)
         try:
             maintainer = self._maintainer(build=writes, after_build=True)
         except MaintenanceError as err:
@@ -223,12 +231,9 @@ class MaintenanceSession:
                 target,
             )
             return ModelMaintenance((), started=False)
-        if writes is not None:
-            skipped = writes.skip_reason(target.config.min_files_written)
-            if skipped:
-                outcome = record_skip(maintainer, target, writes, skipped)
-                return ModelMaintenance((outcome,), build=writes, skipped=skipped)
-            target = dataclasses.replace(target, build_scope=writes.scope())
+        if writes is not None and skipped:
+            outcome = record_skip(maintainer, target, writes, skipped)
+            return ModelMaintenance((outcome,), build=writes, skipped=skipped)
         outcomes = maintainer.maintain_model(target)
         if any(o.ran for o in outcomes):
             self._events.history_ready()
@@ -237,6 +242,27 @@ class MaintenanceSession:
         for message in failure_warnings(outcomes, after_build=True):
             self._events.warn(message, target)
         return ModelMaintenance(tuple(outcomes), build=writes)
+
+    def _decided_from_build(
+        self, target: ModelTarget, writes: BuildWrites
+    ) -> list[OpOutcome] | None:
+        """Every op's outcome when the build's facts prove none is due (``build_decisions``).
+
+        None: something may be due, or a fact is missing; the maintainer then reads the
+        snapshot. A history that cannot be opened is the maintainer's to report.
+        """
+        try:
+            history = self._environment.history()
+            decisions = decide_from_build(
+                target,
+                writes,
+                history=history,
+                invocation=self.invocation,
+                now_ms=time.time_ns() // 1_000_000,
+            )
+        except MaintenanceError:
+            return None
+        return not_due_outcomes(target, decisions) if decisions is not None else None
 
     def maintain(
         self,
