@@ -30,9 +30,12 @@ protected set is built from every tombstone in it.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
+from python_ops.delta.commits import commit_actions
+from python_ops.delta.log_files import LOG_DIR
 from python_ops.delta.properties import TARGET_FILE_SIZE
 from python_ops.delta.protocol import (
     CLUSTERING_FEATURES,
@@ -46,7 +49,7 @@ from python_ops.delta.recorded_retentions import user_properties
 from python_ops.delta.version_checksum import VersionChecksum, read_version_checksum
 from python_ops.errors import MaintenanceError, UnsupportedFeatureError
 from python_ops.invocation import Invocation
-from python_ops.maintenance.build_writes import BuildWrites
+from python_ops.maintenance.build_writes import BuildCommit, BuildWrites, build_commit
 from python_ops.maintenance.due import Decision, decided_without_table
 from python_ops.maintenance.due_rules import REBUILT_MIN_FILES
 from python_ops.maintenance.history import HistoryStore
@@ -57,44 +60,56 @@ from python_ops.maintenance.log_bounds import (
     recorded_bounds,
 )
 from python_ops.maintenance.op_keys import as_model_setting, model_words
-from python_ops.maintenance.outcomes import Reason, Status
+from python_ops.maintenance.outcomes import Reason
 from python_ops.maintenance.policy import stale_policy_of
-from python_ops.maintenance.reclaim import bounded_not_due, lite_not_due, trusted_bound
+from python_ops.maintenance.reclaim import (
+    LISTING_LIMIT,
+    bounded_not_due,
+    lite_not_due,
+    trusted_bound,
+)
 from python_ops.maintenance.registry import OPS
-from python_ops.maintenance.runner import OpOutcome
 from python_ops.maintenance.targets import ModelTarget
 from python_ops.ops.log_cleanup import expiry_cutoff_ms, resolve_log_retention
+from python_ops.ops.vacuum.listing import is_hidden
 from python_ops.ops.vacuum.retention import checked_retention
 from python_ops.ops.vacuum_modes import VacuumMode
-from python_ops.storage import open_storage
+from python_ops.storage import is_remote, open_storage
 from python_ops.values import checked_number
 
 DELETION_VECTORS = "deletionVectors"
+_COMMIT_NAME = re.compile(r"(?:^|/)(\d{20})\.json$")
 
 
 @dataclass(frozen=True)
-class BuiltTable:
-    """What the post-hook knows of a table just built, without its snapshot.
+class KnownTable:
+    """What is known of a table without its snapshot.
 
     Attributes:
         target: The model.
-        writes: The build's own commits.
         checksum: The writer's checksum of the newest version.
         features: The protocol's features.
         bounds: How old the oldest removed and commit files can be.
         now_ms: The decision's time.
         history: The maintenance history.
         invocation: The command it runs in.
+        last_commit: The newest version's commit, when it is a write (a build's, or the one a
+            run-operation finds at the head); None: a maintenance commit, or not read.
+        empty_at_ms: When nothing existed at the location (a first build began then).
+        thorough: A run-operation's decision: VACUUM lists the table (the post-hook's trusts
+            the untracked bound instead).
     """
 
     target: ModelTarget
-    writes: BuildWrites
     checksum: VersionChecksum
     features: frozenset[str]
     bounds: LogBounds
     now_ms: int
     history: HistoryStore | None
     invocation: Invocation | None
+    last_commit: BuildCommit | None
+    empty_at_ms: int | None = None
+    thorough: bool = False
 
     @property
     def configuration(self) -> dict[str, str]:
@@ -102,9 +117,8 @@ class BuiltTable:
         return user_properties(self.checksum.metadata.configuration)
 
     def rewrote_every_file(self) -> bool:
-        """Whether the build's last commit is the newest version and added every live file."""
-        commits = self.writes.commits
-        last = commits[-1] if commits else None
+        """Whether the newest version is a write that added every live file."""
+        last = self.last_commit
         return (
             last is not None
             and last.version == self.checksum.version
@@ -112,10 +126,10 @@ class BuiltTable:
         )
 
 
-Rule = Callable[[BuiltTable], str | None]  # why the op is not due; None: not known
+Rule = Callable[[KnownTable], str | None]  # why the op is not due; None: not known
 
 
-def _vacuum(built: BuiltTable) -> str | None:
+def _vacuum(built: KnownTable) -> str | None:
     c = built.target.config
     try:
         with as_model_setting(c.model, "vacuum"):
@@ -134,16 +148,42 @@ def _vacuum(built: BuiltTable) -> str | None:
     older = f"older than the {retention.hours:g} h retention"
     if c.vacuum_mode is VacuumMode.LITE:
         return lite_not_due(older)
-    facts = built.writes.facts
+    if built.thorough:
+        cutoff = retention.cutoff_ms(built.now_ms)
+        return (
+            f"nothing to reclaim: no removed or untracked file {older}"
+            if _all_young(built, cutoff)
+            else None
+        )
     bound, proof = trusted_bound(
         built.history,
         built.target,
         retention.hours,
         now_ms=built.now_ms,
-        empty_at_ms=facts.started_at_ms if facts.location_was_empty else None,
+        empty_at_ms=built.empty_at_ms,
         invocation=built.invocation,
     )
     return bounded_not_due(older, bound, proof) if bound is not None else None
+
+
+def _all_young(built: KnownTable, cutoff_ms: int) -> bool:
+    """A run-operation's listing: every file VACUUM could delete is younger than the cutoff.
+
+    One listing of the table's top directory (Delta's hidden names skipped, as VACUUM skips
+    them). VACUUM deletes no file younger than its cutoff, protected or not, so when every
+    file is, it has nothing to reclaim whatever the snapshot protects. A directory (partitions,
+    empty directories VACUUM may remove), a link, a table on an object store or one too large
+    to list per decision: not known here.
+    """
+    if is_remote(built.target.location) or built.checksum.num_files > LISTING_LIMIT:
+        return False
+    partition_columns = built.checksum.metadata.partition_columns
+    for entry in open_storage(built.target.location).list_dir(""):
+        if is_hidden(entry.path.rsplit("/", 1)[-1], partition_columns):
+            continue
+        if entry.is_dir or entry.is_symlink or entry.modification_time_ms < cutoff_ms:
+            return False
+    return True
 
 
 def _target_size_ok(configuration: dict[str, str]) -> bool:
@@ -158,7 +198,7 @@ def _target_size_ok(configuration: dict[str, str]) -> bool:
     return True
 
 
-def _optimize(built: BuiltTable) -> str | None:
+def _optimize(built: KnownTable) -> str | None:
     c = built.target.config
     clustered = bool(built.features & set(CLUSTERING_FEATURES))
     chosen = c.auto_choice is not None or c.zorder_auto or c.cluster_auto
@@ -188,7 +228,7 @@ def _optimize(built: BuiltTable) -> str | None:
     return f"nothing{where} worth rewriting (min_small_files={c.min_small_files})"
 
 
-def _cleanup_logs(built: BuiltTable) -> str | None:
+def _cleanup_logs(built: KnownTable) -> str | None:
     c = built.target.config
     checksum = built.checksum
     try:
@@ -204,7 +244,7 @@ def _cleanup_logs(built: BuiltTable) -> str | None:
     return f"no commit file older than {retention.days:g} days before a checkpoint"
 
 
-def _purge(built: BuiltTable) -> str | None:
+def _purge(built: KnownTable) -> str | None:
     return None if DELETION_VECTORS in built.features else "no deletion vectors"
 
 
@@ -216,35 +256,22 @@ RULES: dict[str, Rule] = {
 }
 
 
-def _bounds(
+def _known_table(
     target: ModelTarget,
-    writes: BuildWrites,
-    checksum: VersionChecksum,
-    history: HistoryStore | None,
-) -> tuple[LogBounds | None, bool]:
-    """The bounds that hold for the table, and whether they are new (to keep when used)."""
-    table_id = checksum.metadata.table_id
-    recorded = recorded_bounds(history, target)
-    if recorded is not None and recorded.table_id == table_id:
-        return recorded, False
-    facts = writes.facts
-    if facts.location_was_empty:
-        return bounds_from_empty_location(table_id=table_id, empty_at_ms=facts.started_at_ms), True
-    return None, False
-
-
-def _built_table(
-    target: ModelTarget,
-    writes: BuildWrites,
+    head: int,
     *,
     history: HistoryStore | None,
     invocation: Invocation | None,
     now_ms: int,
-) -> tuple[BuiltTable | None, bool]:
-    """What is known of the table without its snapshot (None: not enough), bounds new."""
-    if writes.head_version is None:
-        return None, False
-    checksum = read_version_checksum(open_storage(target.location), writes.head_version)
+    last_commit: BuildCommit | None,
+    empty_at_ms: int | None = None,
+    thorough: bool = False,
+) -> tuple[KnownTable | None, bool]:
+    """What is known of the table at version ``head`` (None: not enough), bounds new.
+
+    New bounds are those an empty location proved (kept once a decision used them).
+    """
+    checksum = read_version_checksum(open_storage(target.location), head)
     if checksum is None:
         return None, False
     try:
@@ -253,20 +280,42 @@ def _built_table(
         return None, False
     if any(name not in FEATURES for name in features):
         return None, False  # the snapshot's rules report what is not understood
-    bounds, new = _bounds(target, writes, checksum, history)
-    if bounds is None:
-        return None, False
-    built = BuiltTable(target, writes, checksum, features, bounds, now_ms, history, invocation)
-    return built, new
+    table_id = checksum.metadata.table_id
+    bounds = recorded_bounds(history, target)
+    new = False
+    if bounds is None or bounds.table_id != table_id:
+        if empty_at_ms is None:
+            return None, False
+        bounds, new = bounds_from_empty_location(table_id=table_id, empty_at_ms=empty_at_ms), True
+    known = KnownTable(
+        target,
+        checksum,
+        features,
+        bounds,
+        now_ms,
+        history,
+        invocation,
+        last_commit,
+        empty_at_ms=empty_at_ms,
+        thorough=thorough,
+    )
+    return known, new
 
 
-def not_due_outcomes(target: ModelTarget, decisions: list[Decision]) -> list[OpOutcome]:
-    """The outcomes of decisions none of which is due (nothing ran)."""
-    c = target.config
-    return [
-        OpOutcome(c.model, d.op, Status.NOT_DUE, d.reason, d.detail, on_error=c.on_error)
-        for d in decisions
-    ]
+def _decide(known: KnownTable) -> list[Decision] | None:
+    """Every op's decision, when none is due; None: any may be."""
+    decisions = []
+    for op in OPS:
+        settled = decided_without_table(known.target, op, known.history, known.now_ms / 1000)
+        if settled is not None:
+            decisions.append(settled)
+            continue
+        rule = RULES.get(op)
+        why = rule(known) if rule is not None else None
+        if why is None:
+            return None
+        decisions.append(Decision(op, Reason.NOT_DUE, why))
+    return decisions
 
 
 def decide_from_build(
@@ -290,28 +339,78 @@ def decide_from_build(
         One decision per op (none of them due), or None when any op may be due or a fact is
         missing (no checksum, no bounds, a feature not understood).
     """
-    built, new_bounds = _built_table(
-        target, writes, history=history, invocation=invocation, now_ms=now_ms
-    )
-    if built is None:
+    if writes.head_version is None:
         return None
-    decisions = []
-    for op in OPS:
-        settled = decided_without_table(target, op, history, now_ms / 1000)
-        if settled is not None:
-            decisions.append(settled)
-            continue
-        rule = RULES.get(op)
-        why = rule(built) if rule is not None else None
-        if why is None:
-            return None
-        decisions.append(Decision(op, Reason.NOT_DUE, why))
-    if new_bounds:
+    facts = writes.facts
+    known, new_bounds = _known_table(
+        target,
+        writes.head_version,
+        history=history,
+        invocation=invocation,
+        now_ms=now_ms,
+        last_commit=writes.commits[-1] if writes.commits else None,
+        empty_at_ms=facts.started_at_ms if facts.location_was_empty else None,
+    )
+    decisions = _decide(known) if known is not None else None
+    if known is not None and decisions is not None and new_bounds:
         keep_bounds(
             history,
             target,
-            built.bounds,
+            known.bounds,
             invocation_id=invocation.id if invocation else "",
             how="the build created the table where nothing existed",
         )
     return decisions
+
+
+def decide_from_log(
+    target: ModelTarget,
+    *,
+    history: HistoryStore | None,
+    invocation: Invocation | None,
+    now_ms: int,
+) -> list[Decision] | None:
+    """A run-operation's decisions without the snapshot, when nothing is due; None: read it.
+
+    The head version and the oldest commit file from a listing of the log, the head's
+    checksum and commit, the history's bound of removed files; VACUUM lists the table's top
+    directory (a run-operation always looks for untracked files) instead of trusting the
+    untracked bound, and finds nothing to reclaim only when every file there is younger than
+    its cutoff (VACUUM deletes no younger file, whatever the log says of it).
+
+    Args:
+        target: The model.
+        history: The maintenance history (intervals, bounds).
+        invocation: The command it runs in.
+        now_ms: The decision's time.
+
+    Returns:
+        One decision per op (none of them due), or None.
+    """
+    storage = open_storage(target.location)
+    scan = storage.scan_dir(LOG_DIR)  # names and times: the oldest commit file, exactly
+    commits = [
+        (int(m.group(1)), mtime)
+        for path, mtime, is_dir in zip(scan.paths, scan.mtimes, scan.is_dir, strict=True)
+        if not is_dir and mtime is not None and (m := _COMMIT_NAME.search(path)) is not None
+    ]
+    if not commits:
+        return None
+    head = max(version for version, _ in commits)
+    try:
+        last = build_commit(head, commit_actions(storage, head))
+    except (OSError, MaintenanceError):
+        return None  # gone since the listing (cleaned up): the snapshot decides
+    known, _ = _known_table(
+        target,
+        head,
+        history=history,
+        invocation=invocation,
+        now_ms=now_ms,
+        last_commit=last,
+        thorough=True,
+    )
+    if known is None:
+        return None
+    oldest = min(mtime for _, mtime in commits)  # as listed now, not as recorded
+    return _decide(replace(known, bounds=replace(known.bounds, commits_since_ms=oldest)))

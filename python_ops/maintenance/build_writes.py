@@ -217,8 +217,8 @@ def _records(add: dict[str, Any]) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
-def _build_commit(version: int, actions: list[dict[str, Any]]) -> BuildCommit | None:
-    """The commit as the build's, or None when it is not a build's write (maintenance)."""
+def build_commit(version: int, actions: list[dict[str, Any]]) -> BuildCommit | None:
+    """The commit as a build's write, or None when it is not one (maintenance)."""
     raw_info: dict[str, Any] = next((a["commitInfo"] for a in actions if "commitInfo" in a), {})
     info = commit_info(version, actions, 0)
     operation = info.operation or ""
@@ -305,7 +305,7 @@ def read_build_writes(location: str | Storage, facts: BuildFacts) -> BuildWrites
     commits, others = [], []
     columns: tuple[str, ...] = ()
     for version, actions in window:
-        commit = _build_commit(version, actions)
+        commit = build_commit(version, actions)
         if commit is None:
             others.append(version)
             continue

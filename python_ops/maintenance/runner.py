@@ -21,8 +21,9 @@ from python_ops.delta.snapshot import Snapshot, read_snapshot
 from python_ops.errors import MaintenanceError, RetentionTooShortError
 from python_ops.invocation import Invocation
 from python_ops.maintenance.auto_columns import AdviceFor, resolve_auto
+from python_ops.maintenance.build_decisions import decide_from_log
 from python_ops.maintenance.build_writes import BuildWrites
-from python_ops.maintenance.due import decide
+from python_ops.maintenance.due import Decision, decide
 from python_ops.maintenance.history import HistoryRecord, HistoryStore, parameters_json
 from python_ops.maintenance.log_bounds import bounds_from_snapshot, keep_bounds
 from python_ops.maintenance.op_runs import RunContext
@@ -247,16 +248,31 @@ class Maintainer:
         """
         return op == "cleanup_logs" or (op == "vacuum" and self.vacuum_engine != VacuumEngine.SPARK)
 
+    def _decided_from_log(self, target: ModelTarget) -> list[OpOutcome] | None:
+        """A run-operation's outcomes when nothing is due, without the snapshot; None: read it.
+
+        ``build_decisions.decide_from_log``: the checksum, the recorded bounds, a listing.
+        """
+        try:
+            with lean_arrow(block_pandas=True):
+                decisions = decide_from_log(
+                    target,
+                    history=self.history,
+                    invocation=self.invocation,
+                    now_ms=time.time_ns() // 1_000_000,
+                )
+        except MaintenanceError:
+            return None  # the snapshot's rules report it
+        return not_due_outcomes(target, decisions) if decisions is not None else None
+
     def _keep_log_bounds(self, target: ModelTarget, snapshot: Snapshot) -> None:
-        """After a build, the bounds the snapshot proves, for the next builds' decisions."""
-        if self.build is None or not self.trust_listing_bounds:
-            return
+        """The bounds the snapshot proves, for later decisions without it (``log_bounds``)."""
         keep_bounds(
             self.history,
             target,
             bounds_from_snapshot(snapshot, now_ms=time.time_ns() // 1_000_000),
             invocation_id=self.invocation_id,
-            how="the post-hook read the table's snapshot",
+            how="a decision read the table's snapshot",
         )
 
     def run_op(
@@ -376,6 +392,10 @@ class Maintainer:
         """
         target = resolve_auto(target, self.advice_for or (lambda _t: None), self.history)
         c = target.config
+        if only_due and not dry_run and ops == OPS and self.build is None:
+            quick = self._decided_from_log(target)
+            if quick is not None:  # a run-operation: nothing due, the snapshot not read
+                return quick
         outcomes = []
         paths_only = [op for op in ops if c.op_enabled(op)] == ["vacuum"]
         read: Callable[[str], Snapshot | FilePaths] = (
@@ -398,7 +418,7 @@ class Maintainer:
                 )
                 for op in ops
             ]
-        if isinstance(snapshot, Snapshot):
+        if isinstance(snapshot, Snapshot) and not dry_run:
             self._keep_log_bounds(target, snapshot)
         current: Snapshot | FilePaths | None = snapshot
         for op in ops:
@@ -499,6 +519,15 @@ class Maintainer:
             models_not_started=tuple(sorted(not_started)),
             duration_s=time.perf_counter() - started,
         )
+
+
+def not_due_outcomes(target: ModelTarget, decisions: list[Decision]) -> list[OpOutcome]:
+    """The outcomes of decisions none of which is due (nothing ran)."""
+    c = target.config
+    return [
+        OpOutcome(c.model, d.op, Status.NOT_DUE, d.reason, d.detail, on_error=c.on_error)
+        for d in decisions
+    ]
 
 
 def check_retention_argument(targets: Sequence[ModelTarget], retention_hours: float | None) -> None:

@@ -30,7 +30,7 @@ from python_ops.delta.commits import commits_shared
 from python_ops.errors import MaintenanceError
 from python_ops.invocation import Invocation
 from python_ops.maintenance.auto_columns import AdviceFor
-from python_ops.maintenance.build_decisions import decide_from_build, not_due_outcomes
+from python_ops.maintenance.build_decisions import decide_from_build
 from python_ops.maintenance.build_skip import record_skip
 from python_ops.maintenance.build_writes import BuildFacts, BuildWrites, read_build_writes
 from python_ops.maintenance.history import HistoryStore
@@ -38,7 +38,7 @@ from python_ops.maintenance.history_upkeep import upkeep_history
 from python_ops.maintenance.outcomes import Status
 from python_ops.maintenance.registry import OPS, op_spec
 from python_ops.maintenance.run_options import RunOptions
-from python_ops.maintenance.runner import Maintainer, MaintenanceRun, OpOutcome
+from python_ops.maintenance.runner import Maintainer, MaintenanceRun, OpOutcome, not_due_outcomes
 from python_ops.maintenance.targets import ModelTarget
 from python_ops.ops.vacuum_modes import VacuumEngine
 from python_ops.spark_sessions import DeltaSql

@@ -29,7 +29,7 @@ from hypothesis import strategies as st
 
 from python_ops.delta.snapshot import Snapshot, read_snapshot
 from python_ops.invocation import Invocation
-from python_ops.maintenance.build_decisions import decide_from_build
+from python_ops.maintenance.build_decisions import decide_from_build, decide_from_log
 from python_ops.maintenance.build_writes import BuildFacts, read_build_writes
 from python_ops.maintenance.config import parse_config
 from python_ops.maintenance.due import decide
@@ -124,7 +124,13 @@ def _build(table: Path, index: int, kind: str, size: int, partitioned: bool) -> 
 
 
 def _full(
-    target: ModelTarget, snapshot: Snapshot, history: HistoryStore, now_ms: int, empty: int | None
+    target: ModelTarget,
+    snapshot: Snapshot,
+    history: HistoryStore,
+    now_ms: int,
+    empty: int | None,
+    *,
+    trust: bool = True,
 ) -> list:
     return decide(
         target,
@@ -132,9 +138,26 @@ def _full(
         history=history,
         now_s=now_ms / 1000,
         invocation=Invocation("check"),
-        trust_bounds=True,
+        trust_bounds=trust,
         empty_at_ms=empty,
     )
+
+
+def _copy(root: Path) -> HistoryStore:
+    """A copy of the history as it stands (what a check records there is not kept)."""
+    shutil.rmtree(root / "history-copy", ignore_errors=True)
+    if (root / "history").exists():
+        shutil.copytree(root / "history", root / "history-copy")
+    return HistoryStore(str(root / "history-copy"))
+
+
+def _assert_not_due_either(quick: list, full: list, *, same_words: tuple[str, ...]) -> None:
+    for fast, slow in zip(quick, full, strict=True):
+        assert fast.op == slow.op
+        assert fast.reason is not Reason.DUE
+        assert slow.reason is not Reason.DUE, (fast, slow)
+        if fast.op in same_words:
+            assert fast.detail == slow.detail
 
 
 @settings(
@@ -201,19 +224,16 @@ def test_nothing_due_without_the_snapshot_is_nothing_due_with_it(
                 invocation_id="hook",
                 how="the post-hook read the table's snapshot",
             )
-        else:
-            # the snapshot's rules, on a copy of the history (what they record is not kept)
-            shutil.rmtree(root / "history-copy", ignore_errors=True)
-            if (root / "history").exists():
-                shutil.copytree(root / "history", root / "history-copy")
-            check = HistoryStore(str(root / "history-copy"))
-            full = _full(target, snapshot, check, now, facts.started_at_ms if empty else None)
-            for fast, slow in zip(quick, full, strict=True):
-                assert fast.op == slow.op
-                assert fast.reason is not Reason.DUE
-                assert slow.reason is not Reason.DUE, (fast, slow)
-                if fast.op in ("vacuum", "purge"):
-                    assert fast.detail == slow.detail
+        else:  # the snapshot's rules, on a copy of the history (what they record is not kept)
+            full = _full(target, snapshot, _copy(root), now, facts.started_at_ms if empty else None)
+            _assert_not_due_either(quick, full, same_words=("vacuum", "purge"))
+        # a run-operation now (no build): it lists for VACUUM instead of trusting a bound
+        plain = ModelTarget("orders", str(table), config)
+        logged = decide_from_log(plain, history=_copy(root), invocation=None, now_ms=now)
+        event("run-operation: snapshot read" if logged is None else "run-operation: without it")
+        if logged is not None:
+            full = _full(plain, snapshot, _copy(root), now, None, trust=False)
+            _assert_not_due_either(logged, full, same_words=("purge",))
         history.flush()
 
 

@@ -20,6 +20,7 @@ from python_ops.invocation import Invocation
 from python_ops.maintenance.config import parse_config
 from python_ops.maintenance.history import HistoryStore
 from python_ops.maintenance.history_upkeep import HISTORY_NAME
+from python_ops.maintenance.log_bounds import BOUNDS_OP
 from python_ops.maintenance.outcomes import Status
 from python_ops.maintenance.run_options import RunOptions
 from python_ops.maintenance.session import (
@@ -117,7 +118,8 @@ def test_a_real_run_records_makes_the_history_ready_keeps_its_upkeep_and_the_row
     assert events.told == [("history_ready", "", None)]  # then the upkeep, which failed nothing
     records = history.records()
     ours = [(r.op, r.dry_run) for r in records if r.invocation_id == "inv-1" and r.model == "fct"]
-    assert ours == [("cleanup_logs", False)]
+    # the op's run, and what the decision's snapshot proved of the log (``log_bounds``)
+    assert ours == [(BOUNDS_OP, False), ("cleanup_logs", False)]
     # the history's own upkeep ran after the run that wrote to it, under the same invocation
     upkeep = {(r.op, r.status) for r in records if r.model == HISTORY_NAME}
     assert ("optimize", "succeeded") in upkeep
