@@ -1,64 +1,52 @@
-"""After a build: prove that nothing is due without reading the table's snapshot.
+"""Prove that nothing is due without reading the table's snapshot.
 
-The post-hook's decisions need the table's snapshot (its checkpoint and a listing of its log)
-only when something may be due. Most builds leave nothing due, and three things the post-hook
-has anyway prove it:
+Deciding needs the table's snapshot (its checkpoint and a listing of its log) only when
+something may be due. Most builds and most scheduled runs find nothing due, and a few small
+reads prove it:
 
-- the build's own commits (``build_writes``): what it added, and the newest version;
-- the version checksum its writer left beside that version (``delta.version_checksum``): the
-  table's live file count, metadata and protocol;
+- the version checksum the writer left beside the newest version (``delta.version_checksum``):
+  the table's live file count, metadata and protocol;
+- the newest commit: after a build, the build's own commits (``build_writes``, already read);
+  in a run-operation, the commit at the head of a listing of the log;
 - bounds kept in the history: no removed file and no commit file is older than
-  ``log_bounds``; no untracked file passes the retention before ``untracked_bound``.
+  ``log_bounds``; after a build, no untracked file passes the retention before
+  ``untracked_bound``.
 
 From them, each op's rule, in the same terms as ``due_rules``:
 
-- VACUUM: no removed file passes the retention before ``removed_since + R``, and the untracked
-  bound holds (LITE: the first alone);
-- OPTIMIZE (not clustered, no Z-order, no advisor): the build's last commit wrote every live
-  file, fewer than ``REBUILT_MIN_FILES``; or the table has fewer live files than
+- VACUUM: no removed file passes the retention before ``removed_since + R``; and after a build
+  the untracked bound holds (LITE: the first alone), in a run-operation a listing of the
+  table's top directory finds no file older than the cutoff (``_all_young``);
+- OPTIMIZE (not clustered, no Z-order, no advisor): the newest commit is a write that added
+  every live file, fewer than ``REBUILT_MIN_FILES``; or the table has fewer live files than
   ``maintenance_min_small_files``, so no partition has that many small ones;
 - log cleanup: no recorded retention to follow, and no commit file passes the log retention
-  before ``commits_since + R``;
+  before ``commits_since + R`` (a run-operation's listing of the log gives the oldest exactly);
 - purge: the protocol has no deletion vectors;
 - statistics upkeep: never proved here (it reads the files' statistics).
 
 Each answer is either "not due", with the same words as the snapshot's rule would give, or
-"not known", and one "not known" sends the whole model to the snapshot (``runner``). No op
-ever runs on what is read here: an op that is due reads the snapshot itself, and VACUUM's
-protected set is built from every tombstone in it.
+"not known", and one "not known" sends the whole model to the snapshot (``session`` after a
+build, ``runner`` in a run-operation). No op ever runs on what is read here: an op that is due
+reads the snapshot itself, and VACUUM's protected set is built from every tombstone in it.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from python_ops.delta.commits import commit_actions
-from python_ops.delta.log_files import LOG_DIR
 from python_ops.delta.properties import TARGET_FILE_SIZE
-from python_ops.delta.protocol import (
-    CLUSTERING_FEATURES,
-    FEATURES,
-    Op,
-    Writer,
-    check_protocol,
-    table_features,
-)
-from python_ops.delta.recorded_retentions import user_properties
-from python_ops.delta.version_checksum import VersionChecksum, read_version_checksum
+from python_ops.delta.protocol import CLUSTERING_FEATURES, Op, Writer, check_protocol
 from python_ops.errors import MaintenanceError, UnsupportedFeatureError
 from python_ops.invocation import Invocation
-from python_ops.maintenance.build_writes import BuildCommit, BuildWrites, build_commit
+from python_ops.maintenance.build_writes import BuildWrites, build_commit
 from python_ops.maintenance.due import Decision, decided_without_table
 from python_ops.maintenance.due_rules import REBUILT_MIN_FILES
 from python_ops.maintenance.history import HistoryStore
-from python_ops.maintenance.log_bounds import (
-    LogBounds,
-    bounds_from_empty_location,
-    keep_bounds,
-    recorded_bounds,
-)
+from python_ops.maintenance.known_table import KnownTable, known_table, listed_head
+from python_ops.maintenance.log_bounds import keep_bounds
 from python_ops.maintenance.op_keys import as_model_setting, model_words
 from python_ops.maintenance.outcomes import Reason
 from python_ops.maintenance.policy import stale_policy_of
@@ -78,52 +66,6 @@ from python_ops.storage import is_remote, open_storage
 from python_ops.values import checked_number
 
 DELETION_VECTORS = "deletionVectors"
-_COMMIT_NAME = re.compile(r"(?:^|/)(\d{20})\.json$")
-
-
-@dataclass(frozen=True)
-class KnownTable:
-    """What is known of a table without its snapshot.
-
-    Attributes:
-        target: The model.
-        checksum: The writer's checksum of the newest version.
-        features: The protocol's features.
-        bounds: How old the oldest removed and commit files can be.
-        now_ms: The decision's time.
-        history: The maintenance history.
-        invocation: The command it runs in.
-        last_commit: The newest version's commit, when it is a write (a build's, or the one a
-            run-operation finds at the head); None: a maintenance commit, or not read.
-        empty_at_ms: When nothing existed at the location (a first build began then).
-        thorough: A run-operation's decision: VACUUM lists the table (the post-hook's trusts
-            the untracked bound instead).
-    """
-
-    target: ModelTarget
-    checksum: VersionChecksum
-    features: frozenset[str]
-    bounds: LogBounds
-    now_ms: int
-    history: HistoryStore | None
-    invocation: Invocation | None
-    last_commit: BuildCommit | None
-    empty_at_ms: int | None = None
-    thorough: bool = False
-
-    @property
-    def configuration(self) -> dict[str, str]:
-        """The table's properties as the model's ops see them (the package's own left out)."""
-        return user_properties(self.checksum.metadata.configuration)
-
-    def rewrote_every_file(self) -> bool:
-        """Whether the newest version is a write that added every live file."""
-        last = self.last_commit
-        return (
-            last is not None
-            and last.version == self.checksum.version
-            and 0 < self.checksum.num_files == last.files_added
-        )
 
 
 Rule = Callable[[KnownTable], str | None]  # why the op is not due; None: not known
@@ -256,52 +198,6 @@ RULES: dict[str, Rule] = {
 }
 
 
-def _known_table(
-    target: ModelTarget,
-    head: int,
-    *,
-    history: HistoryStore | None,
-    invocation: Invocation | None,
-    now_ms: int,
-    last_commit: BuildCommit | None,
-    empty_at_ms: int | None = None,
-    thorough: bool = False,
-) -> tuple[KnownTable | None, bool]:
-    """What is known of the table at version ``head`` (None: not enough), bounds new.
-
-    New bounds are those an empty location proved (kept once a decision used them).
-    """
-    checksum = read_version_checksum(open_storage(target.location), head)
-    if checksum is None:
-        return None, False
-    try:
-        features = table_features(checksum.protocol, location=target.location).all
-    except UnsupportedFeatureError:
-        return None, False
-    if any(name not in FEATURES for name in features):
-        return None, False  # the snapshot's rules report what is not understood
-    table_id = checksum.metadata.table_id
-    bounds = recorded_bounds(history, target)
-    new = False
-    if bounds is None or bounds.table_id != table_id:
-        if empty_at_ms is None:
-            return None, False
-        bounds, new = bounds_from_empty_location(table_id=table_id, empty_at_ms=empty_at_ms), True
-    known = KnownTable(
-        target,
-        checksum,
-        features,
-        bounds,
-        now_ms,
-        history,
-        invocation,
-        last_commit,
-        empty_at_ms=empty_at_ms,
-        thorough=thorough,
-    )
-    return known, new
-
-
 def _decide(known: KnownTable) -> list[Decision] | None:
     """Every op's decision, when none is due; None: any may be."""
     decisions = []
@@ -342,7 +238,7 @@ def decide_from_build(
     if writes.head_version is None:
         return None
     facts = writes.facts
-    known, new_bounds = _known_table(
+    known, new_bounds = known_table(
         target,
         writes.head_version,
         history=history,
@@ -388,20 +284,15 @@ def decide_from_log(
         One decision per op (none of them due), or None.
     """
     storage = open_storage(target.location)
-    scan = storage.scan_dir(LOG_DIR)  # names and times: the oldest commit file, exactly
-    commits = [
-        (int(m.group(1)), mtime)
-        for path, mtime, is_dir in zip(scan.paths, scan.mtimes, scan.is_dir, strict=True)
-        if not is_dir and mtime is not None and (m := _COMMIT_NAME.search(path)) is not None
-    ]
-    if not commits:
+    listed = listed_head(storage)
+    if listed is None:
         return None
-    head = max(version for version, _ in commits)
+    head, oldest = listed
     try:
         last = build_commit(head, commit_actions(storage, head))
     except (OSError, MaintenanceError):
         return None  # gone since the listing (cleaned up): the snapshot decides
-    known, _ = _known_table(
+    known, _ = known_table(
         target,
         head,
         history=history,
@@ -412,5 +303,5 @@ def decide_from_log(
     )
     if known is None:
         return None
-    oldest = min(mtime for _, mtime in commits)  # as listed now, not as recorded
+    # the oldest commit file as listed now, not as recorded
     return _decide(replace(known, bounds=replace(known.bounds, commits_since_ms=oldest)))

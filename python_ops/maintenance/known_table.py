@@ -1,0 +1,141 @@
+"""What is known of a table without its snapshot: its newest checksum, commit and bounds.
+
+The facts ``build_decisions`` decides from (``KnownTable``), gathered with a few small reads:
+the checksum file of the newest version, the protocol's features (a feature this project does
+not know leaves the table to the snapshot, whose rules report it), and the bounds of its
+removed and commit files the history keeps (or an empty location proves).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from python_ops.delta.log_files import LOG_DIR
+from python_ops.delta.protocol import FEATURES, table_features
+from python_ops.delta.recorded_retentions import user_properties
+from python_ops.delta.version_checksum import VersionChecksum, read_version_checksum
+from python_ops.errors import UnsupportedFeatureError
+from python_ops.invocation import Invocation
+from python_ops.maintenance.build_writes import BuildCommit
+from python_ops.maintenance.history import HistoryStore
+from python_ops.maintenance.log_bounds import (
+    LogBounds,
+    bounds_from_empty_location,
+    recorded_bounds,
+)
+from python_ops.maintenance.targets import ModelTarget
+from python_ops.storage import Storage, open_storage
+
+_COMMIT_NAME = re.compile(r"(?:^|/)(\d{20})\.json$")
+
+
+@dataclass(frozen=True)
+class KnownTable:
+    """What is known of a table without its snapshot.
+
+    Attributes:
+        target: The model.
+        checksum: The writer's checksum of the newest version.
+        features: The protocol's features.
+        bounds: How old the oldest removed and commit files can be.
+        now_ms: The decision's time.
+        history: The maintenance history.
+        invocation: The command it runs in.
+        last_commit: The newest version's commit, when it is a write (a build's, or the one a
+            run-operation finds at the head); None: a maintenance commit, or not read.
+        empty_at_ms: When nothing existed at the location (a first build began then).
+        thorough: A run-operation's decision: VACUUM lists the table (the post-hook's trusts
+            the untracked bound instead).
+    """
+
+    target: ModelTarget
+    checksum: VersionChecksum
+    features: frozenset[str]
+    bounds: LogBounds
+    now_ms: int
+    history: HistoryStore | None
+    invocation: Invocation | None
+    last_commit: BuildCommit | None
+    empty_at_ms: int | None = None
+    thorough: bool = False
+
+    @property
+    def configuration(self) -> dict[str, str]:
+        """The table's properties as the model's ops see them (the package's own left out)."""
+        return user_properties(self.checksum.metadata.configuration)
+
+    def rewrote_every_file(self) -> bool:
+        """Whether the newest version is a write that added every live file."""
+        last = self.last_commit
+        return (
+            last is not None
+            and last.version == self.checksum.version
+            and 0 < self.checksum.num_files == last.files_added
+        )
+
+
+def known_table(
+    target: ModelTarget,
+    head: int,
+    *,
+    history: HistoryStore | None,
+    invocation: Invocation | None,
+    now_ms: int,
+    last_commit: BuildCommit | None,
+    empty_at_ms: int | None = None,
+    thorough: bool = False,
+) -> tuple[KnownTable | None, bool]:
+    """What is known of the table at version ``head`` (None: not enough), bounds new.
+
+    New bounds are those an empty location proved (kept once a decision used them).
+    """
+    checksum = read_version_checksum(open_storage(target.location), head)
+    if checksum is None:
+        return None, False
+    try:
+        features = table_features(checksum.protocol, location=target.location).all
+    except UnsupportedFeatureError:
+        return None, False
+    if any(name not in FEATURES for name in features):
+        return None, False  # the snapshot's rules report what is not understood
+    table_id = checksum.metadata.table_id
+    bounds = recorded_bounds(history, target)
+    new = False
+    if bounds is None or bounds.table_id != table_id:
+        if empty_at_ms is None:
+            return None, False
+        bounds, new = bounds_from_empty_location(table_id=table_id, empty_at_ms=empty_at_ms), True
+    known = KnownTable(
+        target,
+        checksum,
+        features,
+        bounds,
+        now_ms,
+        history,
+        invocation,
+        last_commit,
+        empty_at_ms=empty_at_ms,
+        thorough=thorough,
+    )
+    return known, new
+
+
+def listed_head(storage: Storage) -> tuple[int, int] | None:
+    """The newest commit version and the oldest commit file's time, from one listing of the log.
+
+    Args:
+        storage: The table's storage.
+
+    Returns:
+        (head version, oldest commit file's modification time in ms); None: no commit listed.
+    """
+    scan = storage.scan_dir(LOG_DIR)  # names and times
+    commits = [
+        (int(m.group(1)), mtime)
+        for path, mtime, is_dir in zip(scan.paths, scan.mtimes, scan.is_dir, strict=True)
+        if not is_dir and mtime is not None and (m := _COMMIT_NAME.search(path)) is not None
+    ]
+    if not commits:
+        return None
+    return max(v for v, _ in commits), min(t for _, t in commits)
