@@ -16,9 +16,10 @@ engine), then a run-operation selecting one model in a fresh engine. Counted:
   bounded from its build's start and none is listed (``untracked_bound``);
 - the adapter's debug lines of the post-hooks' own times: one per dbt command, every hook in it
   (one event per model cost each hook's thread as much as a hook with nothing due);
-- the models' table snapshots the post-hooks reconstructed: none, first build or repeat, since
-  nothing is due and the builds' commits, Sail's checksums and the history's bounds prove it
-  (``build_decisions``); each read costs a listing of the log and its checkpoint.
+- the models' table snapshots the post-hooks and the run-operation reconstructed: none, since
+  nothing is due and the builds' commits (or the log's head), Sail's checksums and the
+  history's bounds prove it (``build_decisions``); each read costs a listing of the log and
+  its checkpoint.
 """
 
 from __future__ import annotations
@@ -115,9 +116,14 @@ def _measure(
     scans.clear()
     engine = get_engine(mode="embedded", warehouse=str(warehouse), connect_url=None)
     args = json.dumps({"select": "t_0003"})
+    reads = Counter(runtime.SNAPSHOT_READS.value)
     _dbt(project, "run-operation", "maintain_all", "--args", args)
     counts = Counter(engine.statements)  # type: ignore[attr-defined]
     counts["cache scans"] = scans["get_relations"]
+    read = Counter(runtime.SNAPSHOT_READS.value) - reads
+    counts["table snapshots read"] = sum(
+        n for root, n in read.items() if not root.endswith("maintenance_history")
+    )
     out["run-operation, 1 model selected"] = counts
     # a query of another table registers that table then, from the journal
     assert engine.sql("select id from fleet.t_0007").collect()[0][0] == 7
@@ -156,6 +162,8 @@ def test_catalog_work_per_model_stays_flat_from_10_to_60_models(
     # a run-operation on 1 model registers what it touches, not every table of the journal
     selected = "run-operation, 1 model selected"
     assert large[selected]["replay_table"] == small[selected]["replay_table"] == 0
+    # nothing was due, proved by the table's checksum, the history's bounds and a listing
+    assert large[selected]["table snapshots read"] == 0
     assert large[selected] == small[selected]
     queried = "then a query of t_0007"
     assert large[queried]["replay_table"] == small[queried]["replay_table"] == 1
