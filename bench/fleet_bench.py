@@ -5,7 +5,8 @@ and 5 incremental merges, all with the maintenance post-hook, on the embedded en
 copies (hook on; hook off through ``maintenance_post_hook: false`` in the copy's own vars, so each
 copy keeps dbt's partial parsing). In fresh processes, hook on and off alternating:
 
-- first builds (``dbt build`` on an empty warehouse, tables being created), ``--repeats`` each;
+- first builds (``dbt build`` on an empty warehouse, tables being created), ``--repeats`` each,
+  after one untimed first build of each project (the timed ones start warm);
 - repeat builds (``dbt build`` again on the same warehouse); with ``--steady K``, after K
   untimed builds of each warehouse (10: the tables' steady state, a checkpoint and commits after
   it, which costs the post-hook more than a young table does);
@@ -13,7 +14,9 @@ copy keeps dbt's partial parsing). In fresh processes, hook on and off alternati
   ``dbt run-operation maintenance_report``, ``dbt parse`` (the floor every dbt command pays) and
   the CLI ``python -m python_ops maintain``.
 
-Medians of whole-process wall times. ``--save FILE`` keeps the figures as JSON; ``--before FILE``
+Medians of whole-process wall times; a hook's overhead is the median over the alternation rounds
+of each adjacent on/off pair, beside the hooks' own thread CPU (the adapter's debug line) over
+the process's CPU. ``--save FILE`` keeps the figures as JSON; ``--before FILE``
 (the same bench run with ``--code`` pointing at another checkout, e.g. main) adds before -> after
 columns; ``--write`` writes the section FLEET of docs/benchmarks.md.
 
@@ -122,6 +125,10 @@ def measure(fleet: Fleet, repeats: int, steady: int = 0) -> dict[str, list[float
 
     for project in (fleet.on, fleet.off):  # partial parsing's manifest, outside the timings
         fleet.dbt(project, fleet.work / "scratch", "parse")
+    for hook in (True, False):  # a first build of each, untimed: the timed ones start warm
+        warm = fleet.work / f"warm-{hook}"
+        fleet.dbt(fleet.on if hook else fleet.off, warm, "build")
+        shutil.rmtree(warm, ignore_errors=True)
     hook_cpu_seconds(fleet.on)
     for i in range(repeats):
         for hook in (True, False) if i % 2 == 0 else (False, True):
@@ -264,6 +271,17 @@ def section(
             largest[f"first: hook overhead %{cpu}"],
         )
         per_model = largest[f"maintain_all over parse, ms per model{cpu}"]
+        own = [
+            largest.get(f"{k}: hooks' own thread CPU, % of process CPU")
+            for k in ("first", "repeat")
+        ]
+        if cpu and None not in own:
+            lines += [
+                f"At N={sizes[-1]}, the hooks' own thread CPU: {own[0]:.1f} % of the process's "
+                f"CPU in first builds, {own[1]:.1f} % in repeat builds "
+                f"(goal <= {GOAL_HOOK_SHARE:.0f} %).",
+                "",
+            ]
         lines += [
             f"At N={sizes[-1]}, {'CPU' if cpu else 'wall'}: repeat-build hook overhead "
             f"{hook:.1f} % (goal <= {GOAL_HOOK_SHARE:.0f} %), first build {first:.1f} %; "
