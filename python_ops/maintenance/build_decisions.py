@@ -37,9 +37,8 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from python_ops.delta.commits import commit_actions
-from python_ops.delta.properties import TARGET_FILE_SIZE
 from python_ops.delta.protocol import CLUSTERING_FEATURES, Op, Writer, check_protocol
-from python_ops.errors import MaintenanceError, UnsupportedFeatureError
+from python_ops.errors import MaintenanceError
 from python_ops.invocation import Invocation
 from python_ops.maintenance.build_writes import BuildWrites, build_commit
 from python_ops.maintenance.due import Decision, decided_without_table
@@ -59,11 +58,11 @@ from python_ops.maintenance.reclaim import (
 from python_ops.maintenance.registry import OPS
 from python_ops.maintenance.targets import ModelTarget
 from python_ops.ops.log_cleanup import expiry_cutoff_ms, resolve_log_retention
+from python_ops.ops.optimize.plan import target_file_size
 from python_ops.ops.vacuum.listing import is_hidden
 from python_ops.ops.vacuum.retention import checked_retention
 from python_ops.ops.vacuum_modes import VacuumMode
 from python_ops.storage import is_remote, open_storage
-from python_ops.values import checked_number
 
 DELETION_VECTORS = "deletionVectors"
 
@@ -85,13 +84,13 @@ def _vacuum(built: KnownTable) -> str | None:
             )
     except MaintenanceError:
         return None  # the snapshot's rule reports it
-    if retention.cutoff_ms(built.now_ms) > built.bounds.removed_since_ms:
+    cutoff = retention.cutoff_ms(built.now_ms)
+    if cutoff > built.bounds.removed_since_ms:
         return None  # a removed file may have passed the retention
     older = f"older than the {retention.hours:g} h retention"
     if c.vacuum_mode is VacuumMode.LITE:
         return lite_not_due(older)
     if built.thorough:
-        cutoff = retention.cutoff_ms(built.now_ms)
         return (
             f"nothing to reclaim: no removed or untracked file {older}"
             if _all_young(built, cutoff)
@@ -120,23 +119,11 @@ def _all_young(built: KnownTable, cutoff_ms: int) -> bool:
     if is_remote(built.target.location) or built.checksum.num_files > LISTING_LIMIT:
         return False
     partition_columns = built.checksum.metadata.partition_columns
-    for entry in open_storage(built.target.location).list_dir(""):
+    for entry in built.storage.list_dir(""):
         if is_hidden(entry.path.rsplit("/", 1)[-1], partition_columns):
             continue
         if entry.is_dir or entry.is_symlink or entry.modification_time_ms < cutoff_ms:
             return False
-    return True
-
-
-def _target_size_ok(configuration: dict[str, str]) -> bool:
-    if TARGET_FILE_SIZE not in configuration:
-        return True
-    try:
-        checked_number(
-            configuration[TARGET_FILE_SIZE], setting=TARGET_FILE_SIZE, minimum=1, whole=True
-        )
-    except MaintenanceError:
-        return False
     return True
 
 
@@ -155,16 +142,17 @@ def _optimize(built: KnownTable) -> str | None:
         )
     if files >= c.min_small_files:
         return None  # a partition may hold that many small files: the plan decides
-    if built.checksum.metadata.schema_missing or not _target_size_ok(built.configuration):
+    if built.checksum.metadata.schema_missing:
         return None  # the plan refuses it, and says why
-    try:  # the plan's gate: a feature compaction refuses is reported by the plan
+    try:  # the plan's checks: a size or a feature it refuses is reported by the plan
+        target_file_size(built.checksum.metadata.configuration, c.target_file_size_bytes)
         check_protocol(
             built.checksum.protocol,
             Op.COMPACTION,
             location=built.target.location,
             writer=Writer.DELTA,
         )
-    except UnsupportedFeatureError:
+    except MaintenanceError:
         return None
     where = " of the partitions this build wrote" if built.target.build_scope else ""
     return f"nothing{where} worth rewriting (min_small_files={c.min_small_files})"
@@ -241,6 +229,7 @@ def decide_from_build(
     known, new_bounds = known_table(
         target,
         writes.head_version,
+        storage=open_storage(target.location),
         history=history,
         invocation=invocation,
         now_ms=now_ms,
@@ -295,6 +284,7 @@ def decide_from_log(
     known, _ = known_table(
         target,
         head,
+        storage=storage,
         history=history,
         invocation=invocation,
         now_ms=now_ms,

@@ -15,6 +15,7 @@ from typing import Any
 
 from python_ops.delta.writer import commit_storage_options, quiet_hooks
 from python_ops.errors import StorageError
+from python_ops.maintenance.outcomes import Status
 from python_ops.storage import delta_storage_options
 
 SCHEMA_FIELDS: tuple[tuple[str, str], ...] = (
@@ -308,6 +309,70 @@ def _null_column(schema: Any, name: str, rows: int) -> Any:
     import pyarrow as pa
 
     return pa.nulls(rows, type=schema.field(name).type)
+
+
+def defer_proof(
+    history: HistoryStore,
+    *,
+    invocation_id: str,
+    model: str,
+    location: str,
+    op: str,
+    parameters: dict[str, Any],
+    at_ms: int,
+    reason: str,
+) -> None:
+    """Keep what a decision proved of a table (a bound) as a history row, deferred.
+
+    Written with the command's one history commit; read back by ``recorded_proof``.
+
+    Args:
+        history: The history.
+        invocation_id: The command that proved it.
+        model: The model.
+        location: The table it holds for.
+        op: The proof's kind (``vacuum_check``, ``log_bounds``).
+        parameters: What was proved.
+        at_ms: When it was proved.
+        reason: How (the row's reason).
+    """
+    history.defer(
+        [
+            HistoryRecord(
+                invocation_id=invocation_id,
+                model=model,
+                table_location=location,
+                op=op,
+                parameters=parameters_json(parameters),
+                dry_run=False,
+                status=str(Status.SUCCEEDED),
+                error=None,
+                started_at=dt.datetime.fromtimestamp(at_ms / 1000, dt.UTC),
+                duration_s=0.0,
+                reason=reason,
+            )
+        ]
+    )
+
+
+def recorded_proof(
+    history: HistoryStore | None, *, model: str, location: str, op: str
+) -> dict[str, Any] | None:
+    """The parameters of the newest ``op`` proof kept for a model's table at ``location``.
+
+    Returns:
+        The proved values; None when there is none, it is another location's, or not JSON.
+    """
+    if history is None:
+        return None
+    record = history.last_success(model, op)
+    if record is None or record.table_location != location:
+        return None
+    try:
+        values = json.loads(record.parameters)
+    except ValueError:
+        return None
+    return values if isinstance(values, dict) else None
 
 
 def parameters_json(parameters: dict[str, Any]) -> str:

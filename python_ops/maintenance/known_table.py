@@ -25,7 +25,7 @@ from python_ops.maintenance.log_bounds import (
     recorded_bounds,
 )
 from python_ops.maintenance.targets import ModelTarget
-from python_ops.storage import Storage, open_storage
+from python_ops.storage import Storage
 
 _COMMIT_NAME = re.compile(r"(?:^|/)(\d{20})\.json$")
 
@@ -36,6 +36,7 @@ class KnownTable:
 
     Attributes:
         target: The model.
+        storage: Its table's storage.
         checksum: The writer's checksum of the newest version.
         features: The protocol's features.
         bounds: How old the oldest removed and commit files can be.
@@ -50,6 +51,7 @@ class KnownTable:
     """
 
     target: ModelTarget
+    storage: Storage
     checksum: VersionChecksum
     features: frozenset[str]
     bounds: LogBounds
@@ -79,6 +81,7 @@ def known_table(
     target: ModelTarget,
     head: int,
     *,
+    storage: Storage,
     history: HistoryStore | None,
     invocation: Invocation | None,
     now_ms: int,
@@ -90,7 +93,7 @@ def known_table(
 
     New bounds are those an empty location proved (kept once a decision used them).
     """
-    checksum = read_version_checksum(open_storage(target.location), head)
+    checksum = read_version_checksum(storage, head)
     if checksum is None:
         return None, False
     try:
@@ -108,6 +111,7 @@ def known_table(
         bounds, new = bounds_from_empty_location(table_id=table_id, empty_at_ms=empty_at_ms), True
     known = KnownTable(
         target,
+        storage,
         checksum,
         features,
         bounds,

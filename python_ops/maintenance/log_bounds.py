@@ -26,15 +26,11 @@ location (a new table id) is decided from its snapshot again.
 
 from __future__ import annotations
 
-import datetime as dt
-import json
 from dataclasses import dataclass
-from typing import Any
 
 from python_ops.delta.log_files import LogFileKind
 from python_ops.delta.snapshot import Snapshot
-from python_ops.maintenance.history import HistoryRecord, HistoryStore, parameters_json
-from python_ops.maintenance.outcomes import Status
+from python_ops.maintenance.history import HistoryStore, defer_proof, recorded_proof
 from python_ops.maintenance.targets import ModelTarget
 from python_ops.maintenance.untracked_bound import CHECK_OP
 
@@ -98,13 +94,12 @@ def bounds_from_empty_location(*, table_id: str, empty_at_ms: int) -> LogBounds:
 
 def recorded_bounds(history: HistoryStore | None, target: ModelTarget) -> LogBounds | None:
     """The newest bounds the history holds for the model's table (None: none, or elsewhere)."""
-    if history is None:
-        return None
-    record = history.last_success(target.config.model, BOUNDS_OP)
-    if record is None or record.table_location != target.location:
+    values = recorded_proof(
+        history, model=target.config.model, location=target.location, op=BOUNDS_OP
+    )
+    if values is None:
         return None
     try:
-        values: dict[str, Any] = json.loads(record.parameters)
         return LogBounds(
             str(values["table_id"]),
             int(values["proved_at_ms"]),
@@ -145,27 +140,18 @@ def keep_bounds(
         )
         if same or bounds.proved_at_ms - recorded.proved_at_ms < REFRESH_MS:
             return
-    history.defer(
-        [
-            HistoryRecord(
-                invocation_id=invocation_id,
-                model=target.config.model,
-                table_location=target.location,
-                op=BOUNDS_OP,
-                parameters=parameters_json(
-                    {
-                        "table_id": bounds.table_id,
-                        "proved_at_ms": bounds.proved_at_ms,
-                        "removed_since_ms": bounds.removed_since_ms,
-                        "commits_since_ms": bounds.commits_since_ms,
-                    }
-                ),
-                dry_run=False,
-                status=str(Status.SUCCEEDED),
-                error=None,
-                started_at=dt.datetime.fromtimestamp(bounds.proved_at_ms / 1000, dt.UTC),
-                duration_s=0.0,
-                reason=how,
-            )
-        ]
+    defer_proof(
+        history,
+        invocation_id=invocation_id,
+        model=target.config.model,
+        location=target.location,
+        op=BOUNDS_OP,
+        parameters={
+            "table_id": bounds.table_id,
+            "proved_at_ms": bounds.proved_at_ms,
+            "removed_since_ms": bounds.removed_since_ms,
+            "commits_since_ms": bounds.commits_since_ms,
+        },
+        at_ms=bounds.proved_at_ms,
+        reason=how,
     )

@@ -30,13 +30,9 @@ the listing. VACUUM itself (a run, a dry run, ``maintenance_report``) always lis
 
 from __future__ import annotations
 
-import datetime as dt
-import json
 from dataclasses import dataclass
-from typing import Any
 
-from python_ops.maintenance.history import HistoryRecord, HistoryStore, parameters_json
-from python_ops.maintenance.outcomes import Status
+from python_ops.maintenance.history import HistoryStore, defer_proof, recorded_proof
 from python_ops.maintenance.targets import ModelTarget
 from python_ops.ops.vacuum.candidates import KeptListing
 
@@ -114,13 +110,12 @@ def bound_from_empty_location(*, empty_at_ms: int, retention_hours: float) -> Un
 
 def recorded_bound(history: HistoryStore | None, target: ModelTarget) -> UntrackedBound | None:
     """The newest bound the history holds for the model's table (None: none, or elsewhere)."""
-    if history is None:
-        return None
-    record = history.last_success(target.config.model, CHECK_OP)
-    if record is None or record.table_location != target.location:
+    values = recorded_proof(
+        history, model=target.config.model, location=target.location, op=CHECK_OP
+    )
+    if values is None:
         return None
     try:
-        values: dict[str, Any] = json.loads(record.parameters)
         return UntrackedBound(
             int(values["listed_at_ms"]),
             int(values["untracked_not_before_ms"]),
@@ -147,26 +142,17 @@ def record_bound(
         invocation_id: The command that proved it.
         reason: How it was proved (the history row's reason).
     """
-    history.defer(
-        [
-            HistoryRecord(
-                invocation_id=invocation_id,
-                model=target.config.model,
-                table_location=target.location,
-                op=CHECK_OP,
-                parameters=parameters_json(
-                    {
-                        "listed_at_ms": bound.listed_at_ms,
-                        "untracked_not_before_ms": bound.not_before_ms,
-                        "retention_hours": bound.retention_hours,
-                    }
-                ),
-                dry_run=False,
-                status=str(Status.SUCCEEDED),
-                error=None,
-                started_at=dt.datetime.fromtimestamp(bound.listed_at_ms / 1000, dt.UTC),
-                duration_s=0.0,
-                reason=reason,
-            )
-        ]
+    defer_proof(
+        history,
+        invocation_id=invocation_id,
+        model=target.config.model,
+        location=target.location,
+        op=CHECK_OP,
+        parameters={
+            "listed_at_ms": bound.listed_at_ms,
+            "untracked_not_before_ms": bound.not_before_ms,
+            "retention_hours": bound.retention_hours,
+        },
+        at_ms=bound.listed_at_ms,
+        reason=reason,
     )

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -249,6 +250,30 @@ def _partitions_in_scope(
     return (newest, changed) if newest is not None else (None, None)
 
 
+def target_file_size(configuration: Mapping[str, str], requested: int | None) -> tuple[int, str]:
+    """The target file size OPTIMIZE bins to, and where it came from.
+
+    Args:
+        configuration: The table's properties (``delta.targetFileSize``).
+        requested: The caller's size (None: the table property, else the engine default).
+
+    Returns:
+        (bytes, ``requested`` | ``table property`` | ``engine default``).
+
+    Raises:
+        ConfigError: For a size that is not a whole number of at least 1 byte.
+    """
+    value: Any
+    if requested is not None:
+        value, source = requested, "requested"
+    elif TARGET_FILE_SIZE in configuration:
+        value, source = configuration[TARGET_FILE_SIZE], "table property"
+    else:
+        value, source = ENGINE_DEFAULT_TARGET_BYTES, "engine default"
+    setting = "delta.targetFileSize" if source == "table property" else "target_size_bytes"
+    return int(checked_number(value, setting=setting, minimum=1, whole=True)), source
+
+
 def plan_optimize(
     table: str | Storage,
     *,
@@ -296,15 +321,7 @@ def plan_optimize(
     )
     if columns:
         validate_zorder(snapshot, columns)
-    target: Any
-    if target_size_bytes is not None:
-        target, source = target_size_bytes, "requested"
-    elif TARGET_FILE_SIZE in meta.configuration:
-        target, source = meta.configuration[TARGET_FILE_SIZE], "table property"
-    else:
-        target, source = ENGINE_DEFAULT_TARGET_BYTES, "engine default"
-    setting = "delta.targetFileSize" if source == "table property" else "target_size_bytes"
-    target = int(checked_number(target, setting=setting, minimum=1, whole=True))
+    target, source = target_file_size(meta.configuration, target_size_bytes)
     min_small_files = int(
         checked_number(min_small_files, setting="min_small_files", minimum=2, whole=True)
     )
