@@ -53,6 +53,7 @@ if TYPE_CHECKING:
         ModelMaintenance,
         OpsEnvironment,
         SessionEvents,
+        may_maintain,
     )
     from python_ops.maintenance.targets import (
         MAINTAINED,
@@ -119,6 +120,7 @@ _EXPORTS: dict[str, str] = {
     "SelectionRequest": "python_ops.maintenance.selection_resolver",
     "SelectionResolver": "python_ops.maintenance.selection_resolver",
     "MaintenanceSession": "python_ops.maintenance.session",
+    "may_maintain": "python_ops.maintenance.session",
     "ModelMaintenance": "python_ops.maintenance.session",
     "OpsEnvironment": "python_ops.maintenance.session",
     "SessionEvents": "python_ops.maintenance.session",
@@ -198,6 +200,7 @@ __all__ = [
     "load_manifest",
     "location_is_empty",
     "managed_location",
+    "may_maintain",
     "node_config",
     "normalize_location",
     "open_storage",

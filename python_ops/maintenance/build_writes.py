@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from python_ops.delta.commits import commit_actions, commit_info, commit_versions
+from python_ops.delta.log_files import LOG_DIR, commit_version_of
 from python_ops.errors import MaintenanceError
 from python_ops.storage import Storage, is_remote, open_storage
 
@@ -335,15 +336,21 @@ def location_is_empty(location: str) -> bool:
 def head_version(location: str | Storage) -> int | None:
     """The table's latest commit version (None: no table there yet).
 
-    What a front end records as ``BuildFacts.version_before`` when a build starts: one listing
-    of the log, nothing parsed.
+    What a front end records as ``BuildFacts.version_before`` when a build starts: the names
+    of the log's files, listed once (no file is statted or read: every build of every model
+    pays this).
 
     Args:
         location: The table (or its open storage).
     """
     try:
         storage = location if isinstance(location, Storage) else open_storage(location)
-        versions = commit_versions(storage)
+        scan = storage.scan_names(LOG_DIR)
     except (MaintenanceError, OSError):
         return None
-    return versions[-1] if versions else None
+    versions = [
+        version
+        for path, is_dir in zip(scan.paths, scan.is_dir, strict=True)
+        if not is_dir and (version := commit_version_of(path)) is not None
+    ]
+    return max(versions, default=None)

@@ -33,6 +33,7 @@ from python_ops.maintenance.auto_columns import AdviceFor
 from python_ops.maintenance.build_decisions import decide_from_build
 from python_ops.maintenance.build_skip import record_skip
 from python_ops.maintenance.build_writes import BuildFacts, BuildWrites, read_build_writes
+from python_ops.maintenance.config import MaintenanceConfig
 from python_ops.maintenance.history import HistoryStore
 from python_ops.maintenance.history_upkeep import upkeep_history
 from python_ops.maintenance.outcomes import Status
@@ -115,6 +116,15 @@ class ModelMaintenance:
         return ", ".join(
             f"{o.op} {o.summary} in {o.duration_s:.1f} s" for o in self.outcomes if o.ran
         )
+
+
+def may_maintain(config: MaintenanceConfig) -> bool:
+    """Whether any op may run for a model (maintenance on, and an op enabled).
+
+    Args:
+        config: The model's maintenance config.
+    """
+    return any(config.op_enabled(op) for op in OPS)
 
 
 def failure_warnings(outcomes: Iterable[OpOutcome], *, after_build: bool) -> list[str]:
@@ -207,7 +217,7 @@ class MaintenanceSession:
     ) -> ModelMaintenance:
         """``maintain_model`` inside the shared-commits block."""
         writes = None
-        if build is not None and any(target.config.op_enabled(op) for op in OPS):
+        if build is not None and may_maintain(target.config):
             try:
                 writes = read_build_writes(target.location, build)
             except MaintenanceError:

@@ -16,6 +16,9 @@ engine), then a run-operation selecting one model in a fresh engine. Counted:
   bounded from its build's start and none is listed (``untracked_bound``);
 - the adapter's debug lines of the post-hooks' own times: one per dbt command, every hook in it
   (one event per model cost each hook's thread as much as a hook with nothing due);
+- listings of a model's log when its build starts (``build_clock``, the version before the
+  build): one per model with the post-hook on, none with it off (``maintenance_post_hook:
+  false``), so a build without maintenance pays only for the config check;
 - the models' table snapshots the post-hooks and the run-operation reconstructed: none, since
   nothing is due and the builds' commits (or the log's head), Sail's checksums and the
   history's bounds prove it (``build_decisions``); each read costs a listing of the log and
@@ -35,6 +38,7 @@ import pytest
 from dbt.adapters.cache import RelationsCache
 from dbt.cli.main import dbtRunner
 
+from dbt.adapters.sparkdelta import build_clock
 from dbt.adapters.sparkdelta.engines import get_engine, shutdown_engines
 from python_ops import runtime
 from python_ops.maintenance.history import HistoryStore
@@ -45,6 +49,20 @@ pytestmark = pytest.mark.slow
 
 SIZES = (10, 60)
 INCREMENTAL = 2
+
+
+@pytest.fixture
+def log_listings(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
+    """Counts the build clock's listings of a log at a build's start (the real one still runs)."""
+    counted: Counter[str] = Counter()
+    original: Callable[..., Any] = build_clock.head_version
+
+    def head_version(location: Any) -> Any:
+        counted["head_version"] += 1
+        return original(location)
+
+    monkeypatch.setattr(build_clock, "head_version", head_version)
+    return counted
 
 
 @pytest.fixture
@@ -83,7 +101,11 @@ def _vacuum_checks(warehouse: Path) -> list[str]:
 
 
 def _measure(
-    root: Path, tables: int, scans: Counter[str], monkeypatch: pytest.MonkeyPatch
+    root: Path,
+    tables: int,
+    scans: Counter[str],
+    listings: Counter[str],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> dict[str, Counter[str]]:
     """Counts of each step on a fresh project of ``tables`` table models."""
     warehouse = root / f"warehouse-{tables}"
@@ -91,13 +113,15 @@ def _measure(
     project = write_fleet_project(root / f"p{tables}", tables=tables, incremental=INCREMENTAL)
     shutdown_engines()
     out: dict[str, Counter[str]] = {}
-    for step in ("first build", "repeat build"):
+    hook_off = ("--vars", json.dumps({"maintenance_post_hook": False}))
+    for step, args in (("first build", ()), ("repeat build", ()), ("build, hook off", hook_off)):
         scans.clear()
+        listings.clear()
         engine = get_engine(mode="embedded", warehouse=str(warehouse), connect_url=None)
         before = Counter(engine.statements)  # type: ignore[attr-defined]
         appends, rewrites = engine.journal.appends, engine.journal.compactions  # type: ignore[attr-defined]
         reads = Counter(runtime.SNAPSHOT_READS.value)
-        _dbt(project, "build")
+        _dbt(project, "build", *args)
         counts = Counter(engine.statements) - before  # type: ignore[attr-defined]
         read = Counter(runtime.SNAPSHOT_READS.value) - reads
         counts["table snapshots read"] = sum(
@@ -106,6 +130,7 @@ def _measure(
         counts["journal appends"] = engine.journal.appends - appends  # type: ignore[attr-defined]
         counts["journal rewrites"] = engine.journal.compactions - rewrites  # type: ignore[attr-defined]
         counts["cache scans"] = scans["get_relations"]
+        counts["log listings at build start"] = listings["head_version"]
         counts["hook time lines"], counts["hooks timed"] = _hook_time_lines(project)
         if step == "first build":  # every table built where nothing was: bounded, not listed
             checks = _vacuum_checks(warehouse)
@@ -133,9 +158,13 @@ def _measure(
 
 
 def test_catalog_work_per_model_stays_flat_from_10_to_60_models(
-    tmp_path: Path, scans: Counter[str], monkeypatch: pytest.MonkeyPatch, fresh_engines: None
+    tmp_path: Path,
+    scans: Counter[str],
+    log_listings: Counter[str],
+    monkeypatch: pytest.MonkeyPatch,
+    fresh_engines: None,
 ) -> None:
-    small, large = (_measure(tmp_path, n, scans, monkeypatch) for n in SIZES)
+    small, large = (_measure(tmp_path, n, scans, log_listings, monkeypatch) for n in SIZES)
     grown = SIZES[1] - SIZES[0]
     print(json.dumps({"small": small, "large": large}, indent=1, default=dict))
     for step in small:
@@ -155,6 +184,10 @@ def test_catalog_work_per_model_stays_flat_from_10_to_60_models(
             assert counts[step]["table snapshots read"] == 0, (step, size)
             assert counts[step]["hook time lines"] == 1, (step, size)
             assert counts[step]["hooks timed"] == size + INCREMENTAL, (step, size)
+            assert counts[step]["log listings at build start"] == size + INCREMENTAL, (step, size)
+    for size, counts in zip(SIZES, (small, large), strict=True):  # the hook off: nothing
+        assert counts["build, hook off"]["log listings at build start"] == 0, size
+        assert counts["build, hook off"]["hooks timed"] == 0, size
     assert large[first]["create_table"] - small[first]["create_table"] == grown
     # one journal record per new table; a rebuild at the same location records nothing
     assert large[first]["journal appends"] - small[first]["journal appends"] == grown

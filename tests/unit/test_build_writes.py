@@ -17,7 +17,10 @@ from pathlib import Path
 import pyarrow as pa
 import pytest
 from deltalake import DeltaTable, write_deltalake
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
+from python_ops.delta.commits import commit_versions
 from python_ops.delta.partition_scope import parse_scope
 from python_ops.delta.snapshot import read_snapshot
 from python_ops.maintenance.build_writes import (
@@ -243,7 +246,7 @@ def test_reading_a_build_costs_what_it_wrote_not_the_log_s_length(tmp_path: Path
         costs[history] = _costs_of_one_build(location, history)
         assert len(list(Path(location, "_delta_log").glob("*.json"))) == history + 3
     for start, after, files in costs.values():
-        assert start == Counter(list_dir=1)  # the build's start: one listing, nothing read
+        assert start == Counter(scan_names=1)  # the build's start: names listed, none statted
         assert after == Counter(read_bytes=3)  # its two commits and the first missing name
         assert files == 2
     assert costs[3] == costs[60]
@@ -267,3 +270,42 @@ def test_a_table_built_where_nothing_existed_is_read_from_version_0_without_a_li
     assert writes.files_written == 2
     # its two commits and the first missing name; no listing of the log
     assert storage.calls == Counter(read_bytes=3)
+
+
+_LOG_NAMES = st.one_of(
+    st.integers(0, 10**6).map(lambda v: f"{v:020d}.json"),
+    st.integers(0, 10**6).map(lambda v: f"{v:020d}.crc"),
+    st.integers(0, 10**6).map(lambda v: f"{v:020d}.checkpoint.parquet"),
+    st.integers(0, 10**6).map(lambda v: f"{v:020d}.json#{v % 7}"),  # a staged upload
+    st.integers(0, 10**6).map(lambda v: f"{v:019d}.json"),  # one digit short
+    st.sampled_from(["_last_checkpoint", "00000000000000000001.json.tmp", ".json", "x.json"]),
+)
+
+
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    files=st.lists(_LOG_NAMES, max_size=12, unique=True),
+    dirs=st.lists(_LOG_NAMES, max_size=3, unique=True),
+    links=st.lists(_LOG_NAMES, max_size=3, unique=True),
+)
+def test_the_version_before_a_build_is_the_newest_commit_the_log_lists(
+    tmp_path_factory: pytest.TempPathFactory, files: list[str], dirs: list[str], links: list[str]
+) -> None:
+    # names only at the build's start: the same answer as the log's classified listing
+    root = tmp_path_factory.mktemp("log")
+    log = root / "_delta_log"
+    log.mkdir()
+    outside = root / "outside.json"
+    outside.write_text("{}")
+    for name in files:
+        (log / name).write_text("{}")
+    for name in dirs:
+        if not (log / name).exists():
+            (log / name).mkdir()
+    for name in links:
+        if not (log / name).exists():
+            (log / name).symlink_to(outside)
+    listed = commit_versions(LocalStorage(str(root)))
+    assert head_version(str(root)) == (listed[-1] if listed else None)

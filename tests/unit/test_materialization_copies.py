@@ -15,7 +15,7 @@ import pytest
 
 OURS = Path(__file__).resolve().parents[2] / "dbt/include/sparkdelta/macros/materializations"
 THEIRS = Path(spark_include.__file__).parent / "macros" / "materializations"
-CHECK = "{%- do adapter.validate_maintenance_config(model) -%}"
+CHECK = "{%- do adapter.validate_maintenance_config(model, var('maintenance_post_hook', true)) -%}"
 # incremental only: before a merge, the table's liquid clustering follows the model's config
 SYNC = (
     "{#-- sparkdelta: clustering columns changed in the model's config -> ALTER TABLE CLUSTER BY "

@@ -63,12 +63,15 @@ def _check_retention(
         checked_retention(properties, where, hours, allow_short_retention=False)
 
 
-def check_before_build(model: Any, locator: TableLocator) -> None:
+def check_before_build(model: Any, locator: TableLocator) -> MaintenanceConfig | None:
     """Refuse a model's build for a bad maintenance setting, before its SQL runs.
 
     Args:
         model: The model node (``model`` in the materialization's context).
         locator: Where its table is (for the retention check of a built table).
+
+    Returns:
+        The model's maintenance config (None: a materialization maintenance leaves alone).
 
     Raises:
         DbtRuntimeError: For every bad setting of the model at once, naming the model, the key,
@@ -76,7 +79,7 @@ def check_before_build(model: Any, locator: TableLocator) -> None:
     """
     config = node_config(model)
     if config.get("materialized") not in MAINTAINED:
-        return
+        return None
     name = str(_get(model, "name"))
     try:
         maintenance = parse_config(name, config)
@@ -86,3 +89,4 @@ def check_before_build(model: Any, locator: TableLocator) -> None:
         raise DbtRuntimeError(
             f"{err} The {kind} was not built: its table is unchanged. {_FIX}"
         ) from err
+    return maintenance

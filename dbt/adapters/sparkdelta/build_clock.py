@@ -1,14 +1,15 @@
 """When each model's build started, and its table's version then: the post-hook's build facts.
 
-The materializations call ``adapter.validate_maintenance_config(model)`` first thing; the
-adapter then records, per node, the wall clock and the table's latest commit version
-(``python_ops.maintenance.build_writes.head_version``: one listing of its log, at the location
-the adapter places the table), and, when it has none, whether anything exists there at all
-(``location_is_empty``: one ``lstat``). Never a catalog query: where the cluster's metastore
-places the table, the version is not known and the build's commits are those timestamped from
-its start.
-The post-hook takes the facts back as plain values (``BuildFacts``), so python_ops reads the
-build's own commits without knowing dbt.
+The materializations call ``adapter.validate_maintenance_config(model, ...)`` first thing. When
+the post-hook may maintain the model (the var ``maintenance_post_hook`` on, a post-hook, an op
+enabled), the adapter records the wall clock and the table's latest commit version
+(``python_ops.maintenance.build_writes.head_version``: the names of its log's files, listed at
+the location the adapter places the table) and, when it has none, whether anything exists
+there at all (``location_is_empty``: one ``lstat``). Never a catalog query: where the
+cluster's metastore places the table, the version is not known and the build's commits are
+those timestamped from its start. The post-hook takes the facts back as plain values
+(``BuildFacts``), so python_ops reads the build's own commits without knowing dbt; what the
+recording cost counts as the post-hook's own time.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from dbt.adapters.sparkdelta.locator import TableLocator
@@ -33,6 +35,30 @@ def _config(node: Any) -> Mapping[str, Any]:
     return dict(config.to_dict()) if hasattr(config, "to_dict") else {}
 
 
+@dataclass(frozen=True)
+class StartedBuild:
+    """A model's build as its start recorded it, taken back by its post-hook.
+
+    Attributes:
+        facts: What python_ops reads the build's commits from.
+        own_wall_s: What recording the start took (wall seconds): maintenance's cost, added to
+            the post-hook's own time.
+        own_cpu_s: The same in the thread's CPU seconds.
+    """
+
+    facts: BuildFacts
+    own_wall_s: float
+    own_cpu_s: float
+
+
+def has_post_hook(node: Any) -> bool:
+    """Whether the node runs any post-hook (the maintenance post-hook may be among them)."""
+    config = _get(node, "config") or {}
+    if isinstance(config, Mapping):
+        return bool(config.get("post-hook"))
+    return bool(getattr(config, "post_hook", None))
+
+
 class BuildClock:
     """The build facts of the models being built in this dbt process (thread-safe).
 
@@ -42,7 +68,7 @@ class BuildClock:
 
     def __init__(self, locator: TableLocator) -> None:
         self._locator = locator
-        self._started: dict[str, tuple[int, float, int | None, bool]] = {}
+        self._started: dict[str, tuple[int, float, int | None, bool, float, float]] = {}
         self._lock = threading.Lock()
 
     def _location(self, node: Any) -> str | None:
@@ -53,29 +79,35 @@ class BuildClock:
         return self._locator.model_location(schema, alias, _config(node).get("location_root"))
 
     def start(self, node: Any) -> None:
-        """Record that ``node``'s build starts now, with its table's latest version."""
+        """Record that ``node``'s build starts now, with its table's latest version.
+
+        Only for a node with a post-hook (the one that takes it back); its own time is kept.
+        """
         key = str(_get(node, "unique_id") or "")
-        if not key:
+        if not key or not has_post_hook(node):
             return
         started_ms, started = time.time_ns() // 1_000_000, time.perf_counter()
+        cpu = time.thread_time()
         location = self._location(node)
         version = head_version(location) if location is not None else None
         # nothing there yet (a first build): VACUUM's due check needs no listing of it
         empty = version is None and location is not None and location_is_empty(location)
+        own = (time.perf_counter() - started, time.thread_time() - cpu)
         with self._lock:
-            self._started[key] = (started_ms, started, version, empty)
+            self._started[key] = (started_ms, started, version, empty, *own)
 
-    def take(self, node: Any) -> BuildFacts | None:
+    def take(self, node: Any) -> StartedBuild | None:
         """The facts of ``node``'s build (None: its start was not recorded), forgotten after."""
         key = str(_get(node, "unique_id") or "")
         with self._lock:
             started = self._started.pop(key, None)
         if started is None:
             return None
-        started_ms, clock, version, empty = started
-        return BuildFacts(
+        started_ms, clock, version, empty, own_wall, own_cpu = started
+        facts = BuildFacts(
             started_at_ms=started_ms,
             version_before=version,
             build_s=time.perf_counter() - clock,
             location_was_empty=empty,
         )
+        return StartedBuild(facts, own_wall, own_cpu)

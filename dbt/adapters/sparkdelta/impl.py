@@ -40,6 +40,7 @@ from python_ops.maintenance import (
     KEYS,
     add_nullable_columns,
     files_text,
+    may_maintain,
     open_storage,
     read_snapshot,
     set_comments,
@@ -456,11 +457,17 @@ class SparkDeltaAdapter(SparkAdapter):
     # --- the materializations' config check and the macros' text helpers -----------------------
 
     @available
-    def validate_maintenance_config(self, model: Any) -> str:
+    def validate_maintenance_config(self, model: Any, post_hook: Any = True) -> str:
         """Check a model's ``maintenance_*`` config before its SQL runs (the materializations).
+
+        When the model's post-hook may maintain it (``post_hook``, the var
+        ``maintenance_post_hook``, is on; the model has a post-hook and a maintenance op
+        enabled), the build's start is recorded for it (``build_clock``); else nothing more is
+        done, so a project without the post-hook pays only for the check.
 
         Args:
             model: The model node (``model`` in the materialization's context).
+            post_hook: The var ``maintenance_post_hook`` (false: no post-hook maintains).
 
         Returns:
             '' (so that ``{{ }}`` renders nothing).
@@ -470,9 +477,10 @@ class SparkDeltaAdapter(SparkAdapter):
                 VACUUM retention Delta's check would refuse, all at once, naming the model, the
                 key, the value and the fix; the table is not touched (``build_check``).
         """
-        check_before_build(model, self.maintenance.locator)
-        # the build starts now: its post-hook reads the commits made from here (build_clock)
-        self.maintenance.run_operations.build_clock.start(model)
+        maintenance = check_before_build(model, self.maintenance.locator)
+        if maintenance is not None and post_hook and may_maintain(maintenance):
+            # the build starts now: its post-hook reads the commits made from here
+            self.maintenance.run_operations.build_clock.start(model)
         return ""
 
     @available

@@ -25,6 +25,7 @@ from dbt.adapters.sparkdelta.history_catalog import HistoryCatalog
 from dbt.adapters.sparkdelta.locator import TableLocator
 from python_ops.errors import MaintenanceError
 from python_ops.maintenance import (
+    BuildFacts,
     Invocations,
     OpOutcome,
     RunOptions,
@@ -81,9 +82,10 @@ class RunOperations:
     def after_build(self, model: Any, invocation_id: str, history: Mapping[str, Any]) -> str:
         """Post-hook: run the maintenance that is due for the model just built.
 
-        Its own time is kept for the command's one line in ``logs/dbt.log`` (debug level,
-        ``report_hook_times``): what the hook added to the model's build, whatever else the
-        process was doing (``bench/posthook_bench.py`` reads it).
+        Its own time, with what recording the build's start took (``build_clock``), is kept
+        for the command's one line in ``logs/dbt.log`` (debug level, ``report_hook_times``):
+        what maintenance added to the model's build, whatever else the process was doing
+        (``bench/posthook_bench.py`` and ``bench/fleet_bench.py`` read it).
 
         Returns:
             A one-line summary ('' when nothing ran).
@@ -92,15 +94,17 @@ class RunOperations:
             DbtRuntimeError: For a bad setting, or a failed op with ``on_error: fail``.
         """
         started, cpu = time.perf_counter(), time.thread_time()
+        build = self.build_clock.take(model)  # when its materialization started, and the version
         try:
-            return self._after_build(model, invocation_id, history)
+            return self._after_build(model, build.facts if build else None, invocation_id, history)
         finally:
             name = model.get("name") if isinstance(model, Mapping) else getattr(model, "name", "")
             hooks: list[tuple[str, float, float]] = (
                 self._invocations.get(invocation_id).memo(HOOK_TIMES).setdefault("each", [])
             )  # one append per model (atomic), no event per model
-            wall_ms = (time.perf_counter() - started) * 1000
-            hooks.append((str(name), wall_ms, (time.thread_time() - cpu) * 1000))
+            wall_s = time.perf_counter() - started + (build.own_wall_s if build else 0.0)
+            cpu_s = time.thread_time() - cpu + (build.own_cpu_s if build else 0.0)
+            hooks.append((str(name), wall_s * 1000, cpu_s * 1000))
 
     def report_hook_times(self) -> None:
         """The command ends: one debug line with every post-hook's own time, if any ran.
@@ -112,8 +116,13 @@ class RunOperations:
         if hooks:
             maintenance_events.debug(hook_times_line(hooks))
 
-    def _after_build(self, model: Any, invocation_id: str, history: Mapping[str, Any]) -> str:
-        build = self.build_clock.take(model)  # when its materialization started, and the version
+    def _after_build(
+        self,
+        model: Any,
+        build: BuildFacts | None,
+        invocation_id: str,
+        history: Mapping[str, Any],
+    ) -> str:
         targets, located = self._locator.locate([model])
         if not targets:
             reasons = list(located.not_delta.values())

@@ -8,7 +8,7 @@
     Source: dbt-spark 1.11 (dbt/include/spark/macros/materializations/incremental/incremental.sql), Apache License 2.0,
     copyright dbt Labs; keep in step with dbt-spark upgrades. -#}
 {% materialization incremental, adapter='sparkdelta', supported_languages=['sql', 'python'] -%}
-  {%- do adapter.validate_maintenance_config(model) -%}
+  {%- do adapter.validate_maintenance_config(model, var('maintenance_post_hook', true)) -%}
   {#-- Validate early so we don't run SQL if the file_format + strategy combo is invalid --#}
   {%- set raw_file_format = config.get('file_format', default='parquet') -%}
   {%- set raw_strategy = config.get('incremental_strategy') or 'append' -%}

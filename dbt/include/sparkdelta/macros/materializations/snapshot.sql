@@ -6,7 +6,7 @@
     Source: dbt-spark 1.11 (dbt/include/spark/macros/materializations/snapshot.sql), Apache
     License 2.0, copyright dbt Labs; keep in step with dbt-spark upgrades. -#}
 {% materialization snapshot, adapter='sparkdelta' %}
-  {%- do adapter.validate_maintenance_config(model) -%}
+  {%- do adapter.validate_maintenance_config(model, var('maintenance_post_hook', true)) -%}
 
   {%- set target_table = model.get('alias', model.get('name')) -%}
 

@@ -7,7 +7,7 @@
     Source: dbt-spark 1.11 (dbt/include/spark/macros/materializations/table.sql), Apache License 2.0,
     copyright dbt Labs; keep in step with dbt-spark upgrades. -#}
 {% materialization table, adapter='sparkdelta', supported_languages=['sql', 'python'] %}
-  {%- do adapter.validate_maintenance_config(model) -%}
+  {%- do adapter.validate_maintenance_config(model, var('maintenance_post_hook', true)) -%}
   {%- set language = model['language'] -%}
   {%- set identifier = model['alias'] -%}
   {%- set grant_config = config.get('grants') -%}
