@@ -62,7 +62,7 @@ from python_ops.ops.optimize.plan import target_file_size
 from python_ops.ops.vacuum.listing import is_hidden
 from python_ops.ops.vacuum.retention import checked_retention
 from python_ops.ops.vacuum_modes import VacuumMode
-from python_ops.storage import is_remote, open_storage
+from python_ops.storage import Storage, is_remote, open_storage
 
 DELETION_VECTORS = "deletionVectors"
 
@@ -206,6 +206,7 @@ def decide_from_build(
     target: ModelTarget,
     writes: BuildWrites,
     *,
+    storage: Storage,
     history: HistoryStore | None,
     invocation: Invocation | None,
     now_ms: int,
@@ -215,6 +216,7 @@ def decide_from_build(
     Args:
         target: The model (its build scope already set).
         writes: The build's own commits.
+        storage: The table's storage (the one its commits were read from).
         history: The maintenance history (intervals, bounds).
         invocation: The command it runs in.
         now_ms: The decision's time.
@@ -229,7 +231,7 @@ def decide_from_build(
     known, new_bounds = known_table(
         target,
         writes.head_version,
-        storage=open_storage(target.location),
+        storage=storage,
         history=history,
         invocation=invocation,
         now_ms=now_ms,

@@ -8,9 +8,12 @@ due for a model costs no table read after the first.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import json
 import threading
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
+from types import MappingProxyType
 from typing import Any
 
 from python_ops.delta.writer import commit_storage_options, quiet_hooks
@@ -357,7 +360,7 @@ def defer_proof(
 
 def recorded_proof(
     history: HistoryStore | None, *, model: str, location: str, op: str
-) -> dict[str, Any] | None:
+) -> Mapping[str, Any] | None:
     """The parameters of the newest ``op`` proof kept for a model's table at ``location``.
 
     Returns:
@@ -368,11 +371,17 @@ def recorded_proof(
     record = history.last_success(model, op)
     if record is None or record.table_location != location:
         return None
+    return _proved_values(record.parameters)
+
+
+@functools.lru_cache(maxsize=4096)
+def _proved_values(parameters: str) -> Mapping[str, Any] | None:
+    """A proof's parameters parsed (once per text: each post-hook reads two; never changed)."""
     try:
-        values = json.loads(record.parameters)
+        values = json.loads(parameters)
     except ValueError:
         return None
-    return values if isinstance(values, dict) else None
+    return MappingProxyType(values) if isinstance(values, dict) else None
 
 
 def parameters_json(parameters: dict[str, Any]) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import cached_property
 
 from python_ops.delta.log_files import LOG_DIR
 from python_ops.delta.protocol import FEATURES, table_features
@@ -62,7 +63,7 @@ class KnownTable:
     empty_at_ms: int | None = None
     thorough: bool = False
 
-    @property
+    @cached_property
     def configuration(self) -> dict[str, str]:
         """The table's properties as the model's ops see them (the package's own left out)."""
         return user_properties(self.checksum.metadata.configuration)

@@ -43,6 +43,7 @@ from python_ops.maintenance.runner import Maintainer, MaintenanceRun, OpOutcome,
 from python_ops.maintenance.targets import ModelTarget
 from python_ops.ops.vacuum_modes import VacuumEngine
 from python_ops.spark_sessions import DeltaSql
+from python_ops.storage import Storage, open_storage
 
 ModelDone = Callable[[int, int, str, list[OpOutcome]], None]
 ModelCount = Callable[[int, int, str], None]
@@ -216,16 +217,17 @@ class MaintenanceSession:
         self, target: ModelTarget, *, build: BuildFacts | None = None
     ) -> ModelMaintenance:
         """``maintain_model`` inside the shared-commits block."""
-        writes = None
+        writes, storage = None, None
         if build is not None and may_maintain(target.config):
             try:
-                writes = read_build_writes(target.location, build)
+                storage = open_storage(target.location)
+                writes = read_build_writes(storage, build)
             except MaintenanceError:
                 writes = None  # the ops read the log themselves and report what is wrong
         skipped = writes.skip_reason(target.config.min_files_written) if writes else None
-        if writes is not None and not skipped:
+        if writes is not None and storage is not None and not skipped:
             target = dataclasses.replace(target, build_scope=writes.scope())
-            quick = self._decided_from_build(target, writes)
+            quick = self._decided_from_build(target, writes, storage)
             if quick is not None:  # nothing due: neither the snapshot nor an engine was needed
                 return ModelMaintenance(tuple(quick), build=writes)
         try:
@@ -254,7 +256,7 @@ class MaintenanceSession:
         return ModelMaintenance(tuple(outcomes), build=writes)
 
     def _decided_from_build(
-        self, target: ModelTarget, writes: BuildWrites
+        self, target: ModelTarget, writes: BuildWrites, storage: Storage
     ) -> list[OpOutcome] | None:
         """Every op's outcome when the build's facts prove none is due (``build_decisions``).
 
@@ -266,6 +268,7 @@ class MaintenanceSession:
             decisions = decide_from_build(
                 target,
                 writes,
+                storage=storage,
                 history=history,
                 invocation=self.invocation,
                 now_ms=time.time_ns() // 1_000_000,

@@ -37,6 +37,7 @@ from python_ops.maintenance.history import HistoryStore
 from python_ops.maintenance.log_bounds import BOUNDS_OP, bounds_from_snapshot, keep_bounds
 from python_ops.maintenance.outcomes import Reason
 from python_ops.maintenance.targets import ModelTarget
+from python_ops.storage import open_storage
 
 MINUTE, HOUR, DAY = 60_000, 3_600_000, 86_400_000
 T0 = 1_800_000_000_000
@@ -212,7 +213,12 @@ def test_nothing_due_without_the_snapshot_is_nothing_due_with_it(
         writes = read_build_writes(str(table), facts)
         target = replace(ModelTarget("orders", str(table), config), build_scope=writes.scope())
         quick = decide_from_build(
-            target, writes, history=history, invocation=Invocation("hook"), now_ms=now
+            target,
+            writes,
+            storage=open_storage(str(table)),
+            history=history,
+            invocation=Invocation("hook"),
+            now_ms=now,
         )
         event("snapshot read" if quick is None else "decided without the snapshot")
         if quick is None:  # the post-hook reads the snapshot: decides, and keeps its bounds
@@ -246,7 +252,14 @@ def test_a_first_build_and_the_next_decide_without_the_snapshot(tmp_path: Path) 
     _stamp(table, 0, T0)
     _write_checksum(table, read_snapshot(str(table)))
     writes = read_build_writes(str(table), facts)
-    first = decide_from_build(target, writes, history=history, invocation=None, now_ms=T0 + MINUTE)
+    first = decide_from_build(
+        target,
+        writes,
+        storage=open_storage(str(table)),
+        history=history,
+        invocation=None,
+        now_ms=T0 + MINUTE,
+    )
     assert first is not None
     assert [d.reason for d in first] == [Reason.NOT_DUE] * 4 + [Reason.DISABLED]
     details = {d.op: d.detail for d in first}
@@ -262,10 +275,22 @@ def test_a_first_build_and_the_next_decide_without_the_snapshot(tmp_path: Path) 
     _write_checksum(table, read_snapshot(str(table)))
     facts = BuildFacts(started_at_ms=later, version_before=0, build_s=1.0)
     writes = read_build_writes(str(table), facts)
-    second = decide_from_build(target, writes, history=history, invocation=None, now_ms=later)
+    second = decide_from_build(
+        target,
+        writes,
+        storage=open_storage(str(table)),
+        history=history,
+        invocation=None,
+        now_ms=later,
+    )
     assert second is not None  # the recorded bounds hold for a week
     after_a_week = decide_from_build(
-        target, writes, history=history, invocation=None, now_ms=T0 + 8 * DAY
+        target,
+        writes,
+        storage=open_storage(str(table)),
+        history=history,
+        invocation=None,
+        now_ms=T0 + 8 * DAY,
     )
     assert after_a_week is None  # version 1 removed a file: it may pass the 168 h retention
 
@@ -278,9 +303,29 @@ def test_without_a_checksum_or_bounds_the_snapshot_decides(tmp_path: Path) -> No
     facts = BuildFacts(started_at_ms=T0, version_before=None, build_s=1.0, location_was_empty=True)
     writes = read_build_writes(str(table), facts)
     # delta-rs writes no checksum
-    assert decide_from_build(target, writes, history=history, invocation=None, now_ms=T0) is None
+    assert (
+        decide_from_build(
+            target,
+            writes,
+            storage=open_storage(str(table)),
+            history=history,
+            invocation=None,
+            now_ms=T0,
+        )
+        is None
+    )
     _write_checksum(table, read_snapshot(str(table)))
     # a table that was there before the build and no recorded bounds: not known
     known = BuildFacts(started_at_ms=T0, version_before=None, build_s=1.0)
     writes = read_build_writes(str(table), known)
-    assert decide_from_build(target, writes, history=history, invocation=None, now_ms=T0) is None
+    assert (
+        decide_from_build(
+            target,
+            writes,
+            storage=open_storage(str(table)),
+            history=history,
+            invocation=None,
+            now_ms=T0,
+        )
+        is None
+    )

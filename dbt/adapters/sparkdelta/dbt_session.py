@@ -46,7 +46,8 @@ class DbtEnvironment:
         history: The history catalog.
         history_node: The ``maintenance_history()`` mapping (schema, name, location), or None
             when nothing is recorded (a one-table op).
-        names: Table location to the name dbt's catalog knows it by (Delta's SQL names it so).
+        names: Table location to the relation dbt's catalog knows it by (Delta's SQL names it
+            so; rendered when Delta's SQL is asked for).
         advice: The advisor's columns for models with ``auto`` clustering (``advisor_bridge``).
     """
 
@@ -55,7 +56,7 @@ class DbtEnvironment:
         connection: DbtConnection,
         history: HistoryCatalog,
         history_node: Mapping[str, Any] | None,
-        names: Mapping[str, str],
+        names: Mapping[str, object],
         advice: AdviceFor | None = None,
     ) -> None:
         self._connection = connection
@@ -68,7 +69,7 @@ class DbtEnvironment:
         return _as_setup_failure(self._connection.ops_spark)
 
     def delta_sql(self) -> DeltaSql | None:  # noqa: D102
-        return self._connection.delta_sql(self._names)
+        return self._connection.delta_sql({k: str(v) for k, v in self._names.items()})
 
     def vacuum_engine(self) -> VacuumEngine:  # noqa: D102
         return self._connection.vacuum_engine()
@@ -113,7 +114,7 @@ def dbt_session(
     history: HistoryCatalog,
     history_node: Mapping[str, Any] | None,
     *,
-    names: Mapping[str, str],
+    names: Mapping[str, object],
     node: Any = None,
     advice: AdviceFor | None = None,
 ) -> MaintenanceSession:
@@ -124,7 +125,7 @@ def dbt_session(
         connection: The adapter's connection.
         history: The history catalog.
         history_node: The ``maintenance_history()`` mapping, or None (nothing recorded).
-        names: Table location to its catalog name.
+        names: Table location to its catalog relation (or name).
         node: The model just built (the post-hook's), if any.
         advice: The advisor's columns for models with ``auto`` clustering.
 

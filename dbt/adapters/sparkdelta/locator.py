@@ -70,12 +70,13 @@ class Located:
     """What locating models found besides their locations.
 
     Attributes:
-        names: Table location to the relation name dbt's catalog knows it by.
+        names: Table location to the relation dbt's catalog knows it by (rendered as its name
+            only when Delta's SQL needs it: most post-hooks run none).
         not_delta: Model alias to why it is not maintained (its table is not Delta).
         not_built: Model alias to why it is not maintained (it has no table yet).
     """
 
-    names: dict[str, str] = field(default_factory=dict)
+    names: dict[str, BaseRelation] = field(default_factory=dict)
     not_delta: dict[str, str] = field(default_factory=dict)
     not_built: dict[str, str] = field(default_factory=dict)
 
@@ -115,12 +116,16 @@ class TableLocator:
     ) -> str | None:
         """Where the adapter puts a model's table (None: the cluster's metastore decides)."""
         creds = self._connection.credentials
+        known = self._invocations.get(get_invocation_id()).memo("warehouses")
+        key = (*self._connection.key(), creds.warehouse)
+        if key not in known:  # resolved once per dbt invocation, not per model
+            known[key] = creds.resolved_warehouse()
         return placed_location(
             schema,
             identifier,
             model_root=location_root,
             profile_root=creds.location_root,
-            warehouse=creds.resolved_warehouse(),
+            warehouse=known[key],
         )
 
     def _cached(self, schema: str, alias: str, declared: str | None) -> BaseRelation | None:
@@ -265,7 +270,7 @@ class TableLocator:
             relation = self._cached(schema, alias, declared) or self.relation(schema, alias)
             location = self.table_location(relation)
             if location is not None:
-                located.names[location] = str(relation)
+                located.names[location] = relation
             else:
                 location = declared
                 if location is None or not is_delta_table(location):
