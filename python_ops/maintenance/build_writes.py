@@ -36,6 +36,7 @@ from python_ops.delta.log_files import LOG_DIR, commit_version_of
 from python_ops.errors import MaintenanceError
 from python_ops.storage import Storage, is_remote, open_storage
 
+_COMMIT_NAME_LENGTH = len("00000000000000000000.json")
 # operationMetrics naming the files a commit wrote, first match wins (see the module docstring)
 FILE_METRICS = (
     "numTargetFilesAdded",
@@ -234,12 +235,11 @@ def build_commit(version: int, actions: list[dict[str, Any]]) -> BuildCommit | N
     metric = _metric(info.operation_metrics, FILE_METRICS)
     files, files_metric = metric if metric is not None else (len(new_files), "")
     rows_metric = _metric(info.operation_metrics, ROW_METRICS)
-    counted = [_records(a) for a in new_files]
-    rows = (
-        rows_metric[0]
-        if rows_metric is not None
-        else (None if any(r is None for r in counted) else sum(r for r in counted if r))
-    )
+    if rows_metric is not None:
+        rows: int | None = rows_metric[0]
+    else:  # each new file's statistics, when every one has them
+        counted = [_records(a) for a in new_files]
+        rows = None if any(r is None for r in counted) else sum(r for r in counted if r)
     partitions = {
         tuple(sorted((str(k), v) for k, v in (a.get("partitionValues") or {}).items()))
         for a in changed
@@ -336,21 +336,24 @@ def location_is_empty(location: str) -> bool:
 def head_version(location: str | Storage) -> int | None:
     """The table's latest commit version (None: no table there yet).
 
-    What a front end records as ``BuildFacts.version_before`` when a build starts: the names
-    of the log's files, listed once (no file is statted or read: every build of every model
-    pays this).
+    What a front end records as ``BuildFacts.version_before`` when a build starts: the newest
+    name of a commit among the log's names, listed once (nothing statted or read: every build
+    of a maintained model pays this). By name, as Delta lists its log: an entry of another
+    kind with a commit's name is no table Delta can read either.
 
     Args:
         location: The table (or its open storage).
     """
     try:
         storage = location if isinstance(location, Storage) else open_storage(location)
-        scan = storage.scan_names(LOG_DIR)
+        names = storage.list_names(LOG_DIR)
     except (MaintenanceError, OSError):
         return None
-    versions = [
-        version
-        for path, is_dir in zip(scan.paths, scan.is_dir, strict=True)
-        if not is_dir and (version := commit_version_of(path)) is not None
-    ]
-    return max(versions, default=None)
+    # a commit's name is 20 digits and ".json": the newest is the greatest such name
+    newest = max(
+        (n for n in names if len(n) == _COMMIT_NAME_LENGTH and n.endswith(".json")), default=None
+    )
+    if newest is not None and (version := commit_version_of(newest)) is not None:
+        return version
+    versions = [v for name in names if (v := commit_version_of(name)) is not None]
+    return max(versions, default=None)  # the greatest name was no commit's (a rare name)

@@ -52,6 +52,8 @@ def open_storage(location: str, *, spark: Any = None) -> Storage:
         ConfigError: When S3 credentials are missing.
     """
     root = normalize_location(location)
+    if root.startswith("/"):
+        return LocalStorage(root)
     if is_s3(root):
         from python_ops.storage.s3 import S3Storage
         from python_ops.storage.settings import S3Settings

@@ -82,6 +82,8 @@ def normalize_location(location: str) -> str:
     Returns:
         An absolute local path without trailing slash, or the remote URI without trailing slash.
     """
+    if location.startswith("/"):  # an absolute local path (no URI starts so): no parsing
+        return os.path.normpath(location)
     parsed = urlparse(location)
     if parsed.scheme in _REMOTE_SCHEMES:
         return location.rstrip("/")
@@ -92,7 +94,7 @@ def normalize_location(location: str) -> str:
 
 def is_remote(location: str) -> bool:
     """Tell whether a location is on a remote filesystem (object store or HDFS)."""
-    return urlparse(location).scheme in _REMOTE_SCHEMES
+    return not location.startswith("/") and urlparse(location).scheme in _REMOTE_SCHEMES
 
 
 class Storage(ABC):
@@ -175,6 +177,21 @@ class Storage(ABC):
             The entries as columns; empty if the directory is missing.
         """
         return self.scan_dir(rel)
+
+    def list_names(self, rel: str = "") -> list[str]:
+        """The names in one directory, of any kind (files, directories, links), unstatted.
+
+        What a caller that only matches names needs (the log's newest commit when a build
+        starts): the cheapest listing a storage has.
+
+        Args:
+            rel: Directory relative to the root ("" for the root itself).
+
+        Returns:
+            The names (not paths); empty if the directory is missing.
+        """
+        scan = self.scan_names(rel)
+        return [path.rpartition("/")[2] for path in scan.paths]
 
     def stat_paths(self, rels: list[str]) -> DirScan:
         """Stat files a ``scan_names`` left unstatted, without following symbolic links.

@@ -146,6 +146,14 @@ class LocalStorage(Storage):
             is_symlink=[False] * (n_files + n_dirs) + [True] * n_links,
         )
 
+    def list_names(self, rel: str = "") -> list[str]:  # noqa: D102
+        try:  # names only: no DirEntry per name, no stat
+            return os.listdir(self._abs(self._check_relative(rel)))
+        except FileNotFoundError:
+            return []
+        except OSError as err:
+            raise StorageError(f"cannot list {self._abs(rel)}: {err}") from err
+
     def stat_paths(self, rels: list[str]) -> DirScan:  # noqa: D102
         # paths this storage's own listing gave (stat only: nothing is changed through them)
         root = self.root.rstrip("/") + "/"

@@ -280,3 +280,21 @@ def test_commits_are_refused_on_s3proxy_which_ignores_conditional_writes(s3: S3B
         optimize(uri, min_small_files=2)
     assert DeltaTable(uri, storage_options=delta_options(s3.endpoint)).version() == 2
     assert s3_content(s3, uri) == before
+
+
+@ON_BOTH_SERVERS
+def test_the_version_before_a_build_is_read_from_the_log_s_names_on_s3(s3: S3Bucket) -> None:
+    # what a build's start records (``head_version``) from an object store's names: the
+    # newest commit, as the log's classified listing has it; nothing there: no version
+    from python_ops.delta.commits import commit_versions
+    from python_ops.delta.log_files import LOG_DIR
+    from python_ops.maintenance.build_writes import head_version
+
+    for version in (0, 1, 2, 11):
+        s3.put(f"t/{LOG_DIR}/{version:020d}.json", b"{}")
+    for name in ("00000000000000000011.crc", "00000000000000000010.checkpoint.parquet", "x.json"):
+        s3.put(f"t/{LOG_DIR}/{name}", b"x")
+    uri = s3.uri("t")
+    assert S3Storage(uri).list_names(LOG_DIR) != []
+    assert head_version(S3Storage(uri)) == commit_versions(S3Storage(uri))[-1] == 11
+    assert head_version(S3Storage(s3.uri("nothing-here"))) is None
