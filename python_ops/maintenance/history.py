@@ -261,6 +261,9 @@ class HistoryStore:
 
     def last_success(self, model: str, op: str) -> HistoryRecord | None:
         """The newest successful real (not dry) run of ``op`` on ``model``."""
+        known = self._last
+        if known is not None:  # one dict read (writers add to it under the lock)
+            return known.get((model, op))
         with self._lock:
             if self._last is None:
                 last: dict[tuple[str, str], HistoryRecord] = {}

@@ -128,8 +128,10 @@ class TableLocator:
             warehouse=known[key],
         )
 
-    def _cached(self, schema: str, alias: str, declared: str | None) -> BaseRelation | None:
-        """The relation from dbt's cache, when its catalog information gives the location.
+    def _cached(
+        self, schema: str, alias: str, declared: str | None
+    ) -> tuple[BaseRelation, str] | None:
+        """The relation from dbt's cache and its location, when its catalog information gives it.
 
         dbt lists each schema once per invocation (SHOW TABLE EXTENDED: each table's Location),
         and a table's location stays what it was when its build replaces it; so a post-hook or
@@ -149,7 +151,7 @@ class TableLocator:
             return None
         if declared is not None and location.rstrip("/") != declared.rstrip("/"):
             return None  # the model moved: ask the catalog
-        return cached
+        return cached, location
 
     def _journal(self) -> EmbeddedEngine | None:
         """The embedded engine behind this thread's connection (its journal), if that is it."""
@@ -267,8 +269,13 @@ class TableLocator:
             declared = placed_location(
                 schema, alias, model_root=config.get("location_root"), profile_root=profile_root
             )
-            relation = self._cached(schema, alias, declared) or self.relation(schema, alias)
-            location = self.table_location(relation)
+            cached = self._cached(schema, alias, declared)
+            location: str | None
+            if cached is not None:
+                relation, location = cached
+            else:
+                relation = self.relation(schema, alias)
+                location = self.table_location(relation)
             if location is not None:
                 located.names[location] = relation
             else:
