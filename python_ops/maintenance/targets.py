@@ -62,13 +62,18 @@ def node_config(node: Any) -> dict[str, Any]:
 
 
 def targets_from_nodes(
-    nodes: Iterable[Any], locate: Locator
+    nodes: Iterable[Any],
+    locate: Locator,
+    *,
+    parsed: Mapping[str, MaintenanceConfig] | None = None,
 ) -> tuple[list[ModelTarget], dict[str, str]]:
     """Maintained models (table and incremental) with their configs and table locations.
 
     Args:
         nodes: dbt model nodes (``graph.nodes`` values or manifest entries).
         locate: (schema, alias, config) to the table's location, None when it is not built.
+        parsed: Configs already parsed from these very nodes, by ``unique_id`` (the post-hook's:
+            its materialization parsed it when the build began); the others are parsed here.
 
     Returns:
         (targets, model name to its file path); models not built yet are left out.
@@ -84,7 +89,8 @@ def targets_from_nodes(
         if config.get("materialized") not in MAINTAINED or config.get("enabled") is False:
             continue
         name = str(_get(node, "name"))
-        maintenance = parse_config(name, config)
+        unique_id = str(_get(node, "unique_id") or "")
+        maintenance = (parsed or {}).get(unique_id) or parse_config(name, config)
         location = locate(str(_get(node, "schema")), str(_get(node, "alias") or name), config)
         if location is None:
             continue
@@ -95,7 +101,7 @@ def targets_from_nodes(
                 config=maintenance,
                 tags=tuple(_get(node, "tags") or ()),
                 fqn=tuple(_get(node, "fqn") or ()),
-                unique_id=str(_get(node, "unique_id") or ""),
+                unique_id=unique_id,
             )
         )
         paths[name] = str(_get(node, "original_file_path") or "")

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from python_ops.errors import ConfigError
+from python_ops.maintenance.config import parse_config
 from python_ops.maintenance.locations import (
     JOURNAL_NAME,
     default_history_location,
@@ -222,3 +223,16 @@ def test_default_history_location(tmp_path: Path) -> None:
         )
     )
     assert default_history_location(str(tmp_path), models) == "/data/history"
+
+
+def test_a_config_already_parsed_for_the_node_is_taken_as_it_is() -> None:
+    # the post-hook passes the config its materialization's check parsed: not parsed again
+    nodes = [
+        node("fct_orders", unique_id="model.shop.fct_orders"),
+        node("dim_customers", unique_id="model.shop.dim_customers"),
+    ]
+    parsed = parse_config("fct_orders", {"materialized": "table", "maintenance_enabled": False})
+    targets, _ = targets_from_nodes(nodes, everywhere, parsed={"model.shop.fct_orders": parsed})
+    assert targets[0].config is parsed  # the node's own config enables maintenance
+    assert targets[0].unique_id == "model.shop.fct_orders"
+    assert targets[1].config.enabled  # not given: parsed from the node

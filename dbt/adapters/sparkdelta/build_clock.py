@@ -21,7 +21,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from dbt.adapters.sparkdelta.locator import TableLocator
-from python_ops.maintenance import BuildFacts, head_version, location_is_empty
+from python_ops.maintenance import (
+    BuildFacts,
+    MaintenanceConfig,
+    head_version,
+    location_is_empty,
+)
 
 
 def _get(node: Any, key: str) -> Any:
@@ -41,6 +46,8 @@ class StartedBuild:
 
     Attributes:
         facts: What python_ops reads the build's commits from.
+        unique_id: The model's node.
+        config: The model's maintenance config, as the materialization's check parsed it.
         own_wall_s: What recording the start took (wall seconds): maintenance's cost, added to
             the post-hook's own time.
         own_cpu_s: The same in the thread's CPU seconds.
@@ -49,6 +56,8 @@ class StartedBuild:
     facts: BuildFacts
     own_wall_s: float
     own_cpu_s: float
+    unique_id: str
+    config: MaintenanceConfig
 
 
 def has_post_hook(node: Any) -> bool:
@@ -68,7 +77,9 @@ class BuildClock:
 
     def __init__(self, locator: TableLocator) -> None:
         self._locator = locator
-        self._started: dict[str, tuple[int, float, int | None, bool, float, float]] = {}
+        self._started: dict[
+            str, tuple[int, float, int | None, bool, float, float, MaintenanceConfig]
+        ] = {}
         self._lock = threading.Lock()
 
     def _location(self, node: Any) -> str | None:
@@ -78,10 +89,14 @@ class BuildClock:
         # timestamped from its start (``build_writes``); no catalog query here
         return self._locator.model_location(schema, alias, _config(node).get("location_root"))
 
-    def start(self, node: Any) -> None:
+    def start(self, node: Any, config: MaintenanceConfig) -> None:
         """Record that ``node``'s build starts now, with its table's latest version.
 
         Only for a node with a post-hook (the one that takes it back); its own time is kept.
+
+        Args:
+            node: The model node.
+            config: Its maintenance config (parsed by the check before the build).
         """
         key = str(_get(node, "unique_id") or "")
         if not key or not has_post_hook(node):
@@ -94,7 +109,7 @@ class BuildClock:
         empty = version is None and location is not None and location_is_empty(location)
         own = (time.perf_counter() - started, time.thread_time() - cpu)
         with self._lock:
-            self._started[key] = (started_ms, started, version, empty, *own)
+            self._started[key] = (started_ms, started, version, empty, *own, config)
 
     def take(self, node: Any) -> StartedBuild | None:
         """The facts of ``node``'s build (None: its start was not recorded), forgotten after."""
@@ -103,11 +118,11 @@ class BuildClock:
             started = self._started.pop(key, None)
         if started is None:
             return None
-        started_ms, clock, version, empty, own_wall, own_cpu = started
+        started_ms, clock, version, empty, own_wall, own_cpu, config = started
         facts = BuildFacts(
             started_at_ms=started_ms,
             version_before=version,
             build_s=time.perf_counter() - clock,
             location_was_empty=empty,
         )
-        return StartedBuild(facts, own_wall, own_cpu)
+        return StartedBuild(facts, own_wall, own_cpu, key, config)

@@ -480,7 +480,7 @@ class SparkDeltaAdapter(SparkAdapter):
         maintenance = check_before_build(model, self.maintenance.locator)
         if maintenance is not None and post_hook and may_maintain(maintenance):
             # the build starts now: its post-hook reads the commits made from here
-            self.maintenance.run_operations.build_clock.start(model)
+            self.maintenance.run_operations.build_clock.start(model, maintenance)
         return ""
 
     @available

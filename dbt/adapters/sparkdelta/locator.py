@@ -31,6 +31,7 @@ from dbt.adapters.sparkdelta.engines import EmbeddedEngine, location_from_inform
 from python_ops.errors import MaintenanceError
 from python_ops.maintenance import (
     Invocations,
+    MaintenanceConfig,
     ModelTarget,
     is_delta_table,
     placed_location,
@@ -251,7 +252,9 @@ class TableLocator:
             )
         return str(location)
 
-    def locate(self, nodes: list[Any]) -> tuple[list[ModelTarget], Located]:
+    def locate(
+        self, nodes: list[Any], *, parsed: Mapping[str, MaintenanceConfig] | None = None
+    ) -> tuple[list[ModelTarget], Located]:
         """Maintained models with the locations dbt's connection reports for their tables.
 
         A table's location comes from the catalog behind dbt's connection (SHOW/DESCRIBE TABLE
@@ -289,7 +292,7 @@ class TableLocator:
             return location
 
         try:
-            targets, _ = targets_from_nodes(nodes, locate)
+            targets, _ = targets_from_nodes(nodes, locate, parsed=parsed)
         except MaintenanceError as err:
             raise DbtRuntimeError(str(err)) from err
         return targets, located

@@ -18,14 +18,13 @@ from dbt_common.invocation import get_invocation_id
 
 from dbt.adapters.sparkdelta import maintenance_events
 from dbt.adapters.sparkdelta.advisor_bridge import ProjectAdvisor
-from dbt.adapters.sparkdelta.build_clock import BuildClock
+from dbt.adapters.sparkdelta.build_clock import BuildClock, StartedBuild
 from dbt.adapters.sparkdelta.dbt_connection import DbtConnection
 from dbt.adapters.sparkdelta.dbt_session import dbt_session
 from dbt.adapters.sparkdelta.history_catalog import HistoryCatalog
 from dbt.adapters.sparkdelta.locator import TableLocator
 from python_ops.errors import MaintenanceError
 from python_ops.maintenance import (
-    BuildFacts,
     Invocations,
     OpOutcome,
     RunOptions,
@@ -96,7 +95,7 @@ class RunOperations:
         started, cpu = time.perf_counter(), time.thread_time()
         build = self.build_clock.take(model)  # when its materialization started, and the version
         try:
-            return self._after_build(model, build.facts if build else None, invocation_id, history)
+            return self._after_build(model, build, invocation_id, history)
         finally:
             name = model.get("name") if isinstance(model, Mapping) else getattr(model, "name", "")
             hooks: list[tuple[str, float, float]] = (
@@ -119,11 +118,13 @@ class RunOperations:
     def _after_build(
         self,
         model: Any,
-        build: BuildFacts | None,
+        build: StartedBuild | None,
         invocation_id: str,
         history: Mapping[str, Any],
     ) -> str:
-        targets, located = self._locator.locate([model])
+        # the config the materialization's check parsed, not parsed again
+        parsed = {build.unique_id: build.config} if build else None
+        targets, located = self._locator.locate([model], parsed=parsed)
         if not targets:
             reasons = list(located.not_delta.values())
             return f"skipped: {reasons[0]}" if reasons else ""
@@ -139,7 +140,7 @@ class RunOperations:
         maintenance_events.hold_python_ops_logs()  # until the command ends: not per model
         try:
             with maintenance_events.python_ops_logs_to_dbt():
-                done = session.maintain_model(targets[0], build=build)
+                done = session.maintain_model(targets[0], build=build.facts if build else None)
         except MaintenanceError as err:  # could not start, and the model says on_error: fail
             raise DbtRuntimeError(str(err)) from err
         if done.failed and targets[0].config.on_error == "fail":
