@@ -98,16 +98,6 @@ def classify(entry: FileEntry) -> LogFile:
     return LogFile(name, LogFileKind.OTHER, None, size, mtime)
 
 
-def commit_version_of(name: str) -> int | None:
-    """The version a commit file's name holds (``00000000000000000012.json``: 12), else None.
-
-    Args:
-        name: A file name inside ``_delta_log`` (or its path: the last part is read).
-    """
-    m = _COMMIT.match(name.rpartition("/")[2])
-    return int(m[1]) if m else None
-
-
 def complete_checkpoints(files: list[LogFile]) -> dict[int, list[LogFile]]:
     """Group checkpoint files by version, keeping only complete checkpoints.
 

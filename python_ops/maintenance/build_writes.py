@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from python_ops.delta.commits import commit_actions, commit_info, commit_versions
-from python_ops.delta.log_files import LOG_DIR, commit_version_of
+from python_ops.delta.log_files import LOG_DIR
 from python_ops.errors import MaintenanceError
 from python_ops.storage import Storage, is_remote, open_storage
 
@@ -349,11 +349,12 @@ def head_version(location: str | Storage) -> int | None:
         names = storage.list_names(LOG_DIR)
     except (MaintenanceError, OSError):
         return None
-    # a commit's name is 20 digits and ".json": the newest is the greatest such name
-    newest = max(
-        (n for n in names if len(n) == _COMMIT_NAME_LENGTH and n.endswith(".json")), default=None
+    # a commit's name: 20 decimal digits (the log files' pattern, ``\d``) and ".json"
+    return max(
+        (
+            int(name[:20])
+            for name in names
+            if len(name) == _COMMIT_NAME_LENGTH and name.endswith(".json") and name[:20].isdecimal()
+        ),
+        default=None,
     )
-    if newest is not None and (version := commit_version_of(newest)) is not None:
-        return version
-    versions = [v for name in names if (v := commit_version_of(name)) is not None]
-    return max(versions, default=None)  # the greatest name was no commit's (a rare name)

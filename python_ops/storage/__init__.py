@@ -33,7 +33,7 @@ __all__ = [
 
 def is_s3(location: str) -> bool:
     """Tell whether a location is on S3 (``s3://`` or ``s3a://``)."""
-    return urlparse(location).scheme in ("s3", "s3a")
+    return not location.startswith("/") and urlparse(location).scheme in ("s3", "s3a")
 
 
 def open_storage(location: str, *, spark: Any = None) -> Storage:
@@ -52,8 +52,6 @@ def open_storage(location: str, *, spark: Any = None) -> Storage:
         ConfigError: When S3 credentials are missing.
     """
     root = normalize_location(location)
-    if root.startswith("/"):
-        return LocalStorage(root)
     if is_s3(root):
         from python_ops.storage.s3 import S3Storage
         from python_ops.storage.settings import S3Settings

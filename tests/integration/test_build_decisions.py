@@ -30,9 +30,9 @@ from hypothesis import strategies as st
 from python_ops.delta.snapshot import Snapshot, read_snapshot
 from python_ops.invocation import Invocation
 from python_ops.maintenance.build_decisions import decide_from_build, decide_from_log
-from python_ops.maintenance.build_writes import BuildFacts, read_build_writes
+from python_ops.maintenance.build_writes import BuildFacts, BuildWrites, read_build_writes
 from python_ops.maintenance.config import parse_config
-from python_ops.maintenance.due import decide
+from python_ops.maintenance.due import Decision, decide
 from python_ops.maintenance.history import HistoryStore
 from python_ops.maintenance.log_bounds import BOUNDS_OP, bounds_from_snapshot, keep_bounds
 from python_ops.maintenance.outcomes import Reason
@@ -243,6 +243,20 @@ def test_nothing_due_without_the_snapshot_is_nothing_due_with_it(
         history.flush()
 
 
+def _after_build(
+    target: ModelTarget, writes: BuildWrites, history: HistoryStore, now_ms: int
+) -> list[Decision] | None:
+    """The post-hook's decision after ``writes``, at ``now_ms`` (its table's own storage)."""
+    return decide_from_build(
+        target,
+        writes,
+        storage=open_storage(target.location),
+        history=history,
+        invocation=None,
+        now_ms=now_ms,
+    )
+
+
 def test_a_first_build_and_the_next_decide_without_the_snapshot(tmp_path: Path) -> None:
     table = tmp_path / "orders"
     history = HistoryStore(str(tmp_path / "history"))
@@ -252,14 +266,7 @@ def test_a_first_build_and_the_next_decide_without_the_snapshot(tmp_path: Path) 
     _stamp(table, 0, T0)
     _write_checksum(table, read_snapshot(str(table)))
     writes = read_build_writes(str(table), facts)
-    first = decide_from_build(
-        target,
-        writes,
-        storage=open_storage(str(table)),
-        history=history,
-        invocation=None,
-        now_ms=T0 + MINUTE,
-    )
+    first = _after_build(target, writes, history, T0 + MINUTE)
     assert first is not None
     assert [d.reason for d in first] == [Reason.NOT_DUE] * 4 + [Reason.DISABLED]
     details = {d.op: d.detail for d in first}
@@ -275,23 +282,9 @@ def test_a_first_build_and_the_next_decide_without_the_snapshot(tmp_path: Path) 
     _write_checksum(table, read_snapshot(str(table)))
     facts = BuildFacts(started_at_ms=later, version_before=0, build_s=1.0)
     writes = read_build_writes(str(table), facts)
-    second = decide_from_build(
-        target,
-        writes,
-        storage=open_storage(str(table)),
-        history=history,
-        invocation=None,
-        now_ms=later,
-    )
+    second = _after_build(target, writes, history, later)
     assert second is not None  # the recorded bounds hold for a week
-    after_a_week = decide_from_build(
-        target,
-        writes,
-        storage=open_storage(str(table)),
-        history=history,
-        invocation=None,
-        now_ms=T0 + 8 * DAY,
-    )
+    after_a_week = _after_build(target, writes, history, T0 + 8 * DAY)
     assert after_a_week is None  # version 1 removed a file: it may pass the 168 h retention
 
 
@@ -303,29 +296,9 @@ def test_without_a_checksum_or_bounds_the_snapshot_decides(tmp_path: Path) -> No
     facts = BuildFacts(started_at_ms=T0, version_before=None, build_s=1.0, location_was_empty=True)
     writes = read_build_writes(str(table), facts)
     # delta-rs writes no checksum
-    assert (
-        decide_from_build(
-            target,
-            writes,
-            storage=open_storage(str(table)),
-            history=history,
-            invocation=None,
-            now_ms=T0,
-        )
-        is None
-    )
+    assert _after_build(target, writes, history, T0) is None
     _write_checksum(table, read_snapshot(str(table)))
     # a table that was there before the build and no recorded bounds: not known
     known = BuildFacts(started_at_ms=T0, version_before=None, build_s=1.0)
     writes = read_build_writes(str(table), known)
-    assert (
-        decide_from_build(
-            target,
-            writes,
-            storage=open_storage(str(table)),
-            history=history,
-            invocation=None,
-            now_ms=T0,
-        )
-        is None
-    )
+    assert _after_build(target, writes, history, T0) is None

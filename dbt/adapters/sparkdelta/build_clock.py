@@ -45,19 +45,34 @@ class StartedBuild:
     """A model's build as its start recorded it, taken back by its post-hook.
 
     Attributes:
-        facts: What python_ops reads the build's commits from.
         unique_id: The model's node.
         config: The model's maintenance config, as the materialization's check parsed it.
+        started_at_ms: When the build started (wall clock, ms since the epoch).
+        clock: The same moment on ``time.perf_counter``.
+        version_before: The table's latest version then (None: none, or not known).
+        location_was_empty: Nothing existed at the table's location then.
         own_wall_s: What recording the start took (wall seconds): maintenance's cost, added to
             the post-hook's own time.
         own_cpu_s: The same in the thread's CPU seconds.
     """
 
-    facts: BuildFacts
-    own_wall_s: float
-    own_cpu_s: float
     unique_id: str
     config: MaintenanceConfig
+    started_at_ms: int
+    clock: float
+    version_before: int | None
+    location_was_empty: bool
+    own_wall_s: float
+    own_cpu_s: float
+
+    def facts(self) -> BuildFacts:
+        """What python_ops reads the build's commits from, the build's seconds up to now."""
+        return BuildFacts(
+            started_at_ms=self.started_at_ms,
+            version_before=self.version_before,
+            build_s=time.perf_counter() - self.clock,
+            location_was_empty=self.location_was_empty,
+        )
 
 
 def has_post_hook(node: Any) -> bool:
@@ -77,9 +92,7 @@ class BuildClock:
 
     def __init__(self, locator: TableLocator) -> None:
         self._locator = locator
-        self._started: dict[
-            str, tuple[int, float, int | None, bool, float, float, MaintenanceConfig]
-        ] = {}
+        self._started: dict[str, StartedBuild] = {}
         self._lock = threading.Lock()
 
     def _location(self, node: Any) -> str | None:
@@ -107,22 +120,21 @@ class BuildClock:
         version = head_version(location) if location is not None else None
         # nothing there yet (a first build): VACUUM's due check needs no listing of it
         empty = version is None and location is not None and location_is_empty(location)
-        own = (time.perf_counter() - started, time.thread_time() - cpu)
+        record = StartedBuild(
+            key,
+            config,
+            started_ms,
+            started,
+            version,
+            empty,
+            own_wall_s=time.perf_counter() - started,
+            own_cpu_s=time.thread_time() - cpu,
+        )
         with self._lock:
-            self._started[key] = (started_ms, started, version, empty, *own, config)
+            self._started[key] = record
 
     def take(self, node: Any) -> StartedBuild | None:
         """The facts of ``node``'s build (None: its start was not recorded), forgotten after."""
         key = str(_get(node, "unique_id") or "")
         with self._lock:
-            started = self._started.pop(key, None)
-        if started is None:
-            return None
-        started_ms, clock, version, empty, own_wall, own_cpu, config = started
-        facts = BuildFacts(
-            started_at_ms=started_ms,
-            version_before=version,
-            build_s=time.perf_counter() - clock,
-            location_was_empty=empty,
-        )
-        return StartedBuild(facts, own_wall, own_cpu, key, config)
+            return self._started.pop(key, None)

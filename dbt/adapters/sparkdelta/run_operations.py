@@ -140,7 +140,7 @@ class RunOperations:
         maintenance_events.hold_python_ops_logs()  # until the command ends: not per model
         try:
             with maintenance_events.python_ops_logs_to_dbt():
-                done = session.maintain_model(targets[0], build=build.facts if build else None)
+                done = session.maintain_model(targets[0], build=build.facts() if build else None)
         except MaintenanceError as err:  # could not start, and the model says on_error: fail
             raise DbtRuntimeError(str(err)) from err
         if done.failed and targets[0].config.on_error == "fail":
