@@ -90,7 +90,7 @@ class SparkServer:
                 os.killpg(self.process.pid, signal.SIGKILL)
                 self.process.wait(timeout=10)
 
-    def ui(self, path: str) -> Any:
+    def ui(self, path: str, *, timeout_s: float = 10) -> Any:
         """GET from the server's Spark UI REST API (``/api/v1/applications/<app>/<path>``).
 
         A 404 is asked again (at most 5 times): Spark answers "no such app" (404) for any
@@ -99,11 +99,11 @@ class SparkServer:
         ``spark.sql.ui.retainedExecutions``) between listing an execution and reading its plan.
         """
         base = f"http://127.0.0.1:{self.ui_port}/api/v1/applications"
-        with urllib.request.urlopen(base, timeout=10) as response:
+        with urllib.request.urlopen(base, timeout=timeout_s) as response:
             app = json.load(response)[0]["id"]
         for attempt in range(5):
             try:
-                with urllib.request.urlopen(f"{base}/{app}/{path}", timeout=10) as response:
+                with urllib.request.urlopen(f"{base}/{app}/{path}", timeout=timeout_s) as response:
                     return json.load(response)
             except urllib.error.HTTPError as err:
                 if err.code != 404 or attempt == 4:

@@ -13,7 +13,7 @@ import json
 import shutil
 import subprocess
 import sys
-import urllib.request
+import urllib.error
 from collections.abc import Callable, Iterator
 from datetime import date, datetime
 from decimal import Decimal
@@ -79,17 +79,25 @@ def utc(delta_spark: Any) -> Iterator[Any]:
     delta_spark.conf.set(key, before)
 
 
-def _ui(server: Any, path: str) -> Any:
-    """GET from the Delta server's UI REST API, patient (a loaded machine answers slowly)."""
-    base = f"http://127.0.0.1:{server.ui_port}/api/v1/applications"
-    with urllib.request.urlopen(base, timeout=120) as response:
-        app = json.load(response)[0]["id"]
-    with urllib.request.urlopen(f"{base}/{app}/{path}", timeout=120) as response:
-        return json.load(response)
+def _execution(server: Any, number: int) -> dict[str, Any]:
+    """Execution ``number`` with its plan, or ``{}`` when the UI no longer answers for it.
+
+    The server's ``ui`` asks again on a 404 (Spark's answer for an execution it is dropping);
+    one still missing after that is not ours to read: the caller asserts it saw its scan.
+    """
+    try:
+        return dict(server.ui(f"sql/{number}?details=true&planDescription=true", timeout_s=120))
+    except urllib.error.HTTPError as err:
+        if err.code != 404:
+            raise
+        return {}
 
 
 def _newest_execution(server: Any) -> int:
-    return max((int(e["id"]) for e in _ui(server, "sql?details=false&length=100000")), default=-1)
+    return max(
+        (int(e["id"]) for e in server.ui("sql?details=false&length=100000", timeout_s=120)),
+        default=-1,
+    )
 
 
 def files_read(server: Any, spark: Any, query: str, location: Path, marker: str) -> int:
@@ -104,7 +112,7 @@ def files_read(server: Any, spark: Any, query: str, location: Path, marker: str)
     total = 0
     seen = False
     for number in range(before + 1, _newest_execution(server) + 1):
-        execution = _ui(server, f"sql/{number}?details=true&planDescription=true")
+        execution = _execution(server, number)
         plan = execution.get("planDescription", "")
         if str(location) not in plan or marker not in plan:
             continue
