@@ -9,7 +9,7 @@ read commits one by one.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any
@@ -119,7 +119,13 @@ def json_lines(data: bytes, where: str) -> Iterator[tuple[At, dict[str, Any]]]:
         DeltaLogError: For a line that is not JSON, not an object, holds several actions or an
             unknown action type.
     """
-    for number, line in enumerate(data.splitlines(), start=1):
+    raw = data.splitlines()  # \n, \r and \r\n only (a JSON string may hold U+2028)
+    lines: Sequence[str | bytes]
+    try:  # UTF-8, as Delta writes it: json.loads guesses each bytes line's encoding first
+        lines = [line.decode("utf-8") for line in raw]
+    except UnicodeDecodeError:
+        lines = raw  # the line that fails is found and named below
+    for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
         try:

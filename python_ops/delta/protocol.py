@@ -17,6 +17,7 @@ writer.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -485,6 +486,9 @@ class TableFeatures:
 def table_features(protocol: Mapping[str, Any], *, location: str) -> TableFeatures:
     """The features a ``protocol`` action enables.
 
+    Worked out once per distinct protocol (a process's tables share a few): every op and every
+    decision asks.
+
     Args:
         protocol: The table's ``protocol`` action.
         location: The table, for errors.
@@ -496,10 +500,59 @@ def table_features(protocol: Mapping[str, Any], *, location: str) -> TableFeatur
         UnsupportedFeatureError: For a protocol version above the known ones, or feature lists
             that contradict the versions.
     """
-    reader_version = int(protocol.get("minReaderVersion") or 0)
-    writer_version = int(protocol.get("minWriterVersion") or 0)
-    reader_list = protocol.get("readerFeatures")
-    writer_list = protocol.get("writerFeatures")
+    key = _protocol_key(protocol)
+    found = _known_features(key) if key is not None else _features(*_raw_key(protocol))
+    if isinstance(found, TableFeatures):
+        return found
+    raise UnsupportedFeatureError(
+        table=location, feature=found.feature, op=None, reason=found.reason
+    )
+
+
+@dataclass(frozen=True)
+class _Refused:
+    """A feature, or a protocol version, no op here understands (or this op refuses)."""
+
+    feature: str
+    reason: str
+
+
+def _raw_key(protocol: Mapping[str, Any]) -> tuple[Any, Any, Any, Any]:
+    return (
+        protocol.get("minReaderVersion"),
+        protocol.get("minWriterVersion"),
+        protocol.get("readerFeatures"),
+        protocol.get("writerFeatures"),
+    )
+
+
+def _protocol_key(protocol: Mapping[str, Any]) -> tuple[Any, Any, Any, Any] | None:
+    """The protocol's fields as a hashable key (None: fields no cache can hold)."""
+    reader, writer, reader_list, writer_list = _raw_key(protocol)
+    try:
+        key = (
+            reader,
+            writer,
+            None if reader_list is None else tuple(reader_list),
+            None if writer_list is None else tuple(writer_list),
+        )
+        hash(key)
+    except TypeError:
+        return None
+    return key
+
+
+@functools.lru_cache(maxsize=256)
+def _known_features(key: tuple[Any, Any, Any, Any]) -> TableFeatures | _Refused:
+    return _features(*key)
+
+
+def _features(
+    reader_raw: Any, writer_raw: Any, reader_list: Any, writer_list: Any
+) -> TableFeatures | _Refused:
+    """The features of a protocol's fields, or (feature, reason) refusing them."""
+    reader_version = int(reader_raw or 0)
+    writer_version = int(writer_raw or 0)
     problem = None
     if reader_version > MAX_READER_VERSION or writer_version > MAX_WRITER_VERSION:
         problem = (
@@ -518,12 +571,7 @@ def table_features(protocol: Mapping[str, Any], *, location: str) -> TableFeatur
     elif writer_version == 7 and writer_list is None:
         problem = "minWriterVersion 7 requires a writerFeatures list"
     if problem:
-        raise UnsupportedFeatureError(
-            table=location,
-            feature=f"protocol {reader_version}/{writer_version}",
-            op=None,
-            reason=problem,
-        )
+        return _Refused(f"protocol {reader_version}/{writer_version}", problem)
     if reader_version == 3:
         reader = frozenset(reader_list or ())
     else:
@@ -534,11 +582,9 @@ def table_features(protocol: Mapping[str, Any], *, location: str) -> TableFeatur
         writer = frozenset(f for v, fs in _LEGACY_WRITER.items() if writer_version >= v for f in fs)
     undeclared = sorted(reader - writer) if writer_version == 7 else []
     if undeclared:
-        raise UnsupportedFeatureError(
-            table=location,
-            feature=undeclared[0],
-            op=None,
-            reason="a reader feature must also be listed in writerFeatures; the protocol action "
+        return _Refused(
+            undeclared[0],
+            "a reader feature must also be listed in writerFeatures; the protocol action "
             "is inconsistent",
         )
     return TableFeatures(reader_version, writer_version, reader, writer | reader)
@@ -564,22 +610,27 @@ def check_protocol(
         UnsupportedFeatureError: For an unknown feature or protocol version, or a feature the
             op refuses; raised before anything is listed, written or deleted.
     """
-    features = table_features(protocol, location=location)
+    ruled = _ruled(table_features(protocol, location=location), op, writer)
+    if isinstance(ruled, tuple):
+        return ruled
+    raise UnsupportedFeatureError(
+        table=location, feature=ruled.feature, op=op.value, reason=ruled.reason
+    )
+
+
+@functools.lru_cache(maxsize=256)
+def _ruled(features: TableFeatures, op: Op, writer: Writer) -> tuple[str, ...] | _Refused:
+    """The features whose rule applies to ``op`` (sorted), or the first one refusing it."""
     ruled = []
     for name in sorted(features.all):
         feature = FEATURES.get(name)
         if feature is None:
-            raise UnsupportedFeatureError(
-                table=location,
-                feature=name,
-                op=op.value,
-                reason="the feature is unknown to this project, so no op can know what it requires",
+            return _Refused(
+                name, "the feature is unknown to this project, so no op can know what it requires"
             )
         decision = feature.decision(op, writer)
         if decision.verdict is Verdict.REFUSED:
-            raise UnsupportedFeatureError(
-                table=location, feature=name, op=op.value, reason=decision.reason
-            )
+            return _Refused(name, decision.reason)
         if decision.verdict is Verdict.RULE:
             ruled.append(name)
     return tuple(ruled)

@@ -60,6 +60,7 @@ if TYPE_CHECKING:
         RESOURCE_TYPES,
         ModelTarget,
         node_config,
+        node_value,
         targets_from_nodes,
     )
     from python_ops.maintenance.wording import files_text, size_text
@@ -128,6 +129,7 @@ _EXPORTS: dict[str, str] = {
     "RESOURCE_TYPES": "python_ops.maintenance.targets",
     "ModelTarget": "python_ops.maintenance.targets",
     "node_config": "python_ops.maintenance.targets",
+    "node_value": "python_ops.maintenance.targets",
     "targets_from_nodes": "python_ops.maintenance.targets",
     "files_text": "python_ops.maintenance.wording",
     "size_text": "python_ops.maintenance.wording",
@@ -202,6 +204,7 @@ __all__ = [
     "managed_location",
     "may_maintain",
     "node_config",
+    "node_value",
     "normalize_location",
     "open_storage",
     "parse_config",

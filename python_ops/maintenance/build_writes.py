@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -36,7 +37,8 @@ from python_ops.delta.log_files import LOG_DIR
 from python_ops.errors import MaintenanceError
 from python_ops.storage import Storage, is_remote, open_storage
 
-_COMMIT_NAME_LENGTH = len("00000000000000000000.json")
+# a commit's name as Delta's log pattern has it (Java's ``\\d``: ASCII digits), whole
+_COMMIT_NAME = re.compile(r"[0-9]{20}\.json")
 # operationMetrics naming the files a commit wrote, first match wins (see the module docstring)
 FILE_METRICS = (
     "numTargetFilesAdded",
@@ -349,12 +351,7 @@ def head_version(location: str | Storage) -> int | None:
         names = storage.list_names(LOG_DIR)
     except (MaintenanceError, OSError):
         return None
-    # a commit's name: 20 decimal digits (the log files' pattern, ``\d``) and ".json"
-    return max(
-        (
-            int(name[:20])
-            for name in names
-            if len(name) == _COMMIT_NAME_LENGTH and name.endswith(".json") and name[:20].isdecimal()
-        ),
-        default=None,
-    )
+    # matched in C (the log holds every commit, checksum and checkpoint the log retention
+    # keeps: hundreds of names), and the greatest name is the greatest version (fixed width)
+    newest = max(filter(_COMMIT_NAME.fullmatch, names), default=None)
+    return None if newest is None else int(newest[:20])

@@ -47,15 +47,25 @@ class ModelTarget:
     build_scope: str | None = None
 
 
-def _get(node: Any, key: str, default: Any = None) -> Any:
-    if isinstance(node, Mapping):
+def node_value(node: Any, key: str, default: Any = None) -> Any:
+    """A node's field, from a manifest's dict or a dbt node object.
+
+    Args:
+        node: The node (or its config).
+        key: The field.
+        default: What a node without it gives.
+    """
+    # a dict first: Mapping's check is an ABC's (a Python call), and nodes are mostly dicts
+    if type(node) is dict or isinstance(node, Mapping):
         return node.get(key, default)
     return getattr(node, key, default)
 
 
 def node_config(node: Any) -> dict[str, Any]:
     """A node's resolved config as a plain dict (dbt config objects or manifest dicts)."""
-    config = _get(node, "config") or {}
+    config = node_value(node, "config") or {}
+    if type(config) is dict:
+        return dict(config)
     if not isinstance(config, Mapping):
         config = config.to_dict() if hasattr(config, "to_dict") else dict(config)
     return dict(config)
@@ -83,15 +93,16 @@ def targets_from_nodes(
     """
     targets, paths = [], {}
     for node in nodes:
-        if _get(node, "resource_type", "model") not in RESOURCE_TYPES:
+        if node_value(node, "resource_type", "model") not in RESOURCE_TYPES:
             continue
         config = node_config(node)
         if config.get("materialized") not in MAINTAINED or config.get("enabled") is False:
             continue
-        name = str(_get(node, "name"))
-        unique_id = str(_get(node, "unique_id") or "")
+        name = str(node_value(node, "name"))
+        unique_id = str(node_value(node, "unique_id") or "")
         maintenance = (parsed or {}).get(unique_id) or parse_config(name, config)
-        location = locate(str(_get(node, "schema")), str(_get(node, "alias") or name), config)
+        alias = str(node_value(node, "alias") or name)
+        location = locate(str(node_value(node, "schema")), alias, config)
         if location is None:
             continue
         targets.append(
@@ -99,12 +110,12 @@ def targets_from_nodes(
                 name=name,
                 location=location,
                 config=maintenance,
-                tags=tuple(_get(node, "tags") or ()),
-                fqn=tuple(_get(node, "fqn") or ()),
+                tags=tuple(node_value(node, "tags") or ()),
+                fqn=tuple(node_value(node, "fqn") or ()),
                 unique_id=unique_id,
             )
         )
-        paths[name] = str(_get(node, "original_file_path") or "")
+        paths[name] = str(node_value(node, "original_file_path") or "")
     return targets, paths
 
 

@@ -130,6 +130,8 @@ class Storage(ABC):
         self.root = root
 
     def _check_relative(self, rel: str) -> str:
+        if rel and "//" not in rel and "/." not in rel and rel[0] not in "./" and rel[-1] != "/":
+            return rel  # already what normpath gives (no empty, '.' or '..' segment): inside
         clean = posixpath.normpath(rel) if rel else ""
         if clean in (".", ""):
             return ""

@@ -18,7 +18,8 @@ engine), then a run-operation selecting one model in a fresh engine. Counted:
   (one event per model cost each hook's thread as much as a hook with nothing due);
 - listings of a model's log when its build starts (``build_clock``, the version before the
   build): one per model with the post-hook on, none with it off (``maintenance_post_hook:
-  false``), so a build without maintenance pays only for the config check;
+  false``), so a build without maintenance pays only for the config check; and the post-hooks'
+  questions whether the table's log exists: none for a table whose start listed a commit;
 - the models' table snapshots the post-hooks and the run-operation reconstructed: none, since
   nothing is due and the builds' commits (or the log's head), Sail's checksums and the
   history's bounds prove it (``build_decisions``); each read costs a listing of the log and
@@ -38,7 +39,7 @@ import pytest
 from dbt.adapters.cache import RelationsCache
 from dbt.cli.main import dbtRunner
 
-from dbt.adapters.sparkdelta import build_clock
+from dbt.adapters.sparkdelta import build_clock, locator
 from dbt.adapters.sparkdelta.engines import get_engine, shutdown_engines
 from python_ops import runtime
 from python_ops.maintenance.history import HistoryStore
@@ -53,15 +54,22 @@ INCREMENTAL = 2
 
 @pytest.fixture
 def log_listings(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
-    """Counts the build clock's listings of a log at a build's start (the real one still runs)."""
+    """Counts the build clock's listings of a log at a build's start, and the post-hook's
+    questions whether a table's log exists (the real ones still run)."""
     counted: Counter[str] = Counter()
-    original: Callable[..., Any] = build_clock.head_version
+    listing: Callable[..., Any] = build_clock.head_version
+    asking: Callable[..., Any] = locator.is_delta_table
 
     def head_version(location: Any) -> Any:
         counted["head_version"] += 1
-        return original(location)
+        return listing(location)
+
+    def is_delta_table(location: Any) -> Any:
+        counted["is_delta_table"] += 1
+        return asking(location)
 
     monkeypatch.setattr(build_clock, "head_version", head_version)
+    monkeypatch.setattr(locator, "is_delta_table", is_delta_table)
     return counted
 
 
@@ -131,6 +139,7 @@ def _measure(
         counts["journal rewrites"] = engine.journal.compactions - rewrites  # type: ignore[attr-defined]
         counts["cache scans"] = scans["get_relations"]
         counts["log listings at build start"] = listings["head_version"]
+        counts["hooks asking for a log"] = listings["is_delta_table"]
         counts["hook time lines"], counts["hooks timed"] = _hook_time_lines(project)
         if step == "first build":  # every table built where nothing was: bounded, not listed
             checks = _vacuum_checks(warehouse)
@@ -185,6 +194,11 @@ def test_catalog_work_per_model_stays_flat_from_10_to_60_models(
             assert counts[step]["hook time lines"] == 1, (step, size)
             assert counts[step]["hooks timed"] == size + INCREMENTAL, (step, size)
             assert counts[step]["log listings at build start"] == size + INCREMENTAL, (step, size)
+    for size, counts in zip(SIZES, (small, large), strict=True):
+        # a table created by its build: its hook asks once whether its log exists; a rebuilt
+        # one's start listed a commit in its log, so its hook does not ask again
+        assert counts[first]["hooks asking for a log"] == size + INCREMENTAL, size
+        assert counts[repeat]["hooks asking for a log"] == 0, size
     for size, counts in zip(SIZES, (small, large), strict=True):  # the hook off: nothing
         assert counts["build, hook off"]["log listings at build start"] == 0, size
         assert counts["build, hook off"]["hooks timed"] == 0, size

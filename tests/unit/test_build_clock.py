@@ -1,4 +1,5 @@
-"""Which builds record their start for the post-hook (``build_clock.has_post_hook``).
+"""Which builds record their start for the post-hook (``build_clock.has_post_hook``), and
+where what the start saw holds (``StartedBuild.facts``).
 
 A materialization records the table's version before the build only for a model whose
 post-hook may maintain it; a model without any post-hook records nothing (no listing of its
@@ -8,12 +9,15 @@ as dbt's node object (``config.post_hook``); both are read.
 
 from __future__ import annotations
 
+import dataclasses
+import time
 from types import SimpleNamespace
 
 import pytest
 from dbt.artifacts.resources import Hook, NodeConfig
 
-from dbt.adapters.sparkdelta.build_clock import has_post_hook
+from dbt.adapters.sparkdelta.build_clock import StartedBuild, has_post_hook
+from python_ops.maintenance import parse_config
 
 HOOK = "{{ maintain_model() }}"
 
@@ -36,3 +40,38 @@ def test_a_materialization_s_model_dict(config: dict[str, object], expected: boo
 )
 def test_dbt_s_node_config(config: NodeConfig, expected: bool) -> None:
     assert has_post_hook(SimpleNamespace(unique_id="model.p.m", config=config)) is expected
+
+
+def _started(location: str | None) -> StartedBuild:
+    return StartedBuild(
+        "model.p.m",
+        parse_config("m", {}),
+        location,
+        started_at_ms=1_000,
+        clock=time.perf_counter(),
+        version_before=7,
+        location_was_empty=False,
+        own_wall_s=0.0,
+        own_cpu_s=0.0,
+    )
+
+
+@pytest.mark.parametrize(
+    "spelling", ["/w/fleet/m", "/w/fleet/m/", "file:///w/fleet/m", "/w//fleet/m"]
+)
+def test_the_start_s_version_holds_where_it_looked(spelling: str) -> None:
+    facts = _started("/w/fleet/m").facts(spelling)
+    assert (facts.version_before, facts.started_at_ms) == (7, 1_000)
+
+
+@pytest.mark.parametrize("started_at", ["/w/fleet/m", None])
+def test_a_table_the_catalog_has_elsewhere_is_found_by_its_commits_times(
+    started_at: str | None,
+) -> None:
+    # an incremental model whose location_root changed: its table stays where it was, and
+    # the version the start saw at the new place says nothing of it
+    empty = dataclasses.replace(_started(started_at), location_was_empty=True)
+    facts = empty.facts("/w/old_root/m")
+    assert facts.version_before is None
+    assert facts.location_was_empty is False
+    assert facts.started_at_ms == 1_000

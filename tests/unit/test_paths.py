@@ -56,3 +56,29 @@ def test_nothing_is_deleted_under_another_spelling() -> None:
     for odd in ("p=a//f", "p=a/./f", "p=a/f/", "/p=a/f", "p=a/../f"):
         with pytest.raises(StorageError, match="not the canonical spelling"):
             require_canonical(odd, "/t")
+
+
+def _normalized_or_refused(root: str, rel: str) -> str | None:
+    """What the storage's check gave before its fast path: normpath, and refusal outside."""
+    import posixpath
+
+    clean = posixpath.normpath(rel) if rel else ""
+    if clean in (".", ""):
+        return ""
+    if clean.startswith("../") or clean == ".." or clean.startswith("/"):
+        return None
+    return clean
+
+
+@given(st.lists(NAMES | st.sampled_from(["/", "//", "x/"]), max_size=6))
+def test_a_storage_checks_a_relative_path_as_normpath_does(parts: list[str]) -> None:
+    from python_ops.storage.local import LocalStorage
+
+    rel = "/".join(parts)
+    storage = LocalStorage("/root-of-table")
+    expected = _normalized_or_refused(storage.root, rel)
+    if expected is None:
+        with pytest.raises(StorageError, match="escapes the table root"):
+            storage._check_relative(rel)
+    else:
+        assert storage._check_relative(rel) == expected

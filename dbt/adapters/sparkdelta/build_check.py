@@ -23,6 +23,7 @@ from python_ops.maintenance import (
     as_model_setting,
     checked_retention,
     node_config,
+    node_value,
     parse_config,
     read_snapshot,
 )
@@ -32,7 +33,8 @@ _FIX = "Fix the setting in its config() or in dbt_project.yml."
 
 def _table_properties(model: Any, config: Mapping[str, Any], locator: TableLocator) -> Any:
     """The properties the model's table has (when built), else those its config gives it."""
-    schema, alias = _get(model, "schema"), _get(model, "alias") or _get(model, "name")
+    schema = node_value(model, "schema")
+    alias = node_value(model, "alias") or node_value(model, "name")
     location = locator.table_location(locator.relation(str(schema), str(alias)))
     if location is not None:
         try:
@@ -41,10 +43,6 @@ def _table_properties(model: Any, config: Mapping[str, Any], locator: TableLocat
             pass  # not (yet) a readable Delta table: the model's own properties decide
     properties = config.get("tblproperties") or {}
     return {str(k): str(v) for k, v in dict(properties).items()}, f"{schema}.{alias}"
-
-
-def _get(model: Any, key: str) -> Any:
-    return model.get(key) if isinstance(model, Mapping) else getattr(model, key, None)
 
 
 def _check_retention(
@@ -80,12 +78,12 @@ def check_before_build(model: Any, locator: TableLocator) -> MaintenanceConfig |
     config = node_config(model)
     if config.get("materialized") not in MAINTAINED:
         return None
-    name = str(_get(model, "name"))
+    name = str(node_value(model, "name"))
     try:
         maintenance = parse_config(name, config)
         _check_retention(maintenance, model, config, locator)
     except MaintenanceError as err:
-        kind = "snapshot" if _get(model, "resource_type") == "snapshot" else "model"
+        kind = "snapshot" if node_value(model, "resource_type") == "snapshot" else "model"
         raise DbtRuntimeError(
             f"{err} The {kind} was not built: its table is unchanged. {_FIX}"
         ) from err

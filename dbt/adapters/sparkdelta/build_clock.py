@@ -26,18 +26,9 @@ from python_ops.maintenance import (
     MaintenanceConfig,
     head_version,
     location_is_empty,
+    node_value,
+    normalize_location,
 )
-
-
-def _get(node: Any, key: str) -> Any:
-    return node.get(key) if isinstance(node, Mapping) else getattr(node, key, None)
-
-
-def _config(node: Any) -> Mapping[str, Any]:
-    config = _get(node, "config") or {}
-    if isinstance(config, Mapping):
-        return config
-    return dict(config.to_dict()) if hasattr(config, "to_dict") else {}
 
 
 @dataclass(frozen=True)
@@ -47,6 +38,8 @@ class StartedBuild:
     Attributes:
         unique_id: The model's node.
         config: The model's maintenance config, as the materialization's check parsed it.
+        location: Where the start looked for the table (None: the cluster's metastore
+            places it, so nothing was looked at).
         started_at_ms: When the build started (wall clock, ms since the epoch).
         clock: The same moment on ``time.perf_counter``.
         version_before: The table's latest version then (None: none, or not known).
@@ -58,6 +51,7 @@ class StartedBuild:
 
     unique_id: str
     config: MaintenanceConfig
+    location: str | None
     started_at_ms: int
     clock: float
     version_before: int | None
@@ -65,20 +59,40 @@ class StartedBuild:
     own_wall_s: float
     own_cpu_s: float
 
-    def facts(self) -> BuildFacts:
-        """What python_ops reads the build's commits from, the build's seconds up to now."""
+    def looked_at(self, location: str) -> bool:
+        """Whether the start looked where the table is (its version and emptiness hold there)."""
+        return self.location is not None and self.location == normalize_location(location)
+
+    def facts(self, location: str) -> BuildFacts:
+        """What python_ops reads the build's commits of the table at ``location`` from.
+
+        The version and the emptiness the start saw hold only where it looked: a table the
+        catalog places elsewhere (an incremental model whose ``location_root`` changed keeps
+        its table where it was) has its build's commits found by their timestamps instead.
+
+        Args:
+            location: Where the table is (the catalog's location).
+        """
+        here = self.looked_at(location)
         return BuildFacts(
             started_at_ms=self.started_at_ms,
-            version_before=self.version_before,
+            version_before=self.version_before if here else None,
             build_s=time.perf_counter() - self.clock,
-            location_was_empty=self.location_was_empty,
+            location_was_empty=self.location_was_empty and here,
         )
+
+
+def _location_root(node: Any) -> Any:
+    config = node_value(node, "config") or {}
+    if type(config) is dict or isinstance(config, Mapping):
+        return config.get("location_root")
+    return config.to_dict().get("location_root") if hasattr(config, "to_dict") else None
 
 
 def has_post_hook(node: Any) -> bool:
     """Whether the node runs any post-hook (the maintenance post-hook may be among them)."""
-    config = _get(node, "config") or {}
-    if isinstance(config, Mapping):
+    config = node_value(node, "config") or {}
+    if type(config) is dict or isinstance(config, Mapping):
         return bool(config.get("post-hook"))
     return bool(getattr(config, "post_hook", None))
 
@@ -96,11 +110,11 @@ class BuildClock:
         self._lock = threading.Lock()
 
     def _location(self, node: Any) -> str | None:
-        schema = str(_get(node, "schema"))
-        alias = str(_get(node, "alias") or _get(node, "name"))
+        schema = str(node_value(node, "schema"))
+        alias = str(node_value(node, "alias") or node_value(node, "name"))
         # None when the cluster's metastore places it: the build's commits are then those
         # timestamped from its start (``build_writes``); no catalog query here
-        return self._locator.model_location(schema, alias, _config(node).get("location_root"))
+        return self._locator.model_location(schema, alias, _location_root(node))
 
     def start(self, node: Any, config: MaintenanceConfig) -> None:
         """Record that ``node``'s build starts now, with its table's latest version.
@@ -111,7 +125,7 @@ class BuildClock:
             node: The model node.
             config: Its maintenance config (parsed by the check before the build).
         """
-        key = str(_get(node, "unique_id") or "")
+        key = str(node_value(node, "unique_id") or "")
         if not key or not has_post_hook(node):
             return
         started_ms, started = time.time_ns() // 1_000_000, time.perf_counter()
@@ -123,6 +137,7 @@ class BuildClock:
         record = StartedBuild(
             key,
             config,
+            location if location is None else normalize_location(location),
             started_ms,
             started,
             version,
@@ -135,6 +150,6 @@ class BuildClock:
 
     def take(self, node: Any) -> StartedBuild | None:
         """The facts of ``node``'s build (None: its start was not recorded), forgotten after."""
-        key = str(_get(node, "unique_id") or "")
+        key = str(node_value(node, "unique_id") or "")
         with self._lock:
             return self._started.pop(key, None)

@@ -16,7 +16,7 @@ models are located one by one, so a broken table is its own model's problem.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -34,6 +34,7 @@ from python_ops.maintenance import (
     MaintenanceConfig,
     ModelTarget,
     is_delta_table,
+    normalize_location,
     placed_location,
     targets_from_nodes,
 )
@@ -253,7 +254,11 @@ class TableLocator:
         return str(location)
 
     def locate(
-        self, nodes: list[Any], *, parsed: Mapping[str, MaintenanceConfig] | None = None
+        self,
+        nodes: list[Any],
+        *,
+        parsed: Mapping[str, MaintenanceConfig] | None = None,
+        logged: Collection[str | None] = (),
     ) -> tuple[list[ModelTarget], Located]:
         """Maintained models with the locations dbt's connection reports for their tables.
 
@@ -261,6 +266,12 @@ class TableLocator:
         EXTENDED); for a table the catalog does not know, from the ``location_root`` the model
         (or the profile) declares, when a Delta table is there. Never a guess. Tables without a
         Delta log are left out with the reason (``Located.not_delta``).
+
+        Args:
+            nodes: The model nodes.
+            parsed: Their maintenance configs already parsed, by ``unique_id``.
+            logged: Normalized locations whose log was just seen holding a commit (the build's
+                start listed it): not asked again whether they hold a Delta table.
 
         Raises:
             DbtRuntimeError: For a model with a bad maintenance setting.
@@ -286,6 +297,9 @@ class TableLocator:
                 if location is None or not is_delta_table(location):
                     located.not_built[alias] = "not built yet (no table in the catalog)"
                     return None
+                return location
+            if logged and normalize_location(location) in logged:
+                return location
             if not is_delta_table(location):
                 located.not_delta[alias] = f"not a Delta table (no _delta_log at {location})"
                 return None

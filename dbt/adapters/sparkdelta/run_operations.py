@@ -28,6 +28,7 @@ from python_ops.maintenance import (
     Invocations,
     OpOutcome,
     RunOptions,
+    node_value,
     render_report,
     report_rows,
 )
@@ -97,7 +98,7 @@ class RunOperations:
         try:
             return self._after_build(model, build, invocation_id, history)
         finally:
-            name = model.get("name") if isinstance(model, Mapping) else getattr(model, "name", "")
+            name = node_value(model, "name", "")
             hooks: list[tuple[str, float, float]] = (
                 self._invocations.get(invocation_id).memo(HOOK_TIMES).setdefault("each", [])
             )  # one append per model (atomic), no event per model
@@ -122,12 +123,15 @@ class RunOperations:
         invocation_id: str,
         history: Mapping[str, Any],
     ) -> str:
-        # the config the materialization's check parsed, not parsed again
+        # the config the materialization's check parsed, not parsed again; a log the start
+        # listed a commit in is a Delta table's, without asking again
         parsed = {build.unique_id: build.config} if build else None
-        targets, located = self._locator.locate([model], parsed=parsed)
+        logged = {build.location} if build and build.version_before is not None else set()
+        targets, located = self._locator.locate([model], parsed=parsed, logged=logged)
         if not targets:
             reasons = list(located.not_delta.values())
             return f"skipped: {reasons[0]}" if reasons else ""
+        target = targets[0]
         session = dbt_session(
             self._invocations.get(invocation_id),  # every hook of one dbt invocation: one
             self._connection,
@@ -137,13 +141,15 @@ class RunOperations:
             node=model,
             advice=ProjectAdvisor(self._adapter, self._locator).advice_for(),
         )
-        maintenance_events.hold_python_ops_logs()  # until the command ends: not per model
+        # python_ops' logs go to dbt's events until the command ends (not entered per model)
+        maintenance_events.hold_python_ops_logs()
         try:
-            with maintenance_events.python_ops_logs_to_dbt():
-                done = session.maintain_model(targets[0], build=build.facts() if build else None)
+            done = session.maintain_model(
+                target, build=build.facts(target.location) if build else None
+            )
         except MaintenanceError as err:  # could not start, and the model says on_error: fail
             raise DbtRuntimeError(str(err)) from err
-        if done.failed and targets[0].config.on_error == "fail":
+        if done.failed and target.config.on_error == "fail":
             raise DbtRuntimeError(
                 "; ".join(
                     f"maintenance {o.op} of {o.model} failed: {o.detail}" for o in done.failed
