@@ -162,6 +162,11 @@ class HistoryStore:
         with self._lock:
             self._deferred.extend(records)
 
+    def deferred_count(self) -> int:
+        """How many records wait for the next ``append`` or ``flush``."""
+        with self._lock:
+            return len(self._deferred)
+
     def flush(self) -> None:
         """Append the deferred records, if any.
 

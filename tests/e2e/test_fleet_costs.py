@@ -15,7 +15,8 @@ engine), then a run-operation selecting one model in a fresh engine. Counted:
 - VACUUM's due checks in a first build: every table was built where nothing existed, so each is
   bounded from its build's start and none is listed (``untracked_bound``);
 - the adapter's debug lines of the post-hooks' own times: one per dbt command, every hook in it
-  (one event per model cost each hook's thread as much as a hook with nothing due);
+  (one event per model cost each hook's thread as much as a hook with nothing due), with the
+  history rows the hooks kept for the command's end counted when they are written;
 - listings of a model's log when its build starts (``build_clock``, the version before the
   build): one per model with the post-hook on, none with it off (``maintenance_post_hook:
   false``), so a build without maintenance pays only for the config check; and the post-hooks'
@@ -93,13 +94,15 @@ def _dbt(project: Path, *args: str) -> None:
     assert result.success, result.exception
 
 
-def _hook_time_lines(project: Path) -> tuple[int, int]:
-    """The adapter's lines of post-hook times in dbt.log (then cleared), and the hooks named."""
+def _hook_time_lines(project: Path) -> tuple[int, int, int]:
+    """The adapter's lines of post-hook times in dbt.log (then cleared), the hooks named, and
+    the lines counting the history rows the hooks kept for the command's end."""
     log = project / "logs" / "dbt.log"
     lines = [line for line in log.read_text().splitlines() if "maintenance post-hook" in line]
     log.write_text("")
     named = sum(len(re.findall(r"\w+ [0-9.]+/[0-9.]+", line)) for line in lines)
-    return len(lines), named
+    flushed = sum("history row(s) written at the command's end" in line for line in lines)
+    return len(lines), named, flushed
 
 
 def _vacuum_checks(warehouse: Path) -> list[str]:
@@ -140,7 +143,9 @@ def _measure(
         counts["cache scans"] = scans["get_relations"]
         counts["log listings at build start"] = listings["head_version"]
         counts["hooks asking for a log"] = listings["is_delta_table"]
-        counts["hook time lines"], counts["hooks timed"] = _hook_time_lines(project)
+        lines, timed, flushed = _hook_time_lines(project)
+        counts["hook time lines"], counts["hooks timed"] = lines, timed
+        counts["hook lines with the history's rows"] = flushed
         if step == "first build":  # every table built where nothing was: bounded, not listed
             checks = _vacuum_checks(warehouse)
             counts["vacuum checks"] = len(checks)
@@ -188,6 +193,8 @@ def test_catalog_work_per_model_stays_flat_from_10_to_60_models(
     for size, counts in zip(SIZES, (small, large), strict=True):
         assert counts[first]["vacuum checks"] == size + INCREMENTAL
         assert counts[first]["vacuum checks without a listing"] == size + INCREMENTAL
+        # those rows are written as the command ends: the hooks' cost, in their time line
+        assert counts[first]["hook lines with the history's rows"] == 1
     for step in (first, repeat):  # every hook timed, in one dbt event per command
         for size, counts in zip(SIZES, (small, large), strict=True):
             assert counts[step]["table snapshots read"] == 0, (step, size)

@@ -33,15 +33,22 @@ def history_store(location: str) -> HistoryStore:
         return stores.value[location]
 
 
-def flush_histories() -> None:
-    """Write every store's deferred rows (post-hook skips): once, when a dbt command ends."""
+def flush_histories() -> int:
+    """Write every store's deferred rows (post-hook skips, kept bounds) as a command ends.
+
+    Returns:
+        How many rows there were to write.
+    """
     with runtime.HISTORY_STORES.lock:
         stores = list(runtime.HISTORY_STORES.value.values())
+    rows = 0
     for store in stores:
+        rows += store.deferred_count()
         try:
             store.flush()
         except MaintenanceError as err:  # the models' builds stand; say what was not recorded
             log.warning("maintenance history: %s", err)
+    return rows
 
 
 def history_is_a_source(sources: Iterable[Any], schema: str, name: str) -> bool:

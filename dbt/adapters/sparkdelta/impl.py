@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import time
 from collections.abc import Iterable, Mapping
 from functools import cached_property
 from typing import Any
@@ -73,9 +74,12 @@ class SparkDeltaAdapter(SparkAdapter):
 
     def cleanup_connections(self) -> None:
         """At the end of a dbt command: first the history rows kept for it (post-hook skips)."""
-        flush_histories()
+        started, cpu = time.perf_counter(), time.thread_time()
+        rows = flush_histories()
+        flushed = (rows, time.perf_counter() - started, time.thread_time() - cpu)
         if "maintenance" in self.__dict__:  # built: this command ran maintenance (post-hooks)
-            self.maintenance.run_operations.report_hook_times()
+            # the post-hooks' rows written now are their cost too
+            self.maintenance.run_operations.report_hook_times(flushed if rows else None)
         maintenance_events.release_python_ops_logs()  # held by the post-hooks, if any ran
         super().cleanup_connections()
 

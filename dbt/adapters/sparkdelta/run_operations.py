@@ -36,20 +36,32 @@ from python_ops.maintenance import (
 HOOK_TIMES = "post-hook times"  # the invocation's memo: (model, wall ms, thread CPU ms) per hook
 
 
-def hook_times_line(times: list[tuple[str, float, float]]) -> str:
+def hook_times_line(
+    times: list[tuple[str, float, float]], flushed: tuple[int, float, float] | None = None
+) -> str:
     """The command's post-hooks' own times as one line (totals, medians, slowest, per model).
 
     Args:
         times: (model, wall ms, thread CPU ms) per hook, in the order they ended.
+        flushed: (rows, wall s, thread CPU s) of the history rows the hooks kept for the
+            command's end, written then: counted in the totals, as the hooks' cost.
     """
     walls = sorted(t[1] for t in times)
     cpus = sorted(t[2] for t in times)
     middle = len(times) // 2
     each = ", ".join(f"{name} {wall:.2f}/{cpu:.2f}" for name, wall, cpu in times)
+    rows, flush_wall, flush_cpu = flushed or (0, 0.0, 0.0)
+    flush = (
+        f" (of which the {rows} history row(s) written at the command's end: wall ms "
+        f"{flush_wall * 1000:.1f}, thread CPU ms {flush_cpu * 1000:.1f})"
+        if flushed
+        else ""
+    )
     return (
-        f"maintenance post-hooks: {len(times)} hooks; wall ms total {sum(walls):.1f} median "
-        f"{walls[middle]:.2f} max {walls[-1]:.2f}; thread CPU ms total {sum(cpus):.1f} median "
-        f"{cpus[middle]:.2f} max {cpus[-1]:.2f}; per model (wall/CPU ms): {each}"
+        f"maintenance post-hooks: {len(times)} hooks; wall ms total "
+        f"{sum(walls) + flush_wall * 1000:.1f} median {walls[middle]:.2f} max {walls[-1]:.2f}; "
+        f"thread CPU ms total {sum(cpus) + flush_cpu * 1000:.1f} median {cpus[middle]:.2f} max "
+        f"{cpus[-1]:.2f}{flush}; per model (wall/CPU ms): {each}"
     )
 
 
@@ -106,15 +118,19 @@ class RunOperations:
             cpu_s = time.thread_time() - cpu + (build.own_cpu_s if build else 0.0)
             hooks.append((str(name), wall_s * 1000, cpu_s * 1000))
 
-    def report_hook_times(self) -> None:
+    def report_hook_times(self, flushed: tuple[int, float, float] | None = None) -> None:
         """The command ends: one debug line with every post-hook's own time, if any ran.
 
         One dbt event per command, not one per model (an event costs the hook's thread about
         as much as a hook with nothing due).
+
+        Args:
+            flushed: (rows, wall s, thread CPU s) of the history rows written as the command
+                ended (the hooks' deferred rows): their cost, in the totals.
         """
         hooks = self._invocations.get(get_invocation_id()).memo(HOOK_TIMES).pop("each", None)
         if hooks:
-            maintenance_events.debug(hook_times_line(hooks))
+            maintenance_events.debug(hook_times_line(hooks, flushed))
 
     def _after_build(
         self,
