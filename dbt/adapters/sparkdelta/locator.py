@@ -67,6 +67,18 @@ def cached_relation(
     return True, (cached.inner if cached is not None else None)
 
 
+@dataclass(frozen=True)
+class RelationName:
+    """A table's relation, made and rendered only when its name is asked for (``str``)."""
+
+    locator: TableLocator
+    schema: str
+    identifier: str
+
+    def __str__(self) -> str:
+        return str(self.locator.relation(self.schema, self.identifier))
+
+
 @dataclass
 class Located:
     """What locating models found besides their locations.
@@ -78,7 +90,7 @@ class Located:
         not_built: Model alias to why it is not maintained (it has no table yet).
     """
 
-    names: dict[str, BaseRelation] = field(default_factory=dict)
+    names: dict[str, object] = field(default_factory=dict)
     not_delta: dict[str, str] = field(default_factory=dict)
     not_built: dict[str, str] = field(default_factory=dict)
 
@@ -163,6 +175,11 @@ class TableLocator:
             return None
         return engine if isinstance(engine, EmbeddedEngine) else None
 
+    def _journal_location(self, schema: str, identifier: str) -> str | None:
+        """The location the embedded engine's journal gives a table (None: no such record)."""
+        engine = self._journal()
+        return engine.journal.location(schema, identifier) if engine is not None else None
+
     def table_location(self, relation: BaseRelation) -> str | None:
         """The Delta location of an existing table as the catalog reports it (None: no table).
 
@@ -172,9 +189,8 @@ class TableLocator:
         cached = location_from_information(getattr(relation, "information", None))
         if cached is not None:
             return cached
-        engine = self._journal()
-        if engine is not None and relation.schema and relation.identifier:
-            recorded = engine.journal.location(relation.schema, relation.identifier)
+        if relation.schema and relation.identifier:
+            recorded = self._journal_location(relation.schema, relation.identifier)
             if recorded is not None:
                 return recorded
         macro = self._connection.macro
@@ -285,8 +301,11 @@ class TableLocator:
             )
             cached = self._cached(schema, alias, declared)
             location: str | None
+            relation: object
             if cached is not None:
                 relation, location = cached
+            elif (location := self._journal_location(schema, alias)) is not None:
+                relation = RelationName(self, schema, alias)  # made when Delta's SQL names it
             else:
                 relation = self.relation(schema, alias)
                 location = self.table_location(relation)
