@@ -195,6 +195,29 @@ class Storage(ABC):
         scan = self.scan_names(rel)
         return [path.rpartition("/")[2] for path in scan.paths]
 
+    def exists(self, rel: str) -> bool:
+        """Whether anything (a file, a directory, a link) is at ``rel``, by name.
+
+        This default lists the parent directory; a local storage asks for the one name.
+
+        Args:
+            rel: A path relative to the root.
+        """
+        parent, _, name = self._check_relative(rel).rpartition("/")
+        return name in self.list_names(parent)
+
+    def directory_bytes(self, rel: str) -> int | None:
+        """The size a directory takes, when known without listing it (None: not known).
+
+        A local directory's size grows with its entries (4 KiB on ext4 up to about 100 names,
+        12 KiB at 150, 60 KiB at 1,000, and never shrinks): what tells a caller whether one
+        listing of it is cheap.
+
+        Args:
+            rel: A directory relative to the root (0 when it does not exist).
+        """
+        return None
+
     def stat_paths(self, rels: list[str]) -> DirScan:
         """Stat files a ``scan_names`` left unstatted, without following symbolic links.
 

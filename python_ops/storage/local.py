@@ -154,6 +154,18 @@ class LocalStorage(Storage):
         except OSError as err:
             raise StorageError(f"cannot list {self._abs(rel)}: {err}") from err
 
+    def exists(self, rel: str) -> bool:  # noqa: D102
+        return os.path.lexists(self._abs(rel))  # one lstat: a link is an entry, not followed
+
+    def directory_bytes(self, rel: str) -> int | None:  # noqa: D102
+        try:
+            st = os.lstat(self._abs(rel))
+        except FileNotFoundError:
+            return 0
+        except OSError as err:
+            raise StorageError(f"cannot stat {self._abs(rel)}: {err}") from err
+        return st.st_size if stat.S_ISDIR(st.st_mode) else None
+
     def stat_paths(self, rels: list[str]) -> DirScan:  # noqa: D102
         # paths this storage's own listing gave (stat only: nothing is changed through them)
         root = self.root.rstrip("/") + "/"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -298,3 +299,14 @@ def test_the_version_before_a_build_is_read_from_the_log_s_names_on_s3(s3: S3Buc
     assert S3Storage(uri).list_names(LOG_DIR) != []
     assert head_version(S3Storage(uri)) == commit_versions(S3Storage(uri))[-1] == 11
     assert head_version(S3Storage(s3.uri("nothing-here"))) is None
+    # with a checkpoint's pointer, listed from its version on (one request, not the whole
+    # log); a pointer past every commit (a log replaced) leaves it to the whole listing
+    for pointer, commits_from_it in ((10, [11]), (2, [2, 11]), (50, [])):
+        s3.put(f"t/{LOG_DIR}/_last_checkpoint", json.dumps({"version": pointer}).encode())
+        storage = S3Storage(uri)
+        after = storage.list_range(LOG_DIR, start_after=f"{LOG_DIR}/{pointer:020d}")
+        names = [e.path.rpartition("/")[2] for e in after]
+        assert [int(n[:20]) for n in names if n.endswith(".json") and n[0].isdigit()] == (
+            commits_from_it
+        )
+        assert head_version(storage) == 11

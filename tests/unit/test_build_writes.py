@@ -24,6 +24,7 @@ from hypothesis import strategies as st
 from python_ops.delta.commits import commit_versions
 from python_ops.delta.partition_scope import parse_scope
 from python_ops.delta.snapshot import read_snapshot
+from python_ops.maintenance import build_writes
 from python_ops.maintenance.build_writes import (
     BuildFacts,
     head_version,
@@ -318,3 +319,101 @@ def test_the_version_before_a_build_is_the_newest_commit_the_log_lists(
     if not made_dirs:
         listed = commit_versions(LocalStorage(str(root)))
         assert head_version(str(root)) == (listed[-1] if listed else None)
+
+
+class ProbingStorage(CountingStorage):
+    """The counting storage, counting the names it is asked for one by one too."""
+
+    def exists(self, rel: str) -> bool:
+        self.calls["exists"] += 1
+        return super().exists(rel)
+
+    def directory_bytes(self, rel: str) -> int | None:
+        self.calls["directory_bytes"] += 1
+        return super().directory_bytes(rel)
+
+
+def _long_log(root: Path, versions: range, checkpoint: int | None) -> Path:
+    """A log of ``versions`` (commits and checksums, a checkpoint every 10) and its pointer."""
+    log = root / "_delta_log"
+    log.mkdir(parents=True)
+    for v in versions:
+        (log / f"{v:020d}.json").touch()
+        (log / f"{v:020d}.crc").touch()
+        if v % 10 == 0:
+            (log / f"{v:020d}.checkpoint.parquet").touch()
+    if checkpoint is not None:
+        (log / "_last_checkpoint").write_text(json.dumps({"version": checkpoint, "size": 3}))
+    return root
+
+
+def test_the_version_before_a_build_of_a_long_log_costs_the_commits_since_its_checkpoint(
+    tmp_path: Path,
+) -> None:
+    # 30 days of hourly builds: 720 commits, their checksums and 72 checkpoints
+    root = _long_log(tmp_path / "hourly", range(720), checkpoint=710)
+    storage = ProbingStorage(str(root))
+    assert (storage.directory_bytes("_delta_log") or 0) > build_writes.SHORT_LOG_BYTES
+    storage.calls.clear()
+    assert head_version(storage) == 719
+    # the pointer read, versions 711..719 found and 720 missing; the log not listed
+    assert storage.calls == Counter(directory_bytes=1, read_bytes=1, exists=10)
+    # a young log is listed once, as before
+    young = ProbingStorage(str(_long_log(tmp_path / "young", range(25), checkpoint=20)))
+    assert head_version(young) == 24
+    assert young.calls == Counter(directory_bytes=1, list_names=1)
+
+
+_POINTERS = st.one_of(
+    st.none(),
+    st.integers(0, 60),
+    st.sampled_from(['{"version": -1}', '{"version": true}', "not json", '{"size": 3}']),
+)
+
+
+@settings(
+    max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    run=st.tuples(st.integers(0, 40), st.integers(0, 20)),
+    holes=st.lists(st.integers(0, 70), max_size=4, unique=True),
+    pointer=_POINTERS,
+    staged=st.booleans(),
+)
+def test_a_long_log_s_version_before_a_build_is_the_listing_s_or_a_hole_ends_it(
+    tmp_path_factory: pytest.TempPathFactory,
+    monkeypatch: pytest.MonkeyPatch,
+    run: tuple[int, int],
+    holes: list[int],
+    pointer: int | str | None,
+    staged: bool,
+) -> None:
+    # every log taken as long (asked name by name from its checkpoint): the same version as
+    # the whole listing whenever the commits from the pointer on are contiguous, as Delta
+    # writes them; with a hole above it (a log Delta refuses), the end of the run before it
+    root = tmp_path_factory.mktemp("log")
+    lo, length = run
+    log = _long_log(root, range(lo, lo + length), checkpoint=None) / "_delta_log"
+    for v in holes:  # commits apart from the run (a hole between, or before it)
+        (log / f"{v:020d}.json").touch()
+    if staged:  # a writer's staged upload of the next commit, not yet a commit
+        (log / f"{lo + length:020d}.json#1").touch()
+    if isinstance(pointer, int):
+        (log / "_last_checkpoint").write_text(json.dumps({"version": pointer}))
+    elif pointer is not None:
+        (log / "_last_checkpoint").write_text(pointer)
+    listed = commit_versions(LocalStorage(str(root)))
+    assert head_version(str(root)) == (listed[-1] if listed else None)  # short: listed
+    with monkeypatch.context() as patch:  # one example's: hypothesis runs many per test
+        patch.setattr(build_writes, "SHORT_LOG_BYTES", -1)
+        probed = head_version(str(root))
+    versions = set(listed)
+    if probed != (listed[-1] if listed else None):
+        assert isinstance(pointer, int)
+        assert probed is not None
+        assert probed in versions
+        assert probed + 1 not in versions
+        assert probed >= pointer
+        assert any(v not in versions for v in range(probed, listed[-1]))  # a hole above it
+    if listed and isinstance(pointer, int) and set(range(pointer, listed[-1] + 1)) <= versions:
+        assert probed == listed[-1]
