@@ -12,7 +12,7 @@ import functools
 import json
 import threading
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
@@ -188,8 +188,12 @@ class HistoryStore:
         import pyarrow as pa
         from deltalake import write_deltalake
 
-        rows = [asdict(r) for r in records]
-        table = pa.Table.from_pylist(rows, schema=_arrow_schema())
+        # by column, each field read as it is (its values are scalars): ``asdict`` copied every
+        # value of every row, most of a first build's post-hooks' rows' cost
+        table = pa.Table.from_pydict(
+            {name: [getattr(r, name, None) for r in records] for name, _ in SCHEMA_FIELDS},
+            schema=_arrow_schema(),
+        )
         options = commit_storage_options(self.location)
         with self._lock:
             try:

@@ -8,8 +8,9 @@ the location the adapter places the table) and, when it has none, whether anythi
 there at all (``location_is_empty``: one ``lstat``). Never a catalog query: where the
 cluster's metastore places the table, the version is not known and the build's commits are
 those timestamped from its start. The post-hook takes the facts back as plain values
-(``BuildFacts``), so python_ops reads the build's own commits without knowing dbt; what the
-recording cost counts as the post-hook's own time.
+(``BuildFacts``), so python_ops reads the build's own commits without knowing dbt; the version
+holds only where the start looked (the catalog may keep the table elsewhere: then its commits'
+times decide). What the recording cost counts as the post-hook's own time.
 """
 
 from __future__ import annotations
