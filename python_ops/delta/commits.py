@@ -120,11 +120,12 @@ def json_lines(data: bytes, where: str) -> Iterator[tuple[At, dict[str, Any]]]:
             unknown action type.
     """
     raw = data.splitlines()  # \n, \r and \r\n only (a JSON string may hold U+2028)
-    lines: Sequence[str | bytes]
-    try:  # UTF-8, as Delta writes it: json.loads guesses each bytes line's encoding first
-        lines = [line.decode("utf-8") for line in raw]
-    except UnicodeDecodeError:
-        lines = raw  # the line that fails is found and named below
+    lines: Sequence[str | bytes] = raw
+    if b"\xef\xbb\xbf" not in data:  # a line with a BOM: json.loads' own detection, as before
+        try:  # UTF-8, as Delta writes it: json.loads guesses each bytes line's encoding first
+            lines = [line.decode("utf-8") for line in raw]
+        except UnicodeDecodeError:
+            lines = raw  # the line that fails is found and named below
     for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue

@@ -9,12 +9,22 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pyarrow as pa
 import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
 
 from python_ops.delta import commits
-from python_ops.delta.commits import commit_actions, commit_lines, commits_shared
+from python_ops.delta.commits import (
+    ACTION_TYPES,
+    commit_actions,
+    commit_lines,
+    commits_shared,
+    json_lines,
+)
+from python_ops.errors import DeltaLogError
 from python_ops.storage import open_storage
 
 
@@ -61,3 +71,56 @@ def test_nothing_is_kept_when_disabled_or_beyond_the_bound(
     with commits_shared():
         assert commit_lines(storage, small) is commit_lines(storage, small)
         assert commit_lines(storage, big) is not commit_lines(storage, big)
+
+
+def _per_line_reference(data: bytes) -> list[Any] | str:
+    """What json_lines gave when it handed json.loads each line's bytes (or the error kind)."""
+    out: list[Any] = []
+    for line in data.splitlines():
+        if not line.strip():
+            continue
+        try:
+            action = json.loads(line)
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            return "DeltaLogError"
+        if not isinstance(action, dict) or len(action) != 1:
+            return "DeltaLogError"
+        (kind,) = action
+        if kind not in ACTION_TYPES or not isinstance(action[kind], dict):
+            return "DeltaLogError"
+        out.append(action)
+    return out
+
+
+_PIECES = st.sampled_from(
+    [
+        b'{"add": {"path": "a"}}',
+        b'{"remove": {"path": "b\\u00e9"}}',
+        '{"add": {"path": "p\u2028q\u00e9"}}'.encode(),
+        b'{"commitInfo": {}}',
+        b"\xef\xbb\xbf",
+        b"\xff",
+        b"\n",
+        b"\r\n",
+        b"\r",
+        b" ",
+        b"{",
+        b'{"txn": 1}',
+    ]
+)
+
+
+@given(st.lists(_PIECES, max_size=8))
+@example(
+    [b"\xef\xbb\xbf", b'{"add": {"path": "a"}}', b"\n", b"\xef\xbb\xbf", b'{"commitInfo": {}}']
+)
+def test_a_commit_is_parsed_as_json_loads_parses_each_line(pieces: list[bytes]) -> None:
+    # decoded once as UTF-8 (the fast way), or line by line where that could differ: the same
+    # actions, or the same refusal, as json.loads given each line's bytes
+    data = b"".join(pieces)
+    expected = _per_line_reference(data)
+    try:
+        found: list[Any] | str = [action for _, action in json_lines(data, "c.json")]
+    except DeltaLogError:
+        found = "DeltaLogError"
+    assert found == expected
