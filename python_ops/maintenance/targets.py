@@ -64,9 +64,7 @@ def node_value(node: Any, key: str, default: Any = None) -> Any:
 def node_config(node: Any) -> dict[str, Any]:
     """A node's resolved config as a plain dict (dbt config objects or manifest dicts)."""
     config = node_value(node, "config") or {}
-    if type(config) is dict:
-        return dict(config)
-    if not isinstance(config, Mapping):
+    if type(config) is not dict and not isinstance(config, Mapping):
         config = config.to_dict() if hasattr(config, "to_dict") else dict(config)
     return dict(config)
 

@@ -27,6 +27,7 @@ from python_ops.maintenance import (
     MaintenanceConfig,
     head_version,
     location_is_empty,
+    node_config,
     node_value,
     normalize_location,
 )
@@ -83,13 +84,6 @@ class StartedBuild:
         )
 
 
-def _location_root(node: Any) -> Any:
-    config = node_value(node, "config") or {}
-    if type(config) is dict or isinstance(config, Mapping):
-        return config.get("location_root")
-    return config.to_dict().get("location_root") if hasattr(config, "to_dict") else None
-
-
 def has_post_hook(node: Any) -> bool:
     """Whether the node runs any post-hook (the maintenance post-hook may be among them)."""
     config = node_value(node, "config") or {}
@@ -115,7 +109,7 @@ class BuildClock:
         alias = str(node_value(node, "alias") or node_value(node, "name"))
         # None when the cluster's metastore places it: the build's commits are then those
         # timestamped from its start (``build_writes``); no catalog query here
-        return self._locator.model_location(schema, alias, _location_root(node))
+        return self._locator.model_location(schema, alias, node_config(node).get("location_root"))
 
     def start(self, node: Any, config: MaintenanceConfig) -> None:
         """Record that ``node``'s build starts now, with its table's latest version.

@@ -274,7 +274,7 @@ class TableLocator:
         nodes: list[Any],
         *,
         parsed: Mapping[str, MaintenanceConfig] | None = None,
-        logged: Collection[str | None] = (),
+        logged: Collection[str] = (),
     ) -> tuple[list[ModelTarget], Located]:
         """Maintained models with the locations dbt's connection reports for their tables.
 

@@ -142,7 +142,11 @@ class RunOperations:
         # the config the materialization's check parsed, not parsed again; a log the start
         # listed a commit in is a Delta table's, without asking again
         parsed = {build.unique_id: build.config} if build else None
-        logged = {build.location} if build and build.version_before is not None else set()
+        logged = (
+            {build.location}
+            if build and build.location and build.version_before is not None
+            else set()
+        )
         targets, located = self._locator.locate([model], parsed=parsed, logged=logged)
         if not targets:
             reasons = list(located.not_delta.values())
