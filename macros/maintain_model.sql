@@ -19,7 +19,8 @@
   {#- var maintenance_post_hook=false turns the hook off for a run (bench/posthook_bench.py) -#}
   {%- if execute and var('maintenance_post_hook', true)
         and model.config.get('materialized') in ('table', 'incremental', 'snapshot') -%}
-    {%- set summary = adapter.maintain_after_build(model, invocation_id, maintenance_history()) -%}
+    {#- the macro itself, not its value: the adapter calls it once per invocation -#}
+    {%- set summary = adapter.maintain_after_build(model, invocation_id, maintenance_history) -%}
     {%- if summary -%}
       {{ log("maintenance " ~ model.name ~ ": " ~ summary, info=true) }}
     {%- endif -%}

@@ -123,8 +123,8 @@ class Snapshot:
 EMPTY_SCHEMA = '{"type":"struct","fields":[]}'
 
 
-class _Replay:
-    """Accumulates actions in log order into a snapshot state."""
+class LogReplay:
+    """Accumulates actions in log order into a snapshot state (Delta's reconciliation)."""
 
     def __init__(self, root: str) -> None:
         self.root = root
@@ -293,7 +293,7 @@ def reconstruct(
     usable = [v for v in checkpoints if v <= target]
     start = max(usable) if usable else None
 
-    replay = _Replay(root)
+    replay = LogReplay(root)
     if start is not None:
         for part in checkpoints[start]:
             for at, action in checkpoint_actions(

@@ -7,17 +7,20 @@ optional and written after the commit, so a missing or unreadable one means "not
 an error: a reader that needs the state then reads the snapshot.
 
 The post-hook uses it to decide that nothing is due without reconstructing the snapshot
-(``maintenance.build_decisions``): one small read instead of a checkpoint and a listing.
+(``maintenance.build_decisions``): one small read instead of a checkpoint and a listing. After
+a build that created its table, the build's commits are the whole log, and the same state is
+replayed from them (``replayed_checksum``): no read at all.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from python_ops.delta.log_files import LOG_DIR
-from python_ops.delta.snapshot import TableMetadata, parse_metadata, parse_protocol
+from python_ops.delta.snapshot import LogReplay, TableMetadata, parse_metadata, parse_protocol
 from python_ops.errors import DeltaLogError, MaintenanceError
 from python_ops.storage import Storage
 
@@ -80,3 +83,45 @@ def read_version_checksum(storage: Storage, version: int) -> VersionChecksum | N
         )
     except (DeltaLogError, TypeError, ValueError):
         return None
+
+
+def replayed_checksum(
+    root: str, commits: Sequence[tuple[int, Sequence[Mapping[str, Any]]]]
+) -> VersionChecksum | None:
+    """The state a checksum file of the last commit describes, replayed from the whole log.
+
+    When ``commits`` are versions 0, 1, ... N of a table (a table its build created), they are
+    its whole log, and replaying them as a snapshot does (``LogReplay``: add and remove
+    reconciled by path and deletion-vector id) gives version N's state without reading its
+    checksum file (which delta-rs does not write). Anything else is not known here.
+
+    Args:
+        root: The table's root (relative paths of its files).
+        commits: (version, actions) pairs in version order.
+
+    Returns:
+        Version N's state; None when the commits are not the whole log (the first is not
+        version 0, or a version is skipped), the log has no metaData or protocol yet, or an
+        action does not parse.
+    """
+    if not commits or any(version != i for i, (version, _) in enumerate(commits)):
+        return None
+    replay = LogReplay(root)
+    try:
+        for version, actions in commits:
+            at = (f"{LOG_DIR}/{version:020d}.json", "line", 0)
+            for action in actions:
+                replay.apply(at, action)
+        if replay.metadata is None or replay.protocol is None:
+            return None
+        metadata = parse_metadata(replay.metadata, f"{LOG_DIR}/{commits[-1][0]:020d}.json")
+    except (DeltaLogError, TypeError, ValueError):
+        return None
+    files = replay.files.values()
+    return VersionChecksum(
+        commits[-1][0],
+        len(files),
+        sum(f.size_bytes for f in files),
+        metadata,
+        dict(replay.protocol),
+    )

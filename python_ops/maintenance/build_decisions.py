@@ -237,6 +237,7 @@ def decide_from_build(
         now_ms=now_ms,
         last_commit=writes.commits[-1] if writes.commits else None,
         empty_at_ms=facts.started_at_ms if facts.location_was_empty else None,
+        state=writes.state,
     )
     decisions = _decide(known) if known is not None else None
     if known is not None and decisions is not None and new_bounds:

@@ -36,6 +36,7 @@ from typing import Any
 from python_ops.delta.checkpoint_reader import last_checkpoint_version
 from python_ops.delta.commits import commit_actions, commit_info, commit_versions
 from python_ops.delta.log_files import LOG_DIR
+from python_ops.delta.version_checksum import VersionChecksum, replayed_checksum
 from python_ops.errors import MaintenanceError
 from python_ops.storage import Storage, is_remote, open_storage
 
@@ -113,6 +114,8 @@ class BuildWrites:
         partition_columns: The partition columns the commits' files carry (empty: none).
         head_version: The newest version read (the build's, or maintenance's after it); None:
             no commit was found.
+        state: The table at ``head_version`` replayed from the commits read, when they are its
+            whole log (a table the build created; ``replayed_checksum``); None: not known.
     """
 
     facts: BuildFacts
@@ -120,6 +123,7 @@ class BuildWrites:
     not_attributed: tuple[int, ...] = ()
     partition_columns: tuple[str, ...] = ()
     head_version: int | None = None
+    state: VersionChecksum | None = None
 
     @property
     def files_written(self) -> int:
@@ -318,7 +322,15 @@ def read_build_writes(location: str | Storage, facts: BuildFacts) -> BuildWrites
         for partition in commit.partitions:
             columns = columns or tuple(c for c, _ in partition)
     head = window[-1][0] if window else None
-    return BuildWrites(facts, tuple(commits), tuple(others), columns, head)
+    state = None
+    if window and window[0][0] == 0 and sum(len(a) for _, a in window) <= _MAX_REPLAYED_ACTIONS:
+        state = replayed_checksum(storage.root, window)
+    return BuildWrites(facts, tuple(commits), tuple(others), columns, head, state)
+
+
+# a created table's state is replayed from its commits up to this many actions (a few hundred
+# microseconds); a bigger first write reads its checksum file instead
+_MAX_REPLAYED_ACTIONS = 1000
 
 
 def location_is_empty(location: str) -> bool:

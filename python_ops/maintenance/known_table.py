@@ -89,12 +89,18 @@ def known_table(
     last_commit: BuildCommit | None,
     empty_at_ms: int | None = None,
     thorough: bool = False,
+    state: VersionChecksum | None = None,
 ) -> tuple[KnownTable | None, bool]:
     """What is known of the table at version ``head`` (None: not enough), bounds new.
 
-    New bounds are those an empty location proved (kept once a decision used them).
+    New bounds are those an empty location proved (kept once a decision used them). The
+    table's state is ``state`` when it is of version ``head`` (replayed from the whole log),
+    else the checksum file's.
     """
-    checksum = read_version_checksum(storage, head)
+    if state is not None and state.version == head:
+        checksum: VersionChecksum | None = state
+    else:
+        checksum = read_version_checksum(storage, head)
     if checksum is None:
         return None, False
     try:

@@ -295,10 +295,21 @@ def test_without_a_checksum_or_bounds_the_snapshot_decides(tmp_path: Path) -> No
     write_deltalake(str(table), _rows(0, 1, False))
     facts = BuildFacts(started_at_ms=T0, version_before=None, build_s=1.0, location_was_empty=True)
     writes = read_build_writes(str(table), facts)
-    # delta-rs writes no checksum
+    # delta-rs writes no checksum, but a build that created the table read its whole log:
+    # the state is replayed from it, as a snapshot is
+    assert not (table / "_delta_log" / f"{0:020d}.crc").exists()
+    assert writes.state is not None and writes.state.num_files == 1
+    decided = _after_build(target, writes, history, T0)
+    assert decided is not None
+    assert "where nothing existed" in {d.op: d.detail for d in decided}["vacuum"]
+    # the next build (version 1, delta-rs again): no checksum and not the whole log
+    write_deltalake(str(table), _rows(1, 1, False), mode="append")
+    after = BuildFacts(started_at_ms=T0, version_before=0, build_s=1.0)
+    writes = read_build_writes(str(table), after)
+    assert writes.state is None
     assert _after_build(target, writes, history, T0) is None
     _write_checksum(table, read_snapshot(str(table)))
     # a table that was there before the build and no recorded bounds: not known
-    known = BuildFacts(started_at_ms=T0, version_before=None, build_s=1.0)
-    writes = read_build_writes(str(table), known)
-    assert _after_build(target, writes, history, T0) is None
+    fresh = HistoryStore(str(tmp_path / "fresh history"))
+    writes = read_build_writes(str(table), after)
+    assert _after_build(target, writes, fresh, T0) is None

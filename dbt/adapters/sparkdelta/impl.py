@@ -378,13 +378,14 @@ class SparkDeltaAdapter(SparkAdapter):
     # --- across models (post-hook and run-operations) ------------------------------------------
 
     @available
-    def maintain_after_build(self, model: Any, invocation_id: str, history: dict[str, Any]) -> str:
+    def maintain_after_build(self, model: Any, invocation_id: str, history: Any) -> str:
         """Post-hook: run the maintenance that is due for the model just built (``RunOperations``).
 
         Args:
             model: The model node (``model`` in the hook's context).
             invocation_id: dbt's invocation id.
-            history: ``{schema, name, location}`` of the maintenance history table.
+            history: ``{schema, name, location}`` of the maintenance history table, or the
+                ``maintenance_history`` macro uncalled (called once per invocation).
 
         Returns:
             A one-line summary ('' when nothing ran).

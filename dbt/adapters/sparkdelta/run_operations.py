@@ -8,7 +8,7 @@ environment and events (``dbt_session``), and turns maintenance's errors into db
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +33,8 @@ from python_ops.maintenance import (
     report_rows,
 )
 
+# the history's {schema, name, location}, or the maintenance_history macro that gives it
+HistoryNode = Mapping[str, Any] | Callable[[], Mapping[str, Any]]
 HOOK_TIMES = "post-hook times"  # the invocation's memo: (model, wall ms, thread CPU ms) per hook
 
 
@@ -91,13 +93,19 @@ class RunOperations:
         self._history = history
         self.build_clock = BuildClock(locator)
 
-    def after_build(self, model: Any, invocation_id: str, history: Mapping[str, Any]) -> str:
+    def after_build(self, model: Any, invocation_id: str, history: HistoryNode) -> str:
         """Post-hook: run the maintenance that is due for the model just built.
 
         Its own time, with what recording the build's start took (``build_clock``), is kept
         for the command's one line in ``logs/dbt.log`` (debug level, ``report_hook_times``):
         what maintenance added to the model's build, whatever else the process was doing
         (``bench/posthook_bench.py`` and ``bench/fleet_bench.py`` read it).
+
+        Args:
+            model: The model node.
+            invocation_id: dbt's invocation id.
+            history: The ``maintenance_history()`` mapping, or the macro itself (the post-hook
+                passes it uncalled: called once per invocation and package, not per model).
 
         Returns:
             A one-line summary ('' when nothing ran).
@@ -108,7 +116,8 @@ class RunOperations:
         started, cpu = time.perf_counter(), time.thread_time()
         build = self.build_clock.take(model)  # when its materialization started, and the version
         try:
-            return self._after_build(model, build, invocation_id, history)
+            node = self._history_node(model, invocation_id, history)
+            return self._after_build(model, build, invocation_id, node)
         finally:
             name = node_value(model, "name", "")
             hooks: list[tuple[str, float, float]] = (
@@ -117,6 +126,23 @@ class RunOperations:
             wall_s = time.perf_counter() - started + (build.own_wall_s if build else 0.0)
             cpu_s = time.thread_time() - cpu + (build.own_cpu_s if build else 0.0)
             hooks.append((str(name), wall_s * 1000, cpu_s * 1000))
+
+    def _history_node(
+        self, model: Any, invocation_id: str, history: HistoryNode
+    ) -> Mapping[str, Any]:
+        """The history's ``{schema, name, location}``, the macro called once per invocation.
+
+        Its vars are the project's (or, for a package's model, the package's), the same for
+        every model of one package in one invocation.
+        """
+        if not callable(history):
+            return history
+        known = self._invocations.get(invocation_id).memo("history nodes")
+        package = node_value(model, "package_name", "")
+        if package not in known:
+            known[package] = dict(history())
+        found: Mapping[str, Any] = known[package]
+        return found
 
     def report_hook_times(self, flushed: tuple[int, float, float] | None = None) -> None:
         """The command ends: one debug line with every post-hook's own time, if any ran.
