@@ -45,13 +45,17 @@ def commits_shared(enabled: bool = True) -> Iterator[None]:
     window's removes). A commit file never changes once written; the cache lives only as long
     as the block, up to ``_SHARED_MAX_BYTES`` of commit files, so no later op sees it.
 
+    A block inside another enabled one shares the outer block's commits (a post-hook that
+    reads the build's first commit to find its table, then the build's writes).
+
     Args:
         enabled: False makes the block change nothing (an op that reads each commit once).
 
     Yields:
         Nothing.
     """
-    token = _shared.set(_SharedCommits() if enabled else None)
+    outer = _shared.get()
+    token = _shared.set((outer or _SharedCommits()) if enabled else None)
     try:
         yield
     finally:

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from python_ops.advise.project import advise_project
     from python_ops.advise.render import advice_dict, advice_text
     from python_ops.advise.sources import load_manifest
+    from python_ops.delta.commits import commits_shared
     from python_ops.delta.properties import DEFAULT_DELETED_FILE_RETENTION_HOURS
     from python_ops.delta.recorded_retentions import policy_properties
     from python_ops.delta.schema_edits import TableDocs, add_nullable_columns, set_comments
@@ -31,7 +32,12 @@ if TYPE_CHECKING:
     from python_ops.delta_jars import LOCAL_CONF, require_delta_jars, session_conf
     from python_ops.invocation import Invocation, Invocations
     from python_ops.maintenance.auto_columns import AdviceFor, ProjectAdvice
-    from python_ops.maintenance.build_writes import BuildFacts, head_version, location_is_empty
+    from python_ops.maintenance.build_writes import (
+        BuildFacts,
+        head_version,
+        holds_first_commit,
+        location_is_empty,
+    )
     from python_ops.maintenance.catalog_file import JOURNAL_NAME, LOG_NAME, Catalog, read_catalog
     from python_ops.maintenance.config import KEYS, PREFIX, MaintenanceConfig, parse_config
     from python_ops.maintenance.dbt_profile import embedded_warehouse
@@ -82,7 +88,9 @@ _EXPORTS: dict[str, str] = {
     "ProjectAdvice": "python_ops.maintenance.auto_columns",
     "BuildFacts": "python_ops.maintenance.build_writes",
     "head_version": "python_ops.maintenance.build_writes",
+    "holds_first_commit": "python_ops.maintenance.build_writes",
     "location_is_empty": "python_ops.maintenance.build_writes",
+    "commits_shared": "python_ops.delta.commits",
     "DEFAULT_DELETED_FILE_RETENTION_HOURS": "python_ops.delta.properties",
     "policy_properties": "python_ops.delta.recorded_retentions",
     "TableDocs": "python_ops.delta.schema_edits",
@@ -193,10 +201,12 @@ __all__ = [
     "as_model_setting",
     "checked_number",
     "checked_retention",
+    "commits_shared",
     "embedded_warehouse",
     "engine_mode",
     "files_text",
     "head_version",
+    "holds_first_commit",
     "is_delta_table",
     "is_remote",
     "load_manifest",

@@ -333,6 +333,26 @@ def read_build_writes(location: str | Storage, facts: BuildFacts) -> BuildWrites
 _MAX_REPLAYED_ACTIONS = 1000
 
 
+def holds_first_commit(location: str) -> bool:
+    """Whether the table at ``location`` has its first commit (version 0), read to know.
+
+    After a build that created its table where nothing was, what tells the table is a Delta
+    table: read inside ``commits_shared``, the commit is kept for the build's writes, which read
+    it next (no separate check that the log exists).
+
+    Args:
+        location: The table location.
+
+    Returns:
+        False when there is no such commit or it cannot be read.
+    """
+    try:
+        commit_actions(open_storage(location), 0)
+    except (FileNotFoundError, MaintenanceError):
+        return False
+    return True
+
+
 def location_is_empty(location: str) -> bool:
     """Whether nothing exists at a table location (no directory, file or link).
 
@@ -374,7 +394,9 @@ def head_version(location: str | Storage) -> int | None:
         found = None
         if storage.lists_key_ranges:
             found = _head_listed_from_checkpoint(storage)
-        elif (storage.directory_bytes(LOG_DIR) or 0) > SHORT_LOG_BYTES:
+        elif (size := storage.directory_bytes(LOG_DIR)) == 0:
+            return None  # no log directory: no commit, nothing to list
+        elif (size or 0) > SHORT_LOG_BYTES:
             found = _head_probed_from_checkpoint(storage)
         if found is not None:
             return found

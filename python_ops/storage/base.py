@@ -214,7 +214,11 @@ class Storage(ABC):
         listing of it is cheap.
 
         Args:
-            rel: A directory relative to the root (0 when it does not exist).
+            rel: A directory relative to the root.
+
+        Returns:
+            Its size; 0 when nothing exists there; None when not known (no such call, not a
+            directory, or a directory that reports no size).
         """
         return None
 

@@ -164,7 +164,8 @@ class LocalStorage(Storage):
             return 0
         except OSError as err:
             raise StorageError(f"cannot stat {self._abs(rel)}: {err}") from err
-        return st.st_size if stat.S_ISDIR(st.st_mode) else None
+        # a directory that reports no size (some FUSE mounts): not known, never "absent"
+        return (st.st_size or None) if stat.S_ISDIR(st.st_mode) else None
 
     def stat_paths(self, rels: list[str]) -> DirScan:  # noqa: D102
         # paths this storage's own listing gave (stat only: nothing is changed through them)

@@ -46,6 +46,7 @@ from python_ops import runtime
 from python_ops.maintenance import known_table
 from python_ops.maintenance.history import HistoryStore
 from python_ops.maintenance.untracked_bound import CHECK_OP
+from python_ops.storage.local import LocalStorage
 from tests.helpers.fleet_project import write_fleet_project
 
 pytestmark = pytest.mark.slow
@@ -62,6 +63,7 @@ def log_listings(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
     listing: Callable[..., Any] = build_clock.head_version
     asking: Callable[..., Any] = locator.is_delta_table
     reading: Callable[..., Any] = known_table.read_version_checksum
+    fetching: Callable[..., Any] = LocalStorage.read_bytes
 
     def head_version(location: Any) -> Any:
         counted["head_version"] += 1
@@ -75,8 +77,14 @@ def log_listings(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
         counted["checksum files read"] += 1
         return reading(storage, version)
 
+    def read_bytes(storage: LocalStorage, rel: str) -> bytes:
+        if rel.endswith(".json") and not storage.root.endswith("maintenance_history"):
+            counted["commit files read"] += 1  # or asked for, and not there
+        return fetching(storage, rel)
+
     monkeypatch.setattr(build_clock, "head_version", head_version)
     monkeypatch.setattr(known_table, "read_version_checksum", read_version_checksum)
+    monkeypatch.setattr(LocalStorage, "read_bytes", read_bytes)
     monkeypatch.setattr(locator, "is_delta_table", is_delta_table)
     return counted
 
@@ -151,6 +159,7 @@ def _measure(
         counts["log listings at build start"] = listings["head_version"]
         counts["hooks asking for a log"] = listings["is_delta_table"]
         counts["checksum files read"] = listings["checksum files read"]
+        counts["commit files read"] = listings["commit files read"]
         lines, timed, flushed = _hook_time_lines(project)
         counts["hook time lines"], counts["hooks timed"] = lines, timed
         counts["hook lines with the history's rows"] = flushed
@@ -208,18 +217,19 @@ def test_catalog_work_per_model_stays_flat_from_10_to_60_models(
             assert counts[step]["table snapshots read"] == 0, (step, size)
             assert counts[step]["hook time lines"] == 1, (step, size)
             assert counts[step]["hooks timed"] == size + INCREMENTAL, (step, size)
+            assert counts[step]["log listings at build start"] == size + INCREMENTAL, (step, size)
     for size, counts in zip(SIZES, (small, large), strict=True):
-        # a first build's start finds nothing where its table goes (one lstat): no log to list
-        assert counts[first]["log listings at build start"] == 0, size
-        assert counts[repeat]["log listings at build start"] == size + INCREMENTAL, size
         # a created table's state is replayed from its build's commits (its whole log); a
         # rebuilt one's is its checksum file's
         assert counts[first]["checksum files read"] == 0, size
         assert counts[repeat]["checksum files read"] == size + INCREMENTAL, size
+        # each hook reads its build's commit once and asks for the next one (not there)
+        assert counts[first]["commit files read"] == 2 * (size + INCREMENTAL), size
     for size, counts in zip(SIZES, (small, large), strict=True):
-        # a table created by its build: its hook asks once whether its log exists; a rebuilt
-        # one's start listed a commit in its log, so its hook does not ask again
-        assert counts[first]["hooks asking for a log"] == size + INCREMENTAL, size
+        # no hook asks whether its table's log exists: a rebuilt table's start listed a commit
+        # in it, and a created one's hook reads the build's first commit (which the build's
+        # writes then take from the same shared commits)
+        assert counts[first]["hooks asking for a log"] == 0, size
         assert counts[repeat]["hooks asking for a log"] == 0, size
     for size, counts in zip(SIZES, (small, large), strict=True):  # the hook off: nothing
         assert counts["build, hook off"]["log listings at build start"] == 0, size

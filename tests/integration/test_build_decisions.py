@@ -298,7 +298,8 @@ def test_without_a_checksum_or_bounds_the_snapshot_decides(tmp_path: Path) -> No
     # delta-rs writes no checksum, but a build that created the table read its whole log:
     # the state is replayed from it, as a snapshot is
     assert not (table / "_delta_log" / f"{0:020d}.crc").exists()
-    assert writes.state is not None and writes.state.num_files == 1
+    assert writes.state is not None
+    assert writes.state.num_files == 1
     decided = _after_build(target, writes, history, T0)
     assert decided is not None
     assert "where nothing existed" in {d.op: d.detail for d in decided}["vacuum"]

@@ -362,6 +362,10 @@ def test_the_version_before_a_build_of_a_long_log_costs_the_commits_since_its_ch
     young = ProbingStorage(str(_long_log(tmp_path / "young", range(25), checkpoint=20)))
     assert head_version(young) == 24
     assert young.calls == Counter(directory_bytes=1, list_names=1)
+    # no log at all (where a first build will create its table): one stat, nothing listed
+    absent = ProbingStorage(str(tmp_path / "absent"))
+    assert head_version(absent) is None
+    assert absent.calls == Counter(directory_bytes=1)
 
 
 _POINTERS = st.one_of(

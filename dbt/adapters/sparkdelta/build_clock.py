@@ -126,10 +126,9 @@ class BuildClock:
         started_ms, started = time.time_ns() // 1_000_000, time.perf_counter()
         cpu = time.thread_time()
         location = self._location(node)
-        # nothing there yet (a first build): no log to read, and VACUUM's due check needs no
-        # listing of it; one lstat, before any read of the log
-        empty = location is not None and location_is_empty(location)
-        version = head_version(location) if location is not None and not empty else None
+        version = head_version(location) if location is not None else None
+        # nothing there yet (a first build): VACUUM's due check needs no listing of it
+        empty = version is None and location is not None and location_is_empty(location)
         record = StartedBuild(
             key,
             config,

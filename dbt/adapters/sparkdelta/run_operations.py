@@ -28,6 +28,8 @@ from python_ops.maintenance import (
     Invocations,
     OpOutcome,
     RunOptions,
+    commits_shared,
+    holds_first_commit,
     node_value,
     render_report,
     report_rows,
@@ -65,6 +67,21 @@ def hook_times_line(
         f"thread CPU ms total {sum(cpus) + flush_cpu * 1000:.1f} median {cpus[middle]:.2f} max "
         f"{cpus[-1]:.2f}{flush}; per model (wall/CPU ms): {each}"
     )
+
+
+def _logged(build: StartedBuild | None) -> set[str]:
+    """Where the build's table is known to hold a Delta log, without asking whether it does.
+
+    A log the start listed a commit in; or, where the start found nothing, the first commit
+    the build wrote (read once: the build's writes are read from the same shared commits).
+    """
+    if build is None or not build.location:
+        return set()
+    if build.version_before is not None:
+        return {build.location}
+    if build.location_was_empty and holds_first_commit(build.location):
+        return {build.location}
+    return set()
 
 
 class RunOperations:
@@ -117,7 +134,8 @@ class RunOperations:
         build = self.build_clock.take(model)  # when its materialization started, and the version
         try:
             node = self._history_node(model, invocation_id, history)
-            return self._after_build(model, build, invocation_id, node)
+            with commits_shared():  # a commit read to locate the table is not read again
+                return self._after_build(model, build, invocation_id, node)
         finally:
             name = node_value(model, "name", "")
             hooks: list[tuple[str, float, float]] = (
@@ -165,15 +183,9 @@ class RunOperations:
         invocation_id: str,
         history: Mapping[str, Any],
     ) -> str:
-        # the config the materialization's check parsed, not parsed again; a log the start
-        # listed a commit in is a Delta table's, without asking again
+        # the config the materialization's check parsed, not parsed again
         parsed = {build.unique_id: build.config} if build else None
-        logged = (
-            {build.location}
-            if build and build.location and build.version_before is not None
-            else set()
-        )
-        targets, located = self._locator.locate([model], parsed=parsed, logged=logged)
+        targets, located = self._locator.locate([model], parsed=parsed, logged=_logged(build))
         if not targets:
             reasons = list(located.not_delta.values())
             return f"skipped: {reasons[0]}" if reasons else ""
