@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import dataclasses
 import time
+from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
 from dbt.artifacts.resources import Hook, NodeConfig
 
 from dbt.adapters.sparkdelta.build_clock import StartedBuild, has_post_hook
+from dbt.adapters.sparkdelta.run_operations import _logged
 from python_ops.maintenance import parse_config
 
 HOOK = "{{ maintain_model() }}"
@@ -75,3 +77,23 @@ def test_a_table_the_catalog_has_elsewhere_is_found_by_its_commits_times(
     assert facts.version_before is None
     assert facts.location_was_empty is False
     assert facts.started_at_ms == 1_000
+
+
+def test_where_the_hook_knows_a_log_is_without_asking(tmp_path: Path) -> None:
+    # a rebuilt table: its start listed a commit there
+    assert _logged(_started(str(tmp_path / "rebuilt"))) == {str(tmp_path / "rebuilt")}
+    created, parquet = tmp_path / "created", tmp_path / "plain_parquet"
+    (created / "_delta_log").mkdir(parents=True)
+    (created / "_delta_log" / f"{0:020d}.json").write_text('{"commitInfo": {}}\n')
+    (parquet / "part-0.parquet").parent.mkdir(parents=True)
+    (parquet / "part-0.parquet").write_bytes(b"PAR1")
+    first = dataclasses.replace(_started(None), version_before=None, location_was_empty=True)
+    # built where nothing was: its first commit says so (read once, shared with its writes)
+    assert _logged(dataclasses.replace(first, location=str(created))) == {str(created)}
+    # a model whose build wrote no Delta log there: the locator asks, and skips it
+    assert _logged(dataclasses.replace(first, location=str(parquet))) == set()
+    # neither listed nor empty at the start (a listing that failed): not known
+    unknown = dataclasses.replace(_started(str(created)), version_before=None)
+    assert _logged(unknown) == set()
+    assert _logged(None) == set()
+    assert _logged(_started(None)) == set()

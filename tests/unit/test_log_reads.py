@@ -59,6 +59,23 @@ def test_within_the_block_a_commit_is_read_once(tmp_path: Path) -> None:
         commit_lines(storage, path)  # outside the block nothing was kept
 
 
+def test_a_block_inside_another_shares_its_commits(tmp_path: Path) -> None:
+    # a post-hook reads the build's first commit to know the log is there, then the build's
+    # writes (their own block inside): the commit is fetched once
+    path = _commit(tmp_path, 0, [{"commitInfo": {"operation": "CREATE TABLE"}}])
+    storage = open_storage(str(tmp_path))
+    with commits_shared():
+        first = commit_lines(storage, path)
+        (tmp_path / path).unlink()
+        with commits_shared():
+            assert commit_lines(storage, path) is first
+        with commits_shared(enabled=False), pytest.raises(FileNotFoundError):
+            commit_lines(storage, path)  # a disabled block inside keeps nothing, shares nothing
+        assert commit_lines(storage, path) is first  # the outer block's, after both
+    with pytest.raises(FileNotFoundError):
+        commit_lines(storage, path)
+
+
 def test_nothing_is_kept_when_disabled_or_beyond_the_bound(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
