@@ -1,7 +1,7 @@
 """What recording a build's start costs as a table's log grows, and why system calls dominate.
 
 Every build of a maintained model records its table's latest version first
-(``build_writes.head_version``), so the post-hook can read the build's own commits. A log keeps
+(``build_start.head_version``), so the post-hook can read the build's own commits. A log keeps
 every commit its retention keeps (30 days by default: 720 commits and their checksums for an
 hourly build, 2,880 every 15 minutes), so the cost must not follow the log's length.
 
@@ -40,7 +40,7 @@ sys.path.insert(0, str(ROOT))
 
 from report import write_section  # noqa: E402
 
-from python_ops.maintenance import build_writes  # noqa: E402
+from python_ops.maintenance import build_start  # noqa: E402
 from python_ops.storage.local import LocalStorage  # noqa: E402
 
 VERSIONS = (25, 120, 720, 2880)
@@ -63,12 +63,12 @@ def write_log(root: Path, versions: int) -> Path:
 
 def whole_listing(storage: LocalStorage) -> int | None:
     """The way before: ``head_version`` with every log taken as short (listed whole)."""
-    short = build_writes.SHORT_LOG_BYTES
-    build_writes.SHORT_LOG_BYTES = 1 << 62
+    short = build_start.SHORT_LOG_BYTES
+    build_start.SHORT_LOG_BYTES = 1 << 62
     try:
-        return build_writes.head_version(storage)
+        return build_start.head_version(storage)
     finally:
-        build_writes.SHORT_LOG_BYTES = short
+        build_start.SHORT_LOG_BYTES = short
 
 
 @contextmanager
@@ -109,7 +109,7 @@ def measure(work: Path) -> list[dict[str, float]]:
     for versions in VERSIONS:
         root = write_log(work / f"v{versions}", versions)
         storage = LocalStorage(str(root))
-        assert build_writes.head_version(storage) == whole_listing(storage) == versions - 1
+        assert build_start.head_version(storage) == whole_listing(storage) == versions - 1
         names = len(os.listdir(root / "_delta_log"))
         row: dict[str, float] = {
             "versions": versions,
@@ -119,7 +119,7 @@ def measure(work: Path) -> list[dict[str, float]]:
         calls = max(20, 20_000 // names)
         for label, threads in (("idle", 0), ("busy", 3)):
             with busy(threads):
-                row[f"chosen {label}"] = cpu_us(partial(build_writes.head_version, storage), calls)
+                row[f"chosen {label}"] = cpu_us(partial(build_start.head_version, storage), calls)
                 row[f"listing {label}"] = cpu_us(partial(whole_listing, storage), calls)
         rows.append(row)
     for threads in (0, 3):
@@ -137,11 +137,11 @@ def render(rows: list[dict[str, float]]) -> list[str]:
         "## The version before a build, as the log grows",
         "",
         f"`bench/build_start_bench.py` ({time.strftime('%Y-%m-%d')}): what every build of a "
-        "maintained model pays first (`build_writes.head_version`), on logs of a commit and a "
+        "maintained model pays first (`build_start.head_version`), on logs of a commit and a "
         f"checksum per version, a checkpoint every {CHECKPOINT_EVERY} and its pointer; thread "
         "CPU per call, median of 7 rounds, in one process. 'Busy': three other Python threads "
         "running, as in a dbt build of four threads. Both ways found the same version on every "
-        f"log. Listed whole up to `SHORT_LOG_BYTES` = {build_writes.SHORT_LOG_BYTES} bytes of "
+        f"log. Listed whole up to `SHORT_LOG_BYTES` = {build_start.SHORT_LOG_BYTES} bytes of "
         "directory; past it, the checkpoint's pointer and the commits after it, name by name.",
         "",
         "| versions | names | directory bytes | whole listing, idle (us) | as chosen, idle (us) "

@@ -21,11 +21,8 @@ from hypothesis import strategies as st
 
 from python_ops.delta.snapshot import read_snapshot
 from python_ops.invocation import Invocation
-from python_ops.maintenance.build_writes import (
-    BuildFacts,
-    location_is_empty,
-    read_build_writes,
-)
+from python_ops.maintenance.build_start import location_is_empty
+from python_ops.maintenance.build_writes import BuildFacts, read_build_writes
 from python_ops.maintenance.config import parse_config
 from python_ops.maintenance.due import decide
 from python_ops.maintenance.history import HistoryStore

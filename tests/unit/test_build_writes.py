@@ -24,13 +24,9 @@ from hypothesis import strategies as st
 from python_ops.delta.commits import commit_versions
 from python_ops.delta.partition_scope import parse_scope
 from python_ops.delta.snapshot import read_snapshot
-from python_ops.maintenance import build_writes
-from python_ops.maintenance.build_writes import (
-    BuildFacts,
-    head_version,
-    location_is_empty,
-    read_build_writes,
-)
+from python_ops.maintenance import build_start
+from python_ops.maintenance.build_start import head_version, location_is_empty
+from python_ops.maintenance.build_writes import BuildFacts, read_build_writes
 from python_ops.storage.base import DirScan, FileEntry
 from python_ops.storage.local import LocalStorage
 from tests.helpers.paths import shared_table
@@ -353,7 +349,7 @@ def test_the_version_before_a_build_of_a_long_log_costs_the_commits_since_its_ch
     # 30 days of hourly builds: 720 commits, their checksums and 72 checkpoints
     root = _long_log(tmp_path / "hourly", range(720), checkpoint=710)
     storage = ProbingStorage(str(root))
-    assert (storage.directory_bytes("_delta_log") or 0) > build_writes.SHORT_LOG_BYTES
+    assert (storage.directory_bytes("_delta_log") or 0) > build_start.SHORT_LOG_BYTES
     storage.calls.clear()
     assert head_version(storage) == 719
     # the pointer read, versions 711..719 found and 720 missing; the log not listed
@@ -409,7 +405,7 @@ def test_a_long_log_s_version_before_a_build_is_the_listing_s_or_a_hole_ends_it(
     listed = commit_versions(LocalStorage(str(root)))
     assert head_version(str(root)) == (listed[-1] if listed else None)  # short: listed
     with monkeypatch.context() as patch:  # one example's: hypothesis runs many per test
-        patch.setattr(build_writes, "SHORT_LOG_BYTES", -1)
+        patch.setattr(build_start, "SHORT_LOG_BYTES", -1)
         probed = head_version(str(root))
     versions = set(listed)
     if probed != (listed[-1] if listed else None):
