@@ -1,7 +1,8 @@
 """What is known of a table without its snapshot: its newest checksum, commit and bounds.
 
 The facts ``build_decisions`` decides from (``KnownTable``), gathered with a few small reads:
-the checksum file of the newest version, the protocol's features (a feature this project does
+the checksum file of the newest version (or, for a table its build created, the same state
+replayed from the build's commits), the protocol's features (a feature this project does
 not know leaves the table to the snapshot, whose rules report it), and the bounds of its
 removed and commit files the history keeps (or an empty location proves).
 """
@@ -38,7 +39,8 @@ class KnownTable:
     Attributes:
         target: The model.
         storage: Its table's storage.
-        checksum: The writer's checksum of the newest version.
+        checksum: The writer's checksum of the newest version, or the same state replayed
+            from the whole log (``replayed_checksum``).
         features: The protocol's features.
         bounds: How old the oldest removed and commit files can be.
         now_ms: The decision's time.
