@@ -54,7 +54,7 @@ def _too_soon(
     last = history.last_success(target.config.model, op) if history is not None else None
     if last is None or hours <= 0:
         return None
-    age_h = (now_s - last.started_at.timestamp()) / 3600
+    age_h = (now_s - last.started_s) / 3600
     if age_h < hours:
         detail = f"last run {age_h:.1f} h ago, interval {hours:g} h"
         return Decision(op, Reason.TOO_SOON, detail, due_in_h=hours - age_h)

@@ -18,52 +18,16 @@ from typing import Any
 
 from python_ops.delta.writer import commit_storage_options, quiet_hooks
 from python_ops.errors import StorageError
+from python_ops.maintenance.history_last import (
+    LAST_RUN_COLUMNS,
+    LastRun,
+    counts,
+    last_runs,
+    microseconds,
+)
+from python_ops.maintenance.history_read import SCHEMA_FIELDS, arrow_schema, read_table
 from python_ops.maintenance.outcomes import Status
 from python_ops.storage import delta_storage_options
-
-SCHEMA_FIELDS: tuple[tuple[str, str], ...] = (
-    ("invocation_id", "string"),
-    ("model", "string"),
-    ("table_location", "string"),
-    ("op", "string"),
-    ("parameters", "string"),
-    ("dry_run", "bool"),
-    ("status", "string"),
-    ("error", "string"),
-    ("started_at", "timestamp"),
-    ("duration_s", "double"),
-    ("files_removed", "int64"),
-    ("bytes_removed", "int64"),
-    ("files_added", "int64"),
-    ("bytes_added", "int64"),
-    ("version_before", "int64"),
-    ("version_after", "int64"),
-    # added for auto clustering (issue 39); older tables gain them on the next append
-    ("clustering_columns", "string"),
-    ("clustering_evidence", "string"),
-    ("files_per_lookup_before", "string"),
-    ("files_per_lookup_after", "string"),
-    # added for the post-hook's build (issue 38): why the op ran or was skipped, the build
-    ("reason", "string"),
-    ("build_s", "double"),
-    ("build_files_written", "int64"),
-    ("build_rows_written", "int64"),
-    ("build_versions", "string"),
-)
-# the columns an older history table may lack (null in its rows): every one after the first 16
-ADDED_FIELDS = frozenset(
-    {
-        "clustering_columns",
-        "clustering_evidence",
-        "files_per_lookup_before",
-        "files_per_lookup_after",
-        "reason",
-        "build_s",
-        "build_files_written",
-        "build_rows_written",
-        "build_versions",
-    }
-)
 
 
 @dataclass(frozen=True)
@@ -127,19 +91,6 @@ class HistoryRecord:
     build_versions: str | None = None
 
 
-def _arrow_schema() -> Any:
-    import pyarrow as pa
-
-    types = {
-        "string": pa.string(),
-        "bool": pa.bool_(),
-        "timestamp": pa.timestamp("us", "UTC"),
-        "double": pa.float64(),
-        "int64": pa.int64(),
-    }
-    return pa.schema([(name, types[kind]) for name, kind in SCHEMA_FIELDS])
-
-
 @dataclass
 class HistoryStore:
     """The history table at ``location``; thread-safe.
@@ -150,7 +101,7 @@ class HistoryStore:
 
     location: str
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
-    _last: dict[tuple[str, str], HistoryRecord] | None = field(default=None, repr=False)
+    _last: dict[tuple[str, str], LastRun] | None = field(default=None, repr=False)
     _deferred: list[HistoryRecord] = field(default_factory=list, repr=False)
 
     def defer(self, records: list[HistoryRecord]) -> None:
@@ -192,7 +143,7 @@ class HistoryStore:
         # value of every row, most of a first build's post-hooks' rows' cost
         table = pa.Table.from_pydict(
             {name: [getattr(r, name, None) for r in records] for name, _ in SCHEMA_FIELDS},
-            schema=_arrow_schema(),
+            schema=arrow_schema(),
         )
         options = commit_storage_options(self.location)
         with self._lock:
@@ -235,7 +186,7 @@ class HistoryStore:
             try:
                 DeltaTable.create(
                     self.location,
-                    schema=_arrow_schema(),
+                    schema=arrow_schema(),
                     mode="ignore",  # a concurrent creator may have won: the table is there
                     description="sparkdelta maintenance history: one row per op run",
                     storage_options=options,
@@ -247,83 +198,41 @@ class HistoryStore:
         return True
 
     @staticmethod
-    def _remember(last: dict[tuple[str, str], HistoryRecord], record: HistoryRecord) -> None:
-        if record.dry_run or record.status != "succeeded":
+    def _remember(last: dict[tuple[str, str], LastRun], record: HistoryRecord) -> None:
+        if not counts(record.status, record.dry_run):
             return
-        key = (record.model, record.op)
-        if key not in last or last[key].started_at <= record.started_at:
-            last[key] = record
+        key, at = (record.model, record.op), microseconds(record.started_at)
+        if key not in last or last[key].started_at_us <= at:
+            last[key] = LastRun(
+                record.model,
+                record.op,
+                record.table_location,
+                record.parameters or "",
+                at,
+                record.clustering_columns,
+            )
 
     def records(self) -> list[HistoryRecord]:
         """Every record, oldest first (empty when the table does not exist yet)."""
-        rows = _plain_rows(self.location)
-        if rows is None:
-            from deltalake import DeltaTable
-
-            options = delta_storage_options(self.location)
-            if not DeltaTable.is_deltatable(self.location, storage_options=options):
-                return []
-            table = DeltaTable(self.location, storage_options=options).to_pyarrow_table()
-            rows = table.to_pylist()
+        table = read_table(self.location)
+        rows = table.to_pylist() if table is not None else []
         rows.sort(key=lambda r: r["started_at"])
         return [HistoryRecord(**r) for r in rows]
 
-    def last_success(self, model: str, op: str) -> HistoryRecord | None:
-        """The newest successful real (not dry) run of ``op`` on ``model``."""
+    def last_success(self, model: str, op: str) -> LastRun | None:
+        """The newest successful real (not dry) run of ``op`` on ``model``.
+
+        The history is read once per store, by columns (``history_last``); runs this store
+        appends after are remembered as they are written.
+        """
         known = self._last
         if known is not None:  # one dict read (writers add to it under the lock)
             return known.get((model, op))
         with self._lock:
             if self._last is None:
-                last: dict[tuple[str, str], HistoryRecord] = {}
-                for r in self.records():
-                    self._remember(last, r)
-                self._last = last
+                table = read_table(self.location, LAST_RUN_COLUMNS)
+                self._last = last_runs(table) if table is not None else {}
             return self._last.get((model, op))
-
-
-def _plain_rows(location: str) -> list[dict[str, Any]] | None:
-    """The history's rows read with this package's log reader, or None to ask delta-rs.
-
-    The history is the first table a post-hook reads in a dbt process; delta-rs reads it
-    through ``pyarrow.dataset``, whose import (every pyarrow filesystem, Acero, Substrait) was
-    most of the first post-hook's cost. A table as this store writes it (reader version 1: no
-    deletion vectors, no column mapping; unpartitioned; every file with every column) is read
-    file by file instead; anything else, and a missing table, goes to delta-rs.
-    """
-    from python_ops.delta.parquet_file import ParquetBytes
-    from python_ops.delta.snapshot import read_snapshot
-    from python_ops.errors import MaintenanceError
-    from python_ops.storage import open_storage
-
-    try:
-        storage = open_storage(location)
-        snapshot = read_snapshot(storage)
-    except (MaintenanceError, OSError):
-        return None  # not there yet, or not a log this reader takes: delta-rs decides
-    protocol = snapshot.protocol
-    if protocol.get("minReaderVersion") != 1 or snapshot.metadata.partition_columns:
-        return None
-    schema = _arrow_schema()
-    rows: list[dict[str, Any]] = []
-    for add in snapshot.files:
-        if add.relative_path is None or add.deletion_vector is not None:
-            return None
-        try:
-            table = ParquetBytes(storage.read_bytes(add.relative_path)).read(schema.names)
-            for name in ADDED_FIELDS - set(table.column_names):  # a file from before them
-                table = table.append_column(name, _null_column(schema, name, table.num_rows))
-            table = table.select(schema.names).cast(schema)
-        except (KeyError, ValueError, TypeError, NotImplementedError, OSError):  # a column
-            return None  # missing or of another type: delta-rs reads it as the table says
-        rows += table.to_pylist()
-    return rows
-
-
-def _null_column(schema: Any, name: str, rows: int) -> Any:
-    import pyarrow as pa
-
-    return pa.nulls(rows, type=schema.field(name).type)
 
 
 def defer_proof(

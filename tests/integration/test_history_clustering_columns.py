@@ -12,13 +12,8 @@ from pathlib import Path
 import pyarrow as pa
 from deltalake import DeltaTable, write_deltalake
 
-from python_ops.maintenance.history import (
-    ADDED_FIELDS,
-    HistoryRecord,
-    HistoryStore,
-    _arrow_schema,
-    _plain_rows,
-)
+from python_ops.maintenance.history import HistoryRecord, HistoryStore
+from python_ops.maintenance.history_read import ADDED_FIELDS, arrow_schema, plain_rows
 
 
 def _record(**extra: object) -> HistoryRecord:
@@ -39,7 +34,7 @@ def _record(**extra: object) -> HistoryRecord:
 
 def test_an_old_history_gains_the_clustering_columns(tmp_path: Path) -> None:
     location = str(tmp_path / "history")
-    old = pa.schema([f for f in _arrow_schema() if f.name not in ADDED_FIELDS])  # 16 columns
+    old = pa.schema([f for f in arrow_schema() if f.name not in ADDED_FIELDS])  # 16 columns
     row = {k: v for k, v in _record().__dict__.items() if k in old.names}
     write_deltalake(location, pa.Table.from_pylist([row], schema=old))
     store = HistoryStore(location)
@@ -47,8 +42,8 @@ def test_an_old_history_gains_the_clustering_columns(tmp_path: Path) -> None:
     records = store.records()
     assert [r.clustering_columns for r in records] == [None, "a,b"]
     assert records[1].files_per_lookup_after == '{"a": 2.0}'
-    assert set(DeltaTable(location).schema().to_arrow().names) == set(_arrow_schema().names)
-    plain = _plain_rows(location)
+    assert set(DeltaTable(location).schema().to_arrow().names) == set(arrow_schema().names)
+    plain = plain_rows(location)
     assert plain is not None  # the post-hook's fast reader still reads it
     assert sorted(str(r["clustering_columns"]) for r in plain) == ["None", "a,b"]
     last = store.last_success("events", "optimize")

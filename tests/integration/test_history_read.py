@@ -8,7 +8,9 @@ from pathlib import Path
 import pyarrow as pa
 from deltalake import DeltaTable, write_deltalake
 
-from python_ops.maintenance.history import HistoryRecord, HistoryStore, _arrow_schema, _plain_rows
+from python_ops.maintenance.history import HistoryRecord, HistoryStore
+from python_ops.maintenance.history_last import LastRun, microseconds
+from python_ops.maintenance.history_read import arrow_schema, plain_rows
 from tests.helpers.python_run import python_stdout
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -43,26 +45,28 @@ def test_the_rows_read_without_delta_rs_are_delta_rs_rows(tmp_path: Path) -> Non
         store.append([_record(i), _record(i, op="optimize", dry=i % 2 == 0)])
     DeltaTable(str(location)).optimize.compact()  # removes: only live files are read
 
-    ours = _plain_rows(str(location))
+    ours = plain_rows(str(location))
 
     assert ours is not None
     assert sorted(ours, key=lambda r: r["started_at"]) == _theirs(location)
     assert [r.invocation_id for r in store.records()] == [
         r["invocation_id"] for r in _theirs(location)
     ]
-    assert HistoryStore(str(location)).last_success("m1", "vacuum") == _record(1)
+    last = HistoryStore(str(location)).last_success("m1", "vacuum")
+    assert last == LastRun("m1", "vacuum", "/t/m1", "{}", microseconds(_record(1).started_at))
+    assert last.started_at == _record(1).started_at
 
 
 def test_a_table_it_does_not_read_plainly_is_left_to_delta_rs(tmp_path: Path) -> None:
     missing = tmp_path / "none"
-    assert _plain_rows(str(missing)) is None
+    assert plain_rows(str(missing)) is None
     assert HistoryStore(str(missing)).records() == []
     partitioned = tmp_path / "partitioned"
     rows = [{**r.__dict__} for r in (_record(1), _record(2))]
     write_deltalake(
-        str(partitioned), pa.Table.from_pylist(rows, schema=_arrow_schema()), partition_by=["op"]
+        str(partitioned), pa.Table.from_pylist(rows, schema=arrow_schema()), partition_by=["op"]
     )
-    assert _plain_rows(str(partitioned)) is None
+    assert plain_rows(str(partitioned)) is None
     assert [r.invocation_id for r in HistoryStore(str(partitioned)).records()] == ["inv-1", "inv-2"]
 
 

@@ -12,7 +12,8 @@ from pathlib import Path
 import pyarrow as pa
 from deltalake import DeltaTable, write_deltalake
 
-from python_ops.maintenance.history import SCHEMA_FIELDS, HistoryRecord, HistoryStore
+from python_ops.maintenance.history import HistoryRecord, HistoryStore
+from python_ops.maintenance.history_read import SCHEMA_FIELDS
 
 
 def _record(model: str, op: str = "post_hook", **extra: object) -> HistoryRecord:
