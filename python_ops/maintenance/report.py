@@ -12,13 +12,14 @@ from python_ops.errors import MaintenanceError
 from python_ops.invocation import Invocation
 from python_ops.maintenance.due import Decision, decide
 from python_ops.maintenance.history import HistoryRecord, HistoryStore
-from python_ops.maintenance.op_keys import as_model_setting, model_audit, model_words
+from python_ops.maintenance.op_keys import as_model_setting, model_words
 from python_ops.maintenance.outcomes import Reason
 from python_ops.maintenance.policy import effective_snapshot
 from python_ops.maintenance.reclaim import hours_to_expiry
 from python_ops.maintenance.registry import OPS
 from python_ops.maintenance.targets import ModelTarget
 from python_ops.maintenance.wording import size_text
+from python_ops.ops.audit import Audit
 from python_ops.ops.health import table_health
 from python_ops.ops.vacuum import vacuum
 from python_ops.ops.vacuum_modes import VacuumEngine
@@ -145,8 +146,8 @@ def report_rows(
     for t in targets:
         row: dict[str, Any] = {"model": t.name}
         try:
-            h = table_health(t.location)
-            snapshot = read_snapshot(t.location)
+            snapshot = read_snapshot(t.location)  # read once: health, VACUUM, what is next
+            h = table_health(t.location, snapshot=snapshot)
         except MaintenanceError as err:  # no table, an unreadable log: nothing to show
             row["error"] = str(err)
         else:
@@ -168,7 +169,9 @@ def report_rows(
                         dry_run=True,
                         retention_hours=t.config.vacuum_retention_hours,
                         allow_short_retention=t.config.vacuum_allow_short_retention,
-                        audit=model_audit(t.name),
+                        # an estimate for the report, not a VACUUM run: unaudited (as the due
+                        # check's), not a line per table in dbt's log
+                        audit=Audit(enabled=False),
                         engine=vacuum_engine,
                         # a retention the package recorded follows the config (``policy``)
                         snapshot=effective_snapshot(snapshot),

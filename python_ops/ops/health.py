@@ -7,7 +7,7 @@ import time
 from python_ops.delta.deletes import deleted_rows
 from python_ops.delta.properties import DELETED_FILE_RETENTION, resolve_retention
 from python_ops.delta.protocol import Op, check_protocol
-from python_ops.delta.snapshot import read_snapshot
+from python_ops.delta.snapshot import Snapshot, read_snapshot
 from python_ops.ops.results import TableHealth
 from python_ops.storage import Storage
 from python_ops.values import checked_number
@@ -20,6 +20,7 @@ def table_health(
     *,
     small_file_threshold_bytes: int = DEFAULT_SMALL_FILE_THRESHOLD_BYTES,
     now_ms: int | None = None,
+    snapshot: Snapshot | None = None,
 ) -> TableHealth:
     """Summarise a Delta table's file layout and log from its ``_delta_log``.
 
@@ -27,6 +28,8 @@ def table_health(
         table: Table location (path or URI) or an open ``Storage``.
         small_file_threshold_bytes: Files smaller than this count as small.
         now_ms: The current time in ms since the epoch (for tombstone expiry); now when None.
+        snapshot: The table's snapshot, when the caller has read it (its version is the one
+            reported); None: read here.
 
     Returns:
         The table's health.
@@ -47,7 +50,7 @@ def table_health(
         )
     )
     started = time.perf_counter()
-    snap = read_snapshot(table)
+    snap = read_snapshot(table) if snapshot is None else snapshot
     check_protocol(snap.protocol, Op.HEALTH, location=snap.location)
     retention = resolve_retention(snap.metadata.configuration, DELETED_FILE_RETENTION)
     now = int(time.time() * 1000) if now_ms is None else now_ms

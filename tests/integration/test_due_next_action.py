@@ -6,11 +6,16 @@ import datetime as dt
 import os
 import time
 from pathlib import Path
+from typing import Any
 
+import pytest
+
+from python_ops.maintenance import report
 from python_ops.maintenance.config import parse_config
 from python_ops.maintenance.history import HistoryRecord, HistoryStore
 from python_ops.maintenance.report import render_report, report_rows
 from python_ops.maintenance.targets import ModelTarget
+from python_ops.ops import health
 from tests.helpers.optimize import events_table
 
 
@@ -81,3 +86,31 @@ def test_a_disabled_model_and_a_bad_setting_keep_their_rows(tmp_path: Path, sail
     assert "total (2 models)" in text
     assert "short                      fix config: " in text
     assert "error:" not in text
+
+
+def test_each_table_s_snapshot_is_read_once(
+    tmp_path: Path, sail_spark, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Health, the VACUUM dry run and the next action share one read of the table's log."""
+    tables = [tmp_path / "events_a", tmp_path / "events_b"]
+    for table in tables:
+        events_table(sail_spark, table, batches=2)
+    reads: list[str] = []
+
+    def counted(module: Any) -> None:
+        real = module.read_snapshot
+
+        def read(table: Any, *args: Any, **kwargs: Any) -> Any:
+            reads.append(str(table))
+            return real(table, *args, **kwargs)
+
+        monkeypatch.setattr(module, "read_snapshot", read)
+
+    for module in (report, health):  # the report's readers (VACUUM and due take its snapshot)
+        counted(module)
+    rows = report_rows([_target(t) for t in tables], spark=None, history=None)
+
+    assert [r["files"] for r in rows] == [health.table_health(str(t)).num_files for t in tables]
+    reads.clear()  # (the line above read them again)
+    rows = report_rows([_target(t) for t in tables], spark=None, history=None)
+    assert sorted(reads) == sorted(str(t) for t in tables)
