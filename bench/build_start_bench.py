@@ -158,10 +158,11 @@ def render(rows: list[dict[str, float]]) -> list[str]:
         "",
         f"One `lstat` costs {lstat[0]:.1f} us of the calling thread's CPU alone and "
         f"{lstat[3]:.1f} us with three busy Python threads: every system call gives the "
-        "interpreter's lock away, and getting it back costs a switch. Inside a dbt build, "
-        "maintenance's cost is mostly its system calls (a listing or a few names at the "
-        "build's start; the build's commit, the first missing one and the version checksum in "
-        "the post-hook) and Python spread over many small functions.",
+        "interpreter's lock away, and getting it back costs a switch. Three threads that "
+        "always want the lock are the worst case: inside a real dbt build the other threads "
+        "mostly wait for the engine, and keeping the lock through a hook's system calls "
+        "changed nothing measurable there (`bench/hook_warmth_bench.py`: a hook's cost is "
+        "its Python, run cold).",
         "",
     ]
     return lines
