@@ -90,26 +90,23 @@ def last_runs(table: Any) -> dict[tuple[str, str], LastRun]:
     """
     import pyarrow as pa
 
-    columns = table.select(LAST_RUN_COLUMNS[:6]).to_pydict()
+    column = {name: table[name].to_pylist() for name in ("model", "op", "status", "dry_run")}
     starts = table["started_at"].cast(pa.int64()).to_pylist()
-    models, ops, statuses, dry = (columns[n] for n in ("model", "op", "status", "dry_run"))
     newest: dict[tuple[str, str], tuple[int, int]] = {}
     for row, (model, op, status, dry_run, at) in enumerate(
-        zip(models, ops, statuses, dry, starts, strict=True)
+        zip(*column.values(), starts, strict=True)
     ):
         if at is None or not counts(status, dry_run):
             continue
-        key = (model, op)
-        found = newest.get(key)
+        found = newest.get((model, op))
         if found is None or found[0] <= at:
-            newest[key] = (at, row)
-    if not newest:
-        return {}
-    locations, parameters = columns["table_location"], columns["parameters"]
-    clustering = table["clustering_columns"].to_pylist()
+            newest[(model, op)] = (at, row)
+    locations, parameters, clustering = (
+        table[name].to_pylist() for name in ("table_location", "parameters", "clustering_columns")
+    )
     return {
-        key: LastRun(
-            key[0], key[1], locations[row] or "", parameters[row] or "", at, clustering[row]
+        (model, op): LastRun(
+            model, op, locations[row] or "", parameters[row] or "", at, clustering[row]
         )
-        for key, (at, row) in newest.items()
+        for (model, op), (at, row) in newest.items()
     }

@@ -86,17 +86,29 @@ def read_table(location: str, names: tuple[str, ...] | None = None) -> Any:
     table = DeltaTable(location, storage_options=options).to_pyarrow_table()
     if names is None:
         return table
-    schema = arrow_schema()
-    for name in set(names) - set(table.column_names):  # a table from before them
-        table = table.append_column(name, _null_column(schema, name, table.num_rows))
-    return table.select(names).cast(schema_of(schema, names))
+    return _conformed(table, _schema_of(names))
 
 
-def schema_of(schema: Any, names: tuple[str, ...]) -> Any:
-    """The history schema's fields ``names``, in that order."""
+def _schema_of(names: tuple[str, ...] | None) -> Any:
+    """The history schema's fields ``names``, in that order (None: every field)."""
     import pyarrow as pa
 
-    return pa.schema([schema.field(name) for name in names])
+    schema = arrow_schema()
+    return schema if names is None else pa.schema([schema.field(name) for name in names])
+
+
+def _conformed(table: Any, wanted: Any) -> Any:
+    """``table`` as the ``wanted`` columns and types; an added field it lacks, as nulls.
+
+    Raises:
+        KeyError: For a missing column that is not an added field.
+        ValueError, TypeError, NotImplementedError: For a column of another type.
+    """
+    import pyarrow as pa
+
+    for name in ADDED_FIELDS.intersection(wanted.names) - set(table.column_names):
+        table = table.append_column(name, pa.nulls(table.num_rows, type=wanted.field(name).type))
+    return table.select(wanted.names).cast(wanted)
 
 
 def plain_rows(location: str) -> list[dict[str, Any]] | None:
@@ -126,23 +138,14 @@ def plain_table(location: str, names: tuple[str, ...] | None = None) -> Any:
     protocol = snapshot.protocol
     if protocol.get("minReaderVersion") != 1 or snapshot.metadata.partition_columns:
         return None
-    schema = arrow_schema()
-    wanted = schema if names is None else schema_of(schema, names)
+    wanted = _schema_of(names)
     tables = []
     for add in snapshot.files:
         if add.relative_path is None or add.deletion_vector is not None:
             return None
         try:
-            table = ParquetBytes(storage.read_bytes(add.relative_path)).read(wanted.names)
-            for name in ADDED_FIELDS.intersection(wanted.names) - set(table.column_names):
-                table = table.append_column(name, _null_column(schema, name, table.num_rows))
-            tables.append(table.select(wanted.names).cast(wanted))
+            parquet = ParquetBytes(storage.read_bytes(add.relative_path))
+            tables.append(_conformed(parquet.read(wanted.names), wanted))
         except (KeyError, ValueError, TypeError, NotImplementedError, OSError):  # a column
             return None  # missing or of another type: delta-rs reads it as the table says
     return pa.concat_tables(tables) if tables else wanted.empty_table()
-
-
-def _null_column(schema: Any, name: str, rows: int) -> Any:
-    import pyarrow as pa
-
-    return pa.nulls(rows, type=schema.field(name).type)
