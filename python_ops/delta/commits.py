@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
-from contextvars import ContextVar
+from contextlib import AbstractContextManager
+from contextvars import ContextVar, Token
 from typing import Any
 
 from python_ops.delta.actions import CommitInfo
@@ -37,8 +37,26 @@ _shared: ContextVar[_SharedCommits | None] = ContextVar("shared_commits", defaul
 _SHARED_MAX_BYTES = 4 * 1024 * 1024
 
 
-@contextmanager
-def commits_shared(enabled: bool = True) -> Iterator[None]:
+class _CommitsShared:
+    """``commits_shared``'s block: a class, not a generator (every post-hook enters two)."""
+
+    __slots__ = ("enabled", "token")
+
+    def __init__(self, enabled: bool) -> None:
+        self.enabled = enabled
+        self.token: Token[_SharedCommits | None] | None = None
+
+    def __enter__(self) -> None:
+        outer = _shared.get()
+        self.token = _shared.set((outer or _SharedCommits()) if self.enabled else None)
+
+    def __exit__(self, kind: object, err: object, trace: object) -> None:
+        if self.token is not None:
+            _shared.reset(self.token)
+            self.token = None
+
+
+def commits_shared(enabled: bool = True) -> AbstractContextManager[None]:
     """Within the block, a commit read again is neither fetched nor parsed again.
 
     For one op that reads some commits twice (VACUUM LITE: the snapshot's replay, then the
@@ -51,15 +69,10 @@ def commits_shared(enabled: bool = True) -> Iterator[None]:
     Args:
         enabled: False makes the block change nothing (an op that reads each commit once).
 
-    Yields:
-        Nothing.
+    Returns:
+        The block (entered once).
     """
-    outer = _shared.get()
-    token = _shared.set((outer or _SharedCommits()) if enabled else None)
-    try:
-        yield
-    finally:
-        _shared.reset(token)
+    return _CommitsShared(enabled)
 
 
 def commit_lines(storage: Storage, path: str) -> list[tuple[At, dict[str, Any]]]:

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from python_ops.delta.commits import commit_actions, commit_info, commit_versions
+from python_ops.delta.log_files import LOG_DIR
 from python_ops.delta.version_checksum import VersionChecksum, replayed_checksum
 from python_ops.errors import MaintenanceError
 from python_ops.storage import Storage, open_storage
@@ -257,10 +258,17 @@ def build_commit(version: int, actions: list[dict[str, Any]]) -> BuildCommit | N
 
 
 def _versions_after(storage: Storage, version: int) -> list[tuple[int, list[dict[str, Any]]]]:
-    """The commits after ``version``, read one by one until the next one is missing."""
-    out = []
+    """The commits after ``version``, read one by one until the next one is missing.
+
+    The first is read at once (a build commits); each later one is first asked for by name
+    where that costs one call (``probes_by_name``): the first missing name, which ends most
+    windows, is then a plain answer, not an error raised through the reader.
+    """
+    out: list[tuple[int, list[dict[str, Any]]]] = []
     while True:
         version += 1
+        if out and storage.probes_by_name and not storage.exists(f"{LOG_DIR}/{version:020d}.json"):
+            return out
         try:
             out.append((version, commit_actions(storage, version)))
         except (FileNotFoundError, MaintenanceError):

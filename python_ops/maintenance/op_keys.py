@@ -11,8 +11,7 @@ record and its warnings.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 
 from python_ops.errors import ConfigError, RetentionTooShortError
 from python_ops.maintenance.config import SETTINGS
@@ -37,8 +36,29 @@ def op_keys(op: str) -> dict[str, str]:
 OVERRIDE_KEY = op_keys("vacuum")[OVERRIDE]
 
 
-@contextmanager
-def as_model_setting(model: str | None, op: str | None = None) -> Iterator[None]:
+class _AsModelSetting:
+    """``as_model_setting``'s block: a class, not a generator (every post-hook enters two)."""
+
+    __slots__ = ("model", "op")
+
+    def __init__(self, model: str | None, op: str | None) -> None:
+        self.model, self.op = model, op
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: object, err: BaseException | None, trace: object) -> None:
+        if not isinstance(err, ConfigError) or self.model is None:
+            return  # nothing raised, or not a setting's error: it passes unchanged
+        keys = op_keys(self.op) if self.op else {}
+        if isinstance(err, RetentionTooShortError):
+            raise err.attributed(
+                model=self.model, keys=keys, how_to_override=model_override_fix()
+            ) from err
+        raise err.attributed(model=self.model, keys=keys) from err
+
+
+def as_model_setting(model: str | None, op: str | None = None) -> AbstractContextManager[None]:
     """Re-raise an op's ``ConfigError`` as the model's: named, its key, the fix in its words.
 
     The error keeps its class (``RetentionTooShortError``, ``ConfigErrors``) and its message
@@ -49,18 +69,11 @@ def as_model_setting(model: str | None, op: str | None = None) -> Iterator[None]
         op: The op whose settings were passed, to name them as the model's keys; None keeps
             the op's own names (a run-operation's own ``retention_hours`` argument, an
             option given on the command line).
+
+    Returns:
+        The block to run the op's call in.
     """
-    try:
-        yield
-    except ConfigError as err:
-        if model is None:
-            raise
-        keys = op_keys(op) if op else {}
-        if isinstance(err, RetentionTooShortError):
-            raise err.attributed(
-                model=model, keys=keys, how_to_override=model_override_fix()
-            ) from err
-        raise err.attributed(model=model, keys=keys) from err
+    return _AsModelSetting(model, op)
 
 
 def model_override_fix() -> str:

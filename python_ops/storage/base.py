@@ -116,6 +116,9 @@ class Storage(ABC):
             system call per file, and ``stat_paths`` stats the files a caller still needs
             (local disks: a stat per file is most of a listing's cost; object stores return
             sizes and times with the names anyway).
+        probes_by_name: ``exists`` asks for the one name, without raising or listing (local
+            disks: one system call); else it lists the parent, which a caller that only wants
+            to know whether the next commit is there should not pay for.
     """
 
     listing_concurrency = 1
@@ -125,6 +128,7 @@ class Storage(ABC):
     lists_on_executors = False
     lists_key_ranges = False
     names_before_stats = False
+    probes_by_name = False
 
     def __init__(self, root: str) -> None:
         self.root = root

@@ -24,6 +24,8 @@ from python_ops.storage.base import DirScan, FileEntry, Storage, read_into_arrow
 
 _FIRST_READ = 64 * 1024  # read_bytes: a commit file in one read, from the allocator's heap
 _LARGEST_READ = 16 * 1024 * 1024
+# whether os.access can leave a link unfollowed here (else exists asks lstat)
+_ACCESS_NOFOLLOW = os.access in os.supports_follow_symlinks
 
 
 def _reopen_on_executor(root: str) -> LocalStorage:
@@ -48,6 +50,7 @@ class LocalStorage(Storage):
 
     lists_on_executors = True
     names_before_stats = True
+    probes_by_name = True
 
     def executor_factory(self) -> Callable[[], Storage]:  # noqa: D102
         return functools.partial(_reopen_on_executor, self.root)
@@ -155,7 +158,10 @@ class LocalStorage(Storage):
             raise StorageError(f"cannot list {self._abs(rel)}: {err}") from err
 
     def exists(self, rel: str) -> bool:  # noqa: D102
-        return os.path.lexists(self._abs(rel))  # one lstat: a link is an entry, not followed
+        path = self._abs(rel)
+        if _ACCESS_NOFOLLOW:  # one faccessat, a link not followed (it is an entry), and no
+            return os.access(path, os.F_OK, follow_symlinks=False)  # exception for a miss
+        return os.path.lexists(path)  # one lstat
 
     def directory_bytes(self, rel: str) -> int | None:  # noqa: D102
         try:
