@@ -15,6 +15,7 @@ from contextvars import ContextVar, Token
 from typing import Any
 
 from python_ops.delta.actions import CommitInfo
+from python_ops.delta.json_text import loads
 from python_ops.delta.log_files import LOG_DIR, LogFile, LogFileKind, classify
 from python_ops.errors import DeltaLogError, TableNotFoundError
 from python_ops.storage import Storage, open_storage
@@ -147,7 +148,7 @@ def json_lines(data: bytes, where: str) -> Iterator[tuple[At, dict[str, Any]]]:
         if not line.strip():
             continue
         try:
-            action = json.loads(line)
+            action = loads(line) if isinstance(line, str) else json.loads(line)
         except (json.JSONDecodeError, UnicodeDecodeError) as err:
             raise DeltaLogError(f"{where}, line {number}: not valid JSON ({err})") from err
         if not isinstance(action, dict) or len(action) != 1:

@@ -35,6 +35,7 @@ from python_ops.delta.commits import (
 from python_ops.delta.file_columns import (
     FileColumns,
 )
+from python_ops.delta.json_text import loads
 from python_ops.delta.log_files import (
     LOG_DIR,
     SIDECAR_DIR,
@@ -193,7 +194,7 @@ def parse_metadata(raw: Mapping[str, Any], where: str) -> TableMetadata:
         missing = raw.get("schemaString") is None
         # Delta's Metadata.schema: a missing schemaString is the empty struct
         schema_string = EMPTY_SCHEMA if missing else require_str(raw, "schemaString", "metaData")
-        schema = json.loads(schema_string)
+        schema = loads(schema_string)
         if not isinstance(schema, dict) or not isinstance(schema.get("fields"), list):
             raise DeltaLogError("malformed 'metaData' action: schemaString is not a struct schema")
         partition_columns = raw.get("partitionColumns")

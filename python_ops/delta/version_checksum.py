@@ -14,11 +14,11 @@ replayed from them (``replayed_checksum``): no read at all.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from python_ops.delta.json_text import loads_bytes
 from python_ops.delta.log_files import LOG_DIR
 from python_ops.delta.snapshot import LogReplay, TableMetadata, parse_metadata, parse_protocol
 from python_ops.errors import DeltaLogError, MaintenanceError
@@ -66,7 +66,7 @@ def read_version_checksum(storage: Storage, version: int) -> VersionChecksum | N
     """
     path = f"{LOG_DIR}/{version:020d}.crc"
     try:
-        raw = json.loads(storage.read_bytes(path))
+        raw = loads_bytes(storage.read_bytes(path))
     except (OSError, ValueError, MaintenanceError):  # absent, unreadable, not JSON
         return None
     if not isinstance(raw, dict):

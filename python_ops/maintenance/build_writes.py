@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from python_ops.delta.commits import commit_actions, commit_info, commit_versions
+from python_ops.delta.json_text import loads
 from python_ops.delta.log_files import LOG_DIR
 from python_ops.delta.version_checksum import VersionChecksum, replayed_checksum
 from python_ops.errors import MaintenanceError
@@ -215,25 +216,43 @@ def _records(add: dict[str, Any]) -> int | None:
     if not isinstance(stats, str):
         return None
     try:
-        value = json.loads(stats).get("numRecords")
+        value = loads(stats).get("numRecords")
     except (ValueError, AttributeError):
         return None
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
+_ABSENT: Any = object()
+
+
 def build_commit(version: int, actions: list[dict[str, Any]]) -> BuildCommit | None:
     """The commit as a build's write, or None when it is not one (maintenance)."""
-    raw_info: dict[str, Any] = next((a["commitInfo"] for a in actions if "commitInfo" in a), {})
+    raw_info: Any = _ABSENT  # the first commitInfo
+    adds: list[dict[str, Any]] = []
+    removed: set[Any] = set()
+    for a in actions:  # one pass (every post-hook reads its build's commit)
+        if isinstance(add := a.get("add"), dict):
+            adds.append(add)
+        if isinstance(remove := a.get("remove"), dict):
+            removed.add(remove.get("path"))
+        if raw_info is _ABSENT and "commitInfo" in a:
+            raw_info = a["commitInfo"]
     info = commit_info(version, actions, 0)
     operation = info.operation or ""
-    if operation in MAINTENANCE_OPERATIONS or RUN_MARKER in raw_info:
+    if operation in MAINTENANCE_OPERATIONS or RUN_MARKER in (
+        {} if raw_info is _ABSENT else raw_info
+    ):
         return None
-    adds = [a["add"] for a in actions if isinstance(a.get("add"), dict)]
     changed = [a for a in adds if a.get("dataChange") is not False]
     if adds and not changed:
         return None  # the same rows rewritten (a compaction by another tool)
-    removed = {a["remove"].get("path") for a in actions if isinstance(a.get("remove"), dict)}
-    new_files = [a for a in changed if a.get("path") not in removed]  # not a DV re-add
+    new_files, new_paths, partitions = [], set(), set()
+    for a in changed:
+        values = a.get("partitionValues") or {}
+        partitions.add(tuple(sorted((str(k), v) for k, v in values.items())) if values else ())
+        if (path := a.get("path")) not in removed:  # not a DV re-add
+            new_files.append(a)
+            new_paths.add(path)
     metric = _metric(info.operation_metrics, FILE_METRICS)
     files, files_metric = metric if metric is not None else (len(new_files), "")
     rows_metric = _metric(info.operation_metrics, ROW_METRICS)
@@ -242,10 +261,6 @@ def build_commit(version: int, actions: list[dict[str, Any]]) -> BuildCommit | N
     else:  # each new file's statistics, when every one has them
         counted = [_records(a) for a in new_files]
         rows = None if any(r is None for r in counted) else sum(r for r in counted if r)
-    partitions = {
-        tuple(sorted((str(k), v) for k, v in (a.get("partitionValues") or {}).items()))
-        for a in changed
-    }
     return BuildCommit(
         version,
         operation,
@@ -253,7 +268,7 @@ def build_commit(version: int, actions: list[dict[str, Any]]) -> BuildCommit | N
         files_metric,
         rows,
         tuple(sorted(partitions, key=str)),
-        files_added=len({a.get("path") for a in new_files}),
+        files_added=len(new_paths),
     )
 
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
+from python_ops.delta.json_text import loads
 from python_ops.delta.writer import commit_storage_options, quiet_hooks
 from python_ops.errors import StorageError
 from python_ops.maintenance.history_last import (
@@ -299,12 +300,16 @@ def recorded_proof(
 def _proved_values(parameters: str) -> Mapping[str, Any] | None:
     """A proof's parameters parsed (once per text: each post-hook reads two; never changed)."""
     try:
-        values = json.loads(parameters)
+        values = loads(parameters)
     except ValueError:
         return None
     return MappingProxyType(values) if isinstance(values, dict) else None
 
 
+# json.dumps(..., sort_keys=True, default=str) makes such an encoder per call: one, made once
+_PARAMETERS = json.JSONEncoder(sort_keys=True, default=str)
+
+
 def parameters_json(parameters: dict[str, Any]) -> str:
-    """Parameters as compact, stable JSON."""
-    return json.dumps(parameters, sort_keys=True, default=str)
+    """Parameters as compact, stable JSON (``json.dumps`` with sorted keys, others as text)."""
+    return _PARAMETERS.encode(parameters)

@@ -78,3 +78,8 @@ class OpCounts:
     def failed(self) -> OpCounts:
         """The counts of a run that failed: what it did before, no version after, no note."""
         return dataclasses.replace(self, version_after=None, note="")
+
+
+# What an op that did not run did: nothing. One instance for every such outcome (a post-hook
+# makes one per op and model); frozen, and its dicts are never written to.
+NOTHING_DONE = OpCounts()

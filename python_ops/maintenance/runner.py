@@ -27,7 +27,7 @@ from python_ops.maintenance.due import Decision, decide
 from python_ops.maintenance.history import HistoryRecord, HistoryStore, parameters_json
 from python_ops.maintenance.log_bounds import bounds_from_snapshot, keep_bounds
 from python_ops.maintenance.op_runs import RunContext
-from python_ops.maintenance.outcomes import OpCounts, Reason, Status
+from python_ops.maintenance.outcomes import NOTHING_DONE, OpCounts, Reason, Status
 from python_ops.maintenance.policy import effective_snapshot
 from python_ops.maintenance.registry import OPS, op_spec
 from python_ops.maintenance.run_options import RunOptions
@@ -66,7 +66,7 @@ class OpOutcome:
     reason: Reason
     detail: str
     dry_run: bool = False
-    counts: OpCounts = field(default_factory=OpCounts)
+    counts: OpCounts = NOTHING_DONE
     duration_s: float = 0.0
     on_error: str = "warn"
 

@@ -20,7 +20,6 @@ dbt errors and warnings into dbt events after; the CLI prints them on stderr.
 
 from __future__ import annotations
 
-import dataclasses
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -226,7 +225,7 @@ class MaintenanceSession:
                 writes = None  # the ops read the log themselves and report what is wrong
         skipped = writes.skip_reason(target.config.min_files_written) if writes else None
         if writes is not None and storage is not None and not skipped:
-            target = dataclasses.replace(target, build_scope=writes.scope())
+            target = target.scoped(writes.scope())
             quick = self._decided_from_build(target, writes, storage)
             if quick is not None:  # nothing due: neither the snapshot nor an engine was needed
                 return ModelMaintenance(tuple(quick), build=writes)

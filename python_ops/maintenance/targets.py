@@ -46,6 +46,16 @@ class ModelTarget:
     unique_id: str = ""
     build_scope: str | None = None
 
+    def scoped(self, build_scope: str | None) -> ModelTarget:
+        """The same model with OPTIMIZE's scope after a build.
+
+        Made directly, not through ``dataclasses.replace`` (which looks at every field): every
+        post-hook makes one.
+        """
+        return ModelTarget(
+            self.name, self.location, self.config, self.tags, self.fqn, self.unique_id, build_scope
+        )
+
 
 def node_value(node: Any, key: str, default: Any = None) -> Any:
     """A node's field, from a manifest's dict or a dbt node object.

@@ -55,9 +55,14 @@ class LocalStorage(Storage):
     def executor_factory(self) -> Callable[[], Storage]:  # noqa: D102
         return functools.partial(_reopen_on_executor, self.root)
 
+    def __init__(self, root: str) -> None:
+        super().__init__(root)
+        # what os.path.join(root, name) puts before a relative name (every read asks)
+        self._prefix = root if not root or root.endswith("/") else f"{root}/"
+
     def _abs(self, rel: str) -> str:
-        clean = self._check_relative(rel)
-        return os.path.join(self.root, clean) if clean else self.root
+        clean = self._check_relative(rel)  # relative, inside: never starts with "/"
+        return self._prefix + clean if clean else self.root
 
     def list_dir(self, rel: str = "") -> list[FileEntry]:  # noqa: D102
         base = self._check_relative(rel)

@@ -6,6 +6,8 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from python_ops.errors import StorageError
 from python_ops.storage import local
@@ -35,3 +37,22 @@ def test_a_directory_is_a_storage_error(tmp_path: Path) -> None:
 def test_a_path_outside_the_root_is_refused(tmp_path: Path) -> None:
     with pytest.raises(StorageError, match="escapes the table root"):
         LocalStorage(str(tmp_path / "t")).read_bytes("../secret")
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    root=st.sampled_from(["", "/", "/t", "/t/", "t", "/a b/ç", "/x//y"]),
+    rel=st.lists(
+        st.sampled_from(["a", "_delta_log", "00000000000000000001.json", ".", "..", "", "b c"]),
+        max_size=4,
+    ).map("/".join),
+)
+def test_a_path_inside_the_root_is_joined_as_os_path_join(root: str, rel: str) -> None:
+    storage = LocalStorage(root)
+    try:
+        clean = storage._check_relative(rel)
+    except StorageError:
+        with pytest.raises(StorageError, match="escapes the table root"):
+            storage._abs(rel)
+        return
+    assert storage._abs(rel) == (os.path.join(root, clean) if clean else root)

@@ -236,3 +236,19 @@ def test_a_config_already_parsed_for_the_node_is_taken_as_it_is() -> None:
     assert targets[0].config is parsed  # the node's own config enables maintenance
     assert targets[0].unique_id == "model.shop.fct_orders"
     assert targets[1].config.enabled  # not given: parsed from the node
+
+
+def test_a_scoped_target_is_the_same_model_with_only_its_build_scope_changed() -> None:
+    import dataclasses
+
+    from python_ops.maintenance.targets import ModelTarget
+
+    # scoped() names every field: a field added to ModelTarget must be passed there too
+    assert [f.name for f in dataclasses.fields(ModelTarget)] == [
+        "name", "location", "config", "tags", "fqn", "unique_id", "build_scope",
+    ]  # fmt: skip
+    target = ModelTarget(
+        "m", "/t", parse_config("m", {}), ("a",), ("p", "m"), "model.p.m", "day = 1"
+    )
+    for scope in (None, "day = '2024-01-01'"):
+        assert target.scoped(scope) == dataclasses.replace(target, build_scope=scope)

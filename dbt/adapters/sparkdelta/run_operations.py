@@ -25,6 +25,7 @@ from dbt.adapters.sparkdelta.history_catalog import HistoryCatalog
 from dbt.adapters.sparkdelta.locator import TableLocator
 from python_ops.errors import MaintenanceError
 from python_ops.maintenance import (
+    Invocation,
     Invocations,
     OpOutcome,
     RunOptions,
@@ -132,21 +133,22 @@ class RunOperations:
         """
         started, cpu = time.perf_counter(), time.thread_time()
         build = self.build_clock.take(model)  # when its materialization started, and the version
+        invocation = self._invocations.get(invocation_id)  # every hook of one dbt invocation: one
         try:
-            node = self._history_node(model, invocation_id, history)
+            node = self._history_node(model, invocation, history)
             with commits_shared():  # a commit read to locate the table is not read again
-                return self._after_build(model, build, invocation_id, node)
+                return self._after_build(model, build, invocation, node)
         finally:
             name = node_value(model, "name", "")
-            hooks: list[tuple[str, float, float]] = (
-                self._invocations.get(invocation_id).memo(HOOK_TIMES).setdefault("each", [])
+            hooks: list[tuple[str, float, float]] = invocation.memo(HOOK_TIMES).setdefault(
+                "each", []
             )  # one append per model (atomic), no event per model
             wall_s = time.perf_counter() - started + (build.own_wall_s if build else 0.0)
             cpu_s = time.thread_time() - cpu + (build.own_cpu_s if build else 0.0)
             hooks.append((str(name), wall_s * 1000, cpu_s * 1000))
 
     def _history_node(
-        self, model: Any, invocation_id: str, history: HistoryNode
+        self, model: Any, invocation: Invocation, history: HistoryNode
     ) -> Mapping[str, Any]:
         """The history's ``{schema, name, location}``, the macro called once per invocation.
 
@@ -155,7 +157,7 @@ class RunOperations:
         """
         if not callable(history):
             return history
-        known = self._invocations.get(invocation_id).memo("history nodes")
+        known = invocation.memo("history nodes")
         package = node_value(model, "package_name", "")
         if package not in known:
             known[package] = dict(history())
@@ -180,7 +182,7 @@ class RunOperations:
         self,
         model: Any,
         build: StartedBuild | None,
-        invocation_id: str,
+        invocation: Invocation,
         history: Mapping[str, Any],
     ) -> str:
         # the config the materialization's check parsed, not parsed again
@@ -191,7 +193,7 @@ class RunOperations:
             return f"skipped: {reasons[0]}" if reasons else ""
         target = targets[0]
         session = dbt_session(
-            self._invocations.get(invocation_id),  # every hook of one dbt invocation: one
+            invocation,
             self._connection,
             self._history,
             history,
@@ -207,7 +209,7 @@ class RunOperations:
             )
         except MaintenanceError as err:  # could not start, and the model says on_error: fail
             raise DbtRuntimeError(str(err)) from err
-        if done.failed and target.config.on_error == "fail":
+        if target.config.on_error == "fail" and done.failed:
             raise DbtRuntimeError(
                 "; ".join(
                     f"maintenance {o.op} of {o.model} failed: {o.detail}" for o in done.failed
