@@ -7,6 +7,7 @@ due for a model costs no table read after the first.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import functools
 import json
@@ -92,6 +93,50 @@ class HistoryRecord:
     build_versions: str | None = None
 
 
+# A proof kept for the command's end (``defer_proof``): (invocation_id, model, table_location,
+# op, parameters, proved at (ms since the epoch), reason). A tuple, not a ``HistoryRecord``: a
+# first build keeps two per model, written by column with the command's other rows.
+Proof = tuple[str, str, str, str, str, int, str]
+_PROOF_COLUMNS = {
+    "invocation_id": 0,
+    "model": 1,
+    "table_location": 2,
+    "op": 3,
+    "parameters": 4,
+    "reason": 6,
+}
+# a proof's other columns: those of a succeeded real run that moved nothing (HistoryRecord's
+# defaults for the rest)
+_PROOF_CONSTANTS = {
+    **{f.name: f.default for f in dataclasses.fields(HistoryRecord)},
+    "dry_run": False,
+    "status": str(Status.SUCCEEDED),
+    "error": None,
+    "duration_s": 0.0,
+}
+
+
+def _rows_table(records: list[HistoryRecord], proofs: list[Proof]) -> Any:
+    """The rows as the history's Arrow table, by column: the records, then the proofs."""
+    import pyarrow as pa
+
+    schema = arrow_schema()
+    columns: dict[str, Any] = {}
+    for name, _ in SCHEMA_FIELDS:
+        if name == "started_at":  # microseconds, one type for both: datetimes and ms
+            stamps = [microseconds(r.started_at) for r in records] + [p[5] * 1000 for p in proofs]
+            columns[name] = pa.array(stamps, schema.field(name).type)
+            continue
+        values = [getattr(r, name, None) for r in records]
+        at = _PROOF_COLUMNS.get(name)
+        if at is None:
+            values += [_PROOF_CONSTANTS[name]] * len(proofs)
+        else:
+            values += [p[at] for p in proofs]
+        columns[name] = values
+    return pa.Table.from_pydict(columns, schema=schema)
+
+
 @dataclass
 class HistoryStore:
     """The history table at ``location``; thread-safe.
@@ -104,6 +149,7 @@ class HistoryStore:
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     _last: dict[tuple[str, str], LastRun] | None = field(default=None, repr=False)
     _deferred: list[HistoryRecord] = field(default_factory=list, repr=False)
+    _proofs: list[Proof] = field(default_factory=list, repr=False)
 
     def defer(self, records: list[HistoryRecord]) -> None:
         """Keep records to append with the next ``append`` or ``flush`` (one commit for many).
@@ -114,10 +160,15 @@ class HistoryStore:
         with self._lock:
             self._deferred.extend(records)
 
-    def deferred_count(self) -> int:
-        """How many records wait for the next ``append`` or ``flush``."""
+    def defer_proofs(self, proofs: list[Proof]) -> None:
+        """Keep proofs (``defer_proof``) to append with the next ``append`` or ``flush``."""
         with self._lock:
-            return len(self._deferred)
+            self._proofs.extend(proofs)
+
+    def deferred_count(self) -> int:
+        """How many rows (records and proofs) wait for the next ``append`` or ``flush``."""
+        with self._lock:
+            return len(self._deferred) + len(self._proofs)
 
     def flush(self) -> None:
         """Append the deferred records, if any.
@@ -135,17 +186,14 @@ class HistoryStore:
         """
         with self._lock:
             records, self._deferred = [*self._deferred, *records], []
-        if not records:
+            proofs, self._proofs = self._proofs, []
+        if not records and not proofs:
             return
-        import pyarrow as pa
         from deltalake import write_deltalake
 
         # by column, each field read as it is (its values are scalars): ``asdict`` copied every
         # value of every row, most of a first build's post-hooks' rows' cost
-        table = pa.Table.from_pydict(
-            {name: [getattr(r, name, None) for r in records] for name, _ in SCHEMA_FIELDS},
-            schema=arrow_schema(),
-        )
+        table = _rows_table(records, proofs)
         options = commit_storage_options(self.location)
         with self._lock:
             try:
@@ -162,8 +210,7 @@ class HistoryStore:
                     f"cannot append to the maintenance history at {self.location}: {err}"
                 ) from err
             if self._last is not None:
-                for r in records:
-                    self._remember(self._last, r)
+                self._remember_appended(self._last, records, proofs)
 
     def ensure_table(self) -> bool:
         """Create the history table, empty and with its full schema, unless it exists.
@@ -199,19 +246,27 @@ class HistoryStore:
         return True
 
     @staticmethod
-    def _remember(last: dict[tuple[str, str], LastRun], record: HistoryRecord) -> None:
-        if not counts(record.status, record.dry_run):
-            return
-        key, at = (record.model, record.op), microseconds(record.started_at)
-        if key not in last or last[key].started_at_us <= at:
-            last[key] = LastRun(
-                record.model,
-                record.op,
-                record.table_location,
-                record.parameters or "",
-                at,
-                record.clustering_columns,
+    def _remember_appended(
+        last: dict[tuple[str, str], LastRun], records: list[HistoryRecord], proofs: list[Proof]
+    ) -> None:
+        """Runs appended now become their (model, op)'s last, unless a later one is known."""
+        runs = [
+            LastRun(
+                r.model,
+                r.op,
+                r.table_location,
+                r.parameters or "",
+                microseconds(r.started_at),
+                r.clustering_columns,
             )
+            for r in records
+            if counts(r.status, r.dry_run)
+        ]
+        runs += [LastRun(p[1], p[3], p[2], p[4], p[5] * 1000, None) for p in proofs]  # succeeded
+        for run in runs:
+            key = (run.model, run.op)
+            if key not in last or last[key].started_at_us <= run.started_at_us:
+                last[key] = run
 
     def records(self) -> list[HistoryRecord]:
         """Every record, oldest first (empty when the table does not exist yet)."""
@@ -261,22 +316,8 @@ def defer_proof(
         at_ms: When it was proved.
         reason: How (the row's reason).
     """
-    history.defer(
-        [
-            HistoryRecord(
-                invocation_id=invocation_id,
-                model=model,
-                table_location=location,
-                op=op,
-                parameters=parameters_json(parameters),
-                dry_run=False,
-                status=str(Status.SUCCEEDED),
-                error=None,
-                started_at=dt.datetime.fromtimestamp(at_ms / 1000, dt.UTC),
-                duration_s=0.0,
-                reason=reason,
-            )
-        ]
+    history.defer_proofs(
+        [(invocation_id, model, location, op, parameters_json(parameters), at_ms, reason)]
     )
 
 

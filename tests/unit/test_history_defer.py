@@ -86,3 +86,41 @@ def test_a_history_from_before_the_added_columns_takes_them(tmp_path: Path) -> N
 
     after = store.records()
     assert [(r.invocation_id, r.build_s) for r in after] == [("old", None), ("i", 1.25)]
+
+
+def test_a_deferred_proof_is_the_row_a_succeeded_run_of_its_kind_writes(tmp_path: Path) -> None:
+    from python_ops.maintenance.history import defer_proof
+
+    at_ms = 1_795_824_106_773
+    store = HistoryStore(str(tmp_path / "history"))
+    assert store.last_success("m", "log_bounds") is None  # read now: remembered from here on
+    store.defer([_record("a", reason="the build wrote nothing")])
+    defer_proof(
+        store, invocation_id="i", model="m", location="/t", op="log_bounds",
+        parameters={"table_id": "x", "proved_at_ms": at_ms}, at_ms=at_ms, reason="proved",
+    )  # fmt: skip
+    assert store.deferred_count() == 2
+    store.flush()
+    assert store.deferred_count() == 0
+    assert DeltaTable(store.location).version() == 0  # one commit for the record and the proof
+
+    (proof,) = [r for r in store.records() if r.op == "log_bounds"]
+    assert proof == HistoryRecord(
+        invocation_id="i",
+        model="m",
+        table_location="/t",
+        op="log_bounds",
+        parameters='{"proved_at_ms": 1795824106773, "table_id": "x"}',
+        dry_run=False,
+        status="succeeded",
+        error=None,
+        started_at=dt.datetime.fromtimestamp(at_ms / 1000, dt.UTC),
+        duration_s=0.0,
+        reason="proved",
+    )
+    remembered = store.last_success("m", "log_bounds")  # as appended
+    read = HistoryStore(store.location).last_success("m", "log_bounds")  # as read back
+    assert remembered == read
+    assert remembered is not None
+    assert remembered.started_at_us == at_ms * 1000
+    assert remembered.parameters == proof.parameters
