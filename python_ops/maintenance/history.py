@@ -106,9 +106,13 @@ _PROOF_COLUMNS = {
     "reason": 6,
 }
 # a proof's other columns: those of a succeeded real run that moved nothing (HistoryRecord's
-# defaults for the rest)
+# defaults for the rest; a field added without one fails the first flush, loudly)
 _PROOF_CONSTANTS = {
-    **{f.name: f.default for f in dataclasses.fields(HistoryRecord)},
+    **{
+        f.name: f.default
+        for f in dataclasses.fields(HistoryRecord)
+        if f.default is not dataclasses.MISSING
+    },
     "dry_run": False,
     "status": str(Status.SUCCEEDED),
     "error": None,
