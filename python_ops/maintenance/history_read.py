@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from python_ops.errors import StorageError
 from python_ops.storage import delta_storage_options
 
 SCHEMA_FIELDS: tuple[tuple[str, str], ...] = (
@@ -86,7 +87,14 @@ def read_table(location: str, names: tuple[str, ...] | None = None) -> Any:
     table = DeltaTable(location, storage_options=options).to_pyarrow_table()
     if names is None:
         return table
-    return _conformed(table, _schema_of(names))
+    try:
+        return _conformed(table, _schema_of(names))
+    except (KeyError, ValueError, TypeError, NotImplementedError) as err:
+        raise StorageError(
+            f"the maintenance history at {location} is not a history table: its columns do "
+            f"not hold {', '.join(names)} ({err}); point var 'maintenance_history_location' "
+            "at another place, or move that table away"
+        ) from err
 
 
 def _schema_of(names: tuple[str, ...] | None) -> Any:

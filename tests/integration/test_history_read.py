@@ -6,6 +6,7 @@ import datetime as dt
 from pathlib import Path
 
 import pyarrow as pa
+import pytest
 from deltalake import DeltaTable, write_deltalake
 
 from python_ops.maintenance.history import HistoryRecord, HistoryStore
@@ -80,3 +81,16 @@ def test_reading_the_history_imports_no_pyarrow_dataset(tmp_path: Path) -> None:
         print(sorted(m for m in sys.modules if m in ("pyarrow.dataset", "pyarrow.parquet")))
     """
     assert python_stdout(code, str(location)) == "[]"
+
+
+def test_a_table_without_the_history_s_columns_is_refused_by_name(tmp_path: Path) -> None:
+    from python_ops.errors import StorageError
+    from python_ops.maintenance.history_last import LAST_RUN_COLUMNS
+    from python_ops.maintenance.history_read import read_table
+
+    other = tmp_path / "other"  # partitioned: delta-rs reads it, not this package's reader
+    write_deltalake(str(other), pa.table({"op": ["x"], "n": [1]}), partition_by=["op"])
+    with pytest.raises(StorageError, match=r"at .*other is not a history table: .* model"):
+        read_table(str(other), LAST_RUN_COLUMNS)
+    with pytest.raises(StorageError, match="not a history table"):
+        HistoryStore(str(other)).last_success("m", "vacuum")
