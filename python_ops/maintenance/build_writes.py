@@ -222,12 +222,9 @@ def _records(add: dict[str, Any]) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
-_ABSENT: Any = object()
-
-
 def build_commit(version: int, actions: list[dict[str, Any]]) -> BuildCommit | None:
     """The commit as a build's write, or None when it is not one (maintenance)."""
-    raw_info: Any = _ABSENT  # the first commitInfo
+    raw_info: dict[str, Any] | None = None  # the first commitInfo (an object: json_lines)
     adds: list[dict[str, Any]] = []
     removed: set[Any] = set()
     for a in actions:  # one pass (every post-hook reads its build's commit)
@@ -235,13 +232,11 @@ def build_commit(version: int, actions: list[dict[str, Any]]) -> BuildCommit | N
             adds.append(add)
         if isinstance(remove := a.get("remove"), dict):
             removed.add(remove.get("path"))
-        if raw_info is _ABSENT and "commitInfo" in a:
+        if raw_info is None and "commitInfo" in a:
             raw_info = a["commitInfo"]
     info = commit_info(version, actions, 0)
     operation = info.operation or ""
-    if operation in MAINTENANCE_OPERATIONS or RUN_MARKER in (
-        {} if raw_info is _ABSENT else raw_info
-    ):
+    if operation in MAINTENANCE_OPERATIONS or RUN_MARKER in (raw_info or {}):
         return None
     changed = [a for a in adds if a.get("dataChange") is not False]
     if adds and not changed:

@@ -52,13 +52,13 @@ class LocalStorage(Storage):
     names_before_stats = True
     probes_by_name = True
 
-    def executor_factory(self) -> Callable[[], Storage]:  # noqa: D102
-        return functools.partial(_reopen_on_executor, self.root)
-
     def __init__(self, root: str) -> None:
         super().__init__(root)
         # what os.path.join(root, name) puts before a relative name (every read asks)
         self._prefix = root if not root or root.endswith("/") else f"{root}/"
+
+    def executor_factory(self) -> Callable[[], Storage]:  # noqa: D102
+        return functools.partial(_reopen_on_executor, self.root)
 
     def _abs(self, rel: str) -> str:
         clean = self._check_relative(rel)  # relative, inside: never starts with "/"
