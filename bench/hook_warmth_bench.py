@@ -18,9 +18,6 @@ The extra calls keep their proof rows too: the warehouse is the bench's own.
 from __future__ import annotations
 
 import argparse
-import json
-import os
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -28,7 +25,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from report import compile_package, write_section  # noqa: E402
+from report import compile_package, dbt_driver, write_section  # noqa: E402
 
 from tests.helpers.fleet_project import write_fleet_project  # noqa: E402
 
@@ -70,12 +67,8 @@ json.dump({**medians, "hooks": len(calls["cold"])}, open(out, "w"))
 
 def build(project: Path, warehouse: Path, threads: int, code: Path) -> dict[str, float]:
     """One dbt build with each hook called three times; the medians (us) of each call."""
-    with tempfile.NamedTemporaryFile(suffix=".json") as out:
-        env = {**os.environ, "PYTHONPATH": str(code), "SPARKDELTA_WAREHOUSE": str(warehouse)}
-        command = [sys.executable, "-c", DRIVER, str(project), str(threads), out.name]
-        subprocess.run(command, check=True, env=env, cwd=project, capture_output=True)
-        found: dict[str, float] = json.loads(Path(out.name).read_text())
-    return found
+    args = [str(project), str(threads)]
+    return dbt_driver(DRIVER, args, project=project, warehouse=warehouse, code=code)
 
 
 def main() -> None:

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
+import tempfile
 from pathlib import Path
 
 REPORT = Path(__file__).resolve().parent.parent / "docs" / "benchmarks.md"
@@ -32,3 +37,19 @@ def compile_package() -> None:
 
     root = Path(__file__).resolve().parent.parent
     subprocess.run([sys.executable, "-m", "compileall", "-q", str(root / "python_ops")], check=True)
+
+
+def dbt_driver(
+    driver: str, args: list[str], *, project: Path, warehouse: Path, code: Path
+) -> dict[str, float]:
+    """Run a dbt driver script in a fresh process on the embedded engine; the JSON it wrote.
+
+    The driver gets ``args`` and, last, the file to write its figures to (JSON); it runs in
+    ``project`` with ``code`` first on the path and ``warehouse`` as the engine's warehouse.
+    """
+    with tempfile.NamedTemporaryFile(suffix=".json") as out:
+        env = {**os.environ, "PYTHONPATH": str(code), "SPARKDELTA_WAREHOUSE": str(warehouse)}
+        command = [sys.executable, "-c", driver, *args, out.name]
+        subprocess.run(command, check=True, env=env, cwd=project, capture_output=True)
+        found: dict[str, float] = json.loads(Path(out.name).read_text())
+    return found

@@ -10,7 +10,6 @@ cleanup asks of checkpoints: the sidecars a v2 checkpoint references and the ver
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Iterator, Sequence
 from typing import Any
@@ -25,6 +24,7 @@ from python_ops.delta.file_columns import (
     rows_where,
     well_formed_adds,
 )
+from python_ops.delta.json_text import loads_bytes
 from python_ops.delta.log_files import LAST_CHECKPOINT, LOG_DIR, LogFile
 from python_ops.errors import DeltaLogError
 from python_ops.storage import Storage
@@ -312,7 +312,7 @@ def last_checkpoint_version(storage: Storage) -> int | None:
         The version, or None.
     """
     try:
-        data = json.loads(storage.read_bytes(f"{LOG_DIR}/{LAST_CHECKPOINT}"))
+        data = loads_bytes(storage.read_bytes(f"{LOG_DIR}/{LAST_CHECKPOINT}"))
     except FileNotFoundError:
         return None
     except (ValueError, UnicodeDecodeError):  # JSONDecodeError is a ValueError

@@ -174,6 +174,9 @@ def parse_protocol(raw: Mapping[str, Any]) -> dict[str, Any]:
     Raises:
         DeltaLogError: For a malformed action.
     """
+    reader, writer = raw.get("minReaderVersion"), raw.get("minWriterVersion")
+    if len(raw) == 2 and type(reader) is int and type(writer) is int and reader >= 0 <= writer:
+        return dict(raw)  # the versions alone (most tables; every post-hook reads one): valid
     optional_int(raw, "minReaderVersion", "protocol", required=True)
     optional_int(raw, "minWriterVersion", "protocol", required=True)
     _string_list(raw, "readerFeatures")

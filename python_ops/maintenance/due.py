@@ -50,9 +50,12 @@ class Decision:
 def _too_soon(
     target: ModelTarget, op: str, history: HistoryStore | None, now_s: float
 ) -> Decision | None:
-    hours = target.config.interval_hours(op)
-    last = history.last_success(target.config.model, op) if history is not None else None
-    if last is None or hours <= 0:
+    config = target.config
+    last = history.last_success(config.model, op) if history is not None else None
+    if last is None:  # never ran: no interval to wait for (most ops of most tables)
+        return None
+    hours = config.interval_hours(op)
+    if hours <= 0:
         return None
     age_h = (now_s - last.started_s) / 3600
     if age_h < hours:

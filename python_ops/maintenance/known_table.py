@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import cached_property
 
 from python_ops.delta.log_files import LOG_DIR
 from python_ops.delta.protocol import FEATURES, table_features
@@ -48,6 +47,9 @@ class KnownTable:
         invocation: The command it runs in.
         last_commit: The newest version's commit, when it is a write (a build's, or the one a
             run-operation finds at the head); None: a maintenance commit, or not read.
+        configuration: The checksum's table properties as the model's ops see them (the
+            package's own left out: ``user_properties``; VACUUM's and log cleanup's rules both
+            read them).
         empty_at_ms: When nothing existed at the location (a first build began then).
         thorough: A run-operation's decision: VACUUM lists the table (the post-hook's trusts
             the untracked bound instead).
@@ -62,13 +64,9 @@ class KnownTable:
     history: HistoryStore | None
     invocation: Invocation | None
     last_commit: BuildCommit | None
+    configuration: dict[str, str]
     empty_at_ms: int | None = None
     thorough: bool = False
-
-    @cached_property
-    def configuration(self) -> dict[str, str]:
-        """The table's properties as the model's ops see them (the package's own left out)."""
-        return user_properties(self.checksum.metadata.configuration)
 
     def rewrote_every_file(self) -> bool:
         """Whether the newest version is a write that added every live file."""
@@ -128,6 +126,7 @@ def known_table(
         history,
         invocation,
         last_commit,
+        user_properties(checksum.metadata.configuration),
         empty_at_ms=empty_at_ms,
         thorough=thorough,
     )

@@ -20,6 +20,7 @@ from typing import Any
 from python_ops.delta.file_paths import FilePaths
 from python_ops.delta.protocol import Op, check_protocol
 from python_ops.delta.recorded_retentions import (
+    RETENTION_PROPERTIES,
     policy_changes,
     policy_properties,
     recorded_by_package,
@@ -136,6 +137,12 @@ def stale_policy_of(
     Returns:
         The property writes, when some retention the package recorded is stale; else empty.
     """
+    # only a retention the package recorded can be stale: most tables hold none (every
+    # post-hook asks), and then neither the protocol nor the config is looked at
+    if not configuration or not any(
+        recorded_by_package(configuration, prop) for prop in RETENTION_PROPERTIES
+    ):
+        return {}
     changes = _pending(protocol, configuration, location, config)
     stale = {
         prop

@@ -23,6 +23,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any, Protocol
 
 from python_ops.delta.commits import commits_shared
@@ -33,6 +34,7 @@ from python_ops.maintenance.build_decisions import decide_from_build
 from python_ops.maintenance.build_skip import record_skip
 from python_ops.maintenance.build_writes import BuildFacts, BuildWrites, read_build_writes
 from python_ops.maintenance.config import MaintenanceConfig
+from python_ops.maintenance.due import Decision
 from python_ops.maintenance.history import HistoryStore
 from python_ops.maintenance.history_upkeep import upkeep_history
 from python_ops.maintenance.outcomes import Status
@@ -91,21 +93,39 @@ class ModelMaintenance:
     """What a session did for one model (the post-hook's case).
 
     Attributes:
-        outcomes: One per op considered (empty when maintenance could not start).
+        decided: The outcome of each op decided one by one, from the table's snapshot, and
+            run when due (empty when maintenance could not start, or when the build's own
+            facts proved nothing due: ``nothing_due``).
         started: False when maintenance could not start (a warning said why).
         build: What the model's build wrote (None: not known).
         skipped: Why the post-hook maintained nothing after this build ('' : it decided).
+        nothing_due: Every op's decision, none of them due, when the build's own facts proved
+            it (``build_decisions``); nothing ran.
+        target: The model those decisions are of.
     """
 
-    outcomes: tuple[OpOutcome, ...]
+    decided: tuple[OpOutcome, ...]
     started: bool = True
     build: BuildWrites | None = None
     skipped: str = ""
+    nothing_due: tuple[Decision, ...] = ()
+    target: ModelTarget | None = None
+
+    @cached_property
+    def outcomes(self) -> tuple[OpOutcome, ...]:
+        """One per op considered: ``decided``, or the not-due outcomes of ``nothing_due``.
+
+        Made when first asked for: a post-hook asks only ``failed`` and ``summary``, which an
+        op that did not run is in neither of.
+        """
+        if self.nothing_due and self.target is not None:
+            return tuple(not_due_outcomes(self.target, list(self.nothing_due)))
+        return self.decided
 
     @property
     def failed(self) -> tuple[OpOutcome, ...]:
         """The ops that ran and failed."""
-        return tuple(o for o in self.outcomes if o.status is Status.FAILED)
+        return tuple(o for o in self.decided if o.status is Status.FAILED)
 
     def summary(self) -> str:
         """One line: each op that ran, what it did and how long it took ('' when none ran)."""
@@ -114,7 +134,7 @@ class ModelMaintenance:
         if self.skipped:
             return f"skipped: the build {self.skipped}"
         return ", ".join(
-            f"{o.op} {o.summary} in {o.duration_s:.1f} s" for o in self.outcomes if o.ran
+            f"{o.op} {o.summary} in {o.duration_s:.1f} s" for o in self.decided if o.ran
         )
 
 
@@ -228,7 +248,7 @@ class MaintenanceSession:
             target = target.scoped(writes.scope())
             quick = self._decided_from_build(target, writes, storage)
             if quick is not None:  # nothing due: neither the snapshot nor an engine was needed
-                return ModelMaintenance(tuple(quick), build=writes)
+                return ModelMaintenance((), build=writes, nothing_due=tuple(quick), target=target)
         try:
             maintainer = self._maintainer(build=writes, after_build=True)
         except MaintenanceError as err:
@@ -256,15 +276,15 @@ class MaintenanceSession:
 
     def _decided_from_build(
         self, target: ModelTarget, writes: BuildWrites, storage: Storage
-    ) -> list[OpOutcome] | None:
-        """Every op's outcome when the build's facts prove none is due (``build_decisions``).
+    ) -> list[Decision] | None:
+        """Every op's decision when the build's facts prove none is due (``build_decisions``).
 
         None: something may be due, or a fact is missing; the maintainer then reads the
         snapshot. A history that cannot be opened is the maintainer's to report.
         """
         try:
             history = self._environment.history()
-            decisions = decide_from_build(
+            return decide_from_build(
                 target,
                 writes,
                 storage=storage,
@@ -274,7 +294,6 @@ class MaintenanceSession:
             )
         except MaintenanceError:
             return None
-        return not_due_outcomes(target, decisions) if decisions is not None else None
 
     def maintain(
         self,

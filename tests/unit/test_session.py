@@ -9,6 +9,7 @@ stderr. The same session under dbt: ``tests/e2e/test_maintenance_dbt.py``.
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -267,3 +268,39 @@ def test_only_warn_models_failures_are_warnings(tmp_path: Path) -> None:
     )
     assert failure_warnings(run.outcomes, after_build=False) == []
     assert failure_warnings(run.outcomes, after_build=True) == []
+
+
+def test_a_build_that_proves_nothing_due_makes_its_outcomes_only_when_asked(
+    tmp_path: Path,
+) -> None:
+    import pyarrow as pa
+    from deltalake import write_deltalake
+
+    from python_ops.maintenance.build_writes import BuildFacts
+    from python_ops.maintenance.outcomes import Reason
+    from python_ops.maintenance.registry import OPS
+    from python_ops.maintenance.runner import not_due_outcomes
+
+    table = tmp_path / "fct"
+    started = time.time_ns() // 1_000_000 - 60_000  # a minute ago, where nothing existed
+    write_deltalake(str(table), pa.table({"id": [1, 2]}))  # the build created the table
+    history = HistoryStore(str(tmp_path / "history"))
+    env = Environment(history)
+    built = target(table, "fct")
+    facts = BuildFacts(
+        started_at_ms=started, version_before=None, build_s=0.5, location_was_empty=True
+    )
+    done = session(env, Events()).maintain_model(built, build=facts)
+    assert done.started
+    assert done.decided == ()
+    assert done.build is not None
+    assert [d.op for d in done.nothing_due] == list(OPS)
+    assert all(d.reason is not Reason.DUE for d in done.nothing_due)
+    assert "outcomes" not in vars(done)  # the post-hook's questions made none
+    assert done.failed == ()
+    assert done.summary() == ""
+    assert "outcomes" not in vars(done)
+    assert done.outcomes == tuple(not_due_outcomes(built, list(done.nothing_due)))
+    assert [(o.model, o.op, o.status) for o in done.outcomes] == [
+        ("fct", op, Status.NOT_DUE) for op in OPS
+    ]
