@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from python_ops.delta_jars import LOCAL_CONF, require_delta_jars, session_conf
     from python_ops.invocation import Invocation, Invocations
     from python_ops.maintenance.auto_columns import AdviceFor, ProjectAdvice
-    from python_ops.maintenance.build_start import head_version, location_is_empty
+    from python_ops.maintenance.build_start import head_still, head_version, location_is_empty
     from python_ops.maintenance.build_writes import BuildFacts, holds_first_commit
     from python_ops.maintenance.catalog_file import JOURNAL_NAME, LOG_NAME, Catalog, read_catalog
     from python_ops.maintenance.config import KEYS, PREFIX, MaintenanceConfig, parse_config
@@ -83,6 +83,7 @@ _EXPORTS: dict[str, str] = {
     "AdviceFor": "python_ops.maintenance.auto_columns",
     "ProjectAdvice": "python_ops.maintenance.auto_columns",
     "BuildFacts": "python_ops.maintenance.build_writes",
+    "head_still": "python_ops.maintenance.build_start",
     "head_version": "python_ops.maintenance.build_start",
     "holds_first_commit": "python_ops.maintenance.build_writes",
     "location_is_empty": "python_ops.maintenance.build_start",
@@ -201,6 +202,7 @@ __all__ = [
     "embedded_warehouse",
     "engine_mode",
     "files_text",
+    "head_still",
     "head_version",
     "holds_first_commit",
     "is_delta_table",

@@ -75,6 +75,29 @@ def head_version(location: str | Storage) -> int | None:
         return None
 
 
+def head_still(location: str | Storage, version: int) -> bool:
+    """Whether the table's latest commit is still ``version``: two names asked, nothing listed.
+
+    Commit ``version`` exists and ``version + 1`` does not: Delta writes N+1 only after N, so
+    no later commit exists either (what ``head_version`` would find). False where names cannot
+    be asked one by one (an object store: ``Storage.probes_by_name``), and on any error: the
+    caller asks ``head_version`` then.
+
+    Args:
+        location: The table (or its open storage).
+        version: The version seen earlier.
+    """
+    try:
+        storage = location if isinstance(location, Storage) else open_storage(location)
+        if not storage.probes_by_name:
+            return False
+        return not storage.exists(f"{LOG_DIR}/{version + 1:020d}.json") and storage.exists(
+            f"{LOG_DIR}/{version:020d}.json"
+        )
+    except (MaintenanceError, OSError):
+        return False
+
+
 # a local log directory up to this size is listed in one go (ext4: up to about 150 names, 70
 # versions): one listing of 53 names took 34 us here, the pointer and 10 names asked 46 us; a
 # listing of 252 names 118 us, of 1,512 686 us (docs/benchmarks.md, "version before a build")

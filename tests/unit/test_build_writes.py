@@ -418,3 +418,20 @@ def test_a_long_log_s_version_before_a_build_is_the_listing_s_or_a_hole_ends_it(
         assert any(v not in versions for v in range(probed, listed[-1]))  # a hole above it
     if listed and isinstance(pointer, int) and set(range(pointer, listed[-1] + 1)) <= versions:
         assert probed == listed[-1]
+
+
+def test_the_head_is_still_a_version_while_no_later_commit_exists(tmp_path: Path) -> None:
+    from python_ops.maintenance.build_start import head_still
+
+    table = tmp_path / "t"
+    assert not head_still(str(table), 0)  # nothing there
+    write_deltalake(str(table), _rows("2024-01-01", range(2)))
+    assert head_still(str(table), 0)
+    write_deltalake(str(table), _rows("2024-01-02", range(2)), mode="append")
+    assert not head_still(str(table), 0)  # version 1 came after it
+    assert head_still(str(table), 1)
+    assert head_still(str(table), 1) == (head_version(str(table)) == 1)
+    assert not head_still(str(table), 5)  # never written (a log re-created shorter, say)
+    # a link where the next commit would be is an entry: the head is not still 1
+    (table / "_delta_log" / f"{2:020d}.json").symlink_to(tmp_path / "nowhere")
+    assert not head_still(str(table), 1)

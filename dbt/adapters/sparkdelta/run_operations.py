@@ -8,7 +8,7 @@ environment and events (``dbt_session``), and turns maintenance's errors into db
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -109,7 +109,14 @@ class RunOperations:
         self._connection = connection
         self._locator = locator
         self._history = history
-        self.build_clock = BuildClock(locator)
+        self.build_clock = BuildClock(locator, nodes=self._manifest_nodes)
+
+    def _manifest_nodes(self) -> Iterable[Any]:
+        """The nodes of the manifest this dbt command runs on (none before it has one)."""
+        from dbt.contracts.graph.manifest import Manifest
+
+        manifest = self._adapter.get_macro_resolver()
+        return manifest.nodes.values() if isinstance(manifest, Manifest) else ()
 
     def after_build(self, model: Any, invocation_id: str, history: HistoryNode) -> str:
         """Post-hook: run the maintenance that is due for the model just built.

@@ -1,0 +1,115 @@
+"""A dbt command's first build start reads every maintained table's version at once
+(``build_clock``); each later start records what it would have read itself.
+
+Real dbt on the embedded engine. Model ``b`` reads ``a``; ``a``'s second post-hook (with the var
+``poke``) inserts a row into ``b``'s table, after the first start looked at it and before
+``b``'s own start: ``b``'s start finds its table moved on (``head_still``), reads it again, and
+the version it records is the insert's, so ``b``'s post-hook reads only its build's own commit.
+Without the insert, every start records the version its table had before its build.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from dbt.cli.main import dbtRunner
+
+from dbt.adapters.sparkdelta.build_clock import BuildClock, StartedBuild
+from python_ops.delta.commits import commit_actions
+from python_ops.maintenance.build_start import head_version
+from python_ops.storage import open_storage
+from tests.helpers.fleet_project import PROFILES
+
+pytestmark = pytest.mark.slow
+
+PROJECT = """\
+name: fleet
+version: "0.1.0"
+config-version: 2
+profile: fleet
+model-paths: ["models"]
+models:
+  fleet:
+    +file_format: delta
+    +post-hook: "{{ maintain_model() }}"
+    +maintenance_on_error: fail
+    a:
+      +post-hook: "{% if var('poke', false) %}insert into fleet.b values (99, 'poked'){% endif %}"
+"""
+
+
+def _project(root: Path) -> Path:
+    (root / "models").mkdir(parents=True)
+    (root / "dbt_project.yml").write_text(PROJECT)
+    (root / "profiles.yml").write_text(PROFILES)
+    (root / "models" / "a.sql").write_text(
+        "{{ config(materialized='table') }}\nselect 1 as id, 'a' as name\n"
+    )
+    (root / "models" / "b.sql").write_text(
+        "{{ config(materialized='table') }}\nselect id, 'b' as name from {{ ref('a') }}\n"
+    )
+    (root / "models" / "c.sql").write_text(
+        "{{ config(materialized='table') }}\nselect 3 as id, 'c' as name\n"
+    )
+    return root
+
+
+def _build(project: Path, **variables: Any) -> None:
+    args = ["build", "--project-dir", str(project), "--profiles-dir", str(project)]
+    if variables:
+        args += ["--vars", json.dumps(variables)]
+    result = dbtRunner().invoke(args)
+    assert result.success, result.exception
+
+
+@pytest.fixture
+def taken(monkeypatch: pytest.MonkeyPatch) -> dict[str, StartedBuild]:
+    """What each post-hook takes back from its build's start, by model (the real one runs)."""
+    seen: dict[str, StartedBuild] = {}
+    take = BuildClock.take
+
+    def recorded(clock: BuildClock, node: Any) -> StartedBuild | None:
+        started = take(clock, node)
+        if started is not None:
+            seen[started.unique_id.rsplit(".", 1)[-1]] = started
+        return started
+
+    monkeypatch.setattr(BuildClock, "take", recorded)
+    return seen
+
+
+def test_each_start_records_its_table_as_it_was_when_its_build_began(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    fresh_engines: None,
+    taken: dict[str, StartedBuild],
+) -> None:
+    warehouse = tmp_path / "warehouse"
+    monkeypatch.setenv("SPARKDELTA_WAREHOUSE", str(warehouse))
+    project = _project(tmp_path / "p")
+    tables = {name: str(warehouse / "fleet" / name) for name in "abc"}
+
+    _build(project)  # the tables are created where nothing was
+    assert {n: (s.version_before, s.location_was_empty) for n, s in taken.items()} == {
+        n: (None, True) for n in "abc"
+    }
+    before = {name: head_version(location) for name, location in tables.items()}
+    taken.clear()
+
+    _build(project)  # nothing else writes: the first start's look holds for every table
+    assert {n: s.version_before for n, s in taken.items()} == before
+    assert not any(s.location_was_empty for s in taken.values())
+    before = {name: head_version(location) for name, location in tables.items()}
+    taken.clear()
+
+    _build(project, poke=True)  # a's post-hook writes into b before b's build starts
+    poked = taken["b"].version_before
+    assert poked == before["b"] + 1
+    insert = commit_actions(open_storage(tables["b"]), poked)
+    assert any("add" in action for action in insert)  # the insert's commit, not b's build's
+    assert taken["a"].version_before == before["a"]
+    assert taken["c"].version_before == before["c"]
+    assert head_version(tables["b"]) == poked + 1  # b's build committed after the insert
