@@ -22,23 +22,18 @@ from python_ops.delta.commits import commit_actions
 from python_ops.maintenance.build_start import head_version
 from python_ops.storage import open_storage
 from tests.helpers.fleet_project import PROFILES
+from tests.helpers.fleet_project import PROJECT as FLEET_PROJECT
 
 pytestmark = pytest.mark.slow
 
-PROJECT = """\
-name: fleet
-version: "0.1.0"
-config-version: 2
-profile: fleet
-model-paths: ["models"]
-models:
-  fleet:
-    +file_format: delta
-    +post-hook: "{{ maintain_model() }}"
-    +maintenance_on_error: fail
+# the fleet's project, and a second post-hook on ``a`` that writes into ``b`` (with ``poke``)
+PROJECT = (
+    FLEET_PROJECT
+    + """\
     a:
       +post-hook: "{% if var('poke', false) %}insert into fleet.b values (99, 'poked'){% endif %}"
 """
+)
 
 
 def _project(root: Path) -> Path:

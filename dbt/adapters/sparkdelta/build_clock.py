@@ -27,16 +27,17 @@ from dbt_common.invocation import get_invocation_id
 from dbt.adapters.sparkdelta.locator import TableLocator
 from python_ops.errors import MaintenanceError
 from python_ops.maintenance import (
+    MAINTAINED,
+    RESOURCE_TYPES,
     BuildFacts,
     MaintenanceConfig,
     head_still,
     head_version,
+    is_remote,
     location_is_empty,
     node_value,
     normalize_location,
 )
-from python_ops.maintenance.targets import MAINTAINED, RESOURCE_TYPES
-from python_ops.storage import is_remote
 
 
 @dataclass(frozen=True)
