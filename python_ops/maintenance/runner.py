@@ -521,7 +521,7 @@ class Maintainer:
         )
 
 
-def not_due_outcomes(target: ModelTarget, decisions: list[Decision]) -> list[OpOutcome]:
+def not_due_outcomes(target: ModelTarget, decisions: Sequence[Decision]) -> list[OpOutcome]:
     """The outcomes of decisions none of which is due (nothing ran)."""
     c = target.config
     return [

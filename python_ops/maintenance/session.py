@@ -119,7 +119,7 @@ class ModelMaintenance:
         op that did not run is in neither of.
         """
         if self.nothing_due and self.target is not None:
-            return tuple(not_due_outcomes(self.target, list(self.nothing_due)))
+            return tuple(not_due_outcomes(self.target, self.nothing_due))
         return self.decided
 
     @property

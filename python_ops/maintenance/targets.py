@@ -71,6 +71,20 @@ def node_value(node: Any, key: str, default: Any = None) -> Any:
     return getattr(node, key, default)
 
 
+def builds_maintained_table(node: Any, config: Any) -> bool:
+    """Whether a node builds a table maintenance looks after (an enabled Delta model or snapshot).
+
+    Args:
+        node: The node.
+        config: Its config: a dict, or dbt's (whose ``get`` reads it too).
+    """
+    return (
+        node_value(node, "resource_type", "model") in RESOURCE_TYPES
+        and config.get("materialized") in MAINTAINED
+        and config.get("enabled") is not False
+    )
+
+
 def node_config(node: Any) -> dict[str, Any]:
     """A node's resolved config as a plain dict (dbt config objects or manifest dicts)."""
     config = node_value(node, "config") or {}
@@ -102,9 +116,9 @@ def targets_from_nodes(
     targets, paths = [], {}
     for node in nodes:
         if node_value(node, "resource_type", "model") not in RESOURCE_TYPES:
-            continue
+            continue  # a test or a seed: its config is not copied
         config = node_config(node)
-        if config.get("materialized") not in MAINTAINED or config.get("enabled") is False:
+        if not builds_maintained_table(node, config):
             continue
         name = str(node_value(node, "name"))
         unique_id = str(node_value(node, "unique_id") or "")

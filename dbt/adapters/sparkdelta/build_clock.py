@@ -27,10 +27,9 @@ from dbt_common.invocation import get_invocation_id
 from dbt.adapters.sparkdelta.locator import TableLocator
 from python_ops.errors import MaintenanceError
 from python_ops.maintenance import (
-    MAINTAINED,
-    RESOURCE_TYPES,
     BuildFacts,
     MaintenanceConfig,
+    builds_maintained_table,
     head_still,
     head_version,
     is_remote,
@@ -91,13 +90,6 @@ class StartedBuild:
         )
 
 
-def _still(seen: _Seen) -> bool:
-    """Whether a table is still as ``seen`` (its latest version, or nothing there)."""
-    if seen.version is not None:
-        return head_still(seen.location, seen.version)
-    return seen.empty and location_is_empty(seen.location)
-
-
 def has_post_hook(node: Any) -> bool:
     """Whether the node runs any post-hook (the maintenance post-hook may be among them)."""
     config = node_value(node, "config") or {}
@@ -121,16 +113,17 @@ class _Seen:
     empty: bool
 
 
+def _still(seen: _Seen) -> bool:
+    """Whether a table is still as ``seen`` (its latest version, or nothing there)."""
+    if seen.version is not None:
+        return head_still(seen.location, seen.version)
+    return seen.empty and location_is_empty(seen.location)
+
+
 def _maintained_with_hook(node: Any) -> bool:
-    """A model or snapshot whose build may start the clock: a Delta table, and a post-hook."""
+    """A node whose build may start the clock: a maintained Delta table, and a post-hook."""
     config = node_value(node, "config")
-    return (
-        config is not None
-        and node_value(node, "resource_type", "model") in RESOURCE_TYPES
-        and config.get("materialized") in MAINTAINED
-        and config.get("enabled") is not False
-        and has_post_hook(node)
-    )
+    return config is not None and builds_maintained_table(node, config) and has_post_hook(node)
 
 
 class BuildClock:
