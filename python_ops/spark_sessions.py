@@ -92,17 +92,31 @@ def classic_session(app_name: str = "python_ops") -> Any:
 class LazySession:
     """A Spark session that starts the embedded engine on first real use, once.
 
-    For callers with no Spark session of their own (dbt on thrift, http or odbc): ops that never
-    touch Spark start nothing. ``conf.get`` is answered from ``spark_conf`` without starting
-    the engine, so storage settings (``spark.hadoop.fs.s3a.*``) are the same whether or not it
-    has started. Thread-safe; ``stop()`` stops the engine if it was started.
+    For callers with no Spark session of their own (dbt on thrift, http or odbc), and for the
+    embedded engine of dbt's own connection: ops and commands that never touch Spark start
+    nothing (a run-operation with nothing due answers from the Delta logs and the catalog
+    journal alone). ``conf.get`` is answered from ``spark_conf`` without starting the engine,
+    so storage settings (``spark.hadoop.fs.s3a.*``) are the same whether or not it has started.
+    Thread-safe; ``stop()`` stops the engine if it was started.
 
     Args:
         spark_conf: Session configuration for the engine (e.g. the profile's storage settings).
+        port: The server's TCP port (0: a free one).
+        on_start: Called with the new session once the engine has started, before anyone uses
+            it (the embedded engine creates its journal's schemas); if it raises, the engine is
+            stopped and the error raised.
     """
 
-    def __init__(self, spark_conf: dict[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        spark_conf: dict[str, str] | None = None,
+        *,
+        port: int = 0,
+        on_start: Callable[[Any], None] | None = None,
+    ) -> None:
         self._conf = dict(spark_conf or {})
+        self._port = port
+        self._on_start = on_start
         self._engine: SailEngine | None = None
         self._lock = threading.Lock()
         self.starts = 0  # how many times the engine was started (0 or 1)
@@ -126,11 +140,27 @@ class LazySession:
         Raises:
             EngineError: When the engine cannot be started.
         """
+        return self.engine().spark
+
+    def engine(self) -> SailEngine:
+        """The started engine (its ``url`` and ``spark``), starting it on first call.
+
+        Raises:
+            ConfigError: When its port cannot be bound.
+            EngineError: When the engine cannot be started.
+        """
         with self._lock:
             if self._engine is None:
-                self._engine = SailEngine(spark_conf=self._conf)
+                engine = SailEngine(port=self._port, spark_conf=self._conf)
+                if self._on_start is not None:
+                    try:
+                        self._on_start(engine.spark)
+                    except BaseException:
+                        engine.stop()
+                        raise
+                self._engine = engine
                 self.starts += 1
-            return self._engine.spark
+            return self._engine
 
     def __getattr__(self, name: str) -> Any:
         if name.startswith("_"):

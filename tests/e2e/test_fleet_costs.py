@@ -22,6 +22,9 @@ engine), then a run-operation selecting one model in a fresh engine. Counted:
   names asked by each start (``head_still``); none with it off (``maintenance_post_hook:
   false``), so a build without maintenance pays only for the config check; and the post-hooks'
   questions whether the table's log exists: none for a table whose start listed a commit;
+- whether the run-operation with nothing due started the embedded Sail server: it does not (the
+  journal, the Delta logs and the history answer it; the history's catalog entry is in the
+  journal already);
 - the models' table snapshots the post-hooks and the run-operation reconstructed: none, since
   nothing is due and the builds' commits (or the log's head), Sail's checksums and the
   history's bounds prove it (``build_decisions``); each read costs a listing of the log and
@@ -184,10 +187,12 @@ def _measure(
             counts["vacuum checks"] = len(checks)
             counts["vacuum checks without a listing"] = sum("nothing existed" in r for r in checks)
         out[step] = counts
+    args = json.dumps({"select": "t_0003"})
+    shutdown_engines()  # a process that registers the history the hooks wrote, in the journal
+    _dbt(project, "run-operation", "maintain_all", "--args", args)
     shutdown_engines()  # the next process: its engine starts from the journal
     scans.clear()
     engine = get_engine(mode="embedded", warehouse=str(warehouse), connect_url=None)
-    args = json.dumps({"select": "t_0003"})
     reads = Counter(runtime.SNAPSHOT_READS.value)
     _dbt(project, "run-operation", "maintain_all", "--args", args)
     counts = Counter(engine.statements)  # type: ignore[attr-defined]
@@ -196,6 +201,7 @@ def _measure(
     counts["table snapshots read"] = sum(
         n for root, n in read.items() if not root.endswith("maintenance_history")
     )
+    counts["engine started"] = int(engine.started)  # type: ignore[attr-defined]
     out["run-operation, 1 model selected"] = counts
     # a query of another table registers that table then, from the journal
     assert engine.sql("select id from fleet.t_0007").collect()[0][0] == 7
@@ -267,6 +273,8 @@ def test_catalog_work_per_model_stays_flat_from_10_to_60_models(
     assert large[selected]["replay_table"] == small[selected]["replay_table"] == 0
     # nothing was due, proved by the table's checksum, the history's bounds and a listing
     assert large[selected]["table snapshots read"] == 0
+    # and it started no Sail server: the journal, the logs and the history answered
+    assert large[selected]["engine started"] == small[selected]["engine started"] == 0
     assert large[selected] == small[selected]
     queried = "then a query of t_0007"
     assert large[queried]["replay_table"] == small[queried]["replay_table"] == 1

@@ -54,6 +54,35 @@ def test_tables_and_views_survive_a_new_engine(tmp_path: Path, fresh_engines) ->
     assert tables == {"orders", "big_orders", "big_order_days"}
 
 
+def test_the_server_starts_when_a_statement_first_needs_it(tmp_path: Path, fresh_engines) -> None:
+    """The journal answers without a server; the first statement starts it, with the schemas."""
+    wh = tmp_path / "wh"
+    engine = _engine(wh)
+    assert not engine.started
+    engine.sql("create schema if not exists sales")
+    engine.sql(f"create table sales.orders using delta location '{wh}/sales/orders' as select 1 id")
+    assert engine.started
+    shutdown_engines()
+
+    engine = _engine(wh)  # the next process: the journal, no server yet
+    assert engine.journal.location("sales", "orders") == str(wh / "sales" / "orders")
+    assert engine.ops_spark.conf.get("spark.sql.session.timeZone", "unset") == "unset"
+    assert not engine.started
+    assert "sales" in {r[0] for r in engine.sql("show schemas").collect()}  # created at start
+    assert engine.started
+    assert engine.url.startswith("sc://127.0.0.1:")
+    assert engine.sql("select id from sales.orders").collect()[0][0] == 1
+
+
+def test_a_fixed_port_starts_the_server_at_once(tmp_path: Path, fresh_engines) -> None:
+    with socket.socket() as probe:  # a port free now
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    engine = get_engine(mode="embedded", warehouse=str(tmp_path), connect_url=None, port=port)
+    assert engine.started
+    assert engine.url == f"sc://127.0.0.1:{port}"
+
+
 def test_drop_removes_managed_table_files_only(tmp_path: Path, fresh_engines) -> None:
     wh = tmp_path / "wh"
     external = tmp_path / "external" / "kept"

@@ -51,7 +51,7 @@ class DbtConnection:
         """
         engine = self.session_engine()
         if engine is not None:
-            return engine.spark
+            return engine.ops_spark
         return get_ops_engine(dict(self.credentials.server_side_parameters)).spark
 
     def vacuum_engine(self) -> VacuumEngine:
@@ -108,7 +108,7 @@ class DbtConnection:
         """
         engine = self.session_engine()
         if engine is not None:
-            return session_sql(engine.spark).named(names or {})
+            return session_sql(engine.ops_spark).named(names or {})
         creds = self.credentials
         return DeltaSql(
             self.rows,

@@ -103,6 +103,9 @@ class HistoryCatalog:
         location = self._locator.history_location(history)
         if not is_delta_table(location):
             return
+        registered = self._locator.registered_location(history["schema"], history["name"])
+        if registered is not None and registered.rstrip("/") == location.rstrip("/"):
+            return  # registered there already: no statement (the embedded server stays idle)
         key = self._connection.key()
         if key in runtime.NO_DELTA_TABLES.value:  # the engine refused before
             return

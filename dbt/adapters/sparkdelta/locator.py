@@ -180,6 +180,15 @@ class TableLocator:
         engine = self._journal()
         return engine.journal.location(schema, identifier) if engine is not None else None
 
+    def registered_location(self, schema: str, identifier: str) -> str | None:
+        """Where the catalog already has a table, known without asking it (None: not known).
+
+        From dbt's cache (its catalog information), else the embedded engine's journal.
+        """
+        _, cached = cached_relation(self._adapter, None, schema, identifier)
+        location = location_from_information(getattr(cached, "information", None))
+        return location if location is not None else self._journal_location(schema, identifier)
+
     def table_location(self, relation: BaseRelation) -> str | None:
         """The Delta location of an existing table as the catalog reports it (None: no table).
 

@@ -27,6 +27,11 @@ class Engine(ABC):
     def spark(self) -> Any:
         """The ``pyspark.sql.SparkSession`` every dbt thread shares."""
 
+    @property
+    def ops_spark(self) -> Any:
+        """The session the ops use (the embedded engine's starts only when an op uses it)."""
+        return self.spark
+
     def sql(self, statement: str) -> Any:
         """Run one SQL statement and return its DataFrame."""
         return self.spark.sql(statement)

@@ -29,7 +29,7 @@ from dbt.adapters.sparkdelta.catalog_journal import (
 from dbt.adapters.sparkdelta.engines.base import Engine, location_from_information
 from dbt.adapters.sparkdelta.engines.pending import PendingRelations, statement_kind
 from python_ops.errors import ConfigError
-from python_ops.maintenance import SailEngine, is_remote, managed_location, normalize_location
+from python_ops.maintenance import LazySession, is_remote, managed_location, normalize_location
 
 log = logging.getLogger(__name__)
 
@@ -90,6 +90,11 @@ def prepare_warehouse(warehouse: str) -> str:
 class EmbeddedEngine(Engine):
     """Sail's Spark Connect server inside this process, with a persistent catalog journal.
 
+    The server starts when a statement first needs it (``LazySession``): a command that only
+    reads Delta logs and the journal (a run-operation with nothing due, a report) starts no
+    server. With a fixed ``port`` it starts at once: the server is then meant for other
+    clients too, and a port in use is refused when the connection opens.
+
     Args:
         warehouse: Directory holding the managed Delta tables and the catalog journal.
         port: TCP port on 127.0.0.1; 0 picks a free one.
@@ -107,18 +112,30 @@ class EmbeddedEngine(Engine):
         self.journal = CatalogJournal(self.warehouse)
         self.statements: Counter[str] = Counter()  # what this engine ran, by kind (tests)
         self._pending = PendingRelations(self._register_sql, self.statements)
-        self._sail = SailEngine(port=port, spark_conf=spark_conf)
-        self.url = self._sail.url
-        self._spark = self._sail.spark
-        try:
-            self._replay()
-        except BaseException:
-            self.stop()  # a started server left running kept the process from exiting
-            raise
+        self._schemas = self._replay()
+        self._sail = LazySession(spark_conf, port=port, on_start=self._create_schemas)
+        if port:
+            self._sail.session()
 
     @property
-    def spark(self) -> Any:  # noqa: D102
-        return self._spark
+    def spark(self) -> Any:
+        """The server's session, starting the server on first use."""
+        return self._sail.session()
+
+    @property
+    def ops_spark(self) -> Any:
+        """The session for the ops: starts the server only when an op really uses Spark."""
+        return self._sail
+
+    @property
+    def started(self) -> bool:
+        """True once the Sail server runs."""
+        return self._sail.started
+
+    @property
+    def url(self) -> str:
+        """The server's Spark Connect URL (``sc://127.0.0.1:<port>``), starting it if need be."""
+        return self._sail.engine().url
 
     def sql(self, statement: str) -> Any:
         """Run a statement; record catalog changes of successful DDL in the journal."""
@@ -126,7 +143,7 @@ class EmbeddedEngine(Engine):
         if _PARTITION_OVERWRITE_MODE.match(strip_leading_comments(statement)):
             # dbt-spark sets this before insert_overwrite; Sail has no such setting (it refuses
             # 'spark.*' keys) and the sparkdelta insert_overwrite does not depend on it.
-            return self._spark.sql(
+            return self.spark.sql(
                 "select 'spark.sql.sources.partitionOverwriteMode' as key, 'DYNAMIC' as value"
             )
         if self._pending:
@@ -135,10 +152,10 @@ class EmbeddedEngine(Engine):
         self.statements[event.action if event is not None else statement_kind(statement)] += 1
         if event is not None and event.action == "drop":
             dropped = self.journal.entry(event.schema, event.name)
-            df = self._spark.sql(statement)
+            df = self.spark.sql(statement)
             self._after_drop(event, dropped)
             return df
-        df = self._spark.sql(statement)
+        df = self.spark.sql(statement)
         if event is not None:
             self._observe(event)
         return df
@@ -176,8 +193,8 @@ class EmbeddedEngine(Engine):
         if comment:
             escaped = comment.replace("\\", "\\\\").replace("'", "\\'")
             comment_clause = f" comment '{escaped}'"
-        self._spark.sql(f"drop table if exists `{schema}`.`{name}`")
-        self._spark.sql(
+        self.spark.sql(f"drop table if exists `{schema}`.`{name}`")
+        self.spark.sql(
             f"create table if not exists `{schema}`.`{name}`{column_list} using delta"
             f"{comment_clause} location '{location}'"
         )
@@ -228,20 +245,21 @@ class EmbeddedEngine(Engine):
 
     def _location_of(self, schema: str, name: str) -> str | None:
         self.statements["show_table"] += 1
-        rows = self._spark.sql(f"show table extended in `{schema}` like '{name}'").collect()
+        rows = self.spark.sql(f"show table extended in `{schema}` like '{name}'").collect()
         for row in rows:
             if (location := location_from_information(row["information"])) is not None:
                 return location
         return None
 
-    def _replay(self) -> None:
-        """Create the journal's schemas in this fresh Sail session; note its relations as pending.
+    def _replay(self) -> list[str]:
+        """Note the journal's relations as pending for the session; its schemas, to create.
 
         A table whose local location has no Delta log any more is forgotten (with a warning).
+
+        Returns:
+            The journal's schemas, created in the session when it starts (``_create_schemas``).
         """
         catalog = self.journal.catalog()
-        for schema in catalog.schemas:
-            self._spark.sql(f"create schema if not exists `{schema}`")
         for key, rel in catalog.relations.items():
             if rel["kind"] == "table":
                 location = rel["location"]
@@ -252,9 +270,15 @@ class EmbeddedEngine(Engine):
                     self.journal.forget(*key)
                     continue
             self._pending.add(key, rel)
+        return list(catalog.schemas)
+
+    def _create_schemas(self, spark: Any) -> None:
+        """Create the journal's schemas in the fresh Sail session (``LazySession``'s start)."""
+        for schema in self._schemas:
+            spark.sql(f"create schema if not exists `{schema}`")
 
     def _register_sql(self, statement: str) -> None:
-        self._spark.sql(statement)
+        self.spark.sql(statement)
 
     def stop(self) -> None:
         """Stop Sail, waiting at most 20 s: a session that does not close must not hang the exit.
@@ -262,6 +286,8 @@ class EmbeddedEngine(Engine):
         The journal's files are released first.
         """
         self.journal.close()
+        if not self._sail.started:
+            return
         stopper = threading.Thread(target=self._sail.stop, name="sparkdelta-stop", daemon=True)
         stopper.start()
         stopper.join(_STOP_WAIT_S)
