@@ -115,7 +115,11 @@ class EmbeddedEngine(Engine):
         self._schemas = self._replay()
         self._sail = LazySession(spark_conf, port=port, on_start=self._create_schemas)
         if port:
-            self._sail.session()
+            try:
+                self._sail.session()
+            except BaseException:
+                self.journal.close()  # the journal's files are not left held by a failed start
+                raise
 
     @property
     def spark(self) -> Any:
