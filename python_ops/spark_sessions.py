@@ -138,6 +138,7 @@ class LazySession:
         """The engine's ``SparkSession``, starting the engine on first call.
 
         Raises:
+            ConfigError: When its port cannot be bound.
             EngineError: When the engine cannot be started.
         """
         return self.engine().spark
