@@ -44,7 +44,7 @@ class VersionChecksum:
     protocol: dict[str, Any]
 
 
-def _count(raw: dict[str, Any], key: str) -> int | None:
+def _count(raw: Mapping[str, Any], key: str) -> int | None:
     value = raw.get(key)
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
         return None
@@ -125,3 +125,78 @@ def replayed_checksum(
         metadata,
         dict(replay.protocol),
     )
+
+
+def derived_checksum(
+    before: VersionChecksum, commits: Sequence[tuple[int, Sequence[Mapping[str, Any]]]]
+) -> VersionChecksum | None:
+    """The state after ``commits``, derived from the checksum of the version before them.
+
+    Counted as Delta's incremental checksum counts (``computeNewChecksum``, how Delta and Sail
+    write the checksum files ``read_version_checksum`` trusts): each ``add`` a live file and its
+    size, each ``remove`` one less (it must carry its size: ``extendedFileMetadata``), the
+    newest ``metaData`` and ``protocol`` win. Like Delta, this trusts the writers' invariant
+    that a ``dataChange`` add names a file not yet live unless its commit removes it (a
+    deletion-vector update). Stricter than Delta, an add with ``dataChange: false`` that its
+    commit does not remove is not known: a compaction's new file and a live file re-added
+    (statistics, a backfill) are told apart only by the live files, which are not read here.
+
+    Args:
+        before: The checksum of the version just before the first commit.
+        commits: (version, actions) pairs, consecutive from ``before.version + 1``.
+
+    Returns:
+        The last commit's state; None when the commits do not follow ``before`` one by one, a
+        ``remove`` lacks its size, a file is added with ``dataChange: false`` and not removed
+        by its commit, or a ``metaData`` or ``protocol`` action does not parse.
+    """
+    if not commits or any(v != before.version + 1 + i for i, (v, _) in enumerate(commits)):
+        return None
+    files, size = before.num_files, before.table_size_bytes
+    metadata, protocol = before.metadata, before.protocol
+    try:
+        for version, actions in commits:
+            counted = _counted(actions)
+            if counted is None:
+                return None
+            files, size = files + counted[0], size + counted[1]
+            for action in actions:
+                if (raw := action.get("metaData")) is not None:
+                    metadata = parse_metadata(raw, f"{LOG_DIR}/{version:020d}.json")
+                if (raw := action.get("protocol")) is not None:
+                    protocol = parse_protocol(raw)
+    except (DeltaLogError, TypeError, ValueError):
+        return None
+    if files < 0 or size < 0:
+        return None  # a remove of a file that was not live: the log is not as Delta writes it
+    return VersionChecksum(commits[-1][0], files, size, metadata, protocol)
+
+
+def _counted(actions: Sequence[Mapping[str, Any]]) -> tuple[int, int] | None:
+    """One commit's change to the live file count and bytes (None: not known).
+
+    A path removed or added twice in one commit is not as Delta writes a commit: not known.
+    """
+    files = size = 0
+    removed: set[Any] = set()
+    added: set[Any] = set()
+    for action in actions:
+        if (remove := action.get("remove")) is None:
+            continue
+        if not isinstance(remove, Mapping) or remove.get("extendedFileMetadata") is not True:
+            return None  # Delta's rule: a remove without its size is not counted incrementally
+        if (removed_bytes := _count(remove, "size")) is None or remove.get("path") in removed:
+            return None
+        removed.add(remove.get("path"))
+        files, size = files - 1, size - removed_bytes
+    for action in actions:
+        if (add := action.get("add")) is None:
+            continue
+        if not isinstance(add, Mapping) or (added_bytes := _count(add, "size")) is None:
+            return None
+        path = add.get("path")
+        if path in added or (add.get("dataChange") is False and path not in removed):
+            return None  # new (a compaction's) or live (re-added)? only the live files say
+        added.add(path)
+        files, size = files + 1, size + added_bytes
+    return files, size

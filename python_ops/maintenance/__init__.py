@@ -29,10 +29,16 @@ if TYPE_CHECKING:
     from python_ops.delta.recorded_retentions import policy_properties
     from python_ops.delta.schema_edits import TableDocs, add_nullable_columns, set_comments
     from python_ops.delta.snapshot import read_snapshot
+    from python_ops.delta.version_checksum import VersionChecksum
     from python_ops.delta_jars import LOCAL_CONF, require_delta_jars, session_conf
     from python_ops.invocation import Invocation, Invocations
     from python_ops.maintenance.auto_columns import AdviceFor, ProjectAdvice
-    from python_ops.maintenance.build_start import head_still, head_version, location_is_empty
+    from python_ops.maintenance.build_start import (
+        checksum_at,
+        head_still,
+        head_version,
+        location_is_empty,
+    )
     from python_ops.maintenance.build_writes import BuildFacts, holds_first_commit
     from python_ops.maintenance.catalog_file import JOURNAL_NAME, LOG_NAME, Catalog, read_catalog
     from python_ops.maintenance.config import KEYS, PREFIX, MaintenanceConfig, parse_config
@@ -84,11 +90,13 @@ _EXPORTS: dict[str, str] = {
     "AdviceFor": "python_ops.maintenance.auto_columns",
     "ProjectAdvice": "python_ops.maintenance.auto_columns",
     "BuildFacts": "python_ops.maintenance.build_writes",
+    "checksum_at": "python_ops.maintenance.build_start",
     "head_still": "python_ops.maintenance.build_start",
     "head_version": "python_ops.maintenance.build_start",
     "holds_first_commit": "python_ops.maintenance.build_writes",
     "location_is_empty": "python_ops.maintenance.build_start",
     "commits_shared": "python_ops.delta.commits",
+    "VersionChecksum": "python_ops.delta.version_checksum",
     "DEFAULT_DELETED_FILE_RETENTION_HOURS": "python_ops.delta.properties",
     "policy_properties": "python_ops.delta.recorded_retentions",
     "TableDocs": "python_ops.delta.schema_edits",
@@ -193,6 +201,7 @@ __all__ = [
     "Shared",
     "TableDocs",
     "VacuumEngine",
+    "VersionChecksum",
     "add_nullable_columns",
     "advice_dict",
     "advice_text",
@@ -201,6 +210,7 @@ __all__ = [
     "builds_maintained_table",
     "checked_number",
     "checked_retention",
+    "checksum_at",
     "commits_shared",
     "embedded_warehouse",
     "engine_mode",

@@ -5,7 +5,9 @@ something may be due. Most builds and most scheduled runs find nothing due, and 
 reads prove it:
 
 - the version checksum the writer left beside the newest version (``delta.version_checksum``):
-  the table's live file count, metadata and protocol;
+  the table's live file count, metadata and protocol; after a build, the same state replayed
+  from the build's commits (a table it created) or derived from the checksum before them (a
+  rebuilt one: ``BuildWrites.state``), no file read;
 - the newest commit: after a build, the build's own commits (``build_writes``, already read);
   in a run-operation, the commit at the head of a listing of the log;
 - bounds kept in the history: no removed file and no commit file is older than

@@ -16,6 +16,7 @@ from collections.abc import Iterable
 
 from python_ops.delta.checkpoint_reader import last_checkpoint_version
 from python_ops.delta.log_files import LOG_DIR
+from python_ops.delta.version_checksum import VersionChecksum, read_version_checksum
 from python_ops.errors import MaintenanceError
 from python_ops.storage import Storage, is_remote, open_storage
 
@@ -96,6 +97,25 @@ def head_still(location: str | Storage, version: int) -> bool:
         )
     except (MaintenanceError, OSError):
         return False
+
+
+def checksum_at(location: str | Storage, version: int) -> VersionChecksum | None:
+    """The table's checksum file of ``version`` (None: none, or not trusted).
+
+    What a front end may record with ``version_before`` (``BuildFacts.checksum_before``):
+    the post-hook then derives the table after the build from it and the build's commits.
+    Worth it only where reads come cheap: a command's first build start reads every table's
+    at once; a single start leaves it to the post-hook.
+
+    Args:
+        location: The table (or its open storage).
+        version: The version (``head_version``'s answer).
+    """
+    try:
+        storage = location if isinstance(location, Storage) else open_storage(location)
+        return read_version_checksum(storage, version)
+    except (MaintenanceError, OSError):
+        return None
 
 
 # a local log directory up to this size is listed in one go (ext4: up to about 150 names, 70

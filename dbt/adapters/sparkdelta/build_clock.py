@@ -29,7 +29,9 @@ from python_ops.errors import MaintenanceError
 from python_ops.maintenance import (
     BuildFacts,
     MaintenanceConfig,
+    VersionChecksum,
     builds_maintained_table,
+    checksum_at,
     head_still,
     head_version,
     is_remote,
@@ -55,6 +57,8 @@ class StartedBuild:
         own_wall_s: What recording the start took (wall seconds): maintenance's cost, added to
             the post-hook's own time.
         own_cpu_s: The same in the thread's CPU seconds.
+        checksum_before: The checksum of ``version_before``, when the command's first start
+            read it with every other table's (None: not read).
     """
 
     unique_id: str
@@ -66,6 +70,7 @@ class StartedBuild:
     location_was_empty: bool
     own_wall_s: float
     own_cpu_s: float
+    checksum_before: VersionChecksum | None = None
 
     def looked_at(self, location: str) -> bool:
         """Whether the start looked where the table is (its version and emptiness hold there)."""
@@ -87,6 +92,7 @@ class StartedBuild:
             version_before=self.version_before if here else None,
             build_s=time.perf_counter() - self.clock,
             location_was_empty=self.location_was_empty and here,
+            checksum_before=self.checksum_before if here else None,
         )
 
 
@@ -106,11 +112,13 @@ class _Seen:
         location: Where the adapter places the table (as ``BuildClock._location``).
         version: Its latest commit version then (None: none).
         empty: Nothing existed at the location then.
+        checksum: The checksum file of ``version`` (None: none, or no version).
     """
 
     location: str
     version: int | None
     empty: bool
+    checksum: VersionChecksum | None = None
 
 
 def _still(seen: _Seen) -> bool:
@@ -187,6 +195,9 @@ class BuildClock:
                 if location is None or is_remote(location):
                     continue  # the metastore's place, or an object store's: each start looks
                 version, empty = self._look(location)
+                # read here, where reads come cheap: the post-hook derives the table after the
+                # build from it (``BuildFacts.checksum_before``) instead of reading it cold
+                checksum = checksum_at(location, version) if version is not None else None
             # a node that cannot be looked at here is looked at by its own start, which says
             # what is wrong with it (on its own model): never another model's build's error
             except (
@@ -198,7 +209,7 @@ class BuildClock:
                 ValueError,
             ):
                 continue
-            seen[str(node_value(node, "unique_id"))] = _Seen(location, version, empty)
+            seen[str(node_value(node, "unique_id"))] = _Seen(location, version, empty, checksum)
         return seen
 
     def start(self, node: Any, config: MaintenanceConfig) -> None:
@@ -217,8 +228,10 @@ class BuildClock:
         cpu = time.thread_time()
         seen = self._seen_first(key)
         location: str | None
+        checksum = None
         if seen is not None and _still(seen):
             location, version, empty = seen.location, seen.version, seen.empty
+            checksum = seen.checksum
         else:
             location = seen.location if seen is not None else self._location(node)
             version, empty = self._look(location) if location is not None else (None, False)
@@ -232,6 +245,7 @@ class BuildClock:
             empty,
             own_wall_s=time.perf_counter() - started,
             own_cpu_s=time.thread_time() - cpu,
+            checksum_before=checksum,
         )
         with self._lock:
             self._started[key] = record
