@@ -5,7 +5,9 @@ Real dbt on the embedded engine. Model ``b`` reads ``a``; ``a``'s second post-ho
 ``poke``) inserts a row into ``b``'s table, after the first start looked at it and before
 ``b``'s own start: ``b``'s start finds its table moved on (``head_still``), reads it again, and
 the version it records is the insert's, so ``b``'s post-hook reads only its build's own commit.
-Without the insert, every start records the version its table had before its build.
+Without the insert, every start records the version its table had before its build, and the
+checksum of that version the first start read with it. A build that selects one model looks
+ahead at that model's table only (dbt's ``selected_resources``).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from typing import Any
 import pytest
 from dbt.cli.main import dbtRunner
 
+from dbt.adapters.sparkdelta import build_clock
 from dbt.adapters.sparkdelta.build_clock import BuildClock, StartedBuild
 from python_ops.delta.commits import commit_actions
 from python_ops.maintenance.build_start import head_version
@@ -52,8 +55,8 @@ def _project(root: Path) -> Path:
     return root
 
 
-def _build(project: Path, **variables: Any) -> None:
-    args = ["build", "--project-dir", str(project), "--profiles-dir", str(project)]
+def _build(project: Path, *more: str, **variables: Any) -> None:
+    args = ["build", *more, "--project-dir", str(project), "--profiles-dir", str(project)]
     if variables:
         args += ["--vars", json.dumps(variables)]
     result = dbtRunner().invoke(args)
@@ -97,6 +100,8 @@ def test_each_start_records_its_table_as_it_was_when_its_build_began(
     _build(project)  # nothing else writes: the first start's look holds for every table
     assert {n: s.version_before for n, s in taken.items()} == before
     assert not any(s.location_was_empty for s in taken.values())
+    # with each table's checksum of that version, read by the same look
+    assert {n: _checksum_version(s) for n, s in taken.items()} == before
     before = {name: head_version(location) for name, location in tables.items()}
     taken.clear()
 
@@ -108,3 +113,38 @@ def test_each_start_records_its_table_as_it_was_when_its_build_began(
     assert taken["a"].version_before == before["a"]
     assert taken["c"].version_before == before["c"]
     assert head_version(tables["b"]) == poked + 1  # b's build committed after the insert
+    # b's start looked itself, cold: its checksum is left to the post-hook
+    assert taken["b"].checksum_before is None
+    assert _checksum_version(taken["a"]) == before["a"]
+
+
+def _checksum_version(started: StartedBuild) -> int | None:
+    return started.checksum_before.version if started.checksum_before is not None else None
+
+
+def test_a_selected_build_looks_ahead_at_the_selected_models_tables_only(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    fresh_engines: None,
+    taken: dict[str, StartedBuild],
+) -> None:
+    warehouse = tmp_path / "warehouse"
+    monkeypatch.setenv("SPARKDELTA_WAREHOUSE", str(warehouse))
+    project = _project(tmp_path / "p")
+    _build(project)
+    looked: list[str] = []
+    look = build_clock.head_version
+
+    def head_version_counted(location: Any) -> Any:
+        looked.append(Path(str(location)).name)
+        return look(location)
+
+    monkeypatch.setattr(build_clock, "head_version", head_version_counted)
+    taken.clear()
+    _build(project, "--select", "c")  # dbt's selection: c alone is built
+    assert looked == ["c"]  # not a and b's tables (each would be a listing and a checksum)
+    assert set(taken) == {"c"}
+    assert _checksum_version(taken["c"]) == taken["c"].version_before
+    looked.clear()
+    _build(project)  # the next command selects everything again
+    assert sorted(looked) == ["a", "b", "c"]

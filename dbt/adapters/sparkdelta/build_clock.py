@@ -137,8 +137,9 @@ def _maintained_with_hook(node: Any) -> bool:
 class BuildClock:
     """The build facts of the models being built in this dbt process (thread-safe).
 
-    The first build start of a dbt command reads every maintained model's table at once (its
-    latest version, or that nothing is there), on local disks: one after the other, the same
+    The first build start of a dbt command reads every selected maintained model's table at
+    once (its latest version and that version's checksum, or that nothing is there), on local
+    disks: one after the other, the same
     reads cost about a tenth of what each costs between two models' builds, where the thread
     comes to them cold (``docs/benchmarks.md``, BUILD-AHEAD). Each later start only checks
     that its table is still as seen (``head_still``: two names asked; or still nothing
@@ -147,7 +148,7 @@ class BuildClock:
 
     Args:
         locator: Where models' tables are (placement and dbt's relation cache only).
-        nodes: The command's manifest nodes (none: each start reads its own table).
+        nodes: The nodes the command selected (none: each start reads its own table).
     """
 
     def __init__(self, locator: TableLocator, nodes: Callable[[], Iterable[Any]] = tuple) -> None:

@@ -112,11 +112,24 @@ class RunOperations:
         self.build_clock = BuildClock(locator, nodes=self._manifest_nodes)
 
     def _manifest_nodes(self) -> Iterable[Any]:
-        """The nodes of the manifest this dbt command runs on (none before it has one)."""
+        """The manifest's nodes this dbt command selected (none before it has a manifest).
+
+        dbt's selector keeps the command's selection for its Jinja context
+        (``selected_resources``) before any node runs: a ``-s one_model`` build looks ahead
+        at that model's table only. Without one (not set by this command's kind), every node.
+        """
         from dbt.contracts.graph.manifest import Manifest
 
+        from dbt import selected_resources
+
         manifest = self._adapter.get_macro_resolver()
-        return manifest.nodes.values() if isinstance(manifest, Manifest) else ()
+        if not isinstance(manifest, Manifest):
+            return ()
+        selected = set(selected_resources.SELECTED_RESOURCES)
+        nodes = manifest.nodes
+        if not selected:
+            return nodes.values()
+        return [nodes[key] for key in selected if key in nodes]
 
     def after_build(self, model: Any, invocation_id: str, history: HistoryNode) -> str:
         """Post-hook: run the maintenance that is due for the model just built.
