@@ -55,6 +55,13 @@ def _project(root: Path) -> Path:
     return root
 
 
+def _in_warehouse(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]:
+    """The project, and the warehouse its builds write to."""
+    warehouse = tmp_path / "warehouse"
+    monkeypatch.setenv("SPARKDELTA_WAREHOUSE", str(warehouse))
+    return _project(tmp_path / "p"), warehouse
+
+
 def _build(project: Path, *more: str, **variables: Any) -> None:
     args = ["build", *more, "--project-dir", str(project), "--profiles-dir", str(project)]
     if variables:
@@ -85,9 +92,7 @@ def test_each_start_records_its_table_as_it_was_when_its_build_began(
     fresh_engines: None,
     taken: dict[str, StartedBuild],
 ) -> None:
-    warehouse = tmp_path / "warehouse"
-    monkeypatch.setenv("SPARKDELTA_WAREHOUSE", str(warehouse))
-    project = _project(tmp_path / "p")
+    project, warehouse = _in_warehouse(tmp_path, monkeypatch)
     tables = {name: str(warehouse / "fleet" / name) for name in "abc"}
 
     _build(project)  # the tables are created where nothing was
@@ -128,9 +133,7 @@ def test_a_selected_build_looks_ahead_at_the_selected_models_tables_only(
     fresh_engines: None,
     taken: dict[str, StartedBuild],
 ) -> None:
-    warehouse = tmp_path / "warehouse"
-    monkeypatch.setenv("SPARKDELTA_WAREHOUSE", str(warehouse))
-    project = _project(tmp_path / "p")
+    project, _ = _in_warehouse(tmp_path, monkeypatch)
     _build(project)
     looked: list[str] = []
     look = build_clock.head_version
