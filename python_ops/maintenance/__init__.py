@@ -50,6 +50,7 @@ if TYPE_CHECKING:
         managed_location,
         placed_location,
     )
+    from python_ops.maintenance.log_change import LogStamp, log_stamp, log_unchanged
     from python_ops.maintenance.op_keys import as_model_setting
     from python_ops.maintenance.report import render_report, report_rows
     from python_ops.maintenance.run_options import RunOptions
@@ -95,6 +96,9 @@ _EXPORTS: dict[str, str] = {
     "head_version": "python_ops.maintenance.build_start",
     "holds_first_commit": "python_ops.maintenance.build_writes",
     "location_is_empty": "python_ops.maintenance.build_start",
+    "LogStamp": "python_ops.maintenance.log_change",
+    "log_stamp": "python_ops.maintenance.log_change",
+    "log_unchanged": "python_ops.maintenance.log_change",
     "commits_shared": "python_ops.delta.commits",
     "VersionChecksum": "python_ops.delta.version_checksum",
     "DEFAULT_DELETED_FILE_RETENTION_HOURS": "python_ops.delta.properties",
@@ -183,6 +187,7 @@ __all__ = [
     "Invocation",
     "Invocations",
     "LazySession",
+    "LogStamp",
     "MaintenanceConfig",
     "MaintenanceRun",
     "MaintenanceSession",
@@ -222,6 +227,8 @@ __all__ = [
     "is_remote",
     "load_manifest",
     "location_is_empty",
+    "log_stamp",
+    "log_unchanged",
     "managed_location",
     "may_maintain",
     "node_config",

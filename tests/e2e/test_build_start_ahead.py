@@ -3,8 +3,10 @@
 
 Real dbt on the embedded engine. Model ``b`` reads ``a``; ``a``'s second post-hook (with the var
 ``poke``) inserts a row into ``b``'s table, after the first start looked at it and before
-``b``'s own start: ``b``'s start finds its table moved on (``head_still``), reads it again, and
-the version it records is the insert's, so ``b``'s post-hook reads only its build's own commit.
+``b``'s own start: ``b``'s start finds its table moved on (its log directory's stamp changed,
+and ``head_still``), reads it again, and the version it records is the insert's, so ``b``'s
+post-hook reads only its build's own commit; ``a`` and ``c``'s starts check theirs with one
+``lstat`` each (the stamp holds).
 Without the insert, every start records the version its table had before its build, and the
 checksum of that version the first start read with it. A build that selects one model looks
 ahead at that model's table only (dbt's ``selected_resources``).
@@ -13,6 +15,7 @@ ahead at that model's table only (dbt's ``selected_resources``).
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +26,7 @@ from dbt.adapters.sparkdelta import build_clock
 from dbt.adapters.sparkdelta.build_clock import BuildClock, StartedBuild
 from python_ops.delta.commits import commit_actions
 from python_ops.maintenance.build_start import head_version
+from python_ops.maintenance.log_change import RACY_NS
 from python_ops.storage import open_storage
 from tests.helpers.fleet_project import PROFILES
 from tests.helpers.fleet_project import PROJECT as FLEET_PROJECT
@@ -110,7 +114,16 @@ def test_each_start_records_its_table_as_it_was_when_its_build_began(
     before = {name: head_version(location) for name, location in tables.items()}
     taken.clear()
 
+    # every log unchanged for longer than the racy window: the look's stamps are trusted, and
+    # a start checks its table with one lstat of the log, names asked only where it changed
+    time.sleep(RACY_NS / 1e9)
+    checked = _counted(monkeypatch)
     _build(project, poke=True)  # a's post-hook writes into b before b's build starts
+    assert {check: sorted(names) for check, names in checked.items()} == {
+        "stamp held": ["a", "c"],
+        "stamp broken": ["b"],
+        "names asked": ["b"],
+    }
     poked = taken["b"].version_before
     assert poked == before["b"] + 1
     insert = commit_actions(open_storage(tables["b"]), poked)
@@ -121,6 +134,25 @@ def test_each_start_records_its_table_as_it_was_when_its_build_began(
     # b's start looked itself, cold: its checksum is left to the post-hook
     assert taken["b"].checksum_before is None
     assert _checksum_version(taken["a"]) == before["a"]
+
+
+def _counted(monkeypatch: pytest.MonkeyPatch) -> dict[str, list[str]]:
+    """By table: the starts whose log stamp held, broke, and that asked names."""
+    checked: dict[str, list[str]] = {"stamp held": [], "stamp broken": [], "names asked": []}
+    unchanged, still = build_clock.log_unchanged, build_clock.head_still
+
+    def log_unchanged(location: str, stamp: Any) -> bool:
+        held = unchanged(location, stamp)
+        checked["stamp held" if held else "stamp broken"].append(Path(location).name)
+        return held
+
+    def head_still(location: str, version: int) -> bool:
+        checked["names asked"].append(Path(location).name)
+        return still(location, version)
+
+    monkeypatch.setattr(build_clock, "log_unchanged", log_unchanged)
+    monkeypatch.setattr(build_clock, "head_still", head_still)
+    return checked
 
 
 def _checksum_version(started: StartedBuild) -> int | None:

@@ -18,8 +18,9 @@ engine), then a run-operation selecting one model in a fresh engine. Counted:
   (one event per model cost each hook's thread as much as a hook with nothing due), with the
   history rows the hooks kept for the command's end counted when they are written;
 - listings of a model's log when its build starts (``build_clock``, the version before the
-  build): one per model with the post-hook on, all at the command's first start, and then two
-  names asked by each start (``head_still``); none with it off (``maintenance_post_hook:
+  build): one per model with the post-hook on, all at the command's first start, and then one
+  check by each start (an ``lstat`` of the log where the look's stamp is trusted, else two
+  names asked, ``head_still``); none with it off (``maintenance_post_hook:
   false``), so a build without maintenance pays only for the config check; and the post-hooks'
   questions whether the table's log exists: none for a table whose start listed a commit;
 - whether the run-operation with nothing due started the embedded Sail server: it does not (the
@@ -73,6 +74,7 @@ def log_listings(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
     counted: Counter[str] = Counter()
     listing: Callable[..., Any] = build_clock.head_version
     checking: Callable[..., Any] = build_clock.head_still
+    stamped: Callable[..., Any] = build_clock.log_unchanged
     asking: Callable[..., Any] = locator.is_delta_table
     reading: Callable[..., Any] = known_table.read_version_checksum
     reading_ahead: Callable[..., Any] = build_start.read_version_checksum
@@ -86,6 +88,11 @@ def log_listings(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
     def head_still(location: Any, version: int) -> Any:
         counted["head_still"] += 1
         return checking(location, version)
+
+    def log_unchanged(location: Any, stamp: Any) -> Any:
+        held = stamped(location, stamp)
+        counted["log_unchanged held" if held else "log_unchanged broken"] += 1
+        return held
 
     def is_delta_table(location: Any) -> Any:
         counted["is_delta_table"] += 1
@@ -111,6 +118,7 @@ def log_listings(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
 
     monkeypatch.setattr(build_clock, "head_version", head_version)
     monkeypatch.setattr(build_clock, "head_still", head_still)
+    monkeypatch.setattr(build_clock, "log_unchanged", log_unchanged)
     monkeypatch.setattr(known_table, "read_version_checksum", read_version_checksum)
     monkeypatch.setattr(build_start, "read_version_checksum", read_ahead)
     monkeypatch.setattr(LocalStorage, "read_bytes", read_bytes)
@@ -206,6 +214,8 @@ def _measure(
         counts["cache scans"] = scans["get_relations"]
         counts["log listings at build start"] = listings["head_version"]
         counts["versions checked at build start"] = listings["head_still"]
+        counts["log stamps held at build start"] = listings["log_unchanged held"]
+        counts["log stamps broken at build start"] = listings["log_unchanged broken"]
         counts["hooks asking for a log"] = listings["is_delta_table"]
         counts["checksum files read"] = listings["checksum files read"]
         counts["checksum files read at build start"] = listings[
@@ -290,11 +300,16 @@ def test_catalog_work_per_model_stays_flat_from_10_to_60_models(
         for step in (first, repeat):
             assert counts[step]["commit files read"] == size + INCREMENTAL, (step, size)
         assert counts[first]["commit names asked for"] == size + INCREMENTAL, size
-        # the command's first start read every table's version; each start then asks two
-        # names (its version's commit there, the next one not), and reads nothing again
+        # the command's first start read every table's version; each start then checks it
+        # once and reads nothing again: one lstat of the log where the look's stamp of it is
+        # trusted (a log unchanged for RACY_NS before the look: the tables the first build
+        # made early), else two names (its version's commit there, the next one not)
         assert counts[first]["versions checked at build start"] == 0, size  # nothing there
-        assert counts[repeat]["versions checked at build start"] == size + INCREMENTAL, size
-        assert counts[repeat]["commit names asked for"] == 3 * (size + INCREMENTAL), size
+        assert counts[first]["log stamps held at build start"] == 0, size
+        names = counts[repeat]["versions checked at build start"]
+        assert names + counts[repeat]["log stamps held at build start"] == size + INCREMENTAL
+        assert counts[repeat]["log stamps broken at build start"] == 0, size
+        assert counts[repeat]["commit names asked for"] == size + INCREMENTAL + 2 * names, size
     for size, counts in zip(SIZES, (small, large), strict=True):
         # no hook asks whether its table's log exists: a rebuilt table's start listed a commit
         # in it, and a created one's hook reads the build's first commit (which the build's

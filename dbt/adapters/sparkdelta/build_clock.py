@@ -28,6 +28,7 @@ from dbt.adapters.sparkdelta.locator import TableLocator
 from python_ops.errors import MaintenanceError
 from python_ops.maintenance import (
     BuildFacts,
+    LogStamp,
     MaintenanceConfig,
     VersionChecksum,
     builds_maintained_table,
@@ -36,6 +37,8 @@ from python_ops.maintenance import (
     head_version,
     is_remote,
     location_is_empty,
+    log_stamp,
+    log_unchanged,
     node_value,
     normalize_location,
 )
@@ -113,17 +116,26 @@ class _Seen:
         version: Its latest commit version then (None: none).
         empty: Nothing existed at the location then.
         checksum: The checksum file of ``version`` (None: none, or no version).
+        stamp: Its log directory as one ``lstat`` saw it before the version was read (None:
+            not trusted to show a change, ``log_stamp``).
     """
 
     location: str
     version: int | None
     empty: bool
     checksum: VersionChecksum | None = None
+    stamp: LogStamp | None = None
 
 
 def _still(seen: _Seen) -> bool:
-    """Whether a table is still as ``seen`` (its latest version, or nothing there)."""
+    """Whether a table is still as ``seen`` (its latest version, or nothing there).
+
+    A log directory whose stamp holds has the same names (one ``lstat``); else two names are
+    asked (``head_still``).
+    """
     if seen.version is not None:
+        if seen.stamp is not None and log_unchanged(seen.location, seen.stamp):
+            return True
         return head_still(seen.location, seen.version)
     return seen.empty and location_is_empty(seen.location)
 
@@ -142,8 +154,9 @@ class BuildClock:
     disks: one after the other, the same
     reads cost about a tenth of what each costs between two models' builds, where the thread
     comes to them cold (``docs/benchmarks.md``, BUILD-AHEAD). Each later start only checks
-    that its table is still as seen (``head_still``: two names asked; or still nothing
-    there), and reads it again when it is not; so every start records what it would have read
+    that its table is still as seen (its log directory's stamp, one ``lstat``, where
+    ``log_stamp`` trusts it; else ``head_still``: two names asked; or still nothing there),
+    and reads it again when it is not; so every start records what it would have read
     itself.
 
     Args:
@@ -195,6 +208,7 @@ class BuildClock:
                 location = self._location(node)
                 if location is None or is_remote(location):
                     continue  # the metastore's place, or an object store's: each start looks
+                stamp = log_stamp(location)  # before the version: a commit after it shows
                 version, empty = self._look(location)
                 # read here, where reads come cheap: the post-hook derives the table after the
                 # build from it (``BuildFacts.checksum_before``) instead of reading it cold
@@ -210,7 +224,9 @@ class BuildClock:
                 ValueError,
             ):
                 continue
-            seen[str(node_value(node, "unique_id"))] = _Seen(location, version, empty, checksum)
+            seen[str(node_value(node, "unique_id"))] = _Seen(
+                location, version, empty, checksum, stamp if version is not None else None
+            )
         return seen
 
     def start(self, node: Any, config: MaintenanceConfig) -> None:
