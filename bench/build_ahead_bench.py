@@ -4,13 +4,15 @@ Every build of a maintained model records its table's latest version as it start
 (``build_clock``). Read between two models' builds, on a thread that comes to it cold, that
 read costs about ten times what it costs in a loop (``build_start_bench.py``: the same calls
 idle). So the command's first start reads every maintained table's version at once, and each
-start then only checks that its own is still as seen (two names asked). This bench times both
-inside real builds: the fleet project (``tests/helpers/fleet_project.py``: N tiny table
-models + 5 incremental merges, the maintenance post-hook on each, ``threads: 4``, the
-embedded engine), repeat builds in fresh processes, alternating: each start reading its own
-table (the look-ahead off: no manifest nodes given to the clock), and as shipped. Thread CPU
-of each start (``StartedBuild.own_cpu_s``: what the post-hook's line counts), summed over the
-build and its median; the first start, which reads every table when the look-ahead is on.
+start then only checks that its own is still as seen: one ``lstat`` of the log directory where
+the look's stamp of it is trusted (``log_change``), else two names asked (``head_still``). This
+bench times the three inside real builds: the fleet project (``tests/helpers/fleet_project.py``:
+N tiny table models + 5 incremental merges, the maintenance post-hook on each, ``threads: 4``,
+the embedded engine), repeat builds in fresh processes, alternating: each start reading its own
+table (the look-ahead off: no manifest nodes given to the clock), the look-ahead with two names
+asked by each start (no stamp taken), and as shipped. Thread CPU of each start
+(``StartedBuild.own_cpu_s``: what the post-hook's line counts), summed over the build and its
+median; the first start, which reads every table when the look-ahead is on.
 
     .venv/bin/python bench/build_ahead_bench.py --models 200 --pairs 4 --write
 """
@@ -32,10 +34,20 @@ from tests.helpers.fleet_project import write_fleet_project  # noqa: E402
 
 DRIVER = r"""
 import json, statistics, sys, time
-project, ahead, out = sys.argv[1], sys.argv[2] == "on", sys.argv[3]
+project, mode, out = sys.argv[1], sys.argv[2], sys.argv[3]
 from dbt.adapters.sparkdelta import build_clock, run_operations
-if not ahead:  # the clock gets no manifest nodes: each start reads its own table
+if mode == "own":  # the clock gets no manifest nodes: each start reads its own table
     run_operations.RunOperations._manifest_nodes = lambda self: ()
+if mode == "names":  # the look takes no stamp: each start asks two names
+    build_clock.log_stamp = lambda location: None
+stamps = []
+check = build_clock.log_unchanged
+
+def log_unchanged(location, stamp):
+    stamps.append(check(location, stamp))
+    return stamps[-1]
+
+build_clock.log_unchanged = log_unchanged
 take = build_clock.BuildClock.take
 starts = []
 
@@ -52,14 +64,15 @@ done = dbtRunner().invoke(args)
 assert done.success, done.exception
 cpus = [cpu for _, cpu in sorted(starts)]
 json.dump({"total": sum(cpus), "median": statistics.median(cpus), "first": cpus[0],
-           "starts": len(cpus)}, open(out, "w"))
+           "starts": len(cpus), "stamps held": sum(stamps)}, open(out, "w"))
 """
+# each start reads its own table; the look-ahead, each start asking two names; as shipped
+MODES = ("own", "names", "stamp")
 
 
-def build(project: Path, warehouse: Path, ahead: bool, code: Path) -> dict[str, float]:
+def build(project: Path, warehouse: Path, mode: str, code: Path) -> dict[str, float]:
     """One repeat build in a fresh process: its starts' own thread CPU (seconds)."""
-    args = [str(project), "on" if ahead else "off"]
-    return dbt_driver(DRIVER, args, project=project, warehouse=warehouse, code=code)
+    return dbt_driver(DRIVER, [str(project), mode], project=project, warehouse=warehouse, code=code)
 
 
 def main() -> None:
@@ -70,21 +83,22 @@ def main() -> None:
     parser.add_argument("--write", action="store_true", help="write docs/benchmarks.md")
     options = parser.parse_args()
     compile_package()
-    runs: dict[bool, list[dict[str, float]]] = {True: [], False: []}
+    runs: dict[str, list[dict[str, float]]] = {mode: [] for mode in MODES}
     with tempfile.TemporaryDirectory() as work:
         project = write_fleet_project(Path(work) / "p", tables=options.models, incremental=5)
         warehouse = Path(work) / "w"
         for _ in range(2):  # the tables exist, with a few commits: the rest are repeats
-            build(project, warehouse, True, options.code)
-        for i in range(options.pairs):
-            for ahead in (True, False) if i % 2 == 0 else (False, True):
-                runs[ahead].append(build(project, warehouse, ahead, options.code))
-                print(ahead, runs[ahead][-1], flush=True)
+            build(project, warehouse, "stamp", options.code)
+        for i in range(options.pairs):  # rounds, each mode once, in turning order
+            for mode in MODES[i % 3 :] + MODES[: i % 3]:
+                runs[mode].append(build(project, warehouse, mode, options.code))
+                print(mode, runs[mode][-1], flush=True)
 
-    def med(ahead: bool, key: str, scale: float) -> float:
-        return statistics.median(r[key] for r in runs[ahead]) * scale
+    def med(mode: str, key: str, scale: float) -> float:
+        return statistics.median(r[key] for r in runs[mode]) * scale
 
-    starts = int(runs[True][0]["starts"])
+    starts = int(runs["stamp"][0]["starts"])
+    held = med("stamp", "stamps held", 1)
     lines = [
         "## The version before each build: each start, or the command's first start for all",
         "",
@@ -92,20 +106,24 @@ def main() -> None:
         f"fleet project ({options.models} tiny table models + 5 incremental merges, `threads: "
         "4`, embedded engine), repeat builds in fresh processes, alternating; each start's own "
         "thread CPU (what the post-hook's line counts), medians over the builds. 'Each start "
-        "reads its own': the look-ahead off; 'first start reads all': as shipped (each later "
-        "start asks two names).",
+        "reads its own': the look-ahead off; 'two names': the first start reads all, each "
+        "later start asks two names (`head_still`); 'one lstat': as shipped, each later start "
+        "checks the look's stamp of its log directory (`log_change`; two names where it is not "
+        f"trusted or changed). Starts whose stamp held, as shipped: {held:.0f}.",
         "",
-        "| starts per build | figure | each start reads its own | first start reads all | ratio |",
-        "|---|---|---|---|---|",
+        "| starts per build | figure | each start reads its own | two names | one lstat | "
+        "one lstat / two names |",
+        "|---|---|---|---|---|---|",
     ]
     for key, name, scale, unit in (
         ("total", "all starts' CPU", 1000, "ms"),
         ("median", "one start's CPU, median", 1e6, "us"),
         ("first", "the first start's CPU", 1000, "ms"),
     ):
-        own, ahead = med(False, key, scale), med(True, key, scale)
+        own, names, stamp = (med(mode, key, scale) for mode in MODES)
         lines.append(
-            f"| {starts} | {name} ({unit}) | {own:.1f} | {ahead:.1f} | {ahead / own:.2f} |"
+            f"| {starts} | {name} ({unit}) | {own:.1f} | {names:.1f} | {stamp:.1f} | "
+            f"{stamp / names:.2f} |"
         )
     if options.write:
         write_section("BUILD-AHEAD", lines, source="bench/build_ahead_bench.py")

@@ -20,7 +20,9 @@ holds with room to spare (``log_stamp`` gives None otherwise, and the caller pro
 - the path is a directory, not a link to one.
 
 The status-change time is the kernel's: no one can set it back (``utime`` sets the
-modification time, and moves the status-change time to now).
+modification time, and moves the status-change time to now). The one thing assumed is a wall
+clock that does not step back by more than ``RACY_NS`` and forward again between the look and
+the check (a clock found earlier than the look is caught: the stamp is not trusted then).
 """
 
 from __future__ import annotations
@@ -53,17 +55,15 @@ class LogStamp:
         inode: Its inode number.
         mtime_ns: Its modification time (an entry added, removed or renamed).
         ctime_ns: Its status-change time (the same, and any change of its inode).
+        looked_ns: When the stamp was taken (the wall clock): a clock found earlier than this
+            later has stepped back, and the stamp is not trusted then.
     """
 
     device: int
     inode: int
     mtime_ns: int
     ctime_ns: int
-
-    @classmethod
-    def of(cls, st: os.stat_result) -> LogStamp:
-        """The stamp of a stat result."""
-        return cls(st.st_dev, st.st_ino, st.st_mtime_ns, st.st_ctime_ns)
+    looked_ns: int
 
 
 class Mounts:
@@ -141,18 +141,23 @@ def log_stamp(
         return None
     if mounts.kind(st.st_dev) not in LOCAL_FILESYSTEMS:
         return None
-    return LogStamp.of(st)
+    return LogStamp(st.st_dev, st.st_ino, st.st_mtime_ns, st.st_ctime_ns, now)
 
 
-def log_unchanged(location: str, stamp: LogStamp) -> bool:
+def log_unchanged(location: str, stamp: LogStamp, *, now_ns: int | None = None) -> bool:
     """Whether the table's log directory holds the same names as when ``stamp`` was taken.
 
-    One ``lstat``; False on any error (the caller asks the names then).
+    One ``lstat``; False on any error (the caller asks the names then), and when the wall
+    clock reads earlier than the look did (stepped back: a change since may carry the old
+    times).
 
     Args:
         location: The table (the location ``stamp`` was taken at).
         stamp: ``log_stamp``'s answer there.
+        now_ns: The check's time (``time.time_ns()`` when not given).
     """
+    if (time.time_ns() if now_ns is None else now_ns) < stamp.looked_ns:
+        return False
     try:
         st = os.lstat(_log_path(location))
     except OSError:
