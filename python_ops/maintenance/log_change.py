@@ -34,7 +34,7 @@ import time
 from dataclasses import dataclass
 
 from python_ops.delta.log_files import LOG_DIR
-from python_ops.storage import is_remote
+from python_ops.storage import is_remote, normalize_location
 
 # a directory changed this recently (or later than the look) is not trusted: 2 s covers ext3's
 # whole seconds and a coarse kernel tick with room (ext4, xfs, btrfs and tmpfs keep nanoseconds)
@@ -57,6 +57,7 @@ class LogStamp:
         ctime_ns: Its status-change time (the same, and any change of its inode).
         looked_ns: When the stamp was taken (the wall clock): a clock found earlier than this
             later has stepped back, and the stamp is not trusted then.
+        path: The log directory (the table's normalized location and ``_delta_log``).
     """
 
     device: int
@@ -64,12 +65,14 @@ class LogStamp:
     mtime_ns: int
     ctime_ns: int
     looked_ns: int
+    path: str
 
 
 class Mounts:
     """Filesystem types by device number, from ``/proc/self/mountinfo``.
 
-    Read once, and again for a device it does not know (mounted since).
+    Read once, and again the first time a device it does not know is asked for (mounted
+    since); a device still unknown then is not read for again.
 
     Args:
         path: The mountinfo file.
@@ -79,6 +82,7 @@ class Mounts:
         self._path = path
         self._lock = threading.Lock()
         self._types: dict[int, str] | None = None
+        self._unknown: set[int] = set()  # asked for, read again for, not found
 
     def _read(self) -> dict[int, str]:
         types: dict[int, str] = {}
@@ -100,16 +104,14 @@ class Mounts:
     def kind(self, device: int) -> str | None:
         """The filesystem type of ``device`` (None: not mounted, or not known)."""
         with self._lock:
-            if self._types is None or device not in self._types:
+            if self._types is None or (device not in self._types and device not in self._unknown):
                 self._types = self._read()
+            if device not in self._types:
+                self._unknown.add(device)
             return self._types.get(device)
 
 
 _MOUNTS = Mounts()
-
-
-def _log_path(location: str) -> str:
-    return f"{location.removeprefix('file://').rstrip('/')}/{LOG_DIR}"
 
 
 def log_stamp(
@@ -121,7 +123,7 @@ def log_stamp(
     stamp that differs.
 
     Args:
-        location: The table (path or ``file://`` URI).
+        location: The table (path or ``file:`` URI).
         now_ns: The look's time (``time.time_ns()`` when not given).
         mounts: The filesystem types by device.
 
@@ -132,8 +134,9 @@ def log_stamp(
     """
     if is_remote(location):
         return None
+    path = f"{normalize_location(location)}/{LOG_DIR}"
     try:
-        st = os.lstat(_log_path(location))
+        st = os.lstat(path)
     except OSError:
         return None
     now = time.time_ns() if now_ns is None else now_ns
@@ -141,10 +144,10 @@ def log_stamp(
         return None
     if mounts.kind(st.st_dev) not in LOCAL_FILESYSTEMS:
         return None
-    return LogStamp(st.st_dev, st.st_ino, st.st_mtime_ns, st.st_ctime_ns, now)
+    return LogStamp(st.st_dev, st.st_ino, st.st_mtime_ns, st.st_ctime_ns, now, path)
 
 
-def log_unchanged(location: str, stamp: LogStamp, *, now_ns: int | None = None) -> bool:
+def log_unchanged(stamp: LogStamp, *, now_ns: int | None = None) -> bool:
     """Whether the table's log directory holds the same names as when ``stamp`` was taken.
 
     One ``lstat``; False on any error (the caller asks the names then), and when the wall
@@ -152,14 +155,13 @@ def log_unchanged(location: str, stamp: LogStamp, *, now_ns: int | None = None) 
     times).
 
     Args:
-        location: The table (the location ``stamp`` was taken at).
-        stamp: ``log_stamp``'s answer there.
+        stamp: ``log_stamp``'s answer for the table.
         now_ns: The check's time (``time.time_ns()`` when not given).
     """
     if (time.time_ns() if now_ns is None else now_ns) < stamp.looked_ns:
         return False
     try:
-        st = os.lstat(_log_path(location))
+        st = os.lstat(stamp.path)
     except OSError:
         return False
     return (st.st_ino, st.st_ctime_ns, st.st_mtime_ns, st.st_dev) == (

@@ -141,9 +141,9 @@ def _counted(monkeypatch: pytest.MonkeyPatch) -> dict[str, list[str]]:
     checked: dict[str, list[str]] = {"stamp held": [], "stamp broken": [], "names asked": []}
     unchanged, still = build_clock.log_unchanged, build_clock.head_still
 
-    def log_unchanged(location: str, stamp: Any) -> bool:
-        held = unchanged(location, stamp)
-        checked["stamp held" if held else "stamp broken"].append(Path(location).name)
+    def log_unchanged(stamp: Any) -> bool:
+        held = unchanged(stamp)
+        checked["stamp held" if held else "stamp broken"].append(Path(stamp.path).parent.name)
         return held
 
     def head_still(location: str, version: int) -> bool:

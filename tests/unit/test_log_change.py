@@ -125,7 +125,7 @@ def test_any_change_of_the_logs_names_breaks_the_stamp(
         if keeps:
             _keep(table / "_delta_log", keeps[step % len(keeps)])
         _apply(table / "_delta_log", change, step)
-    assert not log_unchanged(str(table), stamp, now_ns=stamp.looked_ns), changes
+    assert not log_unchanged(stamp, now_ns=stamp.looked_ns), changes
 
 
 @settings(max_examples=30, deadline=None)
@@ -139,7 +139,7 @@ def test_a_stamp_holds_while_no_name_comes_or_goes(
     assert stamp is not None
     for kept in keeps:
         _keep(table / "_delta_log", kept)
-    assert log_unchanged(str(table), stamp, now_ns=stamp.looked_ns)
+    assert log_unchanged(stamp, now_ns=stamp.looked_ns)
     assert sorted(os.listdir(table / "_delta_log")) == names
 
 
@@ -165,7 +165,11 @@ def test_no_stamp_for_a_link_a_file_no_log_or_an_object_store(tmp_path: Path) ->
     assert log_stamp(str(filed), now_ns=later) is None
     assert log_stamp(str(tmp_path / "absent"), now_ns=later) is None
     assert log_stamp("s3://bucket/table", now_ns=later) is None
-    assert not log_unchanged(str(tmp_path / "absent"), LogStamp(0, 0, 0, 0, 0))
+    absent = str(tmp_path / "absent" / "_delta_log")
+    assert not log_unchanged(LogStamp(0, 0, 0, 0, 0, absent))
+    # every spelling of the location stamps the same directory
+    spelled = {log_stamp(where, now_ns=later) for where in (str(real), f"file:{real}", f"{real}/")}
+    assert len(spelled) == 1
 
 
 def test_a_clock_found_earlier_than_the_look_trusts_no_stamp(tmp_path: Path) -> None:
@@ -173,10 +177,10 @@ def test_a_clock_found_earlier_than_the_look_trusts_no_stamp(tmp_path: Path) -> 
     later = _later()
     stamp = log_stamp(str(table), now_ns=later)
     assert stamp is not None
-    assert log_unchanged(str(table), stamp, now_ns=later)
-    assert log_unchanged(str(table), stamp, now_ns=later + 1)
+    assert log_unchanged(stamp, now_ns=later)
+    assert log_unchanged(stamp, now_ns=later + 1)
     # stepped back since the look: a change since may carry the directory's old times
-    assert not log_unchanged(str(table), stamp, now_ns=later - 1)
+    assert not log_unchanged(stamp, now_ns=later - 1)
 
 
 def test_a_filesystem_not_known_to_be_local_gives_no_stamp(tmp_path: Path) -> None:
@@ -196,6 +200,14 @@ def test_a_filesystem_not_known_to_be_local_gives_no_stamp(tmp_path: Path) -> No
     assert log_stamp(str(table), now_ns=later, mounts=mounts("nfs4")) is None
     assert log_stamp(str(table), now_ns=later, mounts=mounts("fuse.sshfs")) is None
     assert log_stamp(str(table), now_ns=later, mounts=mounts("ext4")) is not None
+    # a device the file does not name: read again once, then not for every table
+    unknown = mounts("ext4")
+    assert unknown.kind(device + 1) is None
+    mounted_as.write_text(
+        f"28 1 {os.major(device + 1)}:{os.minor(device + 1)} / /x rw - ext4 d rw\n"
+    )
+    assert unknown.kind(device + 1) is None
+    assert unknown.kind(device) == "ext4"
     mounted_as.write_text("not a mountinfo line\n")
     assert log_stamp(str(table), now_ns=later, mounts=Mounts(str(mounted_as))) is None
     assert log_stamp(str(table), now_ns=later, mounts=Mounts(str(tmp_path / "none"))) is None

@@ -134,7 +134,7 @@ def _still(seen: _Seen) -> bool:
     asked (``head_still``).
     """
     if seen.version is not None:
-        if seen.stamp is not None and log_unchanged(seen.location, seen.stamp):
+        if seen.stamp is not None and log_unchanged(seen.stamp):
             return True
         return head_still(seen.location, seen.version)
     return seen.empty and location_is_empty(seen.location)
