@@ -26,8 +26,16 @@ from python_ops.maintenance.history_last import (
     counts,
     last_runs,
     microseconds,
+    newer,
 )
 from python_ops.maintenance.history_read import SCHEMA_FIELDS, arrow_schema, read_table
+from python_ops.maintenance.history_summary import (
+    BEFORE_FIRST,
+    HeadCommit,
+    head_commit,
+    read_summary,
+    write_summary,
+)
 from python_ops.maintenance.outcomes import Status
 from python_ops.storage import delta_storage_options
 
@@ -152,6 +160,10 @@ class HistoryStore:
     location: str
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     _last: dict[tuple[str, str], LastRun] | None = field(default=None, repr=False)
+    # the commit ``_last`` is exactly the last runs of (None: not known), and the last one a
+    # summary was written or read for (``history_summary``)
+    _at: HeadCommit | None = field(default=None, repr=False)
+    _summarized: HeadCommit | None = field(default=None, repr=False)
     _deferred: list[HistoryRecord] = field(default_factory=list, repr=False)
     _proofs: list[Proof] = field(default_factory=list, repr=False)
 
@@ -175,12 +187,21 @@ class HistoryStore:
             return len(self._deferred) + len(self._proofs)
 
     def flush(self) -> None:
-        """Append the deferred records, if any.
+        """Append the deferred records, if any; then keep the last runs beside the history.
+
+        The summary (``history_summary``) is written when the last runs this store holds are
+        exactly those of the history's newest commit, and none was written or read for it.
 
         Raises:
             StorageError: When the history table cannot be written (the records are dropped).
         """
         self.append([])
+        with self._lock:
+            at, last = self._at, self._last
+            if last is None or at is None or at.version < 0 or at == self._summarized:
+                return
+            if write_summary(self.location, at, last):
+                self._summarized = at
 
     def append(self, records: list[HistoryRecord]) -> None:
         """Append records, and the deferred ones, in one commit.
@@ -215,6 +236,21 @@ class HistoryStore:
                 ) from err
             if self._last is not None:
                 self._remember_appended(self._last, records, proofs)
+                self._at = self._followed(self._at)
+
+    def _followed(self, before: HeadCommit | None) -> HeadCommit | None:
+        """The commit this store's append made, if it came right after ``before``.
+
+        The last runs held were exactly ``before``'s; with the rows just appended they are
+        exactly those of the next version, when that is the newest: this append's commit exists
+        and is later than ``before``, so nobody else committed between. Else not known.
+        """
+        if before is None:
+            return None
+        head = head_commit(self.location)
+        if head is None or head.version != before.version + 1:
+            return None
+        return head
 
     def ensure_table(self) -> bool:
         """Create the history table, empty and with its full schema, unless it exists.
@@ -269,7 +305,7 @@ class HistoryStore:
         runs += [LastRun(p[1], p[3], p[2], p[4], p[5] * 1000, None) for p in proofs]  # succeeded
         for run in runs:
             key = (run.model, run.op)
-            if key not in last or last[key].started_at_us <= run.started_at_us:
+            if key not in last or newer(run, last[key]):
                 last[key] = run
 
     def records(self) -> list[HistoryRecord]:
@@ -290,9 +326,23 @@ class HistoryStore:
             return known.get((model, op))
         with self._lock:
             if self._last is None:
-                table = read_table(self.location, LAST_RUN_COLUMNS)
-                self._last = last_runs(table) if table is not None else {}
+                self._last = self._read_last()
             return self._last.get((model, op))
+
+    def _read_last(self) -> dict[tuple[str, str], LastRun]:
+        """The last runs: from the summary of the newest commit, else read at that commit."""
+        head = head_commit(self.location)
+        if head is not None:
+            summary = read_summary(self.location, head)
+            if summary is not None:
+                self._at = self._summarized = head
+                return summary
+        version = head.version if head is not None else None
+        table = read_table(self.location, LAST_RUN_COLUMNS, version=version)
+        # no commit seen: should a commit of this store's be version 0, what it holds then is
+        # the whole table (whatever hid a table from the listing: its rows would be more)
+        self._at = head if head is not None else BEFORE_FIRST
+        return last_runs(table) if table is not None else {}
 
 
 def defer_proof(

@@ -14,8 +14,7 @@ the first post-hook of a build paid 30 ms for it before any decision.
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from python_ops.maintenance.outcomes import Status
 
@@ -35,9 +34,10 @@ _MICROSECOND = dt.timedelta(microseconds=1)
 _SUCCEEDED = str(Status.SUCCEEDED)
 
 
-@dataclass(frozen=True, slots=True)
-class LastRun:
+class LastRun(NamedTuple):
     """An op's newest successful real run on a model, as deciding reads it.
+
+    A named tuple: a history's first read makes one per (model, op), thousands at once.
 
     Attributes:
         model: The model.
@@ -81,8 +81,10 @@ def counts(status: str | None, dry_run: bool | None) -> bool:
 def last_runs(table: Any) -> dict[tuple[str, str], LastRun]:
     """The newest counted run of each (model, op) in a history table (an Arrow table).
 
-    Newest by ``started_at``; of runs that started at the same time, the later row. A row
-    without a start time is never the newest.
+    Newest by ``started_at``; of runs that started in the same microsecond, the greatest by
+    ``tie_key`` (not the later row: the rows' order is the files' order in a snapshot, which a
+    checkpoint may change, so the same rows give the same answer however they were written or
+    read). A row without a start time is never the newest.
 
     Args:
         table: The history's rows, with at least ``LAST_RUN_COLUMNS`` (``started_at`` a
@@ -91,7 +93,12 @@ def last_runs(table: Any) -> dict[tuple[str, str], LastRun]:
     import pyarrow as pa
 
     column = {name: table[name].to_pylist() for name in ("model", "op", "status", "dry_run")}
-    starts = table["started_at"].cast(pa.int64()).to_pylist()
+    starts = pa.chunked_array(
+        [chunk.view(pa.int64()) for chunk in table["started_at"].chunks], pa.int64()
+    ).to_pylist()
+    locations, parameters, clustering = (
+        table[name].to_pylist() for name in ("table_location", "parameters", "clustering_columns")
+    )
     newest: dict[tuple[str, str], tuple[int, int]] = {}
     for row, (model, op, status, dry_run, at) in enumerate(
         zip(*column.values(), starts, strict=True)
@@ -99,14 +106,33 @@ def last_runs(table: Any) -> dict[tuple[str, str], LastRun]:
         if at is None or not counts(status, dry_run):
             continue
         found = newest.get((model, op))
-        if found is None or found[0] <= at:
+        if found is None or found[0] < at:
             newest[(model, op)] = (at, row)
-    locations, parameters, clustering = (
-        table[name].to_pylist() for name in ("table_location", "parameters", "clustering_columns")
-    )
+        elif found[0] == at:
+            kept = found[1]
+            if tie_key(locations[row], parameters[row], clustering[row]) > tie_key(
+                locations[kept], parameters[kept], clustering[kept]
+            ):
+                newest[(model, op)] = (at, row)
     return {
         (model, op): LastRun(
             model, op, locations[row] or "", parameters[row] or "", at, clustering[row]
         )
         for (model, op), (at, row) in newest.items()
     }
+
+
+def tie_key(
+    location: str | None, parameters: str | None, clustering: str | None
+) -> tuple[str, str, bool, str]:
+    """What orders two runs of one (model, op) that started in the same microsecond."""
+    return (location or "", parameters or "", clustering is not None, clustering or "")
+
+
+def newer(run: LastRun, than: LastRun) -> bool:
+    """Whether ``run`` is the last of the two, as ``last_runs`` picks (same model and op)."""
+    if run.started_at_us != than.started_at_us:
+        return run.started_at_us > than.started_at_us
+    return tie_key(run.table_location, run.parameters, run.clustering_columns) > tie_key(
+        than.table_location, than.parameters, than.clustering_columns
+    )

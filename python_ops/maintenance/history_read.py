@@ -74,9 +74,17 @@ def arrow_schema() -> Any:
     return pa.schema([(name, types[kind]) for name, kind in SCHEMA_FIELDS])
 
 
-def read_table(location: str, names: tuple[str, ...] | None = None) -> Any:
-    """The history's rows as an Arrow table of ``names`` (all columns: None); None: no table."""
-    table = plain_table(location, names)
+def read_table(
+    location: str, names: tuple[str, ...] | None = None, *, version: int | None = None
+) -> Any:
+    """The history's rows as an Arrow table of ``names`` (all columns: None); None: no table.
+
+    Args:
+        location: The history's location.
+        names: The columns (None: all).
+        version: The version to read (None: the newest).
+    """
+    table = plain_table(location, names, version=version)
     if table is not None:
         return table
     from deltalake import DeltaTable
@@ -84,7 +92,7 @@ def read_table(location: str, names: tuple[str, ...] | None = None) -> Any:
     options = delta_storage_options(location)
     if not DeltaTable.is_deltatable(location, storage_options=options):
         return None
-    table = DeltaTable(location, storage_options=options).to_pyarrow_table()
+    table = DeltaTable(location, version=version, storage_options=options).to_pyarrow_table()
     if names is None:
         return table
     try:
@@ -125,7 +133,9 @@ def plain_rows(location: str) -> list[dict[str, Any]] | None:
     return table.to_pylist() if table is not None else None
 
 
-def plain_table(location: str, names: tuple[str, ...] | None = None) -> Any:
+def plain_table(
+    location: str, names: tuple[str, ...] | None = None, *, version: int | None = None
+) -> Any:
     """The history's columns ``names`` (all: None) read with this package's readers.
 
     None: a missing table, or one not as ``HistoryStore`` writes it (see the module's
@@ -140,7 +150,7 @@ def plain_table(location: str, names: tuple[str, ...] | None = None) -> Any:
 
     try:
         storage = open_storage(location)
-        snapshot = read_snapshot(storage)
+        snapshot = read_snapshot(storage, version=version)
     except (MaintenanceError, OSError):
         return None  # not there yet, or not a log this reader takes: delta-rs decides
     protocol = snapshot.protocol

@@ -49,11 +49,12 @@ from dbt.adapters.cache import RelationsCache
 from dbt.cli.main import dbtRunner
 
 from dbt.adapters.sparkdelta import build_clock, locator
+from dbt.adapters.sparkdelta import runtime as adapter_runtime
 from dbt.adapters.sparkdelta.engines import get_engine, shutdown_engines
 from python_ops import runtime
 from python_ops.delta.commits import commit_actions, commit_versions
 from python_ops.delta.version_checksum import derived_checksum, read_version_checksum
-from python_ops.maintenance import build_start, known_table
+from python_ops.maintenance import build_start, history, known_table
 from python_ops.maintenance.history import HistoryStore
 from python_ops.maintenance.untracked_bound import CHECK_OP
 from python_ops.storage import open_storage
@@ -124,6 +125,20 @@ def log_listings(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
     monkeypatch.setattr(LocalStorage, "read_bytes", read_bytes)
     monkeypatch.setattr(LocalStorage, "exists", exists)
     monkeypatch.setattr(locator, "is_delta_table", is_delta_table)
+    reading_history: Callable[..., Any] = history.read_table
+    summarizing: Callable[..., Any] = history.read_summary
+
+    def read_table(location: str, *args: Any, **kwargs: Any) -> Any:
+        counted["history tables read"] += 1
+        return reading_history(location, *args, **kwargs)
+
+    def read_summary(location: str, head: Any) -> Any:
+        found = summarizing(location, head)
+        counted["history summaries used" if found is not None else "history summaries not"] += 1
+        return found
+
+    monkeypatch.setattr(history, "read_table", read_table)
+    monkeypatch.setattr(history, "read_summary", read_summary)
     return counted
 
 
@@ -203,6 +218,10 @@ def _measure(
         before = Counter(engine.statements)  # type: ignore[attr-defined]
         appends, rewrites = engine.journal.appends, engine.journal.compactions  # type: ignore[attr-defined]
         reads = Counter(runtime.SNAPSHOT_READS.value)
+        with (
+            adapter_runtime.HISTORY_STORES.lock
+        ):  # each command's history as a new process finds it
+            adapter_runtime.HISTORY_STORES.value.clear()
         _dbt(project, "build", *args)
         counts = Counter(engine.statements) - before  # type: ignore[attr-defined]
         read = Counter(runtime.SNAPSHOT_READS.value) - reads
@@ -223,6 +242,8 @@ def _measure(
         ]
         counts["commit files read"] = listings["commit files read"]
         counts["commit names asked for"] = listings["commit names asked for"]
+        counts["history tables read"] = listings["history tables read"]
+        counts["history summaries used"] = listings["history summaries used"]
         lines, timed, flushed = _hook_time_lines(project)
         counts["hook time lines"], counts["hooks timed"] = lines, timed
         counts["hook lines with the history's rows"] = flushed
@@ -316,6 +337,14 @@ def test_catalog_work_per_model_stays_flat_from_10_to_60_models(
         # writes then take from the same shared commits)
         assert counts[first]["hooks asking for a log"] == 0, size
         assert counts[repeat]["hooks asking for a log"] == 0, size
+    for size, counts in zip(SIZES, (small, large), strict=True):
+        # the history is read once per command: the first build finds none; its flush made
+        # version 0 from nothing, so it wrote the last runs beside it, and the repeat build's
+        # first hook takes them from there (``history_summary``) without reading the table
+        assert counts[first]["history tables read"] == 1, size
+        assert counts[first]["history summaries used"] == 0, size
+        assert counts[repeat]["history tables read"] == 0, size
+        assert counts[repeat]["history summaries used"] == 1, size
     for size, counts in zip(SIZES, (small, large), strict=True):  # the hook off: nothing
         assert counts["build, hook off"]["log listings at build start"] == 0, size
         assert counts["build, hook off"]["hooks timed"] == 0, size

@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from python_ops.maintenance.history import HistoryRecord, HistoryStore
-from python_ops.maintenance.history_last import LastRun, microseconds
+from python_ops.maintenance.history_last import LastRun, microseconds, tie_key
 from python_ops.maintenance.history_read import arrow_schema
 
 MODELS, OPS = ("m0", "m1", "m2"), ("vacuum", "optimize", "log_bounds")
@@ -53,9 +53,13 @@ histories = st.lists(st.lists(records, max_size=6), min_size=1, max_size=4)
 
 
 def expected(rows: list[HistoryRecord]) -> dict[tuple[str, str], LastRun]:
-    """The rule over whole records: oldest first, a later success of the same start wins."""
+    """The rule over whole records: oldest first; of one start, the greatest ``tie_key``."""
     last: dict[tuple[str, str], LastRun] = {}
-    for r in sorted(rows, key=lambda r: r.started_at):
+    order = sorted(
+        rows,
+        key=lambda r: (r.started_at, tie_key(r.table_location, r.parameters, r.clustering_columns)),
+    )
+    for r in order:
         if r.status == "succeeded" and not r.dry_run:
             at = microseconds(r.started_at)
             last[(r.model, r.op)] = LastRun(
