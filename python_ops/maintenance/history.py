@@ -32,6 +32,7 @@ from python_ops.maintenance.history_read import SCHEMA_FIELDS, arrow_schema, rea
 from python_ops.maintenance.history_summary import (
     BEFORE_FIRST,
     HeadCommit,
+    commit_at,
     head_commit,
     read_summary,
     write_summary,
@@ -243,12 +244,16 @@ class HistoryStore:
 
         The last runs held were exactly ``before``'s; with the rows just appended they are
         exactly those of the next version, when that is the newest: this append's commit exists
-        and is later than ``before``, so nobody else committed between. Else not known.
+        and is later than ``before``, so nobody else committed between; and ``before``'s commit
+        is still the very file it was (a table deleted and made again since has other ones).
+        Else not known.
         """
         if before is None:
             return None
         head = head_commit(self.location)
         if head is None or head.version != before.version + 1:
+            return None
+        if before.version >= 0 and commit_at(self.location, before.version) != before:
             return None
         return head
 

@@ -66,8 +66,11 @@ def head_commit(location: str) -> HeadCommit | None:
     if is_remote(location):
         return None
     version = head_version(location)
-    if version is None:
-        return None
+    return None if version is None else commit_at(location, version)
+
+
+def commit_at(location: str, version: int) -> HeadCommit | None:
+    """The commit file of ``version`` as one ``lstat`` sees it (None: not there, not a file)."""
     root = location.removeprefix("file://")
     try:
         seen = os.lstat(os.path.join(root, LOG_DIR, f"{version:020d}.json"))

@@ -1,7 +1,8 @@
 """The last runs kept beside the history are used only when they are the history's own.
 
 Over generated interleavings of two writers (stores that read the history, append to it and
-flush it, in any order; a store replaced by a new one that reads again), a new store's last
+flush it, in any order; a store replaced by a new one that reads again; the table deleted and
+made again by the next append), a new store's last
 runs are always those of every row in the table, whether it took them from the summary or read
 the table; and the summary is used whenever its writer's commit is still the newest. A summary
 of another commit, of a table made again, or a file that does not parse is not used.
@@ -36,6 +37,7 @@ steps = st.lists(
         st.tuples(st.just("flush"), st.sampled_from((0, 1)), st.just([])),
         st.tuples(st.just("read"), st.sampled_from((0, 1)), st.just([])),
         st.tuples(st.just("renew"), st.sampled_from((0, 1)), st.just([])),
+        st.tuples(st.just("drop"), st.just(0), st.just([])),
     ),
     min_size=1,
     max_size=10,
@@ -74,6 +76,9 @@ def test_a_new_store_answers_what_every_row_says(
                 stores[who].flush()
             elif step == "read":
                 stores[who].last_success("m0", "vacuum")
+            elif step == "drop":  # the table deleted (another may make it again)
+                shutil.rmtree(location, ignore_errors=True)
+                written = []
             else:
                 stores[who] = HistoryStore(location)
         want = expected(written)
@@ -166,3 +171,20 @@ def test_a_summary_of_another_commit_or_table_or_text_is_not_used(tmp_path: Path
             json.dumps({"format": 1, "head": good, "runs": runs})
         )
         assert read_summary(location, again) is None
+
+
+def test_a_table_made_again_between_a_read_and_an_append_leaves_no_summary(
+    tmp_path: Path,
+) -> None:
+    location = str(tmp_path / "history")
+    HistoryStore(location).append([_record(1)])
+    writer = HistoryStore(location)
+    writer.last_success("m0", "vacuum")  # read at version 0
+    shutil.rmtree(location)
+    HistoryStore(location).append([_record(3, "m1")])  # another table's version 0
+    writer.defer([_record(2)])
+    writer.flush()  # version 1, after a version 0: not the one it read
+    assert not (tmp_path / "history" / SUMMARY_NAME).exists()
+    fresh = HistoryStore(location)
+    assert fresh.last_success("m0", "vacuum").started_at == _record(2).started_at
+    assert fresh.last_success("m1", "vacuum") is not None
