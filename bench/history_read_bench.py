@@ -1,10 +1,13 @@
-"""A process's first read of the maintenance history, as the history grows with builds.
+"""A process's first read of the maintenance history, as the history grows.
 
 A post-hook's first decision in a dbt process needs the last run of each (model, op). The
-history keeps every run and skip: at 1,000 models a build appends about 2,000 rows, so a
-history a month of hourly builds old holds over a million. Three ways to that first answer,
-each in a fresh process (the package imported first; the read itself timed, as a hook pays
-it), alternating, on histories of 1, 10 and 100 builds of a 1,000-model project:
+history keeps a row for every op run, every skip (a build that wrote less than
+``maintenance_min_files_written``: an incremental model that loaded nothing) and every bound a
+listing proved, and nothing prunes it: a first build of 1,000 models keeps 2,010 rows, and an
+estate whose incremental models often load nothing adds a skip row for each of them at every
+build. Three ways to that first answer, each in a fresh process (what a dbt process has
+imported loaded first; the read itself timed, as a hook pays it), alternating, on histories of
+1, 10 and 100 appends of 2,000 rows (a skip and a kept bound for each of 1,000 models):
 
 - ``summary``: the last runs the previous command's flush kept beside the history
   (``history_summary``), used while its commit is the newest;
@@ -65,7 +68,7 @@ os._exit(0)  # delta-rs' runtime threads can abort an interpreter's exit ("termi
 
 
 def _build_rows(build: int) -> list[HistoryRecord]:
-    """One build's rows at 1,000 models: a skip and a kept bound (a proof) per model."""
+    """One append's rows: a skip and a kept bound (a proof) for each of 1,000 models."""
     at = START + dt.timedelta(hours=build)
     rows = []
     for m in range(MODELS):
@@ -155,13 +158,13 @@ def render(results: dict[int, dict[str, dict[str, float]]], rounds: int) -> list
     lines = [
         "",
         "A process's first answer from the maintenance history (the last run of each model and",
-        "op), on histories of 1,000 models' builds (2,000 rows each: a skip and a kept bound per",
-        "model), in fresh processes, what a dbt process has imported first; median of",
+        "op), on histories of appends of 2,000 rows (a skip and a kept bound for each of 1,000",
+        "models), in fresh processes, what a dbt process has imported first; median of",
         f"{rounds} alternating rounds. `summary`: the last runs the previous command kept",
         "beside the history (`history_summary`); `table`: this package's reader without one;",
         "`delta-rs`: the same columns through `DeltaTable.to_pyarrow_table`, then the same rule.",
         "",
-        "| builds | rows | summary CPU ms | table CPU ms | delta-rs CPU ms | summary / table "
+        "| appends | rows | summary CPU ms | table CPU ms | delta-rs CPU ms | summary / table "
         "| summary / delta-rs | summary wall ms | table wall ms | delta-rs wall ms |",
         "|---|---|---|---|---|---|---|---|---|---|",
     ]

@@ -1,9 +1,9 @@
 """The last runs of a history version, kept beside the history so a process need not read it.
 
 The first post-hook of a dbt process needs the newest counted run of each (model, op)
-(``history_last``). The history keeps a row per op run and per skip for as long as it lives, so
-reading it all grows with the project's age, not only its size: at 1,000 models, one build
-appends about 1,000 rows. The process that appends knows the last runs after its own commit
+(``history_last``). The history keeps a row per op run, per skip and per proof for as long as it
+lives, so reading it all grows with the project's age, not only its size (a first build of
+1,000 models keeps 2,010 rows). The process that appends knows the last runs after its own commit
 (it read them, and remembers what it wrote), so it writes them down, in a file beside the
 history's log, for the version its commit made.
 
@@ -56,6 +56,10 @@ class HeadCommit:
     size: int
     ctime_ns: int
 
+    def identity(self) -> list[int]:
+        """Its fields as the summary file names the commit it was written for."""
+        return [self.version, self.device, self.inode, self.size, self.ctime_ns]
+
 
 # the state before a history's first commit: no rows; a commit that follows it is version 0
 BEFORE_FIRST = HeadCommit(-1, -1, -1, -1, -1)
@@ -99,7 +103,7 @@ def read_summary(location: str, head: HeadCommit) -> dict[tuple[str, str], LastR
         return None
     if not isinstance(raw, dict) or raw.get("format") != _FORMAT:
         return None
-    if raw.get("head") != [head.version, head.device, head.inode, head.size, head.ctime_ns]:
+    if raw.get("head") != head.identity():
         return None
     runs = raw.get("runs")
     if not isinstance(runs, list):
@@ -140,7 +144,7 @@ def write_summary(location: str, head: HeadCommit, last: Mapping[tuple[str, str]
     """
     document = {
         "format": _FORMAT,
-        "head": [head.version, head.device, head.inode, head.size, head.ctime_ns],
+        "head": head.identity(),
         "runs": [
             [r.model, r.op, r.table_location, r.parameters, r.started_at_us, r.clustering_columns]
             for r in last.values()
