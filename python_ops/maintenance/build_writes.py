@@ -244,9 +244,13 @@ def build_commit(version: int, actions: list[dict[str, Any]]) -> BuildCommit | N
             removed.add(remove.get("path"))
         if raw_info is None and "commitInfo" in a:
             raw_info = a["commitInfo"]
-    info = commit_info(version, actions, 0)
-    operation = info.operation or ""
-    if operation in MAINTENANCE_OPERATIONS or RUN_MARKER in (raw_info or {}):
+    # commit_info's operation and metrics, from the commitInfo already found (no second pass)
+    raw = raw_info or {}
+    operation = raw.get("operation") or ""
+    operation_metrics = raw.get("operationMetrics") or {}
+    if not isinstance(operation_metrics, dict):
+        operation_metrics = dict(operation_metrics)
+    if operation in MAINTENANCE_OPERATIONS or RUN_MARKER in raw:
         return None
     changed = [a for a in adds if a.get("dataChange") is not False]
     if adds and not changed:
@@ -258,9 +262,9 @@ def build_commit(version: int, actions: list[dict[str, Any]]) -> BuildCommit | N
         if (path := a.get("path")) not in removed:  # not a DV re-add
             new_files.append(a)
             new_paths.add(path)
-    metric = _metric(info.operation_metrics, FILE_METRICS)
+    metric = _metric(operation_metrics, FILE_METRICS)
     files, files_metric = metric if metric is not None else (len(new_files), "")
-    rows_metric = _metric(info.operation_metrics, ROW_METRICS)
+    rows_metric = _metric(operation_metrics, ROW_METRICS)
     if rows_metric is not None:
         rows: int | None = rows_metric[0]
     else:  # each new file's statistics, when every one has them

@@ -29,7 +29,7 @@ per decision; a commit in between makes the run list afresh).
 
 from __future__ import annotations
 
-import datetime as dt
+import time
 from dataclasses import dataclass
 
 from python_ops.delta.file_paths import FilePaths
@@ -253,7 +253,8 @@ def bounded_not_due(older: str, bound: UntrackedBound, proof: str) -> str:
 
 
 def _utc(ms: int) -> str:
-    return dt.datetime.fromtimestamp(ms / 1000, dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    # time's C struct, not a datetime with a zone: a post-hook's reasons format two of these
+    return time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(ms // 1000))
 
 
 def hours_to_expiry(

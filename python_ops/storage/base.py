@@ -6,6 +6,7 @@ the root: relative paths that would escape it are refused here, for every implem
 
 from __future__ import annotations
 
+import functools
 import os
 import posixpath
 from abc import ABC, abstractmethod
@@ -83,13 +84,20 @@ def normalize_location(location: str) -> str:
         An absolute local path without trailing slash, or the remote URI without trailing slash.
     """
     if location.startswith("/"):  # an absolute local path (no URI starts so): no parsing
-        return os.path.normpath(location)
+        return _absolute(location)
     parsed = urlparse(location)
     if parsed.scheme in _REMOTE_SCHEMES:
         return location.rstrip("/")
     if parsed.scheme == "file":
         return os.path.abspath(unquote(parsed.path))
     return os.path.abspath(os.path.expanduser(location))
+
+
+@functools.lru_cache(maxsize=4096)
+def _absolute(path: str) -> str:
+    # a pure function of the text (no working directory, no home): a post-hook normalizes its
+    # table's location four times, a command each table's a few more
+    return os.path.normpath(path)
 
 
 def is_remote(location: str) -> bool:

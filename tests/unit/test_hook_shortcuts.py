@@ -8,6 +8,7 @@ oracle, over generated inputs (the common case and every other).
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Mapping
 from typing import Any
 
@@ -25,6 +26,7 @@ from python_ops.delta.snapshot import _string_list, parse_protocol
 from python_ops.errors import DeltaLogError
 from python_ops.maintenance.config import MaintenanceConfig, parse_config
 from python_ops.maintenance.policy import _pending, stale_policy_of
+from python_ops.maintenance.reclaim import _utc
 
 # --- the protocol action ----------------------------------------------------------------------
 
@@ -157,3 +159,16 @@ def test_stale_retentions_are_found_as_the_old_rule_found_them(
     assert stale_policy_of(protocol, configuration, "/t", config) == _old_stale_policy_of(
         protocol, configuration, "/t", config
     )
+
+
+# --- the times in a decision's reasons ---------------------------------------------------------
+
+
+def _utc_as_before(ms: int) -> str:
+    return dt.datetime.fromtimestamp(ms / 1000, dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
+
+
+@settings(max_examples=2000)
+@given(st.integers(min_value=-(10**12), max_value=10**14))
+def test_a_reason_s_time_is_written_as_the_old_rule_wrote_it(ms: int) -> None:
+    assert _utc(ms) == _utc_as_before(ms)
