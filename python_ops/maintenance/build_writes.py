@@ -244,12 +244,13 @@ def build_commit(version: int, actions: list[dict[str, Any]]) -> BuildCommit | N
             removed.add(remove.get("path"))
         if raw_info is None and "commitInfo" in a:
             raw_info = a["commitInfo"]
-    # commit_info's operation and metrics, from the commitInfo already found (no second pass)
+    # the operation and metrics from the commitInfo already found (no second pass); metrics
+    # that are not an object tell nothing: the files are counted instead
     raw = raw_info or {}
     operation = raw.get("operation") or ""
-    operation_metrics = raw.get("operationMetrics") or {}
+    operation_metrics = raw.get("operationMetrics")
     if not isinstance(operation_metrics, dict):
-        operation_metrics = dict(operation_metrics)
+        operation_metrics = {}
     if operation in MAINTENANCE_OPERATIONS or RUN_MARKER in raw:
         return None
     changed = [a for a in adds if a.get("dataChange") is not False]

@@ -105,3 +105,20 @@ ACTIONS = st.lists(
 @given(version=st.integers(0, 50), actions=ACTIONS)
 def test_one_pass_is_the_rule(version: int, actions: list[dict[str, Any]]) -> None:
     assert build_commit(version, actions) == _reference(version, actions)
+
+
+@given(
+    st.one_of(
+        st.lists(st.lists(st.text(max_size=3), min_size=2, max_size=2)), st.integers(), st.text()
+    ),
+    st.integers(0, 4),
+)
+def test_metrics_that_are_not_an_object_count_the_files(metrics: Any, files: int) -> None:
+    adds = [
+        {"add": {"path": f"p{i}", "partitionValues": {}, "size": 1, "dataChange": True}}
+        for i in range(files)
+    ]
+    info = {"commitInfo": {"operation": "WRITE", "operationMetrics": metrics}}
+    commit = build_commit(3, [info, *adds])
+    assert commit is not None
+    assert (commit.files_written, commit.files_metric) == (files, "")
