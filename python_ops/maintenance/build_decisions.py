@@ -12,7 +12,8 @@ reads prove it:
   in a run-operation, the commit at the head of a listing of the log;
 - bounds kept in the history: no removed file and no commit file is older than
   ``log_bounds``; after a build, no untracked file passes the retention before
-  ``untracked_bound``.
+  ``untracked_bound``; a table whose build created it where nothing existed has both from
+  that build's start, which its post-hook keeps as one row (``empty_origin``).
 
 From them, each op's rule, in the same terms as ``due_rules``:
 
@@ -45,9 +46,9 @@ from python_ops.invocation import Invocation
 from python_ops.maintenance.build_writes import BuildWrites, build_commit
 from python_ops.maintenance.due import Decision, decided_without_table
 from python_ops.maintenance.due_rules import REBUILT_MIN_FILES
+from python_ops.maintenance.empty_origin import EmptyOrigin, record_origin
 from python_ops.maintenance.history import HistoryStore
 from python_ops.maintenance.known_table import KnownTable, known_table, listed_head
-from python_ops.maintenance.log_bounds import keep_bounds
 from python_ops.maintenance.op_keys import as_model_setting, model_words
 from python_ops.maintenance.outcomes import Reason
 from python_ops.maintenance.policy import stale_policy_of
@@ -104,7 +105,6 @@ def _vacuum(built: KnownTable) -> str | None:
         retention.hours,
         now_ms=built.now_ms,
         empty_at_ms=built.empty_at_ms,
-        invocation=built.invocation,
     )
     return bounded_not_due(older, bound, proof) if bound is not None else None
 
@@ -230,7 +230,7 @@ def decide_from_build(
     if writes.head_version is None:
         return None
     facts = writes.facts
-    known, new_bounds = known_table(
+    known = known_table(
         target,
         writes.head_version,
         storage=storage,
@@ -241,15 +241,12 @@ def decide_from_build(
         empty_at_ms=facts.started_at_ms if facts.location_was_empty else None,
         state=writes.state,
     )
-    decisions = _decide(known) if known is not None else None
-    if known is not None and decisions is not None and new_bounds:
-        keep_bounds(
-            history,
-            target,
-            known.bounds,
-            invocation_id=invocation.id if invocation else "",
-            how="the build created the table where nothing existed",
-        )
+    if known is None or (decisions := _decide(known)) is None:
+        return None
+    if facts.location_was_empty and history is not None:
+        # one fact for both bounds, kept once (the runner keeps it when it reads the snapshot)
+        origin = EmptyOrigin(known.checksum.metadata.table_id, facts.started_at_ms)
+        record_origin(history, target, origin, invocation_id=invocation.id if invocation else "")
     return decisions
 
 
@@ -286,7 +283,7 @@ def decide_from_log(
         last = build_commit(head, commit_actions(storage, head))
     except (OSError, MaintenanceError):
         return None  # gone since the listing (cleaned up): the snapshot decides
-    known, _ = known_table(
+    known = known_table(
         target,
         head,
         storage=storage,

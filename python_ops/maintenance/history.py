@@ -104,7 +104,7 @@ class HistoryRecord:
 
 # A proof kept for the command's end (``defer_proof``): (invocation_id, model, table_location,
 # op, parameters, proved at (ms since the epoch), reason). A tuple, not a ``HistoryRecord``: a
-# first build keeps two per model, written by column with the command's other rows.
+# first build keeps one per model, written by column with the command's other rows.
 Proof = tuple[str, str, str, str, str, int, str]
 _PROOF_COLUMNS = {
     "invocation_id": 0,

@@ -90,33 +90,33 @@ def known_table(
     empty_at_ms: int | None = None,
     thorough: bool = False,
     state: VersionChecksum | None = None,
-) -> tuple[KnownTable | None, bool]:
-    """What is known of the table at version ``head`` (None: not enough), bounds new.
+) -> KnownTable | None:
+    """What is known of the table at version ``head`` (None: not enough).
 
-    New bounds are those an empty location proved (kept once a decision used them). The
-    table's state is ``state`` when it is of version ``head`` (replayed from the whole log),
-    else the checksum file's.
+    The table's state is ``state`` when it is of version ``head`` (replayed from the whole
+    log), else the checksum file's. Its bounds are the history's (``recorded_bounds``), else
+    those the build's empty location proves (``empty_at_ms``; its post-hook keeps that fact:
+    ``empty_origin``).
     """
     if state is not None and state.version == head:
         checksum: VersionChecksum | None = state
     else:
         checksum = read_version_checksum(storage, head)
     if checksum is None:
-        return None, False
+        return None
     try:
         features = table_features(checksum.protocol, location=target.location).all
     except UnsupportedFeatureError:
-        return None, False
+        return None
     if any(name not in FEATURES for name in features):
-        return None, False  # the snapshot's rules report what is not understood
+        return None  # the snapshot's rules report what is not understood
     table_id = checksum.metadata.table_id
-    bounds = recorded_bounds(history, target)
-    new = False
+    bounds = recorded_bounds(history, target, table_id=table_id)
     if bounds is None or bounds.table_id != table_id:
         if empty_at_ms is None:
-            return None, False
-        bounds, new = bounds_from_empty_location(table_id=table_id, empty_at_ms=empty_at_ms), True
-    known = KnownTable(
+            return None
+        bounds = bounds_from_empty_location(table_id=table_id, empty_at_ms=empty_at_ms)
+    return KnownTable(
         target,
         storage,
         checksum,
@@ -130,7 +130,6 @@ def known_table(
         empty_at_ms=empty_at_ms,
         thorough=thorough,
     )
-    return known, new
 
 
 def listed_head(storage: Storage) -> tuple[int, int] | None:

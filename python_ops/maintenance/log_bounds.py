@@ -15,7 +15,9 @@ nothing passes a retention ``R`` before ``since + R``. A decision that read the 
 these bounds in the history (op ``log_bounds``, deferred to the command's one history commit,
 and only when they changed), and the post-hook's later decisions use them instead of the
 snapshot (``build_decisions``). A build that created its table where nothing existed proves
-both from its start, with nothing read (``bounds_from_empty_location``).
+both from its start, with nothing read (``bounds_from_empty_location``); its post-hook keeps
+that fact as one row (``empty_origin``), which ``recorded_bounds`` reads when no decision has
+kept bounds of the table since.
 
 What this can miss, only for a while and never into a deletion: a writer whose clock is behind
 (a ``deletionTimestamp`` or a commit file's ``mtime`` older than when it was written) is found
@@ -26,17 +28,20 @@ location (a new table id) is decided from its snapshot again.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from python_ops.delta.log_files import LogFileKind
 from python_ops.delta.snapshot import Snapshot
+from python_ops.maintenance.empty_origin import ORIGIN_OP, recorded_origin
 from python_ops.maintenance.history import HistoryStore, defer_proof, recorded_proof
 from python_ops.maintenance.targets import ModelTarget
 from python_ops.maintenance.untracked_bound import CHECK_OP
 
 BOUNDS_OP = "log_bounds"  # the history's op of the bounds a decision proved
 # the history's rows that record what a decision proved, not an op's run
-PROOF_OPS = frozenset({BOUNDS_OP, CHECK_OP})
+PROOF_OPS = frozenset({BOUNDS_OP, CHECK_OP, ORIGIN_OP})
 # Newer bounds replace recorded ones of the same table at most this often: a table whose
 # post-hook reads its snapshot on every build would otherwise add a history row per build.
 # Recorded bounds never turn false, they only run out (``build_decisions`` then reads the
@@ -92,13 +97,36 @@ def bounds_from_empty_location(*, table_id: str, empty_at_ms: int) -> LogBounds:
     return LogBounds(table_id, empty_at_ms, empty_at_ms, empty_at_ms)
 
 
-def recorded_bounds(history: HistoryStore | None, target: ModelTarget) -> LogBounds | None:
-    """The newest bounds the history holds for the model's table (None: none, or elsewhere)."""
+def recorded_bounds(
+    history: HistoryStore | None, target: ModelTarget, *, table_id: str | None = None
+) -> LogBounds | None:
+    """The newest bounds the history holds for the model's table (None: none, or elsewhere).
+
+    A decision's (op ``log_bounds``), else those of the build that created the table where
+    nothing existed (``empty_origin``: everything younger than its start).
+
+    Args:
+        history: The history (None: nothing recorded).
+        target: The model.
+        table_id: The table they must belong to (None: any).
+
+    Returns:
+        The bounds, or None.
+    """
     values = recorded_proof(
         history, model=target.config.model, location=target.location, op=BOUNDS_OP
     )
-    if values is None:
-        return None
+    recorded = _bounds(values) if values is not None else None
+    if recorded is not None and table_id in (None, recorded.table_id):
+        return recorded
+    origin = recorded_origin(history, target)
+    if origin is not None and table_id in (None, origin.table_id):
+        return bounds_from_empty_location(table_id=origin.table_id, empty_at_ms=origin.empty_at_ms)
+    return recorded
+
+
+def _bounds(values: Mapping[str, Any]) -> LogBounds | None:
+    """A ``log_bounds`` row's parameters as bounds (None: a record this version cannot read)."""
     try:
         return LogBounds(
             str(values["table_id"]),
@@ -107,7 +135,7 @@ def recorded_bounds(history: HistoryStore | None, target: ModelTarget) -> LogBou
             int(values["commits_since_ms"]),
         )
     except (ValueError, KeyError, TypeError):
-        return None  # a record this version cannot read: the snapshot decides
+        return None  # the snapshot decides
 
 
 def keep_bounds(
@@ -132,7 +160,7 @@ def keep_bounds(
     """
     if history is None:
         return
-    recorded = recorded_bounds(history, target)
+    recorded = recorded_bounds(history, target, table_id=bounds.table_id)
     if recorded is not None and recorded.table_id == bounds.table_id:
         same = (recorded.removed_since_ms, recorded.commits_since_ms) == (
             bounds.removed_since_ms,

@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from python_ops.delta.file_paths import FilePaths
 from python_ops.delta.snapshot import Snapshot
 from python_ops.invocation import Invocation
+from python_ops.maintenance.empty_origin import recorded_origin
 from python_ops.maintenance.history import HistoryStore
 from python_ops.maintenance.op_keys import as_model_setting, model_words
 from python_ops.maintenance.policy import effective_paths, effective_snapshot
@@ -84,29 +85,24 @@ def trusted_bound(
     *,
     now_ms: int,
     empty_at_ms: int | None,
-    invocation: Invocation | None,
 ) -> tuple[UntrackedBound | None, str]:
     """The untracked bound a post-hook's decision may trust, and how it was proved ('' : none).
 
-    The history's, while it holds; else, for a build that began where nothing existed, the
-    bound that proves (kept in the history like a listing's).
+    The history's listing, while it holds; else the bound an empty location proves: this
+    build's (``empty_at_ms``), or the one that created the table (``empty_origin``, kept by
+    that build's post-hook: not kept here).
     """
     bound = recorded_bound(history, target)
     if bound is not None and bound.holds(now_ms=now_ms, retention_hours=retention_hours):
         return bound, f"listed {_utc(bound.listed_at_ms)}"
     if empty_at_ms is None:
-        return None, ""
+        origin = recorded_origin(history, target)
+        if origin is None:
+            return None, ""
+        empty_at_ms = origin.empty_at_ms
     bound = bound_from_empty_location(empty_at_ms=empty_at_ms, retention_hours=retention_hours)
     if not bound.holds(now_ms=now_ms, retention_hours=retention_hours):
         return None, ""
-    if history is not None:
-        record_bound(
-            history,
-            target,
-            bound,
-            invocation_id=invocation.id if invocation else "",
-            reason="VACUUM's due check: the build created the table where nothing existed",
-        )
     return bound, f"the build began at {_utc(empty_at_ms)} where nothing existed"
 
 
@@ -167,14 +163,7 @@ def vacuum_due(
     if c.vacuum_mode is VacuumMode.LITE:  # LITE deletes removed files only: no listing to estimate
         return VacuumDue(False, lite_not_due(older))
     bound, proof = (  # nothing can expire yet
-        trusted_bound(
-            history,
-            target,
-            retention.hours,
-            now_ms=now_ms,
-            empty_at_ms=empty_at_ms,
-            invocation=invocation,
-        )
+        trusted_bound(history, target, retention.hours, now_ms=now_ms, empty_at_ms=empty_at_ms)
         if trust_bound
         else (None, "")
     )

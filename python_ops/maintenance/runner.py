@@ -24,6 +24,7 @@ from python_ops.maintenance.auto_columns import AdviceFor, resolve_auto
 from python_ops.maintenance.build_decisions import decide_from_log
 from python_ops.maintenance.build_writes import BuildWrites
 from python_ops.maintenance.due import Decision, decide
+from python_ops.maintenance.empty_origin import EmptyOrigin, record_origin
 from python_ops.maintenance.history import HistoryRecord, HistoryStore, parameters_json
 from python_ops.maintenance.log_bounds import bounds_from_snapshot, keep_bounds
 from python_ops.maintenance.op_runs import RunContext
@@ -275,6 +276,19 @@ class Maintainer:
             how="a decision read the table's snapshot",
         )
 
+    def _keep_origin(self, target: ModelTarget, snapshot: Snapshot | FilePaths) -> None:
+        """A build that created the table where nothing existed: that fact, for later builds.
+
+        Kept here when the post-hook read the snapshot (``build_decisions`` keeps it when it
+        proved nothing due without it: one of the two, once per build).
+        """
+        empty_at_ms = self._empty_at_ms()
+        if empty_at_ms is None or self.history is None:
+            return
+        head = snapshot.head if isinstance(snapshot, FilePaths) else snapshot
+        origin = EmptyOrigin(head.metadata.table_id, empty_at_ms)
+        record_origin(self.history, target, origin, invocation_id=self.invocation_id)
+
     def run_op(
         self,
         target: ModelTarget,
@@ -420,6 +434,8 @@ class Maintainer:
             ]
         if isinstance(snapshot, Snapshot) and not dry_run:
             self._keep_log_bounds(target, snapshot)
+        if not dry_run:
+            self._keep_origin(target, snapshot)
         current: Snapshot | FilePaths | None = snapshot
         for op in ops:
             if current is None:  # the previous op committed: decide on the new snapshot

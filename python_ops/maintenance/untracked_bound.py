@@ -19,8 +19,9 @@ by default) instead of once per build.
 A build that created its table where nothing existed (``BuildFacts.location_was_empty``: the
 front end found no file, directory or link at the location when the build began) proves the
 same without a listing: every file there was written after the build began at ``B``, so none
-passes the retention before ``B + R`` (``bound_from_empty_location``). The first build of a
-table then lists nothing either.
+passes the retention before ``B + R`` (``bound_from_empty_location``), for any ``R``. The first
+build of a table then lists nothing either, and its post-hook keeps that fact once for both
+bounds it gives (``empty_origin``), not as a listing's row.
 
 What this can miss, only for a while and never into a deletion: a file that appears with a
 modification time older than the listing (copied with its times kept, or from a writer whose

@@ -13,7 +13,8 @@ engine), then a run-operation selecting one model in a fresh engine. Counted:
 - the catalog journal's appended records and whole rewrites (on main every CREATE re-read and
   rewrote the whole journal);
 - VACUUM's due checks in a first build: every table was built where nothing existed, so each is
-  bounded from its build's start and none is listed (``untracked_bound``);
+  bounded from its build's start and none is listed (``untracked_bound``); the history keeps
+  that one fact per table (``empty_origin``), and no other proof row;
 - the adapter's debug lines of the post-hooks' own times: one per dbt command, every hook in it
   (one event per model cost each hook's thread as much as a hook with nothing due), with the
   history rows the hooks kept for the command's end counted when they are written;
@@ -55,8 +56,9 @@ from python_ops import runtime
 from python_ops.delta.commits import commit_actions, commit_versions
 from python_ops.delta.version_checksum import derived_checksum, read_version_checksum
 from python_ops.maintenance import build_start, history, known_table
+from python_ops.maintenance.empty_origin import ORIGIN_OP
 from python_ops.maintenance.history import HistoryStore
-from python_ops.maintenance.untracked_bound import CHECK_OP
+from python_ops.maintenance.log_bounds import PROOF_OPS
 from python_ops.storage import open_storage
 from python_ops.storage.local import LocalStorage
 from tests.helpers.fleet_project import write_fleet_project
@@ -173,10 +175,10 @@ def _hook_time_lines(project: Path) -> tuple[int, int, int]:
     return len(lines), named, flushed
 
 
-def _vacuum_checks(warehouse: Path) -> list[str]:
-    """The reasons of the history's VACUUM check rows (one per table the post-hook bounded)."""
+def _proofs(warehouse: Path) -> Counter[str]:
+    """The history's proof rows by op (a created table's origin, a listing's bound)."""
     history = HistoryStore(str(warehouse / "fleet" / "maintenance_history"))
-    return [r.reason or "" for r in history.records() if r.op == CHECK_OP]
+    return Counter(r.op for r in history.records() if r.op in PROOF_OPS)
 
 
 def _derived_as_sail_wrote(warehouse: Path) -> int:
@@ -250,9 +252,9 @@ def _measure(
         if step == "repeat build":
             counts["rebuilt tables derived as Sail's checksum"] = _derived_as_sail_wrote(warehouse)
         if step == "first build":  # every table built where nothing was: bounded, not listed
-            checks = _vacuum_checks(warehouse)
-            counts["vacuum checks"] = len(checks)
-            counts["vacuum checks without a listing"] = sum("nothing existed" in r for r in checks)
+            proofs = _proofs(warehouse)
+            counts["tables kept as created where nothing existed"] = proofs[ORIGIN_OP]
+            counts["other proof rows"] = sum(proofs.values()) - proofs[ORIGIN_OP]
         out[step] = counts
     args = json.dumps({"select": "t_0003"})
     shutdown_engines()  # a process that registers the history the hooks wrote, in the journal
@@ -297,8 +299,9 @@ def test_catalog_work_per_model_stays_flat_from_10_to_60_models(
         assert large[step]["journal rewrites"] == 0, step
     first, repeat = "first build", "repeat build"
     for size, counts in zip(SIZES, (small, large), strict=True):
-        assert counts[first]["vacuum checks"] == size + INCREMENTAL
-        assert counts[first]["vacuum checks without a listing"] == size + INCREMENTAL
+        # one row per table: the fact both bounds follow from; no listing's, no log bounds
+        assert counts[first]["tables kept as created where nothing existed"] == size + INCREMENTAL
+        assert counts[first]["other proof rows"] == 0
         # those rows are written as the command ends: the hooks' cost, in their time line
         assert counts[first]["hook lines with the history's rows"] == 1
     for step in (first, repeat):  # every hook timed, in one dbt event per command

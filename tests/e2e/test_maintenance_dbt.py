@@ -18,9 +18,9 @@ from deltalake import DeltaTable
 
 from dbt.adapters.sparkdelta import runtime as adapter_runtime
 from python_ops.delta.snapshot import snapshot_reads
+from python_ops.maintenance.empty_origin import ORIGIN_OP
 from python_ops.maintenance.history import HistoryRecord, HistoryStore
 from python_ops.maintenance.log_bounds import BOUNDS_OP, PROOF_OPS
-from python_ops.maintenance.untracked_bound import CHECK_OP
 from tests.helpers.dbt_runs import Dbt
 
 pytestmark = pytest.mark.slow
@@ -127,7 +127,7 @@ def test_post_hook_reads_the_log_only_when_something_may_be_due(
     # few files are not worth compacting, no checkpoint's commits can expire); it keeps the
     # bounds the snapshot proves, and the next rebuild reads nothing again
     kept = DeltaTable(str(warehouse / "shop" / "maintenance_history"))
-    kept.delete(f"op = '{BOUNDS_OP}' and model = 'dim_customers'")
+    kept.delete(f"op in ('{BOUNDS_OP}', '{ORIGIN_OP}') and model = 'dim_customers'")
     with adapter_runtime.HISTORY_STORES.lock:  # as a new dbt process: the history read again
         adapter_runtime.HISTORY_STORES.value.clear()
     for expected_reads in (1, 0):
@@ -251,9 +251,10 @@ def test_analysts_query_the_history_through_its_dbt_source(built_project: Path, 
     runs = {row[0]: row[1] for row in shown.result.results[0].agate_table.rows}
     recorded = all_records(warehouse)
     assert runs == {op: sum(1 for r in recorded if r.op == op) for op in runs}
-    # VACUUM's due checks that listed a table keep their bound beside the runs, and the
-    # post-hook's decisions the bounds of the tables' logs
-    assert set(runs) == {"vacuum", "optimize", "cleanup_logs", CHECK_OP, BOUNDS_OP}
+    # the first builds keep, beside the runs, that each table was created where nothing
+    # existed (what bounds its VACUUM check and its log), and the post-hook's decisions that
+    # read a snapshot the bounds of the table's log
+    assert set(runs) == {"vacuum", "optimize", "cleanup_logs", ORIGIN_OP, BOUNDS_OP}
 
 
 # --- outside dbt -------------------------------------------------------------------------------

@@ -4,8 +4,10 @@
 history's bounds. Over generated histories of real delta-rs tables (overwrites, appends,
 deletes, retention changes, checkpoints, leftovers of failed jobs, partitioned or not, with
 gaps from a minute to 40 days between builds), whenever it says nothing is due, the snapshot's
-rules (``due.decide``, as the post-hook runs them) find nothing due either; and when it cannot
-tell, the post-hook reads the snapshot and keeps what that proves.
+rules (``due.decide``, as the post-hook runs them) find nothing due either, and neither does a
+listing that trusts no recorded bound (a listing's, or the one fact a created table's first
+build keeps: ``empty_origin``); and when it cannot tell, the post-hook reads the snapshot and
+keeps what that proves.
 
 Each build happens at a virtual time: its commit's timestamps, its removes' deletion times and
 the files' modification times are set to it, as a writer whose clock agrees with ours would
@@ -33,8 +35,9 @@ from python_ops.maintenance.build_decisions import decide_from_build, decide_fro
 from python_ops.maintenance.build_writes import BuildFacts, BuildWrites, read_build_writes
 from python_ops.maintenance.config import parse_config
 from python_ops.maintenance.due import Decision, decide
+from python_ops.maintenance.empty_origin import ORIGIN_OP
 from python_ops.maintenance.history import HistoryStore
-from python_ops.maintenance.log_bounds import BOUNDS_OP, bounds_from_snapshot, keep_bounds
+from python_ops.maintenance.log_bounds import bounds_from_snapshot, keep_bounds
 from python_ops.maintenance.outcomes import Reason
 from python_ops.maintenance.targets import ModelTarget
 from python_ops.storage import open_storage
@@ -233,6 +236,9 @@ def test_nothing_due_without_the_snapshot_is_nothing_due_with_it(
         else:  # the snapshot's rules, on a copy of the history (what they record is not kept)
             full = _full(target, snapshot, _copy(root), now, facts.started_at_ms if empty else None)
             _assert_not_due_either(quick, full, same_words=("vacuum", "purge"))
+            # and a listing, which trusts no recorded bound (a listing's, a created table's)
+            listed = _full(target, snapshot, _copy(root), now, None, trust=False)
+            _assert_not_due_either(quick, listed, same_words=("purge",))
         # a run-operation now (no build): it lists for VACUUM instead of trusting a bound
         plain = ModelTarget("orders", str(table), config)
         logged = decide_from_log(plain, history=_copy(root), invocation=None, now_ms=now)
@@ -273,8 +279,8 @@ def test_a_first_build_and_the_next_decide_without_the_snapshot(tmp_path: Path) 
     assert details["optimize"].startswith("just rebuilt: version 0 wrote all 1 file(s)")
     assert "where nothing existed" in details["vacuum"]
     assert details["purge"] == "no deletion vectors"
-    history.flush()  # the first build's bounds, from its empty location
-    assert sorted(r.op for r in history.records()) == [BOUNDS_OP, "vacuum_check"]
+    history.flush()  # the first build's bounds, from its empty location: one fact, one row
+    assert [r.op for r in history.records()] == [ORIGIN_OP]
 
     later = T0 + DAY
     write_deltalake(str(table), _rows(1, 1, False), mode="overwrite")
@@ -284,6 +290,9 @@ def test_a_first_build_and_the_next_decide_without_the_snapshot(tmp_path: Path) 
     writes = read_build_writes(str(table), facts)
     second = _after_build(target, writes, history, later)
     assert second is not None  # the recorded bounds hold for a week
+    assert "where nothing existed" in {d.op: d.detail for d in second}["vacuum"]
+    history.flush()
+    assert [r.op for r in history.records()] == [ORIGIN_OP]  # kept by the first build only
     after_a_week = _after_build(target, writes, history, T0 + 8 * DAY)
     assert after_a_week is None  # version 1 removed a file: it may pass the 168 h retention
 

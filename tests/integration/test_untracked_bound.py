@@ -5,7 +5,8 @@ retention (``untracked_bound``); the bound is kept in the history and later deci
 listing until it passes; a table built where nothing existed is bounded from its build's start
 without any listing. Real delta-rs tables, real history tables; the proof that a decision
 did not list: an untracked file planted after the listing with a back-dated time (which any
-listing would find) is found only once the bound has passed.
+listing would find) is found only once the bound has passed. A created table's bound is kept
+as the one fact both bounds come from (``empty_origin``), read back by the next build.
 """
 
 from __future__ import annotations
@@ -25,8 +26,10 @@ from python_ops.maintenance.build_start import location_is_empty
 from python_ops.maintenance.build_writes import BuildFacts, read_build_writes
 from python_ops.maintenance.config import parse_config
 from python_ops.maintenance.due import decide
+from python_ops.maintenance.empty_origin import ORIGIN_OP, EmptyOrigin, recorded_origin
 from python_ops.maintenance.history import HistoryStore
 from python_ops.maintenance.outcomes import Reason
+from python_ops.maintenance.reclaim import trusted_bound
 from python_ops.maintenance.runner import Maintainer
 from python_ops.maintenance.targets import ModelTarget
 from python_ops.maintenance.untracked_bound import (
@@ -238,11 +241,17 @@ def test_a_table_built_where_nothing_existed_is_bounded_without_a_listing(
     assert first.reason is Reason.NOT_DUE  # not listed: the leftover is not seen
     assert "where nothing existed" in first.detail
     history.flush()
-    (row,) = history.records()
-    assert row.op == CHECK_OP
+    (row,) = history.records()  # one fact for both bounds, not a listing's row
+    assert row.op == ORIGIN_OP
     assert "nothing existed" in (row.reason or "")
-    bound = recorded_bound(history, _target(table))
+    assert recorded_bound(history, _target(table)) is None
+    table_id = read_snapshot(str(table)).metadata.table_id
+    assert recorded_origin(history, _target(table)) == EmptyOrigin(table_id, facts.started_at_ms)
+    bound, proof = trusted_bound(
+        history, _target(table), RETENTION_H, now_ms=int(time.time() * 1000), empty_at_ms=None
+    )
     assert bound is not None
+    assert "where nothing existed" in proof
     assert bound.not_before_ms == facts.started_at_ms + RETENTION_H * HOUR_MS
 
     # the next build's post-hook trusts the recorded bound; a scheduled run lists and finds it
