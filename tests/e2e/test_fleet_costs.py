@@ -19,11 +19,12 @@ engine), then a run-operation selecting one model in a fresh engine. Counted:
   (one event per model cost each hook's thread as much as a hook with nothing due), with the
   history rows the hooks kept for the command's end counted when they are written;
 - listings of a model's log when its build starts (``build_clock``, the version before the
-  build): one per model with the post-hook on, all at the command's first start, and then one
-  check by each start (an ``lstat`` of the log where the look's stamp is trusted, else two
-  names asked, ``head_still``); none with it off (``maintenance_post_hook:
-  false``), so a build without maintenance pays only for the config check; and the post-hooks'
-  questions whether the table's log exists: none for a table whose start listed a commit;
+  build): one per model with the post-hook on, all at the command's first start (none for a
+  table not there yet: one ``lstat`` of its location says so), and then one check by each start
+  (an ``lstat`` of the log where the look's stamp is trusted, else two names asked,
+  ``head_still``); none with it off (``maintenance_post_hook: false``), so a build without
+  maintenance pays only for the config check; and the post-hooks' questions whether the table's
+  log exists: none for a table whose start listed a commit;
 - whether the run-operation with nothing due started the embedded Sail server: it does not (the
   journal, the Delta logs and the history answer it; the history's catalog entry is in the
   journal already);
@@ -309,7 +310,9 @@ def test_catalog_work_per_model_stays_flat_from_10_to_60_models(
             assert counts[step]["table snapshots read"] == 0, (step, size)
             assert counts[step]["hook time lines"] == 1, (step, size)
             assert counts[step]["hooks timed"] == size + INCREMENTAL, (step, size)
-            assert counts[step]["log listings at build start"] == size + INCREMENTAL, (step, size)
+            # a first build's tables are not there yet: one lstat each says so, no listing
+            listed = 0 if step == first else size + INCREMENTAL
+            assert counts[step]["log listings at build start"] == listed, (step, size)
     for size, counts in zip(SIZES, (small, large), strict=True):
         # a created table's state is replayed from its build's commits (its whole log); a
         # rebuilt one's is derived from its build's commits and the checksum before them, which

@@ -150,7 +150,8 @@ class BuildClock:
     """The build facts of the models being built in this dbt process (thread-safe).
 
     The first build start of a dbt command reads every selected maintained model's table at
-    once (its latest version and that version's checksum, or that nothing is there), on local
+    once (its latest version and that version's checksum, or, one ``lstat`` first, that nothing
+    is there: no log to stamp or list), on local
     disks: one after the other, the same
     reads cost about a tenth of what each costs between two models' builds, where the thread
     comes to them cold (``docs/benchmarks.md``, BUILD-AHEAD). Each later start only checks
@@ -208,6 +209,10 @@ class BuildClock:
                 location = self._location(node)
                 if location is None or is_remote(location):
                     continue  # the metastore's place, or an object store's: each start looks
+                key = str(node_value(node, "unique_id"))
+                if location_is_empty(location):  # a first build's: no log to stamp or list
+                    seen[key] = _Seen(location, None, True)
+                    continue
                 stamp = log_stamp(location)  # before the version: a commit after it shows
                 version, empty = self._look(location)
                 # read here, where reads come cheap: the post-hook derives the table after the
@@ -224,7 +229,7 @@ class BuildClock:
                 ValueError,
             ):
                 continue
-            seen[str(node_value(node, "unique_id"))] = _Seen(
+            seen[key] = _Seen(
                 location, version, empty, checksum, stamp if version is not None else None
             )
         return seen
