@@ -8,7 +8,9 @@ would start the history's own upkeep. An ``Invocation`` remembers, for the comma
 
 - which warnings it gave (``warn_once``: the first at WARNING, repeats at DEBUG);
 - which once-per-command steps were claimed (``first_time``: the history's upkeep);
-- small caches valid for the command only (``memo``: a schema's location in the catalog).
+- small caches valid for the command only (``memo``: a schema's location in the catalog), and
+  values computed once per command even when parallel threads ask at once (``once``: the dbt
+  history macro's answer, which costs a template's compilation).
 
 The front end makes one per command and passes it down (the adapter keeps one per dbt
 invocation id, ``Invocations``; the command line one per ``main()`` call). An op called from
@@ -21,8 +23,10 @@ from __future__ import annotations
 import logging
 import threading
 import uuid
-from collections.abc import Hashable
-from typing import Any
+from collections.abc import Callable, Hashable
+from typing import Any, TypeVar
+
+T = TypeVar("T")
 
 
 class Invocation:
@@ -38,6 +42,7 @@ class Invocation:
         self._warned: set[tuple[str, str]] = set()
         self._claimed: set[tuple[str, Hashable]] = set()
         self._memos: dict[str, dict[Hashable, Any]] = {}
+        self._once_lock = threading.RLock()  # held while a ``once`` value is computed
 
     def __repr__(self) -> str:
         return f"Invocation({self.id!r})"
@@ -92,6 +97,32 @@ class Invocation:
         """
         with self._lock:
             return self._memos.setdefault(what, {})
+
+    def once(self, what: str, key: Hashable, compute: Callable[[], T]) -> T:
+        """``compute()``'s value for ``(what, key)``, computed once in this command.
+
+        Threads asking while it is computed wait for that value instead of computing it too
+        (``memo`` alone would let each compute it); a value already known is one dict read.
+        ``compute`` may itself call ``once`` on the same thread; an exception it raises is not
+        kept (the next caller computes again).
+
+        Args:
+            what: What the values are (e.g. ``history nodes``).
+            key: Which one (e.g. a dbt package).
+            compute: Makes the value.
+
+        Returns:
+            The value, the same object for every call with ``(what, key)`` in this command.
+        """
+        known = self.memo(what)
+        if key in known:
+            found: T = known[key]
+            return found
+        with self._once_lock:
+            if key not in known:
+                known[key] = compute()
+            value: T = known[key]
+            return value
 
 
 def warn(

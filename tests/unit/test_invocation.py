@@ -8,10 +8,15 @@ fixtures), VACUUM's selection in this process, the runner and the report as dbt 
 from __future__ import annotations
 
 import logging
+import threading
+import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from python_ops.invocation import Invocation, Invocations
 from python_ops.maintenance.config import parse_config
@@ -140,3 +145,42 @@ def test_once_per_command_steps_and_memos_are_the_command_s() -> None:
     assert commands.get("") is not commands.get("")  # no id: a new command each call
     assert Invocation().id.startswith("cli-")
     assert Invocation().id != Invocation().id
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    asks=st.lists(st.sampled_from(["fleet", "sparkdelta", "other"]), min_size=1, max_size=24),
+    threads=st.integers(min_value=2, max_value=8),
+)
+def test_once_computes_each_value_once_while_threads_ask_together(
+    asks: list[str], threads: int
+) -> None:
+    """The history macro's answer per dbt package: the first hooks of a build end together, and
+    each compiling the macro's template again cost a hook ~15 ms; one computes, the rest wait."""
+    invocation = Invocation("build")
+    computed: list[str] = []
+    start = threading.Barrier(threads)
+
+    def compute(key: str) -> dict[str, str]:
+        computed.append(key)
+        time.sleep(0.002)  # long enough for every other thread to ask meanwhile
+        return {"package": key}
+
+    def ask(i: int) -> list[dict[str, str]]:
+        start.wait()
+        return [invocation.once("history nodes", k, lambda k=k: compute(k)) for k in asks[i:]]
+
+    with ThreadPoolExecutor(threads) as pool:
+        answers = [a for got in pool.map(ask, range(threads)) for a in got]
+    assert sorted(computed) == sorted(set(asks))  # each key once, whoever asked
+    assert all(a == {"package": a["package"]} for a in answers)
+    firsts = {a["package"]: a for a in answers}
+    assert all(a is firsts[a["package"]] for a in answers)  # the same object to everyone
+
+
+def test_once_keeps_no_failure_and_may_be_asked_again_inside() -> None:
+    invocation = Invocation("build")
+    with pytest.raises(ZeroDivisionError):
+        invocation.once("v", "k", lambda: 1 // 0)
+    assert invocation.once("v", "k", lambda: invocation.once("w", "k", lambda: 7) + 1) == 8
+    assert invocation.once("v", "k", lambda: 0) == 8

@@ -177,12 +177,9 @@ class RunOperations:
         """
         if not callable(history):
             return history
-        known = invocation.memo("history nodes")
         package = node_value(model, "package_name", "")
-        if package not in known:
-            known[package] = dict(history())
-        found: Mapping[str, Any] = known[package]
-        return found
+        # once, though the first hooks of a build end together, on every thread
+        return invocation.once("history nodes", package, lambda: dict(history()))
 
     def report_hook_times(self, flushed: tuple[int, float, float] | None = None) -> None:
         """The command ends: one debug line with every post-hook's own time, if any ran.
