@@ -112,7 +112,7 @@ def known_table(
         return None  # the snapshot's rules report what is not understood
     table_id = checksum.metadata.table_id
     bounds = recorded_bounds(history, target, table_id=table_id)
-    if bounds is None or bounds.table_id != table_id:
+    if bounds is None:
         if empty_at_ms is None:
             return None
         bounds = bounds_from_empty_location(table_id=table_id, empty_at_ms=empty_at_ms)

@@ -111,7 +111,7 @@ def recorded_bounds(
         table_id: The table they must belong to (None: any).
 
     Returns:
-        The bounds, or None.
+        The bounds, or None (none of that table).
     """
     values = recorded_proof(
         history, model=target.config.model, location=target.location, op=BOUNDS_OP
@@ -122,7 +122,7 @@ def recorded_bounds(
     origin = recorded_origin(history, target)
     if origin is not None and table_id in (None, origin.table_id):
         return bounds_from_empty_location(table_id=origin.table_id, empty_at_ms=origin.empty_at_ms)
-    return recorded
+    return None
 
 
 def _bounds(values: Mapping[str, Any]) -> LogBounds | None:
@@ -161,7 +161,7 @@ def keep_bounds(
     if history is None:
         return
     recorded = recorded_bounds(history, target, table_id=bounds.table_id)
-    if recorded is not None and recorded.table_id == bounds.table_id:
+    if recorded is not None:
         same = (recorded.removed_since_ms, recorded.commits_since_ms) == (
             bounds.removed_since_ms,
             bounds.commits_since_ms,
