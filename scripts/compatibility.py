@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import hashlib
 import io
 import json
 import os
@@ -129,14 +128,15 @@ def _state(table: Path) -> dict[str, Any] | None:
 
 def _rows(table: Path) -> tuple[int, str] | None:
     """Row count and checksum as delta-rs reads them (None when delta-rs cannot read it)."""
+    from tests.helpers.table_digest import table_digest
+
     try:
         from deltalake import DeltaTable
 
-        rows = DeltaTable(str(table)).to_pyarrow_table().to_pylist()
+        rows = DeltaTable(str(table)).to_pyarrow_table()
     except Exception:  # delta-rs raises many types for tables it cannot read
         return None
-    digest = hashlib.sha256(repr(sorted(repr(sorted(r.items())) for r in rows)).encode())
-    return len(rows), digest.hexdigest()
+    return table_digest(rows)
 
 
 def _summary(op: str, code: int, out: str, err: str) -> str:
