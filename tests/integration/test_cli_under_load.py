@@ -31,7 +31,7 @@ def burners_needed() -> int:
     already keep both cores busy (load 3-5 on 2 cores): loops there would only take CPU from
     the rest of the suite, and the machine is as busy as the test needs it.
     """
-    cores = os.cpu_count() or 2
+    cores = len(os.sched_getaffinity(0))  # the cores this process may run on
     return max(0, cores - int(os.getloadavg()[0]))
 
 
