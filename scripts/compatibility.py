@@ -133,10 +133,10 @@ def _rows(table: Path) -> tuple[int, str] | None:
     try:
         from deltalake import DeltaTable
 
-        rows = DeltaTable(str(table)).to_pyarrow_table()
+        read = DeltaTable(str(table)).to_pyarrow_table()
     except Exception:  # delta-rs raises many types for tables it cannot read
         return None
-    return table_digest(rows)
+    return table_digest(read)
 
 
 def _summary(op: str, code: int, out: str, err: str) -> str:

@@ -22,23 +22,29 @@ _NULL = "\x00"  # a null's text: escaped inside values below
 _ESCAPES = (("\\", "\\\\"), (_SEP, "\\u"), ("\n", "\\n"), (_NULL, "\\0"))
 
 
-def _as_text(column: pa.ChunkedArray) -> pa.ChunkedArray | pa.Array:
-    kind = column.type
+def _is_bytes(kind: pa.DataType) -> bool:
     if pa.types.is_dictionary(kind):
-        column = column.cast(kind.value_type)
-        kind = kind.value_type
-    castable = not (
-        pa.types.is_nested(kind)
-        or pa.types.is_binary(kind)
+        return _is_bytes(kind.value_type)
+    return bool(
+        pa.types.is_binary(kind)
         or pa.types.is_large_binary(kind)
         or pa.types.is_fixed_size_binary(kind)
     )
-    if castable:
-        try:
-            text = pc.cast(column, pa.large_string())
-        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
-            castable = False
-    if not castable:
+
+
+def _cast(column: pa.ChunkedArray) -> pa.ChunkedArray | None:
+    """Arrow's text of each value (a dictionary column's values); None: no cast (nested)."""
+    try:
+        return pc.cast(column, pa.large_string())
+    except pa.ArrowNotImplementedError:
+        return None
+
+
+def _as_text(column: pa.ChunkedArray) -> pa.ChunkedArray | pa.Array:
+    # the way to text depends on the column's type only, never on its values: bytes would cast
+    # when they are UTF-8 and not otherwise, and a cast b"b'a'" would read as the repr of b"a"
+    text = None if _is_bytes(column.type) else _cast(column)
+    if text is None:
         text = pa.array(
             [None if v is None else repr(v) for v in column.to_pylist()], pa.large_string()
         )

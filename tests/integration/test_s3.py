@@ -20,19 +20,16 @@ from python_ops.storage.s3 import S3Storage
 from python_ops.storage.settings import S3Settings
 from tests.helpers.s3 import FaultyProxy, S3Bucket, delta_options
 from tests.helpers.s3proxy import ON_BOTH_SERVERS, ON_S3PROXY
-from tests.helpers.vacuum import _digest, age_everything, selected_files, untracked
+from tests.helpers.table_digest import table_digest
+from tests.helpers.vacuum import age_everything, selected_files, untracked
 
 DAY_MS = 24 * 3_600_000
 LATER = 31 * DAY_MS  # S3 sets LastModified at upload: judge ages from 31 days ahead
 
 
 def s3_content(s3: S3Bucket, uri: str, version: int | None = None) -> tuple[int, str]:
-    rows = (
-        DeltaTable(uri, version=version, storage_options=delta_options(s3.endpoint))
-        .to_pyarrow_table()
-        .to_pylist()
-    )
-    return len(rows), _digest(rows)
+    table = DeltaTable(uri, version=version, storage_options=delta_options(s3.endpoint))
+    return table_digest(table.to_pyarrow_table())
 
 
 def strays(table: Path) -> list[str]:

@@ -31,7 +31,7 @@ from python_ops.ops.log_cleanup import cleanup_logs
 from tests.helpers.s3 import S3Bucket, delta_options
 from tests.helpers.s3_faults import FaultProxy
 from tests.helpers.s3proxy import ON_S3PROXY
-from tests.helpers.vacuum import _digest
+from tests.helpers.table_digest import table_digest
 
 pytestmark = ON_S3PROXY
 DAY_MS = 24 * 3_600_000
@@ -47,8 +47,8 @@ OPS["lite"].append("--json")
 def content(s3: S3Bucket, uri: str) -> tuple[int, str, list[str]]:
     """Rows, their checksum and the live files' keys, as delta-rs reads the table."""
     table = DeltaTable(uri, storage_options=delta_options(s3.endpoint))
-    rows = table.to_pyarrow_table().to_pylist()
-    return len(rows), _digest(rows), sorted(table.file_uris())
+    rows, digest = table_digest(table.to_pyarrow_table())
+    return rows, digest, sorted(table.file_uris())
 
 
 def overwritten_table(s3: S3Bucket, key: str) -> str:

@@ -69,11 +69,8 @@ def test_order_chunks_and_column_order_do_not_matter(
     random.shuffle(shuffled)
     moved = _table(shuffled, chunks)
     moved = moved.select(list(reversed(moved.column_names)))
-    assert (
-        table_digest(moved)
-        == table_digest(_table(rows))
-        == (len(rows), table_digest(_table(rows))[1])
-    )
+    assert table_digest(moved) == table_digest(_table(rows))
+    assert table_digest(moved)[0] == len(rows)
 
 
 def test_a_null_is_not_a_value_that_reads_like_one() -> None:
@@ -90,3 +87,9 @@ def test_a_value_holding_the_separator_does_not_move_a_column_boundary() -> None
     assert table_digest(two("a\\", "u")) != table_digest(two("a", "\\u"))
     rows = pa.table({"x": ["a\nb", "c"]})
     assert table_digest(rows) != table_digest(pa.table({"x": ["a", "b\nc"]}))
+
+
+def test_bytes_that_read_as_another_values_repr_are_not_that_value() -> None:
+    utf8 = pa.table({"b": pa.array([b"b'ab'", b"b'\\xff'"], pa.binary())})
+    not_utf8 = pa.table({"b": pa.array([b"ab", b"\xff"], pa.binary())})
+    assert table_digest(utf8) != table_digest(not_utf8)
