@@ -59,7 +59,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:
-    """With ``PYTEST_TIMELINE=<file>``: one JSON line per test phase (worker, start, stop).
+    """With ``PYTEST_TIMELINE=<file>``: one JSON line per test phase (worker, outcome, times).
 
     What the suite's wall time is made of, per xdist worker (docs/development.md, CI time).
     """
@@ -70,6 +70,7 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
             "worker": os.environ.get("PYTEST_XDIST_WORKER", "master"),
             "test": report.nodeid,
             "when": report.when,
+            "outcome": report.outcome,
             "start": report.start,
             "stop": report.stop,
         }
