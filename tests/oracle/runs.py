@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.helpers.delta_corpus import sql_path
+from tests.oracle.recorded import DeltaAnswer
 
 AGE_S = 60 * 86_400
 LOG = "_delta_log"
@@ -153,10 +154,16 @@ def delta_vacuum(spark: Any, table: Path, *, zero: bool, dry_run: bool) -> list[
     return [delta_relative(table, str(r[0])) for r in rows]
 
 
-def first_line(err: BaseException) -> str:
-    """The first meaningful line of an error (Spark's JVM stack trace dropped)."""
-    text = str(err).strip().splitlines()
-    return (text[0] if text else type(err).__name__)[:300]
+def first_line(err: BaseException, table: Path | None = None) -> str:
+    """The first meaningful line of an error (Spark's JVM stack trace dropped).
+
+    With ``table``, its path reads ``<table>``: the same refusal reads the same on any copy.
+    """
+    text = str(err).strip()
+    if table is not None:
+        text = text.replace(str(table), "<table>")
+    lines = text.splitlines()
+    return (lines[0] if lines else type(err).__name__)[:300]
 
 
 @dataclass
@@ -184,6 +191,8 @@ class VacuumComparison:
             commits, their checksums, ``_last_vacuum_info``).
         delta_real_run: Delta's real run was compared (otherwise ours is checked against our
             own selection: ``real_run_differences``).
+        delta_source: ``live`` (Delta asked in this run) or ``recorded``
+            (``tests.oracle.recorded``: its answer on the same files, recorded).
         seconds: Wall time of the whole comparison.
     """
 
@@ -202,6 +211,7 @@ class VacuumComparison:
     ours_log_added: set[str] = field(default_factory=set)
     delta_log_added: set[str] = field(default_factory=set)
     delta_real_run: bool = True
+    delta_source: str = "live"
     seconds: float = 0.0
 
     @property
@@ -283,7 +293,13 @@ def vacuum_differences(c: VacuumComparison) -> dict[str, str]:
 
 
 def compare_vacuum(
-    spark: Any, case: Case, work: Path, *, delta_real_run: bool = True
+    spark: Any,
+    case: Case,
+    work: Path,
+    *,
+    delta_real_run: bool = True,
+    recorded: DeltaAnswer | None = None,
+    ask_table: bool = False,
 ) -> VacuumComparison:
     """Run our VACUUM and Delta's on copies of ``case`` and record both answers.
 
@@ -303,6 +319,10 @@ def compare_vacuum(
         case: The table.
         work: An empty scratch directory.
         delta_real_run: Also run Delta's real run, on copy B.
+        recorded: Delta's recorded answer on this case (``tests.oracle.recorded``): Delta is not
+            asked (only without ``delta_real_run``).
+        ask_table: Ask Delta's dry run at the table's retention even where ours equals ours at
+            zero (to record its answer).
 
     Returns:
         The comparison.
@@ -321,19 +341,13 @@ def compare_vacuum(
         out.ours_at_zero = {f.path for f in at_zero.paths}
     except MaintenanceError as err:
         out.ours_refused = f"{type(err).__name__}: {err}"
-    try:
-        out.delta_at_zero = set(delta_vacuum(spark, a, zero=True, dry_run=True))
-        if delta_real_run or out.ours_refused or out.ours_at_table != out.ours_at_zero:
-            out.delta_at_table = set(delta_vacuum(spark, a, zero=False, dry_run=True))
-        else:  # one selection: Delta's at the table's retention is its selection at zero
-            out.delta_at_table = out.delta_at_zero
-        if b is not None:
-            delta_log_before = log_tree(b)
-            delta_vacuum(spark, b, zero=True, dry_run=False)
-            out.after_delta = tree(b)
-            out.delta_log_added = set(log_tree(b)) - set(delta_log_before)
-    except Exception as err:  # Delta's errors come as several pyspark exception types
-        out.delta_refused = first_line(err)
+    if recorded is not None:
+        assert not delta_real_run, "a recorded answer holds dry runs only"
+        out.delta_source = "recorded"
+        out.delta_at_zero, out.delta_at_table = set(recorded.at_zero), set(recorded.at_table)
+        out.delta_refused = recorded.refused
+    else:
+        _ask_delta(spark, out, a, b, ask_table=ask_table)
     if out.ours_refused is None:
         log_before = log_tree(a)
         vacuum(str(a), retention_hours=0, allow_short_retention=True, dry_run=False, audit=False)
@@ -343,6 +357,25 @@ def compare_vacuum(
         out.ours_log_changed = sorted(k for k, v in log_before.items() if log_after.get(k) != v)
     out.seconds = time.perf_counter() - started
     return out
+
+
+def _ask_delta(
+    spark: Any, out: VacuumComparison, a: Path, b: Path | None, *, ask_table: bool
+) -> None:
+    """Delta's dry runs on copy A and, with copy B, its real run there, into ``out``."""
+    try:
+        out.delta_at_zero = set(delta_vacuum(spark, a, zero=True, dry_run=True))
+        if ask_table or b is not None or out.ours_refused or out.ours_at_table != out.ours_at_zero:
+            out.delta_at_table = set(delta_vacuum(spark, a, zero=False, dry_run=True))
+        else:  # one selection: Delta's at the table's retention is its selection at zero
+            out.delta_at_table = out.delta_at_zero
+        if b is not None:
+            delta_log_before = log_tree(b)
+            delta_vacuum(spark, b, zero=True, dry_run=False)
+            out.after_delta = tree(b)
+            out.delta_log_added = set(log_tree(b)) - set(delta_log_before)
+    except Exception as err:  # Delta's errors come as several pyspark exception types
+        out.delta_refused = first_line(err, a)
 
 
 def real_run_differences(c: VacuumComparison) -> tuple[set[str], set[str]]:
