@@ -12,12 +12,15 @@ files and times:
   there, we never touch it); on the shared fixtures our real run deletes exactly the selection
   both dry runs agreed on.
 
-On the shared fixtures (aged 60 days, tombstones years old) Delta runs one statement per table
-to keep the run short: its dry run at zero (a real run costs it half as much again, for its two
-commits); our selection at the table's retention equals ours at zero there, and when it does
-not, Delta's dry run at the table's retention is asked for too (``runs.compare_vacuum``). The
-corpus tables (planted, with fresh tombstones and 48-hour retentions, where the two retentions
-select differently) get both Delta dry runs and Delta's real run.
+On the shared fixtures (aged 60 days, tombstones years old) Delta's answers are recorded
+(``tests.oracle.recorded``: used only while they cannot have moved) and Delta is asked live on
+a fixed sample of them in every run, where it must answer as recorded. Asked live, Delta runs one
+statement per table to keep the run short: its dry run at zero (a real run costs it half as
+much again, for its two commits); our selection at the table's retention equals ours at zero
+there, and when it does not, Delta's dry run at the table's retention is asked for too
+(``runs.compare_vacuum``). The corpus tables (planted, with fresh tombstones and 48-hour
+retentions, where the two retentions select differently) get both Delta dry runs and Delta's
+real run, live in every run.
 
 Where we answer differently on purpose, the difference is named here with its reason (the
 ``ON_PURPOSE`` rules and the ``*_KNOWN`` tables); nothing is compared loosely. The comparisons
