@@ -191,8 +191,8 @@ class VacuumComparison:
             commits, their checksums, ``_last_vacuum_info``).
         delta_real_run: Delta's real run was compared (otherwise ours is checked against our
             own selection: ``real_run_differences``).
-        delta_source: ``live`` (Delta asked in this run) or ``recorded``
-            (``tests.oracle.recorded``: its answer on the same files, recorded).
+        delta_recorded: Delta's answer came from its recording on the same files
+            (``tests.oracle.recorded``), not from Delta in this run.
         seconds: Wall time of the whole comparison.
     """
 
@@ -211,7 +211,7 @@ class VacuumComparison:
     ours_log_added: set[str] = field(default_factory=set)
     delta_log_added: set[str] = field(default_factory=set)
     delta_real_run: bool = True
-    delta_source: str = "live"
+    delta_recorded: bool = False
     seconds: float = 0.0
 
     @property
@@ -343,7 +343,7 @@ def compare_vacuum(
         out.ours_refused = f"{type(err).__name__}: {err}"
     if recorded is not None:
         assert not delta_real_run, "a recorded answer holds dry runs only"
-        out.delta_source = "recorded"
+        out.delta_recorded = True
         out.delta_at_zero, out.delta_at_table = set(recorded.at_zero), set(recorded.at_table)
         out.delta_refused = recorded.refused
     else:

@@ -209,19 +209,19 @@ def test_the_recorded_delta_answers_hold(
     """Every fixture case has a current recording, or is asked of Delta in every run, and where
     Delta was asked live in this run (the fixed sample at least) it answered as recorded."""
     answers = load_answers()
-    live = [c for c in vacuum_comparisons.values() if c.delta_source == "live"]
-    recorded = [c for c in vacuum_comparisons.values() if c.delta_source == "recorded"]
+    live = [c for c in vacuum_comparisons.values() if not c.delta_recorded]
+    recorded = [c for c in vacuum_comparisons.values() if c.delta_recorded]
     print(f"vacuum oracle: Delta live on {len(live)} cases, recorded on {len(recorded)}")
     fix = f"run tests/oracle/test_vacuum_oracle.py with {MODE_ENV}=record and commit the file"
     for case in FIXTURE_CASES:
         answer = answers.get(case.id)
         c = vacuum_comparisons[case.id]
         if answer is None or answer.tree != tree_digest(case.path):
-            assert c.delta_source == "live"
+            assert not c.delta_recorded
             unsettled = c.delta_refused is None and c.delta_at_table != c.delta_at_zero
             assert unsettled, f"{case.id}: no current recording of Delta's answer; {fix}"
             continue
-        if c.delta_source == "live":
+        if not c.delta_recorded:
             assert c.delta_refused == answer.refused, (case.id, c.delta_refused, answer, fix)
             assert c.delta_at_zero == answer.at_zero, (case.id, fix)
             assert c.delta_at_table == answer.at_table, (case.id, fix)
