@@ -20,7 +20,9 @@ engine), then a run-operation selecting one model in a fresh engine. Counted:
   history rows the hooks kept for the command's end counted when they are written;
 - listings of a model's log when its build starts (``build_clock``, the version before the
   build): one per model with the post-hook on, all at the command's first start (none for a
-  table not there yet: one ``lstat`` of its location says so), and then one check by each start
+  table not there yet: one ``lstat`` of its location says so; none for a table whose look the
+  previous command's end kept and which still holds, ``looks_kept``: one ``lstat`` of its log
+  instead, and no checksum file read), and then one check by each start
   (an ``lstat`` of the log where the look's stamp is trusted, else two names asked,
   ``head_still``); none with it off (``maintenance_post_hook: false``), so a build without
   maintenance pays only for the config check; and the post-hooks' questions whether the table's
@@ -32,7 +34,8 @@ engine), then a run-operation selecting one model in a fresh engine. Counted:
   nothing is due and the builds' commits (or the log's head), Sail's checksums and the
   history's bounds prove it (``build_decisions``); each read costs a listing of the log and
   its checkpoint;
-- the checksum files read: each table's at the command's first build start (its version's),
+- the checksum files read: each table's at the command's first build start (its version's;
+  none where a kept look holds),
   none by the post-hooks, which derive the table after the build from it and the build's
   commits (``derived_checksum``).
 """
@@ -50,7 +53,7 @@ import pytest
 from dbt.adapters.cache import RelationsCache
 from dbt.cli.main import dbtRunner
 
-from dbt.adapters.sparkdelta import build_clock, locator
+from dbt.adapters.sparkdelta import build_clock, locator, looks_kept
 from dbt.adapters.sparkdelta import runtime as adapter_runtime
 from dbt.adapters.sparkdelta.engines import get_engine, shutdown_engines
 from python_ops import runtime
@@ -59,6 +62,7 @@ from python_ops.delta.version_checksum import derived_checksum, read_version_che
 from python_ops.maintenance import build_start, history, known_table
 from python_ops.maintenance.empty_origin import ORIGIN_OP
 from python_ops.maintenance.history import HistoryStore
+from python_ops.maintenance.kept_looks import KeptLook
 from python_ops.maintenance.log_bounds import PROOF_OPS
 from python_ops.storage import open_storage
 from python_ops.storage.local import LocalStorage
@@ -120,6 +124,21 @@ def log_listings(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
             counted["commit names asked for"] += 1
         return bool(probing(storage, rel))
 
+    holding: Callable[..., Any] = KeptLook.holds
+
+    def holds(look: KeptLook, **kwargs: Any) -> bool:
+        held = bool(holding(look, **kwargs))
+        counted["kept looks held" if held else "kept looks broken"] += 1
+        return held
+
+    keeping: Callable[..., Any] = looks_kept.keep_look
+
+    def keep_look(location: str, **kwargs: Any) -> Any:
+        counted["looks checked at the command's end"] += 1
+        return keeping(location, **kwargs)
+
+    monkeypatch.setattr(KeptLook, "holds", holds)
+    monkeypatch.setattr(looks_kept, "keep_look", keep_look)
     monkeypatch.setattr(build_clock, "head_version", head_version)
     monkeypatch.setattr(build_clock, "head_still", head_still)
     monkeypatch.setattr(build_clock, "log_unchanged", log_unchanged)
@@ -172,7 +191,11 @@ def _hook_time_lines(project: Path) -> tuple[int, int, int]:
     lines = [line for line in log.read_text().splitlines() if "maintenance post-hook" in line]
     log.write_text("")
     named = sum(len(re.findall(r"\w+ [0-9.]+/[0-9.]+", line)) for line in lines)
-    flushed = sum("history row(s) written at the command's end" in line for line in lines)
+    flushed = sum(
+        int(found.group(1)) > 0
+        for line in lines
+        if (found := re.search(r"at the command's end the (\d+) history row\(s\) written", line))
+    )
     return len(lines), named, flushed
 
 
@@ -235,6 +258,11 @@ def _measure(
         counts["journal rewrites"] = engine.journal.compactions - rewrites  # type: ignore[attr-defined]
         counts["cache scans"] = scans["get_relations"]
         counts["log listings at build start"] = listings["head_version"]
+        counts["kept looks held"] = listings["kept looks held"]
+        counts["kept looks broken"] = listings["kept looks broken"]
+        counts["looks checked at the command's end"] = listings[
+            "looks checked at the command's end"
+        ]
         counts["versions checked at build start"] = listings["head_still"]
         counts["log stamps held at build start"] = listings["log_unchanged held"]
         counts["log stamps broken at build start"] = listings["log_unchanged broken"]
@@ -310,9 +338,22 @@ def test_catalog_work_per_model_stays_flat_from_10_to_60_models(
             assert counts[step]["table snapshots read"] == 0, (step, size)
             assert counts[step]["hook time lines"] == 1, (step, size)
             assert counts[step]["hooks timed"] == size + INCREMENTAL, (step, size)
-            # a first build's tables are not there yet: one lstat each says so, no listing
-            listed = 0 if step == first else size + INCREMENTAL
+            # a first build's tables are not there yet: one lstat each says so, no listing; a
+            # rebuilt one is listed unless the first build's end kept its look, which holds
+            kept = counts[step]["kept looks held"]
+            listed = 0 if step == first else size + INCREMENTAL - kept
             assert counts[step]["log listings at build start"] == listed, (step, size)
+            assert counts[step]["kept looks broken"] == 0, (step, size)  # nothing wrote between
+    # no look to keep before the first build; the tables built earlier than the racy window
+    # before the first build's end are kept (all but the last few: at 60, some are)
+    assert small[first]["kept looks held"] == large[first]["kept looks held"] == 0
+    assert large[repeat]["kept looks held"] > 0
+    for size, counts in zip(SIZES, (small, large), strict=True):
+        # each hook that ran no op leaves its table's look to the command's end: one check each
+        # (a stamp, one name, the commit file), and none with the hook off
+        for step in (first, repeat):
+            assert counts[step]["looks checked at the command's end"] == size + INCREMENTAL
+        assert counts["build, hook off"]["looks checked at the command's end"] == 0
     for size, counts in zip(SIZES, (small, large), strict=True):
         # a created table's state is replayed from its build's commits (its whole log); a
         # rebuilt one's is derived from its build's commits and the checksum before them, which
@@ -320,7 +361,8 @@ def test_catalog_work_per_model_stays_flat_from_10_to_60_models(
         assert counts[first]["checksum files read"] == 0, size
         assert counts[first]["checksum files read at build start"] == 0, size  # no version
         assert counts[repeat]["checksum files read"] == 0, size
-        assert counts[repeat]["checksum files read at build start"] == size + INCREMENTAL, size
+        kept = counts[repeat]["kept looks held"]  # a kept look has its table's state
+        assert counts[repeat]["checksum files read at build start"] == size + INCREMENTAL - kept
         assert counts[repeat]["rebuilt tables derived as Sail's checksum"] == size + INCREMENTAL
         # each hook reads its build's commit once and asks for the next one by name (not
         # there): a plain answer, no read tried and failed

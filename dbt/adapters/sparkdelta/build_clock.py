@@ -19,7 +19,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dbt_common.exceptions import DbtRuntimeError
 from dbt_common.invocation import get_invocation_id
@@ -42,6 +42,9 @@ from python_ops.maintenance import (
     node_value,
     normalize_location,
 )
+
+if TYPE_CHECKING:
+    from dbt.adapters.sparkdelta.looks_kept import LooksKept
 
 
 @dataclass(frozen=True)
@@ -160,14 +163,25 @@ class BuildClock:
     and reads it again when it is not; so every start records what it would have read
     itself.
 
+    Between commands, the looks the previous command's post-hooks left (``looks_kept``: each
+    table's version and state, and its log directory's stamp as that command ended) stand in
+    for the first start's reads where the stamp still holds: one ``lstat`` a table.
+
     Args:
         locator: Where models' tables are (placement and dbt's relation cache only).
         nodes: The nodes the command selected (none: each start reads its own table).
+        looks: The looks kept between commands (None: none).
     """
 
-    def __init__(self, locator: TableLocator, nodes: Callable[[], Iterable[Any]] = tuple) -> None:
+    def __init__(
+        self,
+        locator: TableLocator,
+        nodes: Callable[[], Iterable[Any]] = tuple,
+        looks: LooksKept | None = None,
+    ) -> None:
         self._locator = locator
         self._nodes = nodes
+        self.looks = looks
         self._started: dict[str, StartedBuild] = {}
         self._lock = threading.Lock()
         self._seen_lock = threading.Lock()
@@ -202,6 +216,7 @@ class BuildClock:
             nodes = list(self._nodes())
         except DbtRuntimeError:
             return seen
+        kept = self.looks.load() if nodes and self.looks is not None else {}
         for node in nodes:
             try:
                 if not _maintained_with_hook(node):
@@ -210,6 +225,10 @@ class BuildClock:
                 if location is None or is_remote(location):
                     continue  # the metastore's place, or an object store's: each start looks
                 key = str(node_value(node, "unique_id"))
+                look = kept.get(normalize_location(location))
+                if look is not None and look.holds():  # as the last command left it
+                    seen[key] = _Seen(location, look.version, False, look.state, look.stamp)
+                    continue
                 if location_is_empty(location):  # a first build's: no log to stamp or list
                     seen[key] = _Seen(location, None, True)
                     continue

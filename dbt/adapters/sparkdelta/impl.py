@@ -36,6 +36,7 @@ from dbt.adapters.sparkdelta.incremental import registration_ddl, spark_type_nam
 from dbt.adapters.sparkdelta.locator import cached_relation
 from dbt.adapters.sparkdelta.maintenance_bridge import MaintenanceParts
 from dbt.adapters.sparkdelta.python_models import SessionPythonJobHelper
+from dbt.adapters.sparkdelta.run_operations import CommandEnd
 from python_ops.errors import TableNotFoundError
 from python_ops.maintenance import (
     KEYS,
@@ -73,13 +74,19 @@ class SparkDeltaAdapter(SparkAdapter):
         return MaintenanceParts(self)
 
     def cleanup_connections(self) -> None:
-        """At the end of a dbt command: first the history rows kept for it (post-hook skips)."""
+        """At the end of a dbt command: first what its post-hooks left for it, if any ran.
+
+        The history rows the hooks kept (their skips), and the tables' looks for the next
+        command (``BuildClock.keep_looks``): the hooks' cost, in their line.
+        """
         started, cpu = time.perf_counter(), time.thread_time()
         rows = flush_histories()
-        flushed = (rows, time.perf_counter() - started, time.thread_time() - cpu)
         if "maintenance" in self.__dict__:  # built: this command ran maintenance (post-hooks)
-            # the post-hooks' rows written now are their cost too
-            self.maintenance.run_operations.report_hook_times(flushed if rows else None)
+            operations = self.maintenance.run_operations
+            kept = operations.build_clock.looks
+            looks = kept.keep() if kept is not None else 0
+            end = CommandEnd(rows, looks, time.perf_counter() - started, time.thread_time() - cpu)
+            operations.report_hook_times(end)
         maintenance_events.release_python_ops_logs()  # held by the post-hooks, if any ran
         super().cleanup_connections()
 

@@ -7,8 +7,10 @@ environment and events (``dbt_session``), and turns maintenance's errors into db
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +25,7 @@ from dbt.adapters.sparkdelta.dbt_connection import DbtConnection
 from dbt.adapters.sparkdelta.dbt_session import dbt_session
 from dbt.adapters.sparkdelta.history_catalog import HistoryCatalog
 from dbt.adapters.sparkdelta.locator import TableLocator
+from dbt.adapters.sparkdelta.looks_kept import LOOKS_FILE, LooksKept
 from python_ops.errors import MaintenanceError
 from python_ops.maintenance import (
     Invocation,
@@ -41,32 +44,51 @@ HistoryNode = Mapping[str, Any] | Callable[[], Mapping[str, Any]]
 HOOK_TIMES = "post-hook times"  # the invocation's memo: (model, wall ms, thread CPU ms) per hook
 
 
-def hook_times_line(
-    times: list[tuple[str, float, float]], flushed: tuple[int, float, float] | None = None
-) -> str:
+@dataclass(frozen=True)
+class CommandEnd:
+    """What the post-hooks left for their command's end, done then: their cost too.
+
+    Attributes:
+        rows: History rows the hooks kept, written now (``flush_histories``).
+        looks: Tables' looks kept for the next command (``BuildClock.keep_looks``).
+        wall_s: The wall seconds of both.
+        cpu_s: Their thread CPU seconds.
+    """
+
+    rows: int
+    looks: int
+    wall_s: float
+    cpu_s: float
+
+    def text(self) -> str:
+        """The part of the hooks' line that says it ('' when nothing was done)."""
+        if not (self.rows or self.looks):
+            return ""
+        return (
+            f" (of which at the command's end the {self.rows} history row(s) written and "
+            f"{self.looks} table look(s) kept: wall ms {self.wall_s * 1000:.1f}, thread CPU "
+            f"ms {self.cpu_s * 1000:.1f})"
+        )
+
+
+def hook_times_line(times: list[tuple[str, float, float]], end: CommandEnd | None = None) -> str:
     """The command's post-hooks' own times as one line (totals, medians, slowest, per model).
 
     Args:
         times: (model, wall ms, thread CPU ms) per hook, in the order they ended.
-        flushed: (rows, wall s, thread CPU s) of the history rows the hooks kept for the
-            command's end, written then: counted in the totals, as the hooks' cost.
+        end: What the hooks left for the command's end, done then: counted in the totals,
+            as the hooks' cost.
     """
     walls = sorted(t[1] for t in times)
     cpus = sorted(t[2] for t in times)
     middle = len(times) // 2
     each = ", ".join(f"{name} {wall:.2f}/{cpu:.2f}" for name, wall, cpu in times)
-    rows, flush_wall, flush_cpu = flushed or (0, 0.0, 0.0)
-    flush = (
-        f" (of which the {rows} history row(s) written at the command's end: wall ms "
-        f"{flush_wall * 1000:.1f}, thread CPU ms {flush_cpu * 1000:.1f})"
-        if flushed
-        else ""
-    )
+    end_wall, end_cpu = (end.wall_s, end.cpu_s) if end else (0.0, 0.0)
     return (
         f"maintenance post-hooks: {len(times)} hooks; wall ms total "
-        f"{sum(walls) + flush_wall * 1000:.1f} median {walls[middle]:.2f} max {walls[-1]:.2f}; "
-        f"thread CPU ms total {sum(cpus) + flush_cpu * 1000:.1f} median {cpus[middle]:.2f} max "
-        f"{cpus[-1]:.2f}{flush}; per model (wall/CPU ms): {each}"
+        f"{sum(walls) + end_wall * 1000:.1f} median {walls[middle]:.2f} max {walls[-1]:.2f}; "
+        f"thread CPU ms total {sum(cpus) + end_cpu * 1000:.1f} median {cpus[middle]:.2f} max "
+        f"{cpus[-1]:.2f}{end.text() if end else ''}; per model (wall/CPU ms): {each}"
     )
 
 
@@ -109,7 +131,17 @@ class RunOperations:
         self._connection = connection
         self._locator = locator
         self._history = history
-        self.build_clock = BuildClock(locator, nodes=self._manifest_nodes)
+        self.build_clock = BuildClock(
+            locator, nodes=self._manifest_nodes, looks=LooksKept(self._looks_path)
+        )
+
+    def _looks_path(self) -> str | None:
+        """The file the build clock keeps tables' looks in between commands (in the target)."""
+        config = getattr(self._adapter, "config", None)
+        root = getattr(config, "project_root", None)
+        if not root:
+            return None
+        return os.path.join(str(root), str(getattr(config, "target_path", "target")), LOOKS_FILE)
 
     def _manifest_nodes(self) -> Iterable[Any]:
         """The manifest's nodes this dbt command selected (none before it has a manifest).
@@ -181,19 +213,19 @@ class RunOperations:
         # once, though the first hooks of a build end together, on every thread
         return invocation.once("history nodes", package, lambda: dict(history()))
 
-    def report_hook_times(self, flushed: tuple[int, float, float] | None = None) -> None:
+    def report_hook_times(self, end: CommandEnd | None = None) -> None:
         """The command ends: one debug line with every post-hook's own time, if any ran.
 
         One dbt event per command, not one per model (an event costs the hook's thread about
         as much as a hook with nothing due).
 
         Args:
-            flushed: (rows, wall s, thread CPU s) of the history rows written as the command
-                ended (the hooks' deferred rows): their cost, in the totals.
+            end: What the hooks left for the command's end (history rows, tables' looks),
+                done then: their cost, in the totals.
         """
         hooks = self._invocations.get(get_invocation_id()).memo(HOOK_TIMES).pop("each", None)
         if hooks:
-            maintenance_events.debug(hook_times_line(hooks, flushed))
+            maintenance_events.debug(hook_times_line(hooks, end))
 
     def _after_build(
         self,
@@ -226,6 +258,8 @@ class RunOperations:
             )
         except MaintenanceError as err:  # could not start, and the model says on_error: fail
             raise DbtRuntimeError(str(err)) from err
+        if self.build_clock.looks is not None:  # where it left its table: kept as the command ends
+            self.build_clock.looks.finished(build, target.location, done)
         if target.config.on_error == "fail" and done.failed:
             raise DbtRuntimeError(
                 "; ".join(

@@ -1,0 +1,137 @@
+"""Tables' looks kept from one dbt command to the next (``looks_kept``): where a post-hook left
+its table stands in for the next command's first reads only while it holds.
+
+Real dbt on the embedded engine. Models ``a`` and ``b`` are tables; ``slow``, a Python model
+after both, takes longer than the racy window, so as the command ends the logs of ``a`` and
+``b`` are old enough for their stamps to be trusted and both looks are kept: the version each
+post-hook left and the table there, which is what Sail's checksum file of that version says.
+Between the commands a writer inserts into ``b``: the next build's start finds ``b``'s look
+broken (its log changed), reads ``b`` itself and records the insert's version, while ``a``'s
+start takes its look with one ``lstat`` and reads neither its log's names nor its checksum.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from dbt.cli.main import dbtRunner
+
+from dbt.adapters.sparkdelta import build_clock
+from dbt.adapters.sparkdelta.build_clock import BuildClock, StartedBuild
+from dbt.adapters.sparkdelta.engines import get_engine
+from dbt.adapters.sparkdelta.looks_kept import LOOKS_FILE
+from python_ops.delta.version_checksum import read_version_checksum
+from python_ops.maintenance.build_start import head_version
+from python_ops.maintenance.kept_looks import KeptLook, load_looks
+from python_ops.maintenance.log_change import RACY_NS
+from python_ops.storage import open_storage
+from tests.helpers.fleet_project import PROFILES, PROJECT
+
+pytestmark = pytest.mark.slow
+
+SLOW = f"""\
+import time
+
+
+def model(dbt, session):
+    dbt.config(materialized="table")
+    dbt.ref("a")
+    time.sleep({RACY_NS / 1e9 + 0.5})
+    return dbt.ref("b")
+"""
+
+
+def _project(root: Path) -> Path:
+    (root / "models").mkdir(parents=True)
+    (root / "dbt_project.yml").write_text(PROJECT)
+    (root / "profiles.yml").write_text(PROFILES)
+    (root / "models" / "a.sql").write_text(
+        "{{ config(materialized='table') }}\nselect 1 as id, 'a' as name\n"
+    )
+    (root / "models" / "b.sql").write_text(
+        "{{ config(materialized='table') }}\nselect 2 as id, 'b' as name\n"
+    )
+    (root / "models" / "slow.py").write_text(SLOW)
+    return root
+
+
+def _build(project: Path) -> None:
+    args = ["build", "--project-dir", str(project), "--profiles-dir", str(project)]
+    result = dbtRunner().invoke(args)
+    assert result.success, result.exception
+
+
+@pytest.fixture
+def watched(monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
+    """By model: what its post-hook took back from its start; the tables whose kept look held
+    or broke at a start, and those whose log's names were listed (the real calls run)."""
+    seen: dict[str, Any] = {"taken": {}, "held": [], "broken": [], "listed": []}
+    take, holds, listing = BuildClock.take, KeptLook.holds, build_clock.head_version
+
+    def taken(clock: BuildClock, node: Any) -> StartedBuild | None:
+        started = take(clock, node)
+        if started is not None:
+            seen["taken"][started.unique_id.rsplit(".", 1)[-1]] = started
+        return started
+
+    def held(look: KeptLook, **kwargs: Any) -> bool:
+        found = holds(look, **kwargs)
+        seen["held" if found else "broken"].append(Path(look.location).name)
+        return found
+
+    def listed(location: Any) -> Any:
+        seen["listed"].append(Path(str(location)).name)
+        return listing(location)
+
+    monkeypatch.setattr(BuildClock, "take", taken)
+    monkeypatch.setattr(KeptLook, "holds", held)
+    monkeypatch.setattr(build_clock, "head_version", listed)
+    return seen
+
+
+def test_a_kept_look_stands_in_for_the_next_commands_reads_only_while_it_holds(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    fresh_engines: None,
+    watched: dict[str, Any],
+) -> None:
+    warehouse = tmp_path / "warehouse"
+    monkeypatch.setenv("SPARKDELTA_WAREHOUSE", str(warehouse))
+    project = _project(tmp_path / "p")
+    tables = {name: str(warehouse / "fleet" / name) for name in ("a", "b")}
+
+    _build(project)  # created where nothing was: each post-hook replayed its table's state
+    looks = load_looks(str(project / "target" / LOOKS_FILE))
+    assert set(tables.values()) <= set(looks)  # older than the racy window as the command ended
+    for location in tables.values():
+        look = looks[location]
+        assert look.version == head_version(location)
+        # the state the post-hook left is what Sail's checksum file of that version says
+        assert look.state == read_version_checksum(open_storage(location), look.version)
+    kept = {name: looks[location].version for name, location in tables.items()}
+
+    engine = get_engine(mode="embedded", warehouse=str(warehouse), connect_url=None)
+    engine.sql("insert into fleet.b values (3, 'written between the commands')")
+    inserted = head_version(tables["b"])
+    assert inserted == kept["b"] + 1
+    for seen in ("held", "broken", "listed"):
+        watched[seen].clear()
+    watched["taken"].clear()
+
+    _build(project)
+    assert sorted(watched["held"]) == ["a"]
+    assert "b" in watched["broken"]
+    assert "a" not in watched["listed"]  # one lstat of its log, no listing, no checksum read
+    assert "b" in watched["listed"]  # its look broke: its start read it itself
+    a, b = watched["taken"]["a"], watched["taken"]["b"]
+    assert a.version_before == kept["a"]
+    assert a.checksum_before == looks[tables["a"]].state
+    assert b.version_before == inserted  # the writer's commit, not the look's version
+    assert b.checksum_before is None or b.checksum_before.version == inserted
+    assert head_version(tables["b"]) == inserted + 1  # b's build committed after the insert
+    rows = engine.sql("select count(*) from fleet.b").collect()[0][0]
+    assert rows == 1  # the table model replaced b's rows: the build wrote what it should
+    json.loads((project / "target" / LOOKS_FILE).read_text())  # the file, written again
