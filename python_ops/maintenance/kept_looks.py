@@ -140,10 +140,14 @@ def keep_look(
     return KeptLook(normalize_location(location), version, state, stamp)
 
 
-def load_looks(path: str) -> dict[str, KeptLook]:
-    """The looks a file keeps, by location (empty: no file, or one that does not parse).
+Entry = Mapping[str, Any]  # one look as the file has it (``load_looks``), parsed when used
 
-    An entry of another shape is left out; the rest are kept.
+
+def load_looks(path: str) -> dict[str, Entry]:
+    """The looks a file keeps, by location, as it has them (empty: no file, or not the format).
+
+    Only parsed into looks when asked for (``holding_look``): a command builds few or all of
+    its tables, and a look whose log has changed is never parsed.
 
     Args:
         path: The file (``save_looks``'s).
@@ -155,26 +159,64 @@ def load_looks(path: str) -> dict[str, KeptLook]:
         return {}
     if not isinstance(raw, dict) or raw.get("format") != FORMAT:
         return {}
-    looks: dict[str, KeptLook] = {}
-    for entry in raw.get("looks") or ():
-        look = _parsed(entry)
-        if look is not None:
-            looks[look.location] = look
-    return looks
+    entries = raw.get("looks")
+    if not isinstance(entries, list):
+        return {}
+    return {
+        e["location"]: e for e in entries if isinstance(e, dict) and type(e.get("location")) is str
+    }
 
 
-def save_looks(path: str, looks: Iterable[KeptLook]) -> None:
+def holding_look(entry: Entry, *, now_ns: int | None = None) -> KeptLook | None:
+    """The look an entry keeps, if its log directory is still as stamped (one ``lstat``).
+
+    Args:
+        entry: One of ``load_looks``' entries.
+        now_ns: The check's time (``time.time_ns()`` when not given).
+
+    Returns:
+        The look; None when the stamp no longer holds or the entry is not of the file's shape.
+    """
+    stamp = _stamp(entry)
+    if stamp is None or not log_unchanged(stamp, now_ns=now_ns):
+        return None
+    return read_look(entry)
+
+
+def read_look(entry: Entry) -> KeptLook | None:
+    """An entry as a look, whether or not it still holds (None: not of the file's shape)."""
+    stamp = _stamp(entry)
+    version = _count(entry.get("version"))
+    files, size = _count(entry.get("num_files")), _count(entry.get("table_size_bytes"))
+    metadata, protocol = entry.get("metadata"), entry.get("protocol")
+    if stamp is None or version is None or files is None or size is None:
+        return None
+    if not isinstance(protocol, dict) or not isinstance(metadata, Mapping):
+        return None
+    table_metadata = _metadata(metadata)
+    if table_metadata is None:
+        return None
+    state = VersionChecksum(version, files, size, table_metadata, protocol)
+    return KeptLook(entry["location"], version, state, stamp)
+
+
+def save_looks(path: str, looks: Iterable[KeptLook], others: Iterable[Entry] = ()) -> None:
     """Write the looks to ``path`` whole, in place at once (a reader sees the old or the new).
 
-    The newest ``MAX_LOOKS`` are written. Errors are not raised: a look is only a shortcut.
+    ``looks`` first, then ``others`` (entries as read, of tables whose looks are not new),
+    ``MAX_LOOKS`` at most. Errors are not raised: a look is only a shortcut.
 
     Args:
         path: The file.
-        looks: The looks (a location given twice: the last).
+        looks: The new looks (a location given twice: the last).
+        others: Entries read earlier, written as they are but where a new look replaces them.
     """
-    by_location = {look.location: look for look in looks}
-    newest = sorted(by_location.values(), key=lambda k: k.stamp.looked_ns)[-MAX_LOOKS:]
-    text = json.dumps({"format": FORMAT, "looks": [_entry(look) for look in newest]})
+    entries = {look.location: _entry(look) for look in looks}
+    for entry in others:
+        if len(entries) >= MAX_LOOKS:
+            break
+        entries.setdefault(entry["location"], dict(entry))
+    text = json.dumps({"format": FORMAT, "looks": list(entries.values())[:MAX_LOOKS]})
     directory = os.path.dirname(path) or "."
     try:
         os.makedirs(directory, exist_ok=True)
@@ -218,34 +260,15 @@ def _strings(value: Any) -> bool:
     return all(type(v) is str for v in value)
 
 
-def _parsed(entry: Any) -> KeptLook | None:
-    """An entry back as a look (None: not of ``_entry``'s shape)."""
-    if not isinstance(entry, dict):
+def _stamp(entry: Entry) -> LogStamp | None:
+    """The entry's stamp (None: not five counts, or no location)."""
+    location, stamp = entry.get("location"), entry.get("stamp")
+    if type(location) is not str or not isinstance(stamp, list) or len(stamp) != 5:
         return None
-    location, version, stamp = (
-        entry.get("location"),
-        _count(entry.get("version")),
-        entry.get("stamp"),
-    )
-    files, size = _count(entry.get("num_files")), _count(entry.get("table_size_bytes"))
-    metadata, protocol = entry.get("metadata"), entry.get("protocol")
-    if type(location) is not str or version is None or files is None or size is None:
+    if any(_count(v) is None for v in stamp):
         return None
-    if not isinstance(stamp, list) or len(stamp) != 5 or any(_count(v) is None for v in stamp):
-        return None
-    if not isinstance(protocol, dict) or not isinstance(metadata, Mapping):
-        return None
-    table_metadata = _metadata(metadata)
-    if table_metadata is None:
-        return None
-    path = f"{location}/{LOG_DIR}"
     device, inode, mtime_ns, ctime_ns, looked_ns = stamp
-    return KeptLook(
-        location,
-        version,
-        VersionChecksum(version, files, size, table_metadata, protocol),
-        LogStamp(device, inode, mtime_ns, ctime_ns, looked_ns, path),
-    )
+    return LogStamp(device, inode, mtime_ns, ctime_ns, looked_ns, f"{location}/{LOG_DIR}")
 
 
 def _metadata(raw: Mapping[str, Any]) -> TableMetadata | None:

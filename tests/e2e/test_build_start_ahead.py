@@ -27,7 +27,7 @@ from dbt.adapters.sparkdelta import build_clock
 from dbt.adapters.sparkdelta.build_clock import BuildClock, StartedBuild
 from python_ops.delta.commits import commit_actions
 from python_ops.maintenance.build_start import head_version
-from python_ops.maintenance.kept_looks import KeptLook
+from python_ops.maintenance.kept_looks import Entry, KeptLook
 from python_ops.maintenance.log_change import RACY_NS
 from python_ops.storage import open_storage
 from tests.helpers.fleet_project import PROFILES
@@ -170,20 +170,20 @@ def test_a_selected_build_looks_ahead_at_the_selected_models_tables_only(
     project, _ = _in_warehouse(tmp_path, monkeypatch)
     _build(project)
     looked: list[str] = []
-    look, holds = build_clock.head_version, KeptLook.holds
+    look, holding = build_clock.head_version, build_clock.holding_look
 
     def head_version_counted(location: Any) -> Any:
         looked.append(Path(str(location)).name)
         return look(location)
 
-    def held_counted(kept: KeptLook, **kwargs: Any) -> bool:
-        held = holds(kept, **kwargs)
-        if held:  # the previous command's end kept the table's look: taken, not listed
-            looked.append(Path(kept.location).name)
+    def held_counted(entry: Entry, **kwargs: Any) -> KeptLook | None:
+        held = holding(entry, **kwargs)
+        if held is not None:  # the previous command's end kept the table's look: no listing
+            looked.append(Path(held.location).name)
         return held
 
     monkeypatch.setattr(build_clock, "head_version", head_version_counted)
-    monkeypatch.setattr(KeptLook, "holds", held_counted)
+    monkeypatch.setattr(build_clock, "holding_look", held_counted)
     taken.clear()
     _build(project, "--select", "c")  # dbt's selection: c alone is built
     assert looked == ["c"]  # not a and b's tables (each would be a listing and a checksum)

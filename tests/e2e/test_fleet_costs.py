@@ -62,7 +62,6 @@ from python_ops.delta.version_checksum import derived_checksum, read_version_che
 from python_ops.maintenance import build_start, history, known_table
 from python_ops.maintenance.empty_origin import ORIGIN_OP
 from python_ops.maintenance.history import HistoryStore
-from python_ops.maintenance.kept_looks import KeptLook
 from python_ops.maintenance.log_bounds import PROOF_OPS
 from python_ops.storage import open_storage
 from python_ops.storage.local import LocalStorage
@@ -124,11 +123,11 @@ def log_listings(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
             counted["commit names asked for"] += 1
         return bool(probing(storage, rel))
 
-    holding: Callable[..., Any] = KeptLook.holds
+    holding: Callable[..., Any] = build_clock.holding_look
 
-    def holds(look: KeptLook, **kwargs: Any) -> bool:
-        held = bool(holding(look, **kwargs))
-        counted["kept looks held" if held else "kept looks broken"] += 1
+    def holding_look(entry: Any, **kwargs: Any) -> Any:
+        held = holding(entry, **kwargs)
+        counted["kept looks held" if held is not None else "kept looks broken"] += 1
         return held
 
     keeping: Callable[..., Any] = looks_kept.keep_look
@@ -137,7 +136,7 @@ def log_listings(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
         counted["looks checked at the command's end"] += 1
         return keeping(location, **kwargs)
 
-    monkeypatch.setattr(KeptLook, "holds", holds)
+    monkeypatch.setattr(build_clock, "holding_look", holding_look)
     monkeypatch.setattr(looks_kept, "keep_look", keep_look)
     monkeypatch.setattr(build_clock, "head_version", head_version)
     monkeypatch.setattr(build_clock, "head_still", head_still)

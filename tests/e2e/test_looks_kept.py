@@ -8,11 +8,13 @@ post-hook left and the table there, which is what Sail's checksum file of that v
 Between the commands a writer inserts into ``b``: the next build's start finds ``b``'s look
 broken (its log changed), reads ``b`` itself and records the insert's version, while ``a``'s
 start takes its look with one ``lstat`` and reads neither its log's names nor its checksum.
+With the tables gone, no look holds and each start finds nothing there, as in a first build.
 """
 
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +27,7 @@ from dbt.adapters.sparkdelta.engines import get_engine
 from dbt.adapters.sparkdelta.looks_kept import LOOKS_FILE
 from python_ops.delta.version_checksum import read_version_checksum
 from python_ops.maintenance.build_start import head_version
-from python_ops.maintenance.kept_looks import KeptLook, load_looks
+from python_ops.maintenance.kept_looks import Entry, KeptLook, load_looks, read_look
 from python_ops.maintenance.log_change import RACY_NS
 from python_ops.storage import open_storage
 from tests.helpers.fleet_project import PROFILES, PROJECT
@@ -58,6 +60,11 @@ def _project(root: Path) -> Path:
     return root
 
 
+def _version(look: KeptLook | None) -> int:
+    assert look is not None
+    return look.version
+
+
 def _build(project: Path) -> None:
     args = ["build", "--project-dir", str(project), "--profiles-dir", str(project)]
     result = dbtRunner().invoke(args)
@@ -69,7 +76,7 @@ def watched(monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
     """By model: what its post-hook took back from its start; the tables whose kept look held
     or broke at a start, and those whose log's names were listed (the real calls run)."""
     seen: dict[str, Any] = {"taken": {}, "held": [], "broken": [], "listed": []}
-    take, holds, listing = BuildClock.take, KeptLook.holds, build_clock.head_version
+    take, holding, listing = BuildClock.take, build_clock.holding_look, build_clock.head_version
 
     def taken(clock: BuildClock, node: Any) -> StartedBuild | None:
         started = take(clock, node)
@@ -77,9 +84,9 @@ def watched(monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
             seen["taken"][started.unique_id.rsplit(".", 1)[-1]] = started
         return started
 
-    def held(look: KeptLook, **kwargs: Any) -> bool:
-        found = holds(look, **kwargs)
-        seen["held" if found else "broken"].append(Path(look.location).name)
+    def held(entry: Entry, **kwargs: Any) -> KeptLook | None:
+        found = holding(entry, **kwargs)
+        seen["held" if found else "broken"].append(Path(entry["location"]).name)
         return found
 
     def listed(location: Any) -> Any:
@@ -87,7 +94,7 @@ def watched(monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
         return listing(location)
 
     monkeypatch.setattr(BuildClock, "take", taken)
-    monkeypatch.setattr(KeptLook, "holds", held)
+    monkeypatch.setattr(build_clock, "holding_look", held)
     monkeypatch.setattr(build_clock, "head_version", listed)
     return seen
 
@@ -104,14 +111,16 @@ def test_a_kept_look_stands_in_for_the_next_commands_reads_only_while_it_holds(
     tables = {name: str(warehouse / "fleet" / name) for name in ("a", "b")}
 
     _build(project)  # created where nothing was: each post-hook replayed its table's state
-    looks = load_looks(str(project / "target" / LOOKS_FILE))
+    entries = load_looks(str(project / "target" / LOOKS_FILE))
+    looks = {location: read_look(entry) for location, entry in entries.items()}
     assert set(tables.values()) <= set(looks)  # older than the racy window as the command ended
     for location in tables.values():
         look = looks[location]
+        assert look is not None
         assert look.version == head_version(location)
         # the state the post-hook left is what Sail's checksum file of that version says
         assert look.state == read_version_checksum(open_storage(location), look.version)
-    kept = {name: looks[location].version for name, location in tables.items()}
+    kept = {name: _version(looks[location]) for name, location in tables.items()}
 
     engine = get_engine(mode="embedded", warehouse=str(warehouse), connect_url=None)
     engine.sql("insert into fleet.b values (3, 'written between the commands')")
@@ -128,10 +137,29 @@ def test_a_kept_look_stands_in_for_the_next_commands_reads_only_while_it_holds(
     assert "b" in watched["listed"]  # its look broke: its start read it itself
     a, b = watched["taken"]["a"], watched["taken"]["b"]
     assert a.version_before == kept["a"]
-    assert a.checksum_before == looks[tables["a"]].state
+    kept_a = looks[tables["a"]]
+    assert kept_a is not None
+    assert a.checksum_before == kept_a.state
     assert b.version_before == inserted  # the writer's commit, not the look's version
     assert b.checksum_before is None or b.checksum_before.version == inserted
     assert head_version(tables["b"]) == inserted + 1  # b's build committed after the insert
     rows = engine.sql("select count(*) from fleet.b").collect()[0][0]
     assert rows == 1  # the table model replaced b's rows: the build wrote what it should
     json.loads((project / "target" / LOOKS_FILE).read_text())  # the file, written again
+
+    # the warehouse wiped: no kept look holds, each start finds nothing there, as a first build
+    engine.sql("drop table fleet.a")
+    engine.sql("drop table fleet.b")
+    shutil.rmtree(warehouse / "fleet" / "a", ignore_errors=True)
+    shutil.rmtree(warehouse / "fleet" / "b", ignore_errors=True)
+    watched["taken"].clear()
+    watched["held"].clear()
+    _build(project)
+    assert watched["held"] == []
+    assert {
+        n: (watched["taken"][n].version_before, watched["taken"][n].location_was_empty)
+        for n in ("a", "b")
+    } == {
+        "a": (None, True),
+        "b": (None, True),
+    }

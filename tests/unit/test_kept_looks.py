@@ -28,8 +28,10 @@ from python_ops.maintenance.kept_looks import (
     FORMAT,
     KeptLook,
     commit_file,
+    holding_look,
     keep_look,
     load_looks,
+    read_look,
     save_looks,
 )
 from python_ops.maintenance.log_change import RACY_NS, LogStamp
@@ -120,8 +122,10 @@ def test_a_look_that_holds_names_the_newest_version_and_the_commit_the_hook_read
     time.sleep(0.02)
     for step, writer in enumerate(between):
         _write(table, writer, 10 + step)
-    found = load_looks(path)[look.location]
-    if found.holds(now_ns=found.stamp.looked_ns):
+    entry = load_looks(path)[look.location]
+    found = holding_look(entry, now_ns=look.stamp.looked_ns)
+    assert read_look(entry) == look  # read back as written, holding or not
+    if found is not None:
         assert found.version == _newest(table), (before_end, between)
         assert (table / "_delta_log" / f"{version:020d}.json").read_bytes() == data
     else:
@@ -204,7 +208,8 @@ def test_looks_read_back_as_written(
         looks.append(KeptLook(location, state.version, state, stamp))
     path = str(tmp_path_factory.mktemp("target") / "looks.json")
     save_looks(path, looks)
-    assert load_looks(path) == {look.location: look for look in looks}  # the last of a name
+    read = {location: read_look(entry) for location, entry in load_looks(path).items()}
+    assert read == {look.location: look for look in looks}  # the last of a name
 
 
 _json = st.recursive(
@@ -233,9 +238,11 @@ def test_a_file_of_another_shape_keeps_no_look_and_raises_nothing(
         json.dumps({"format": FORMAT, "looks": [entry, bad, value]})
     )
     found = load_looks(str(directory / "mixed.json"))
-    assert found["/w/good"] == good
-    if "/w/bad" in found:  # the value happened to be of the field's shape
-        assert found["/w/bad"].location == "/w/bad"
+    assert read_look(found["/w/good"]) == good
+    for entry in found.values():  # a look, or none: never an error
+        look = read_look(entry)
+        assert look is None or look.location == entry["location"]
+        assert holding_look(entry) is None  # no such table: no look holds
     (directory / "whole.json").write_text(json.dumps(value))
     assert load_looks(str(directory / "whole.json")) == {}
     (directory / "bytes.json").write_bytes(b"\xff\xfe{" + os.urandom(16))

@@ -42,6 +42,7 @@ from python_ops.maintenance import (
     node_value,
     normalize_location,
 )
+from python_ops.maintenance.kept_looks import holding_look
 
 if TYPE_CHECKING:
     from dbt.adapters.sparkdelta.looks_kept import LooksKept
@@ -216,7 +217,9 @@ class BuildClock:
             nodes = list(self._nodes())
         except DbtRuntimeError:
             return seen
-        kept = self.looks.load() if nodes and self.looks is not None else {}
+        looks = self.looks if nodes else None
+        if looks is not None:
+            looks.load()
         for node in nodes:
             try:
                 if not _maintained_with_hook(node):
@@ -225,8 +228,9 @@ class BuildClock:
                 if location is None or is_remote(location):
                     continue  # the metastore's place, or an object store's: each start looks
                 key = str(node_value(node, "unique_id"))
-                look = kept.get(normalize_location(location))
-                if look is not None and look.holds():  # as the last command left it
+                entry = looks.take(normalize_location(location)) if looks is not None else None
+                look = holding_look(entry) if entry is not None else None
+                if look is not None:  # as the last command left it
                     seen[key] = _Seen(location, look.version, False, look.state, look.stamp)
                     continue
                 if location_is_empty(location):  # a first build's: no log to stamp or list

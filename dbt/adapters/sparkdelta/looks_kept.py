@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from python_ops.maintenance import VersionChecksum, is_remote, normalize_location
 from python_ops.maintenance.kept_looks import (
     CommitFile,
-    KeptLook,
+    Entry,
     commit_file,
     keep_look,
     load_looks,
@@ -78,16 +78,27 @@ class LooksKept:
     def __init__(self, path: Callable[[], str | None]) -> None:
         self._path = path
         self._lock = threading.Lock()
-        self._read: dict[str, KeptLook] = {}  # the file's looks as this command read them
+        self._read: dict[str, Entry] = {}  # the file's looks as this command read them
         self._left: dict[str, _Left] = {}  # by location: where this command's post-hooks left
 
-    def load(self) -> dict[str, KeptLook]:
-        """The file's looks by location (the command's first build start; empty: none)."""
+    def load(self) -> None:
+        """Read the file (the command's first build start): its looks, unparsed, for ``take``."""
         path = self._path()
         looks = load_looks(path) if path else {}
         with self._lock:
             self._read = looks
-        return looks
+
+    def take(self, location: str) -> Entry | None:
+        """The file's look of a table this command builds (None: none), parsed by the caller.
+
+        Taken out: its table is being built, so the look will not hold again; the command's end
+        writes the file's other looks back as they were.
+
+        Args:
+            location: The table (normalized).
+        """
+        with self._lock:
+            return self._read.pop(location, None)
 
     def finished(self, build: StartedBuild | None, location: str, done: ModelMaintenance) -> None:
         """Note where a post-hook left its table, for the command's end to keep.
@@ -124,17 +135,16 @@ class LooksKept:
         """
         with self._lock:
             left, self._left = self._left, {}
-            looks = {k: v for k, v in self._read.items() if k not in left}
+            others = [e for k, e in self._read.items() if k not in left]  # other tables
         path = self._path() if left else None
         if not path:
             return 0
-        kept = 0
+        looks = []
         for key, one in left.items():
             look = keep_look(key, version=one.version, state=one.state, read=one.read)
             if look is not None:
-                looks[key] = look
-                kept += 1
-        save_looks(path, looks.values())
+                looks.append(look)
+        save_looks(path, looks, others)
         with self._lock:
-            self._read = looks
-        return kept
+            self._read = {}  # written: a later command of this process reads the file again
+        return len(looks)
