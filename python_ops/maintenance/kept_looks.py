@@ -140,10 +140,10 @@ def keep_look(
     return KeptLook(normalize_location(location), version, state, stamp)
 
 
-Entry = Mapping[str, Any]  # one look as the file has it (``load_looks``), parsed when used
+LookEntry = Mapping[str, Any]  # one look as the file has it (``load_looks``), parsed when used
 
 
-def load_looks(path: str) -> dict[str, Entry]:
+def load_looks(path: str) -> dict[str, LookEntry]:
     """The looks a file keeps, by location, as it has them (empty: no file, or not the format).
 
     Only parsed into looks when asked for (``holding_look``): a command builds few or all of
@@ -167,7 +167,7 @@ def load_looks(path: str) -> dict[str, Entry]:
     }
 
 
-def holding_look(entry: Entry, *, now_ns: int | None = None) -> KeptLook | None:
+def holding_look(entry: LookEntry, *, now_ns: int | None = None) -> KeptLook | None:
     """The look an entry keeps, if its log directory is still as stamped (one ``lstat``).
 
     Args:
@@ -183,7 +183,7 @@ def holding_look(entry: Entry, *, now_ns: int | None = None) -> KeptLook | None:
     return read_look(entry)
 
 
-def read_look(entry: Entry) -> KeptLook | None:
+def read_look(entry: LookEntry) -> KeptLook | None:
     """An entry as a look, whether or not it still holds (None: not of the file's shape)."""
     stamp = _stamp(entry)
     version = _count(entry.get("version"))
@@ -200,7 +200,7 @@ def read_look(entry: Entry) -> KeptLook | None:
     return KeptLook(entry["location"], version, state, stamp)
 
 
-def save_looks(path: str, looks: Iterable[KeptLook], others: Iterable[Entry] = ()) -> None:
+def save_looks(path: str, looks: Iterable[KeptLook], others: Iterable[LookEntry] = ()) -> None:
     """Write the looks to ``path`` whole, in place at once (a reader sees the old or the new).
 
     ``looks`` first, then ``others`` (entries as read, of tables whose looks are not new),
@@ -260,7 +260,7 @@ def _strings(value: Any) -> bool:
     return all(type(v) is str for v in value)
 
 
-def _stamp(entry: Entry) -> LogStamp | None:
+def _stamp(entry: LookEntry) -> LogStamp | None:
     """The entry's stamp (None: not five counts, or no location)."""
     location, stamp = entry.get("location"), entry.get("stamp")
     if type(location) is not str or not isinstance(stamp, list) or len(stamp) != 5:

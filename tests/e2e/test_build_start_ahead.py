@@ -27,7 +27,7 @@ from dbt.adapters.sparkdelta import build_clock
 from dbt.adapters.sparkdelta.build_clock import BuildClock, StartedBuild
 from python_ops.delta.commits import commit_actions
 from python_ops.maintenance.build_start import head_version
-from python_ops.maintenance.kept_looks import Entry, KeptLook
+from python_ops.maintenance.kept_looks import KeptLook, LookEntry
 from python_ops.maintenance.log_change import RACY_NS
 from python_ops.storage import open_storage
 from tests.helpers.fleet_project import PROFILES
@@ -176,7 +176,7 @@ def test_a_selected_build_looks_ahead_at_the_selected_models_tables_only(
         looked.append(Path(str(location)).name)
         return look(location)
 
-    def held_counted(entry: Entry, **kwargs: Any) -> KeptLook | None:
+    def held_counted(entry: LookEntry, **kwargs: Any) -> KeptLook | None:
         held = holding(entry, **kwargs)
         if held is not None:  # the previous command's end kept the table's look: no listing
             looked.append(Path(held.location).name)

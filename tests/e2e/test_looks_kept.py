@@ -27,7 +27,7 @@ from dbt.adapters.sparkdelta.engines import get_engine
 from dbt.adapters.sparkdelta.looks_kept import LOOKS_FILE
 from python_ops.delta.version_checksum import read_version_checksum
 from python_ops.maintenance.build_start import head_version
-from python_ops.maintenance.kept_looks import Entry, KeptLook, load_looks, read_look
+from python_ops.maintenance.kept_looks import KeptLook, LookEntry, load_looks, read_look
 from python_ops.maintenance.log_change import RACY_NS
 from python_ops.storage import open_storage
 from tests.helpers.fleet_project import PROFILES, PROJECT
@@ -84,7 +84,7 @@ def watched(monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
             seen["taken"][started.unique_id.rsplit(".", 1)[-1]] = started
         return started
 
-    def held(entry: Entry, **kwargs: Any) -> KeptLook | None:
+    def held(entry: LookEntry, **kwargs: Any) -> KeptLook | None:
         found = holding(entry, **kwargs)
         seen["held" if found else "broken"].append(Path(entry["location"]).name)
         return found

@@ -35,6 +35,7 @@ from python_ops.maintenance import (
     checksum_at,
     head_still,
     head_version,
+    holding_look,
     is_remote,
     location_is_empty,
     log_stamp,
@@ -42,7 +43,6 @@ from python_ops.maintenance import (
     node_value,
     normalize_location,
 )
-from python_ops.maintenance.kept_looks import holding_look
 
 if TYPE_CHECKING:
     from dbt.adapters.sparkdelta.looks_kept import LooksKept

@@ -14,13 +14,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from python_ops.maintenance import VersionChecksum, is_remote, normalize_location
-from python_ops.maintenance.kept_looks import (
+from python_ops.maintenance import (
     CommitFile,
-    Entry,
+    LookEntry,
+    VersionChecksum,
     commit_file,
+    is_remote,
     keep_look,
     load_looks,
+    normalize_location,
     save_looks,
 )
 
@@ -78,7 +80,7 @@ class LooksKept:
     def __init__(self, path: Callable[[], str | None]) -> None:
         self._path = path
         self._lock = threading.Lock()
-        self._read: dict[str, Entry] = {}  # the file's looks as this command read them
+        self._read: dict[str, LookEntry] = {}  # the file's looks as this command read them
         self._left: dict[str, _Left] = {}  # by location: where this command's post-hooks left
 
     def load(self) -> None:
@@ -88,7 +90,7 @@ class LooksKept:
         with self._lock:
             self._read = looks
 
-    def take(self, location: str) -> Entry | None:
+    def take(self, location: str) -> LookEntry | None:
         """The file's look of a table this command builds (None: none), parsed by the caller.
 
         Taken out: its table is being built, so the look will not hold again; the command's end
