@@ -13,7 +13,6 @@ With the tables gone, no look holds and each start finds nothing there, as in a 
 
 from __future__ import annotations
 
-import json
 import shutil
 from pathlib import Path
 from typing import Any
@@ -145,7 +144,12 @@ def test_a_kept_look_stands_in_for_the_next_commands_reads_only_while_it_holds(
     assert head_version(tables["b"]) == inserted + 1  # b's build committed after the insert
     rows = engine.sql("select count(*) from fleet.b").collect()[0][0]
     assert rows == 1  # the table model replaced b's rows: the build wrote what it should
-    json.loads((project / "target" / LOOKS_FILE).read_text())  # the file, written again
+    # a's new look: derived from the kept one and the build's commit, still what Sail wrote
+    again = load_looks(str(project / "target" / LOOKS_FILE))
+    look_a = read_look(again[tables["a"]])
+    assert look_a is not None
+    assert look_a.version == head_version(tables["a"]) == kept["a"] + 1
+    assert look_a.state == read_version_checksum(open_storage(tables["a"]), look_a.version)
 
     # the warehouse wiped: no kept look holds, each start finds nothing there, as a first build
     engine.sql("drop table fleet.a")

@@ -77,7 +77,7 @@ class SparkDeltaAdapter(SparkAdapter):
         """At the end of a dbt command: first what its post-hooks left for it, if any ran.
 
         The history rows the hooks kept (their skips), and the tables' looks for the next
-        command (``BuildClock.keep_looks``): the hooks' cost, in their line.
+        command (``LooksKept.keep``): the hooks' cost, in their line.
         """
         started, cpu = time.perf_counter(), time.thread_time()
         rows = flush_histories()

@@ -50,7 +50,7 @@ class CommandEnd:
 
     Attributes:
         rows: History rows the hooks kept, written now (``flush_histories``).
-        looks: Tables' looks kept for the next command (``BuildClock.keep_looks``).
+        looks: Tables' looks kept for the next command (``LooksKept.keep``).
         wall_s: The wall seconds of both.
         cpu_s: Their thread CPU seconds.
     """
