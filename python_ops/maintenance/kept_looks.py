@@ -167,6 +167,20 @@ def load_looks(path: str) -> dict[str, LookEntry]:
     }
 
 
+def entry_holds(entry: LookEntry, *, now_ns: int | None = None) -> bool:
+    """Whether an entry's log directory is still as stamped (one ``lstat``; nothing parsed).
+
+    What the command's end asks of the looks it writes back unused: one whose table changed,
+    or is gone (a warehouse wiped), would never hold again, and each command reads the file.
+
+    Args:
+        entry: One of ``load_looks``' entries.
+        now_ns: The check's time (``time.time_ns()`` when not given).
+    """
+    stamp = _stamp(entry)
+    return stamp is not None and log_unchanged(stamp, now_ns=now_ns)
+
+
 def holding_look(entry: LookEntry, *, now_ns: int | None = None) -> KeptLook | None:
     """The look an entry keeps, if its log directory is still as stamped (one ``lstat``).
 
@@ -177,8 +191,7 @@ def holding_look(entry: LookEntry, *, now_ns: int | None = None) -> KeptLook | N
     Returns:
         The look; None when the stamp no longer holds or the entry is not of the file's shape.
     """
-    stamp = _stamp(entry)
-    if stamp is None or not log_unchanged(stamp, now_ns=now_ns):
+    if not entry_holds(entry, now_ns=now_ns):
         return None
     return read_look(entry)
 

@@ -8,7 +8,8 @@ post-hook left and the table there, which is what Sail's checksum file of that v
 Between the commands a writer inserts into ``b``: the next build's start finds ``b``'s look
 broken (its log changed), reads ``b`` itself and records the insert's version, while ``a``'s
 start takes its look with one ``lstat`` and reads neither its log's names nor its checksum.
-With the tables gone, no look holds and each start finds nothing there, as in a first build.
+With the tables gone, no look holds and each start finds nothing there, as in a first build;
+a look no command uses is written back while it holds and dropped once its table is gone.
 """
 
 from __future__ import annotations
@@ -64,8 +65,8 @@ def _version(look: KeptLook | None) -> int:
     return look.version
 
 
-def _build(project: Path) -> None:
-    args = ["build", "--project-dir", str(project), "--profiles-dir", str(project)]
+def _build(project: Path, *more: str) -> None:
+    args = ["build", *more, "--project-dir", str(project), "--profiles-dir", str(project)]
     result = dbtRunner().invoke(args)
     assert result.success, result.exception
 
@@ -167,3 +168,14 @@ def test_a_kept_look_stands_in_for_the_next_commands_reads_only_while_it_holds(
         "a": (None, True),
         "b": (None, True),
     }
+
+    # a look the next command does not use is written back while it holds, and dropped once
+    # its table is gone: a wiped table leaves nothing in the file for every command to read
+    file = str(project / "target" / LOOKS_FILE)
+    assert tables["b"] in load_looks(file)
+    _build(project, "--select", "a")  # b's look not used: written back as read
+    assert tables["b"] in load_looks(file)
+    engine.sql("drop table fleet.b")
+    shutil.rmtree(warehouse / "fleet" / "b", ignore_errors=True)
+    _build(project, "--select", "a")
+    assert tables["b"] not in load_looks(file)

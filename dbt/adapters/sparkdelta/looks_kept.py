@@ -19,6 +19,7 @@ from python_ops.maintenance import (
     LookEntry,
     VersionChecksum,
     commit_file,
+    entry_holds,
     is_remote,
     keep_look,
     load_looks,
@@ -128,9 +129,10 @@ class LooksKept:
     def keep(self) -> int:
         """As the command ends: keep the looks that hold where its post-hooks left tables.
 
-        Each a stamp of the log directory, then two names and the commit file
-        (``keep_look``); the file's other looks stay as read, but for the tables this command
-        left (their old looks no longer hold). Nothing is written when no hook noted a table.
+        Each a stamp of the log directory, then one name and the commit file (``keep_look``);
+        the file's other looks stay as read where they still hold (one ``lstat`` each: a
+        changed or removed table's look is dropped, so a wiped warehouse leaves nothing behind
+        to read). Nothing is written when no hook noted a table.
 
         Returns:
             The looks kept from this command.
@@ -141,6 +143,7 @@ class LooksKept:
         path = self._path() if left else None
         if not path:
             return 0
+        others = [e for e in others if entry_holds(e)]  # a changed or gone table's: dropped
         looks = []
         for key, one in left.items():
             look = keep_look(key, version=one.version, state=one.state, read=one.read)
