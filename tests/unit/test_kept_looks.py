@@ -28,6 +28,7 @@ from python_ops.maintenance.kept_looks import (
     FORMAT,
     KeptLook,
     commit_file,
+    entry_holds,
     holding_look,
     keep_look,
     load_looks,
@@ -125,6 +126,7 @@ def test_a_look_that_holds_names_the_newest_version_and_the_commit_the_hook_read
     entry = load_looks(path)[look.location]
     found = holding_look(entry, now_ns=look.stamp.looked_ns)
     assert read_look(entry) == look  # read back as written, holding or not
+    assert entry_holds(entry, now_ns=look.stamp.looked_ns) == (found is not None)
     if found is not None:
         assert found.version == _newest(table), (before_end, between)
         assert (table / "_delta_log" / f"{version:020d}.json").read_bytes() == data
@@ -243,6 +245,7 @@ def test_a_file_of_another_shape_keeps_no_look_and_raises_nothing(
         look = read_look(entry)
         assert look is None or look.location == entry["location"]
         assert holding_look(entry) is None  # no such table: no look holds
+        assert not entry_holds(entry)
     (directory / "whole.json").write_text(json.dumps(value))
     assert load_looks(str(directory / "whole.json")) == {}
     (directory / "bytes.json").write_bytes(b"\xff\xfe{" + os.urandom(16))
