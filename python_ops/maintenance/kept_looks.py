@@ -74,17 +74,13 @@ class KeptLook:
         location: The table (normalized).
         version: Its latest version when the stamp was taken.
         state: The table at ``version`` (what its checksum file says, or would).
-        stamp: Its log directory then: the look holds while ``log_unchanged`` says so.
+        stamp: Its log directory then: the look holds while ``entry_holds`` says so.
     """
 
     location: str
     version: int
     state: VersionChecksum
     stamp: LogStamp
-
-    def holds(self, *, now_ns: int | None = None) -> bool:
-        """Whether the log directory is still as stamped (one ``lstat``): the look holds."""
-        return log_unchanged(self.stamp, now_ns=now_ns)
 
 
 def commit_file(location: str, version: int) -> CommitFile | None:

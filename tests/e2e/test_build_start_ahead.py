@@ -30,8 +30,8 @@ from python_ops.maintenance.build_start import head_version
 from python_ops.maintenance.kept_looks import KeptLook, LookEntry
 from python_ops.maintenance.log_change import RACY_NS
 from python_ops.storage import open_storage
-from tests.helpers.fleet_project import PROFILES
 from tests.helpers.fleet_project import PROJECT as FLEET_PROJECT
+from tests.helpers.fleet_project import write_models
 
 pytestmark = pytest.mark.slow
 
@@ -46,19 +46,16 @@ PROJECT = (
 
 
 def _project(root: Path) -> Path:
-    (root / "models").mkdir(parents=True)
-    (root / "dbt_project.yml").write_text(PROJECT)
-    (root / "profiles.yml").write_text(PROFILES)
-    (root / "models" / "a.sql").write_text(
-        "{{ config(materialized='table') }}\nselect 1 as id, 'a' as name\n"
+    table = "{{ config(materialized='table') }}\n"
+    return write_models(
+        root,
+        {
+            "a.sql": table + "select 1 as id, 'a' as name\n",
+            "b.sql": table + "select id, 'b' as name from {{ ref('a') }}\n",
+            "c.sql": table + "select 3 as id, 'c' as name\n",
+        },
+        project=PROJECT,
     )
-    (root / "models" / "b.sql").write_text(
-        "{{ config(materialized='table') }}\nselect id, 'b' as name from {{ ref('a') }}\n"
-    )
-    (root / "models" / "c.sql").write_text(
-        "{{ config(materialized='table') }}\nselect 3 as id, 'c' as name\n"
-    )
-    return root
 
 
 def _in_warehouse(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]:

@@ -30,7 +30,7 @@ from python_ops.maintenance.build_start import head_version
 from python_ops.maintenance.kept_looks import KeptLook, LookEntry, load_looks, read_look
 from python_ops.maintenance.log_change import RACY_NS
 from python_ops.storage import open_storage
-from tests.helpers.fleet_project import PROFILES, PROJECT
+from tests.helpers.fleet_project import write_models
 
 pytestmark = pytest.mark.slow
 
@@ -47,17 +47,14 @@ def model(dbt, session):
 
 
 def _project(root: Path) -> Path:
-    (root / "models").mkdir(parents=True)
-    (root / "dbt_project.yml").write_text(PROJECT)
-    (root / "profiles.yml").write_text(PROFILES)
-    (root / "models" / "a.sql").write_text(
-        "{{ config(materialized='table') }}\nselect 1 as id, 'a' as name\n"
+    return write_models(
+        root,
+        {
+            "a.sql": "{{ config(materialized='table') }}\nselect 1 as id, 'a' as name\n",
+            "b.sql": "{{ config(materialized='table') }}\nselect 2 as id, 'b' as name\n",
+            "slow.py": SLOW,
+        },
     )
-    (root / "models" / "b.sql").write_text(
-        "{{ config(materialized='table') }}\nselect 2 as id, 'b' as name\n"
-    )
-    (root / "models" / "slow.py").write_text(SLOW)
-    return root
 
 
 def _version(look: KeptLook | None) -> int:

@@ -74,3 +74,22 @@ def write_fleet_project(root: Path, *, tables: int, incremental: int = 5) -> Pat
     for i in range(incremental):
         (models / f"inc_{i:02d}.sql").write_text(INCREMENTAL.format(i=i))
     return root
+
+
+def write_models(root: Path, models: dict[str, str], *, project: str = PROJECT) -> Path:
+    """A small project of the fleet's settings with the given models (file name -> text).
+
+    Args:
+        root: The project directory (created).
+        models: Each model's file name under ``models/`` and its text.
+        project: The ``dbt_project.yml`` text (the fleet's by default).
+
+    Returns:
+        ``root``.
+    """
+    (root / "models").mkdir(parents=True)
+    (root / "dbt_project.yml").write_text(project)
+    (root / "profiles.yml").write_text(PROFILES)
+    for name, text in models.items():
+        (root / "models" / name).write_text(text)
+    return root
