@@ -106,8 +106,10 @@ def hook_cpu_seconds(project: Path) -> float | None:
     return float(found[-1]) / 1000 if found else None
 
 
-def measure(fleet: Fleet, repeats: int, steady: int = 0) -> dict[str, list[float]]:
-    """Every step's wall times (seconds) on one size.
+def measure(
+    fleet: Fleet, repeats: int, steady: int = 0, *, first_only: bool = False
+) -> dict[str, list[float]]:
+    """Every step's wall times (seconds) on one size (``first_only``: the first builds only).
 
     ``steady``: builds of each warehouse between the first and the repeat builds, untimed, so
     that the repeat builds meet tables in their steady state (10 or more: a checkpoint, which
@@ -138,6 +140,8 @@ def measure(fleet: Fleet, repeats: int, steady: int = 0) -> dict[str, list[float
                 f"first build, hook {'on' if hook else 'off'}",
                 fleet.dbt(fleet.on if hook else fleet.off, warehouse, "build"),
             )
+    if first_only:
+        return out
     for _ in range(steady):
         for hook in (True, False):
             fleet.dbt(fleet.on if hook else fleet.off, fleet.work / f"first-{hook}", "build")
@@ -301,6 +305,66 @@ def section(
     return lines
 
 
+def first_section(walls: dict[str, list[float]], size: int, label: str) -> list[str]:
+    """The FLEET-FIRST section: every alternation pair of first builds, and their quartiles.
+
+    The fleet section's three pairs cannot tell a 2 % effect from the host's drift (single
+    pairs there moved by -6 to +8 %); many pairs of one size show the spread and where the
+    middle of it lies.
+    """
+    models = size + INCREMENTAL
+    on, off = walls["first build, hook on"], walls["first build, hook off"]
+    on_cpu, off_cpu = walls["first build, hook on [CPU]"], walls["first build, hook off [CPU]"]
+    own = walls.get("first build, hook on [hook thread CPU]", [])
+    rows = []
+    for i, (a, b, c, d) in enumerate(zip(on, off, on_cpu, off_cpu, strict=False)):
+        hooks = own[i] if i < len(own) else None
+        rows.append((i, a, b, (a - b) / b * 100, c, d, (c - d) / d * 100, hooks))
+    lines = [
+        f"## First builds at N={size}: every hook on/off pair (embedded engine)",
+        "",
+        f"`bench/fleet_bench.py --first-only --sizes {size} --repeats {len(rows)}` ({label}): "
+        f"the fleet project of {size} table models + {INCREMENTAL} incremental merges, each "
+        "build on an empty warehouse, hook on and off alternating (the order swapped every "
+        "round), whole fresh processes. Overhead = (on - off) / off of the pair; the hooks' "
+        "own thread CPU is the adapter's debug line, over the pair's hook-off wall.",
+        "",
+        "| pair | off wall s | on wall s | wall overhead % | off CPU s | on CPU s | "
+        "CPU overhead % | hooks' own CPU s | own, % of off wall |",
+        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for i, a, b, wall_pct, c, d, cpu_pct, hooks in rows:
+        share = f"{hooks / b * 100:.2f}" if hooks is not None else "-"
+        spent = f"{hooks:.2f}" if hooks is not None else "-"
+        lines.append(
+            f"| {i + 1} | {b:.2f} | {a:.2f} | {wall_pct:+.1f} | {d:.2f} | {c:.2f} | "
+            f"{cpu_pct:+.1f} | {spent} | {share} |"
+        )
+    lines.append("")
+    for name, index in (("wall overhead", 3), ("CPU overhead", 6)):
+        values = sorted(r[index] for r in rows)
+        q = statistics.quantiles(values, n=4) if len(values) > 1 else values * 3
+        above = sum(v > GOAL_HOOK_SHARE for v in values)
+        spent = [(r[1] - r[2]) if index == 3 else (r[4] - r[5]) for r in rows]
+        per_model = statistics.median(spent) * 1000 / models
+        lines.append(
+            f"- {name}: median {statistics.median(values):+.1f} % (quartiles {q[0]:+.1f} / "
+            f"{q[2]:+.1f} %, range {values[0]:+.1f} to {values[-1]:+.1f} %; {above} of "
+            f"{len(values)} pairs above {GOAL_HOOK_SHARE:.0f} %), "
+            f"{per_model:+.1f} ms per model."
+        )
+    shares = [r[7] / r[2] * 100 for r in rows if r[7] is not None]
+    if shares:
+        lines.append(
+            f"- the hooks' own thread CPU: median {statistics.median(shares):.2f} % of the "
+            f"hook-off build's wall (range {min(shares):.2f}-{max(shares):.2f} %), "
+            f"{statistics.median(r[7] for r in rows if r[7] is not None) * 1000 / models:.2f} "
+            "ms per model."
+        )
+    lines.append("")
+    return lines
+
+
 def _cell(value: float | None, old: float | None, unit: str) -> str:
     if value is None:
         return "-"
@@ -327,7 +391,15 @@ def main() -> None:
     parser.add_argument("--label", default="this branch")
     parser.add_argument("--write", action="store_true", help="write docs/benchmarks.md")
     parser.add_argument("--render-only", action="store_true", help="only render --save's figures")
+    parser.add_argument(
+        "--first-only",
+        action="store_true",
+        help="first builds only, every pair in its own row (section FLEET-FIRST)",
+    )
     args = parser.parse_args()
+    if args.first_only:
+        first_only(args)
+        return
     if args.render_only:
         args.sizes = []
     compile_code(args.code.resolve())
@@ -368,6 +440,27 @@ def main() -> None:
     print("\n".join(lines))
     if args.write:
         write_section("FLEET", lines, source="bench/fleet_bench.py")
+
+
+def first_only(args: argparse.Namespace) -> None:
+    """``--first-only``: the first builds of one size, every pair, FLEET-FIRST."""
+    size = args.sizes[-1]
+    if args.render_only and args.save:
+        walls = json.loads(args.save.read_text())["walls"]
+    else:
+        compile_code(args.code.resolve())
+        work = Path(tempfile.mkdtemp(prefix=f"fleet-first-{size}-"))
+        try:
+            fleet = Fleet(work, size, args.code.resolve())
+            walls = measure(fleet, args.repeats, first_only=True)
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+        if args.save:
+            args.save.write_text(json.dumps({"size": size, "walls": walls}, indent=1))
+    lines = first_section(walls, size, args.label)
+    print("\n".join(lines))
+    if args.write:
+        write_section("FLEET-FIRST", lines, source="bench/fleet_bench.py --first-only")
 
 
 if __name__ == "__main__":
