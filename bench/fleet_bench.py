@@ -38,6 +38,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -305,6 +306,53 @@ def section(
     return lines
 
 
+@dataclass(frozen=True)
+class FirstPair:
+    """One alternation round of first builds: hook on and off, wall and CPU seconds."""
+
+    on: float
+    off: float
+    on_cpu: float
+    off_cpu: float
+    hooks: float | None  # the hooks' own thread CPU seconds (the adapter's line)
+
+    @property
+    def wall_pct(self) -> float:
+        return (self.on - self.off) / self.off * 100
+
+    @property
+    def cpu_pct(self) -> float:
+        return (self.on_cpu - self.off_cpu) / self.off_cpu * 100
+
+
+def first_pairs(walls: dict[str, list[float]]) -> list[FirstPair]:
+    """The first builds' pairs, in the order they ran."""
+    own = walls.get("first build, hook on [hook thread CPU]", [])
+    columns = zip(
+        walls["first build, hook on"],
+        walls["first build, hook off"],
+        walls["first build, hook on [CPU]"],
+        walls["first build, hook off [CPU]"],
+        strict=False,
+    )
+    return [
+        FirstPair(a, b, c, d, own[i] if i < len(own) else None)
+        for i, (a, b, c, d) in enumerate(columns)
+    ]
+
+
+def _spread(name: str, values: list[float], spent_ms: float) -> str:
+    """One line: the median, quartiles and range of ``values`` (%), and ms per model."""
+    ordered = sorted(values)
+    q = statistics.quantiles(ordered, n=4) if len(ordered) > 1 else ordered * 3
+    above = sum(v > GOAL_HOOK_SHARE for v in ordered)
+    return (
+        f"- {name}: median {statistics.median(ordered):+.1f} % (quartiles {q[0]:+.1f} / "
+        f"{q[2]:+.1f} %, range {ordered[0]:+.1f} to {ordered[-1]:+.1f} %; {above} of "
+        f"{len(ordered)} pairs above {GOAL_HOOK_SHARE:.0f} %), {spent_ms:+.1f} ms per model."
+    )
+
+
 def first_section(walls: dict[str, list[float]], size: int, label: str) -> list[str]:
     """The FLEET-FIRST section: every alternation pair of first builds, and their quartiles.
 
@@ -313,17 +361,11 @@ def first_section(walls: dict[str, list[float]], size: int, label: str) -> list[
     middle of it lies.
     """
     models = size + INCREMENTAL
-    on, off = walls["first build, hook on"], walls["first build, hook off"]
-    on_cpu, off_cpu = walls["first build, hook on [CPU]"], walls["first build, hook off [CPU]"]
-    own = walls.get("first build, hook on [hook thread CPU]", [])
-    rows = []
-    for i, (a, b, c, d) in enumerate(zip(on, off, on_cpu, off_cpu, strict=False)):
-        hooks = own[i] if i < len(own) else None
-        rows.append((i, a, b, (a - b) / b * 100, c, d, (c - d) / d * 100, hooks))
+    pairs = first_pairs(walls)
     lines = [
         f"## First builds at N={size}: every hook on/off pair (embedded engine)",
         "",
-        f"`bench/fleet_bench.py --first-only --sizes {size} --repeats {len(rows)}` ({label}): "
+        f"`bench/fleet_bench.py --first-only --sizes {size} --repeats {len(pairs)}` ({label}): "
         f"the fleet project of {size} table models + {INCREMENTAL} incremental merges, each "
         "build on an empty warehouse, hook on and off alternating (the order swapped every "
         "round), whole fresh processes. Overhead = (on - off) / off of the pair; the hooks' "
@@ -333,33 +375,28 @@ def first_section(walls: dict[str, list[float]], size: int, label: str) -> list[
         "CPU overhead % | hooks' own CPU s | own, % of off wall |",
         "|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
-    for i, a, b, wall_pct, c, d, cpu_pct, hooks in rows:
-        share = f"{hooks / b * 100:.2f}" if hooks is not None else "-"
-        spent = f"{hooks:.2f}" if hooks is not None else "-"
+    for i, p in enumerate(pairs, start=1):
+        spent = f"{p.hooks:.2f}" if p.hooks is not None else "-"
+        share = f"{p.hooks / p.off * 100:.2f}" if p.hooks is not None else "-"
         lines.append(
-            f"| {i + 1} | {b:.2f} | {a:.2f} | {wall_pct:+.1f} | {d:.2f} | {c:.2f} | "
-            f"{cpu_pct:+.1f} | {spent} | {share} |"
+            f"| {i} | {p.off:.2f} | {p.on:.2f} | {p.wall_pct:+.1f} | {p.off_cpu:.2f} | "
+            f"{p.on_cpu:.2f} | {p.cpu_pct:+.1f} | {spent} | {share} |"
         )
-    lines.append("")
-    for name, index in (("wall overhead", 3), ("CPU overhead", 6)):
-        values = sorted(r[index] for r in rows)
-        q = statistics.quantiles(values, n=4) if len(values) > 1 else values * 3
-        above = sum(v > GOAL_HOOK_SHARE for v in values)
-        spent = [(r[1] - r[2]) if index == 3 else (r[4] - r[5]) for r in rows]
-        per_model = statistics.median(spent) * 1000 / models
-        lines.append(
-            f"- {name}: median {statistics.median(values):+.1f} % (quartiles {q[0]:+.1f} / "
-            f"{q[2]:+.1f} %, range {values[0]:+.1f} to {values[-1]:+.1f} %; {above} of "
-            f"{len(values)} pairs above {GOAL_HOOK_SHARE:.0f} %), "
-            f"{per_model:+.1f} ms per model."
-        )
-    shares = [r[7] / r[2] * 100 for r in rows if r[7] is not None]
-    if shares:
+    wall_ms = statistics.median(p.on - p.off for p in pairs) * 1000 / models
+    cpu_ms = statistics.median(p.on_cpu - p.off_cpu for p in pairs) * 1000 / models
+    lines += [
+        "",
+        _spread("wall overhead", [p.wall_pct for p in pairs], wall_ms),
+        _spread("CPU overhead", [p.cpu_pct for p in pairs], cpu_ms),
+    ]
+    own = [p for p in pairs if p.hooks is not None]
+    if own:
+        shares = [p.hooks / p.off * 100 for p in own if p.hooks is not None]
+        per_model = statistics.median(p.hooks for p in own if p.hooks is not None) * 1000 / models
         lines.append(
             f"- the hooks' own thread CPU: median {statistics.median(shares):.2f} % of the "
             f"hook-off build's wall (range {min(shares):.2f}-{max(shares):.2f} %), "
-            f"{statistics.median(r[7] for r in rows if r[7] is not None) * 1000 / models:.2f} "
-            "ms per model."
+            f"{per_model:.2f} ms per model."
         )
     lines.append("")
     return lines

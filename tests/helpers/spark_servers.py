@@ -196,14 +196,8 @@ def _start_once(
     env.update(SPARK_HOME=str(home), SPARK_LOCAL_IP="127.0.0.1")
     if long_lived:  # the JVM's full JIT: the tests' C1-only setting (tests/conftest.py) is not
         # for a server that runs Delta for the whole test run (the oracle's setup doubled)
-        opts = [o for o in env.get("SPARK_SUBMIT_OPTS", "").split() if "TieredStopAtLevel" not in o]
-        if not any(o.startswith("-XX:+Use") and o.endswith("GC") for o in opts):
-            # the serial collector: the server churns through small queries' garbage for the
-            # whole run, and G1's concurrent threads cost it CPU on the 2 cores the tests share
-            # (the log-cleanup oracle alone, measured here: 319 -> 285 CPU-s, peak RSS 1.76 ->
-            # 1.16 GB; the short-lived JVMs gained nothing from it, so they keep the default)
-            opts.append("-XX:+UseSerialGC")
-        env["SPARK_SUBMIT_OPTS"] = " ".join(opts)
+        opts = env.get("SPARK_SUBMIT_OPTS", "").split()
+        env["SPARK_SUBMIT_OPTS"] = " ".join(o for o in opts if "TieredStopAtLevel" not in o)
     log = workdir / "server.log"
     started = time.perf_counter()
     with log.open("wb") as out:
