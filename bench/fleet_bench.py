@@ -389,10 +389,10 @@ def first_section(walls: dict[str, list[float]], size: int, label: str) -> list[
         _spread("wall overhead", [p.wall_pct for p in pairs], wall_ms),
         _spread("CPU overhead", [p.cpu_pct for p in pairs], cpu_ms),
     ]
-    own = [p for p in pairs if p.hooks is not None]
+    own = [(p.hooks, p.off) for p in pairs if p.hooks is not None]
     if own:
-        shares = [p.hooks / p.off * 100 for p in own if p.hooks is not None]
-        per_model = statistics.median(p.hooks for p in own if p.hooks is not None) * 1000 / models
+        shares = [hooks / off * 100 for hooks, off in own]
+        per_model = statistics.median(hooks for hooks, _ in own) * 1000 / models
         lines.append(
             f"- the hooks' own thread CPU: median {statistics.median(shares):.2f} % of the "
             f"hook-off build's wall (range {min(shares):.2f}-{max(shares):.2f} %), "
