@@ -40,13 +40,12 @@ case "${SPARKDELTA_LOCAL_ADAPTER_TESTS:-subset}" in
   *) SPARKDELTA_TEST_ENGINE=local .venv/bin/python -m pytest -p no:cacheprovider "${subset[@]}" \
        >"$local_log" 2>&1 & local_pid=$! ;;
 esac
-# mypy (a minute on one core without its cache) runs while the run above starts its JVM on the
-# other core; a type error still stops everything before the main run.
-if ! .venv/bin/mypy; then
-  [ -z "$local_pid" ] || kill -- "$local_pid" 2>/dev/null || true
-  rm -f "$local_log"
-  exit 1
-fi
+# mypy (40-60 s on one core without its cache) runs beside the main run rather than before it:
+# before, both pytest runs waited on it (measured on a clean clone: the main run starts about
+# 45 s sooner). A type error still fails the suite: its report is printed after the main run's.
+mypy_log="$(mktemp)"
+.venv/bin/mypy >"$mypy_log" 2>&1 &
+mypy_pid=$!
 # The main run on two worker processes (pytest-xdist), each test module whole on one worker so
 # that its module-scoped engines start once: the suite waits on JVM starts, servers and
 # subprocesses as much as it computes. SPARKDELTA_TEST_WORKERS=0 runs it in this process alone.
@@ -56,6 +55,10 @@ if [ "$workers" = "0" ]; then
 else
   .venv/bin/python -m pytest -n "$workers" --dist loadfile || status=$?
 fi
+echo "== mypy (strict)"
+wait "$mypy_pid" || status=$?
+cat "$mypy_log"
+rm -f "$mypy_log"
 if [ -n "$local_pid" ]; then
   echo "== dbt's adapter suite on local Spark with Delta (mode: local)"
   wait "$local_pid" || status=$?
