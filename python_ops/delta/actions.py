@@ -1,8 +1,10 @@
 """Delta log actions that the ops need, parsed from JSON commits or checkpoint rows.
 
-Paths in the log are URL-encoded and may be absolute URIs. Every file action carries
-``relative_path``: the decoded path relative to the table root, or None when the action points
-outside the root (such actions are never protected and never deleted).
+Paths in the log are URL-encoded and may be absolute URIs. Every file action carries two
+things: ``uri``, its identity as Delta keys it (``file_identity``: the URI of the path string as
+the log spells it; replay, plans and commits compare these), and ``relative_path``, the physical
+file it maps to (decoded, relative to the table root; None when outside the root, such actions
+are never protected and never deleted), used only for I/O and for what VACUUM protects.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlparse
 
+from python_ops.delta.file_identity import delta_identity
 from python_ops.errors import DeltaLogError
 from python_ops.storage import is_remote, normalize_location
 from python_ops.storage.paths import canonical, decode_log_path, is_canonical
@@ -228,11 +231,18 @@ def _partition_values(raw: Any, kind: str) -> dict[str, str | None]:
     return values
 
 
-def file_key(
-    path: str, relative_path: str | None, dv: DeletionVector | None
-) -> tuple[str, str | None]:
-    """The identity Delta reconciles ``add`` and ``remove`` actions by: (path, DV id)."""
-    return (relative_path or path, dv.unique_id if dv else None)
+def file_key(path: str, table_root: str, dv: DeletionVector | None) -> tuple[str, str | None]:
+    """The identity Delta reconciles ``add`` and ``remove`` actions by: (path's URI, DV id).
+
+    The path's URI as Delta compares it (``file_identity.delta_identity``), never the decoded
+    physical path: ``p=café/x`` and ``p=caf%C3%A9/x`` are two files to Delta.
+    """
+    return (delta_identity(path, table_root), dv.unique_id if dv else None)
+
+
+def identity_text(key: tuple[str, str | None]) -> str:
+    """A file key as one string (``path`` or ``path dv=<id>``; a valid path holds no space)."""
+    return key[0] if key[1] is None else f"{key[0]} dv={key[1]}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -259,11 +269,20 @@ class AddFile:
     deletion_vector: DeletionVector | None
     stats: str | None = None
     clustering_provider: str | None = None
+    uri: str = ""
 
     @property
     def key(self) -> tuple[str, str | None]:
-        """The identity Delta reconciles add/remove actions by."""
-        return file_key(self.path, self.relative_path, self.deletion_vector)
+        """The identity Delta reconciles add/remove actions by (path's URI, DV id)."""
+        return (
+            self.uri or self.path,
+            self.deletion_vector.unique_id if self.deletion_vector else None,
+        )
+
+    @property
+    def identity(self) -> str:
+        """``key`` as one string: what plans name a file by."""
+        return identity_text(self.key)
 
     @classmethod
     def parse(cls, raw: Mapping[str, Any], table_root: str) -> AddFile:
@@ -316,6 +335,7 @@ class AddFile:
             deletion_vector=None if dv is None else DeletionVector.parse(dv),
             stats=stats,
             clustering_provider=provider,
+            uri=delta_identity(path, table_root),
         )
 
 
@@ -336,11 +356,15 @@ class RemoveFile:
     deletion_timestamp_ms: int
     size_bytes: int | None
     deletion_vector: DeletionVector | None
+    uri: str = ""
 
     @property
     def key(self) -> tuple[str, str | None]:
-        """The identity Delta reconciles add/remove actions by."""
-        return file_key(self.path, self.relative_path, self.deletion_vector)
+        """The identity Delta reconciles add/remove actions by (path's URI, DV id)."""
+        return (
+            self.uri or self.path,
+            self.deletion_vector.unique_id if self.deletion_vector else None,
+        )
 
     @classmethod
     def parse(cls, raw: Mapping[str, Any], table_root: str) -> RemoveFile:
@@ -357,6 +381,7 @@ class RemoveFile:
             deletion_timestamp_ms=optional_int(raw, "deletionTimestamp", "remove") or 0,
             size_bytes=optional_int(raw, "size", "remove"),
             deletion_vector=DeletionVector.parse(raw.get("deletionVector")),
+            uri=delta_identity(path, table_root),
         )
 
 

@@ -24,6 +24,7 @@ from python_ops.delta.file_columns import (
     rows_where,
     well_formed_adds,
 )
+from python_ops.delta.file_identity import delta_identity
 from python_ops.delta.json_text import loads_bytes
 from python_ops.delta.log_files import LAST_CHECKPOINT, LOG_DIR, LogFile
 from python_ops.errors import DeltaLogError
@@ -120,6 +121,7 @@ def _well_formed_adds(column: Any, root: str) -> list[tuple[int, AddFile]] | Non
                         deletion_vector=None,
                         stats=stat,
                         clustering_provider=provider,
+                        uri=delta_identity(path, root) if odd else path,
                     ),
                 )
             )

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from python_ops.delta.actions import relativize
+from python_ops.delta.file_identity import delta_identity
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -39,32 +40,50 @@ PATH_LEAVES = {
     "remove": ("path", "deletionTimestamp", "size", "deletionVector.storageType"),
 }
 # Paths that may need decoding or normalising (a scheme, '%', '//', a leading '/' or '.', '/.',
-# a trailing '/'): anything ``relativize`` may change.
-SPECIAL_PATH = r"[:%]|//|/\.|^[/.]|/$"
+# a trailing '/'): anything ``relativize`` may change; and anything ``delta_identity`` may refuse
+# (characters java.net.URI refuses raw) or must look at (any non-ASCII character).
+SPECIAL_PATH = r'[:%]|//|/\.|^[/.]|/$|[\x00-\x20"<>\\^`{|}\[\]?#\x7f]|[^\x00-\x7f]'
+# The bytes a path may hold without being special (``_none_special`` deletes these from a
+# column's bytes: whatever is left is special); '/' followed by '/' or '.' is looked for apart.
+_PLAIN_BYTES = bytes(b for b in range(0x80) if chr(b).isalnum() or chr(b) in "_-=./+,;@&$!~*'()")
 
 
 @dataclass(frozen=True)
 class FileColumns:
-    """One checkpoint file's ``add`` and ``remove`` rows as columns, keyed by relative path.
+    """One checkpoint file's ``add`` and ``remove`` rows as columns: physical paths and identities.
 
     Attributes:
-        live: Relative paths of the ``add`` rows (none has a deletion vector).
+        live: Relative (physical) paths of the ``add`` rows (none has a deletion vector).
         removed: Relative paths of the ``remove`` rows.
         removed_at_ms: Their ``deletionTimestamp`` (0 where absent, as the row parser reads it).
+        live_keys: The ``add`` rows' identities as Delta keys them (``delta_identity``); the
+            same Array as ``live`` when every path is its own identity.
+        removed_keys: The same for ``removed``.
     """
 
     live: pa.Array
     removed: pa.Array
     removed_at_ms: pa.Array
+    live_keys: pa.Array
+    removed_keys: pa.Array
 
 
-def without(paths: pa.Array, keys: pa.Array) -> pa.Array:
-    """``paths`` less those in ``keys`` (rows later commits reconciled); a copy only if any is."""
+def without(paths: pa.Array, keys: pa.Array, gone: pa.Array) -> pa.Array:
+    """``paths`` less the rows whose identity (``keys``) is in ``gone``; a copy only if any is.
+
+    Args:
+        paths: Relative (physical) paths.
+        keys: The same rows' identities (``delta_identity``), as long as ``paths``.
+        gone: Identities later commits reconciled.
+
+    Returns:
+        The paths of the rows still counted.
+    """
     import pyarrow.compute as pc
 
-    if len(keys) == 0 or len(paths) == 0:
+    if len(gone) == 0 or len(paths) == 0:
         return paths
-    hits = pc.is_in(paths, value_set=keys)
+    hits = pc.is_in(keys, value_set=gone)
     return paths.filter(pc.invert(hits)) if hits.true_count else paths
 
 
@@ -219,7 +238,8 @@ def _none_special(paths: Any) -> bool:
     """True when no path of a string column can match ``SPECIAL_PATH``, from one scan of its bytes.
 
     Arrow's regex per row takes about 2.5 times as long for a million paths as a copy of the
-    column's bytes (a few MB at a time) searched for ``:`` and ``%`` (``memchr``) and for ``/``
+    column's bytes (a few MB at a time) stripped of the plain bytes (``bytes.translate``: any
+    byte left, such as ``:``, ``%``, a space or a non-ASCII byte, is special) and searched for ``/``
     followed by ``/`` or ``.`` (``re``, which skips to each ``/``), plus Arrow's ``starts_with``
     for a leading ``/`` or ``.``. Two paths that meet in the bytes (``a/`` then ``/b``) can only
     make a false alarm, which the regex then settles.
@@ -237,7 +257,7 @@ def _none_special(paths: Any) -> bool:
     for at in range(start, end, step):
         # one byte of overlap: a pair that straddles two pieces is still found
         text = data.slice(at, min(step + 1, end - at)).to_pybytes()
-        if b":" in text or b"%" in text or re.search(rb"/[/.]", text):
+        if text.translate(None, _PLAIN_BYTES) or re.search(rb"/[/.]", text):
             return False
     # a leading "/" or ".", a trailing "/"; flags per path, not a one-byte copy of every path
     return not (
@@ -247,24 +267,28 @@ def _none_special(paths: Any) -> bool:
     )
 
 
-def _relative(paths: Any, root: str) -> Any:
-    """Relative paths for a string column, or None when one lies outside the table root."""
+def _relative(paths: Any, root: str) -> tuple[Any, Any] | None:
+    """(relative paths, identities) of a string column; None when one lies outside the root."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
     if _none_special(paths):
-        return paths
+        return paths, paths
     special = pc.match_substring_regex(paths, SPECIAL_PATH)
     if not special.true_count:
-        return paths
+        return paths, paths
     odd = paths.filter(special).to_pylist()
     relative = [relativize(p, root) for p in odd]
     if any(r is None for r in relative):
         return None  # outside the root: the row-wise parser keys it by its raw path
-    return pc.replace_with_mask(paths, special, pa.array(relative, pa.string()))
+    keys = [delta_identity(p, root) for p in odd]
+    return (
+        pc.replace_with_mask(paths, special, pa.array(relative, pa.string())),
+        pc.replace_with_mask(paths, special, pa.array(keys, pa.string())),
+    )
 
 
-def _removes(column: Any, root: str) -> tuple[Any, Any] | None:
+def _removes(column: Any, root: str) -> tuple[Any, Any, Any] | None:
     import pyarrow as pa
     import pyarrow.compute as pc
 
@@ -286,7 +310,7 @@ def _removes(column: Any, root: str) -> tuple[Any, Any] | None:
     else:
         at = pa.nulls(len(rows), pa.int64()).fill_null(0)
     paths = _relative(rows.field(fields["path"]), root)
-    return None if paths is None else (paths, at)
+    return None if paths is None else (paths[0], at, paths[1])
 
 
 def checkpoint_columns(table: Any, root: str) -> FileColumns | None:
@@ -304,6 +328,7 @@ def checkpoint_columns(table: Any, root: str) -> FileColumns | None:
 
     empty = pa.array([], pa.string())
     live, removed, removed_at = empty, empty, pa.array([], pa.int64())
+    live_keys, removed_keys = empty, empty
     if "add" in table.column_names:
         checked = well_formed_adds(table.column("add"), partition_values=False)
         if checked is None:
@@ -312,10 +337,10 @@ def checkpoint_columns(table: Any, root: str) -> FileColumns | None:
         relative = _relative(adds.field(fields["path"]), root)
         if relative is None:
             return None
-        live = relative
+        live, live_keys = relative
     if "remove" in table.column_names:
         found = _removes(table.column("remove"), root)
         if found is None:
             return None
-        removed, removed_at = found
-    return FileColumns(live, removed, removed_at)
+        removed, removed_at, removed_keys = found
+    return FileColumns(live, removed, removed_at, live_keys, removed_keys)

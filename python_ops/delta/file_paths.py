@@ -30,8 +30,8 @@ class FilePaths:
         head: The snapshot: version, protocol, metadata. Its ``files`` and ``tombstones`` hold
             only what is not in ``columns`` (later commits, and files parsed row by row).
         columns: Checkpoint files' rows as columns, as the checkpoint holds them.
-        reconciled: Paths later commits reconciled (their state is in ``head``): a row of
-            ``columns`` with one of these paths no longer counts.
+        reconciled: Identities (``delta_identity``) later commits reconciled (their state is in
+            ``head``): a row of ``columns`` with one of these identities no longer counts.
     """
 
     head: Snapshot
@@ -58,9 +58,11 @@ class FilePaths:
         import pyarrow.compute as pc
 
         cutoff = pa.scalar(cutoff_ms, pa.int64())
+        gone = pa.array(sorted(self.reconciled), pa.string())
         for c in self.columns:
-            yield c.live
-            yield c.removed.filter(pc.greater_equal(c.removed_at_ms, cutoff))
+            yield without(c.live, c.live_keys, gone)
+            young = pc.greater_equal(c.removed_at_ms, cutoff)
+            yield without(c.removed.filter(young), c.removed_keys.filter(young), gone)
 
     def protected(self, cutoff_ms: int, *, with_parents: bool = True) -> pa.Array:
         """Paths VACUUM must keep: live files, unexpired tombstones, their DV files and parents.
@@ -75,8 +77,7 @@ class FilePaths:
         import pyarrow as pa
 
         chunks = [pa.array(self._singles(cutoff_ms), pa.string())]
-        gone = pa.array(sorted(self.reconciled), pa.string())
-        chunks += [without(paths, gone) for paths in self._column_paths(cutoff_ms)]
+        chunks += list(self._column_paths(cutoff_ms))
         paths = pa.concat_arrays(chunks)
         return pa.concat_arrays([paths, *ancestors(paths)]) if with_parents else paths
 
@@ -84,10 +85,10 @@ class FilePaths:
         """Which of ``names`` VACUUM must keep: protected paths, and directories above one.
 
         For a few names (LITE's candidates) against a big checkpoint: each column is probed
-        for the names (a hash table of the names, not of the column) and reconciliation
-        applies to the hits alone, so no column is copied. An object store may hold a key
-        ``a`` beside keys ``a/...``: a name that is a directory above a protected path is
-        kept, as Delta's valid files include their parent directories.
+        for the names (a hash table of the names, not of the column), less the rows later
+        commits reconciled by identity (a copy of a column only where one was). An object
+        store may hold a key ``a`` beside keys ``a/...``: a name that is a directory above a
+        protected path is kept, as Delta's valid files include their parent directories.
 
         Args:
             names: Relative paths.
@@ -109,7 +110,7 @@ class FilePaths:
             in_columns.update(found.to_pylist())
             in_columns.update(below(paths, wanted))
         kept: set[str] = set()
-        for path in {*self._singles(cutoff_ms), *(in_columns - self.reconciled)}:
+        for path in {*self._singles(cutoff_ms), *in_columns}:
             if path in wanted:
                 kept.add(path)
             parts = path.split("/")
@@ -140,5 +141,5 @@ def read_file_paths(location: str | Storage, *, version: int | None = None) -> F
     if columns:
         # the columns hold no deletion vectors: only keys without one can reconcile them
         keys = [f.key for f in head.files] + [t.key for t in head.tombstones]
-        return FilePaths(head, tuple(columns), frozenset(p for p, dv in keys if dv is None))
+        return FilePaths(head, tuple(columns), frozenset(u for u, dv in keys if dv is None))
     return FilePaths(head, tuple(columns))

@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from datetime import timedelta
 
 from python_ops.delta.properties import DEFAULT_RETENTION, DELETED_FILE_RETENTION, LOG_RETENTION
+from python_ops.errors import ConfigError
 from python_ops.values import MAX_DAYS, MAX_HOURS, checked_number
 
 RECORDED_PREFIX = "sparkdelta.recorded."
@@ -149,5 +150,54 @@ def policy_properties(
         short = prop == DELETED_FILE_RETENTION and short_deleted_file_retention(value)
         if short and not record_short_retention:
             continue
-        props[prop] = props[recorded_marker(prop)] = f"interval {value:g} {unit}"
+        literal = interval_literal(value, unit, setting=setting)
+        props[prop] = props[recorded_marker(prop)] = literal
     return props
+
+
+# Units a Delta interval literal may name, largest first, with their length in microseconds.
+_LITERAL_UNITS = (
+    ("days", 86_400_000_000),
+    ("hours", 3_600_000_000),
+    ("minutes", 60_000_000),
+    ("seconds", 1_000_000),
+    ("milliseconds", 1_000),
+    ("microseconds", 1),
+)
+
+
+def interval_literal(value: float, unit: str, *, setting: str) -> str:
+    """``value`` ``unit`` as an interval literal every engine reads: a whole number of a unit.
+
+    Delta 4.4 accepts ``interval 1.5 days``; delta-rs and Sail (delta-kernel's parser) accept
+    only ``interval <integer> <unit>`` and then refuse every later write of the table. So the
+    value is written exactly, in the largest unit that makes it whole (1.5 days as
+    ``interval 36 hours``, 0.01 hours as ``interval 36 seconds``).
+
+    Args:
+        value: The amount (its decimal spelling is taken exactly).
+        unit: ``days`` or ``hours``.
+        setting: The config setting it came from, for the error.
+
+    Returns:
+        The literal, e.g. ``interval 36 hours``.
+
+    Raises:
+        ConfigError: When the value is not a whole number of microseconds.
+    """
+    from fractions import Fraction
+
+    scale = dict(_LITERAL_UNITS)[unit]
+    micros = Fraction(repr(float(value))) * scale
+    if micros.denominator != 1:
+        raise ConfigError(
+            setting=setting,
+            value=value,
+            fix=f"Use a {unit} value that is a whole number of microseconds (at most "
+            f"{len(str(scale)) - 1} decimals).",
+        )
+    whole = int(micros)
+    for name, length in _LITERAL_UNITS:
+        if length <= scale and whole % length == 0:
+            return f"interval {whole // length} {name}"
+    return f"interval {whole} microseconds"

@@ -35,6 +35,7 @@ from python_ops.delta.commits import (
 from python_ops.delta.file_columns import (
     FileColumns,
 )
+from python_ops.delta.file_identity import uri_class
 from python_ops.delta.json_text import loads
 from python_ops.delta.log_files import (
     LOG_DIR,
@@ -45,6 +46,8 @@ from python_ops.delta.log_files import (
 )
 from python_ops.errors import DeltaLogError, TableNotFoundError
 from python_ops.storage import Storage, open_storage
+
+FileKey = tuple[str, str | None]
 
 
 @dataclass(frozen=True)
@@ -108,6 +111,8 @@ class Snapshot:
         tombstones: ``remove`` actions still in the log (expired or not).
         log_files: Every file found in ``_delta_log`` (names classified).
         commit_timestamp_ms: Timestamp of the snapshot's commit.
+        ambiguous: Live files (as the log spells them) that a ``remove`` spelled another way
+            may have cancelled in Delta's replay (``ambiguous_files``).
     """
 
     location: str
@@ -119,6 +124,7 @@ class Snapshot:
     tombstones: tuple[RemoveFile, ...]
     log_files: tuple[LogFile, ...] = field(repr=False)
     commit_timestamp_ms: int = 0
+    ambiguous: tuple[str, ...] = ()
 
 
 EMPTY_SCHEMA = '{"type":"struct","fields":[]}'
@@ -129,8 +135,8 @@ class LogReplay:
 
     def __init__(self, root: str) -> None:
         self.root = root
-        self.files: dict[tuple[str, str | None], AddFile] = {}
-        self.tombstones: dict[tuple[str, str | None], RemoveFile] = {}
+        self.files: dict[FileKey, AddFile] = {}
+        self.tombstones: dict[FileKey, RemoveFile] = {}
         self.metadata: Mapping[str, Any] | None = None
         self.metadata_at: At = ("", "line", 0)
         self.protocol: Mapping[str, Any] | None = None
@@ -355,7 +361,57 @@ def reconstruct(
         tombstones=tuple(replay.tombstones.values()),
         log_files=tuple(log_files),
         commit_timestamp_ms=timestamp,
+        ambiguous=ambiguous_files(replay.files, replay.tombstones),
     )
+
+
+def _may_differ(identity: str) -> bool:
+    """Whether another string can be one URI with ``identity`` (an escape or a scheme)."""
+    return "%" in identity or ":" in identity
+
+
+def ambiguous_files(
+    files: Mapping[FileKey, AddFile], tombstones: Mapping[FileKey, RemoveFile]
+) -> tuple[str, ...]:
+    """Live files a ``remove`` of another spelling of one URI may have cancelled in Delta.
+
+    Delta groups actions by their canonical string before it replays them by URI
+    (``file_identity``): a ``remove`` spelled ``%C3`` for an ``add`` spelled ``%c3`` cancels
+    it only when both land in one group. Such a file is live here (VACUUM keeps it); a
+    rewrite refuses the table (``require_unambiguous``). Only identities with an escape or a
+    scheme can share a URI with another string.
+
+    Returns:
+        The ambiguous live files' paths as the log spells them, sorted.
+    """
+    removed = {(uri_class(k[0]), k[1]) for k in tombstones if _may_differ(k[0])}
+    if not removed:
+        return ()
+    return tuple(
+        sorted(
+            f.path
+            for k, f in files.items()
+            if _may_differ(k[0]) and (uri_class(k[0]), k[1]) in removed
+        )
+    )
+
+
+def require_unambiguous(snapshot: Snapshot, op: str) -> None:
+    """Refuse to rewrite a table where Delta's own reading of some live file is uncertain.
+
+    Raises:
+        DeltaLogError: Naming the files (``Snapshot.ambiguous``) and the way out.
+    """
+    if snapshot.ambiguous:
+        names = ", ".join(snapshot.ambiguous[:5])
+        raise DeltaLogError(
+            f"{snapshot.location}: {op} refused: {len(snapshot.ambiguous)} live file(s) ({names}) "
+            "were removed by a commit that spells them differently (one URI, two strings); "
+            "Delta cancels such a remove only by chance of its snapshot partitioning, so a "
+            "rewrite could bring back rows Delta no longer reads. Nothing was changed. Remove "
+            "or re-add those files with Delta's own writer (e.g. a DELETE on their rows), then "
+            "run the op again."
+        )
 
 
 def damaged_commit_way_forward(path: str, version: int, checkpoint: int | None, latest: int) -> str:

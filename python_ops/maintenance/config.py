@@ -15,6 +15,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any
 
+from python_ops.delta.recorded_retentions import interval_literal
 from python_ops.errors import ConfigError, ConfigErrors
 from python_ops.ops.optimize.memory_budget import DEFAULT_MEMORY_BUDGET
 from python_ops.ops.optimize.plan import DEFAULT_MIN_SMALL_FILES
@@ -43,8 +44,15 @@ def _bool(model: str, key: str, value: Any) -> bool:
 
 
 def _retention(model: str, key: str, value: Any) -> float:
-    maximum = MAX_DAYS if key.endswith("_days") else MAX_HOURS
-    return checked_number(value, setting=key, above_minimum=True, maximum=maximum)
+    days = key.endswith("_days")
+    number = checked_number(
+        value, setting=key, above_minimum=True, maximum=MAX_DAYS if days else MAX_HOURS
+    )
+    try:  # recorded as a table property: it must be an interval literal every engine reads
+        interval_literal(number, "days" if days else "hours", setting=key)
+    except ConfigError as err:
+        raise ConfigError(setting=key, value=value, fix=err.fix, model=model) from err
+    return number
 
 
 def _interval(model: str, key: str, value: Any) -> float:

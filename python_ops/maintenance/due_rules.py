@@ -210,7 +210,7 @@ def purge_is_due(target: ModelTarget, snapshot: Snapshot, now_ms: int) -> tuple[
 
 def stats_is_due(target: ModelTarget, snapshot: Snapshot, now_ms: int) -> tuple[bool, str]:
     """Statistics upkeep: live files lack statistics for a watched column (``ops.stats``)."""
-    from python_ops.ops.stats.commit import refuse_without_atomic_commits
+    from python_ops.delta.log_commit import refuse_without_atomic_commits
     from python_ops.ops.stats.plan import plan_stats
 
     refuse_without_atomic_commits(open_storage(target.location))  # refused where the op is

@@ -26,14 +26,14 @@ def zorder_killed_after_first_commit(table: Path) -> subprocess.CompletedProcess
         import os, signal
         import python_ops.ops.optimize.execute as op
 
-        commit = op._zorder_commit
+        commit = op.commit_rewrite
 
         def commit_then_die(*args, **kwargs):
             outcome = commit(*args, **kwargs)
             os.kill(os.getpid(), signal.SIGKILL)  # a real kill between partition commits
             return outcome
 
-        op._zorder_commit = commit_then_die
+        op.commit_rewrite = commit_then_die
         op.optimize({str(table)!r}, zorder_by=["id"])
         """
     )

@@ -1,7 +1,6 @@
 """The right writer for each table, and every write does only what was asked (issue 24 item 1).
 
-delta-rs writes the tables it supports, with its post-commit log cleanup off (its
-``optimize.compact`` ignores the setting: compaction then commits itself); tables only Delta
+Compaction and Z-order write and commit here (no post-commit log cleanup at all); tables only Delta
 writes (deletion vectors, ...) are written by a local Spark with Delta 4.4 that starts only
 when a table needs it. Delta reads every table back after our writes.
 """
@@ -23,7 +22,7 @@ from python_ops.delta.local_writer import LOCAL_DELTA_ENV, WHERE, writer
 from python_ops.delta.snapshot import read_snapshot
 from python_ops.errors import UnsupportedFeatureError
 from python_ops.ops.log_cleanup import cleanup_logs
-from python_ops.ops.optimize.execute import WRITER_DELTA_SQL, WRITER_OWN_COMPACT, optimize
+from python_ops.ops.optimize.execute import WRITER_COMPACT, WRITER_DELTA_SQL, optimize
 from python_ops.storage import open_storage
 from tests.helpers.delta_reads import oracle, table_sql
 
@@ -50,7 +49,7 @@ def issue_repro(table: Path) -> None:
     age_log(table, 40)
 
 
-def test_delta_rs_compaction_deletes_no_log_file(tmp_path: Path, delta_spark: Any) -> None:
+def test_compaction_deletes_no_log_file(tmp_path: Path, delta_spark: Any) -> None:
     table = tmp_path / "t"
     issue_repro(table)
     before_rows = oracle(delta_spark, table)
@@ -58,7 +57,7 @@ def test_delta_rs_compaction_deletes_no_log_file(tmp_path: Path, delta_spark: An
     assert "00000000000000000010.checkpoint.parquet" in before
     result = optimize(str(table), min_small_files=2)
     # delta-rs's optimize.compact would have deleted commits 0-9 (its hook ignores the setting)
-    assert result.writer == WRITER_OWN_COMPACT
+    assert result.writer == WRITER_COMPACT
     assert (result.files_removed, result.files_added) == (19, 1)
     assert before - log_names(table) == set()
     (version,) = result.commits
@@ -70,14 +69,14 @@ def test_delta_rs_compaction_deletes_no_log_file(tmp_path: Path, delta_spark: An
     assert len(read_snapshot(str(table)).files) == 1
 
 
-def test_young_log_keeps_delta_rs_compaction(tmp_path: Path, delta_spark: Any) -> None:
+def test_young_log_compaction_reads_back_in_delta(tmp_path: Path, delta_spark: Any) -> None:
     table = tmp_path / "t"
     for i in range(4):
         write_deltalake(str(table), pa.table({"id": [i], "v": [str(i)]}), mode="append")
     DeltaTable(str(table)).create_checkpoint()
     before_rows = oracle(delta_spark, table)
     result = optimize(str(table), min_small_files=2)
-    assert result.writer == "delta-rs optimize.compact"  # nothing its hook could delete
+    assert result.writer == WRITER_COMPACT
     assert oracle(delta_spark, table) == before_rows
 
 

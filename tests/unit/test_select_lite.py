@@ -21,7 +21,8 @@ def _paths(
     head = read_snapshot(str(fixture_table("simple_table_with_checkpoint")))
     head = dataclasses.replace(head, files=(), tombstones=())
     empty = pa.array([], pa.string())
-    column = FileColumns(pa.array(live, pa.string()), empty, pa.array([], pa.int64()))
+    paths = pa.array(live, pa.string())
+    column = FileColumns(paths, empty, pa.array([], pa.int64()), paths, empty)
     return FilePaths(head, (column,), reconciled)
 
 

@@ -11,6 +11,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+from python_ops.delta.log_commit import staged_name
 from python_ops.delta.log_files import LogFileKind, classify
 from python_ops.delta.protocol import Op, check_protocol
 from python_ops.errors import StatsUnsupportedError, UnsupportedFeatureError
@@ -22,7 +23,6 @@ from python_ops.ops.stats.columns import (
     split_column_list,
     widened_stats_columns,
 )
-from python_ops.ops.stats.commit import staged_name
 from python_ops.ops.stats.compute import file_stats
 from python_ops.ops.stats.delta_json import (
     double_value,

@@ -83,7 +83,7 @@ def test_any_bytes_are_read_or_refused_never_raised(tmp_path_factory, data: byte
 
 _PROTOCOL = {"minReaderVersion": 1, "minWriterVersion": 2}
 _SCHEMA = '{"type":"struct","fields":[{"name":"id","type":"long","nullable":true,"metadata":{}}]}'
-_NAMES = ("a.parquet", "b c.parquet", "p=x/c.parquet", "p=%20/d.parquet", "e.parquet")
+_NAMES = ("a.parquet", "b%20c.parquet", "p=x/c.parquet", "p=%20/d.parquet", "e.parquet")
 
 
 def _metadata(tag: int) -> dict[str, object]:

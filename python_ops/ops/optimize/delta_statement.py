@@ -12,7 +12,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from python_ops.delta.actions import relativize
+from python_ops.delta.actions import DeletionVector, file_key, identity_text
 from python_ops.delta.commits import commit_actions, commit_versions
 from python_ops.errors import EngineError
 from python_ops.storage import open_storage
@@ -72,7 +72,8 @@ def marked_commit(location: str, after: int, marker: str) -> tuple[int, set[str]
         marker: The run's marker.
 
     Returns:
-        (version, paths the commit removed, relative to the table root), or None.
+        (version, identities of the files the commit removed as Delta keys them, with their
+        deletion vectors: ``AddFile.identity``), or None.
     """
     storage = open_storage(location)
     for version in sorted(v for v in commit_versions(storage) if v > after):
@@ -81,7 +82,13 @@ def marked_commit(location: str, after: int, marker: str) -> tuple[int, set[str]
         if info is None or info.get("userMetadata") != marker:
             continue
         removed = {
-            relativize(str(a["remove"]["path"]), storage.root) or str(a["remove"]["path"])
+            identity_text(
+                file_key(
+                    str(a["remove"]["path"]),
+                    storage.root,
+                    DeletionVector.parse(a["remove"].get("deletionVector")),
+                )
+            )
             for a in actions
             if "remove" in a
         }

@@ -1,11 +1,11 @@
 """OPTIMIZE: our plan (``python_ops.ops.optimize.plan``) executed by a real Delta writer.
 
-- Compaction: each partition with work goes to delta-rs's ``optimize.compact`` with partition
-  filters selecting exactly that partition and the planned target size. delta-rs writes the
-  files and commits ``OPTIMIZE`` with ``dataChange=false``.
-- Z-order: our clustering (``python_ops.ops.optimize.zorder``: range ids per column,
-  interleaved),
-  committed through delta-rs's transaction API on the planned snapshot version.
+- Compaction: each planned bin of a partition is read and written here as one file
+  (``own_compact.write_bins``); Z-order: our clustering (``zorder``: range ids per column,
+  interleaved). Either way the partition's rewrite is committed by ``rewrite_commit``: exactly
+  the planned inputs removed, each spelled as the log spells its add, and read back before
+  the op reports it (no writer re-plans: delta-rs's ``optimize.compact`` planned from its own
+  snapshot and re-encoded the paths it removed).
 - On an engine with Delta (a Spark session with delta-spark, or a cluster behind dbt's
   connection; ``DeltaSql.has_delta`` asks it), both go to Delta's own ``OPTIMIZE ... WHERE
   <our partitions> [ZORDER BY (...)]`` instead, with the session settings that make Delta pick
@@ -14,18 +14,17 @@
   The protocol gate asks the writer that runs (``Writer.DELTA`` accepts every feature Delta
   4.4 writes: deletion vectors, column mapping, clustering, ...).
 
-Conflicts (SPEC §3.7): delta-rs's conflict checker lets concurrent appends through and fails a
-commit when a concurrent commit removed one of its input files. We then retry the partition
-only when every planned input file is still live (``max_retries``); otherwise the op fails
-cleanly with ``OptimizeConflictError``, whose ``result`` lists the partitions committed, the
-one that failed and the untracked files the failed attempt wrote (left for VACUUM).
+Conflicts (SPEC §3.7), as Delta decides them: a concurrent append never conflicts (the commit
+moves to the next version); a concurrent commit that removed one of the inputs, or changed the
+metadata, fails that partition cleanly with ``OptimizeConflictError``, whose ``result`` lists the
+partitions committed and the one that failed; the files the failed attempt wrote are deleted
+(any that could not be are named in ``untracked_files``).
 """
 
 from __future__ import annotations
 
 import json
 import logging
-import posixpath
 import time
 import uuid
 from dataclasses import dataclass
@@ -33,18 +32,17 @@ from typing import Any
 
 from python_ops.delta.actions import AddFile
 from python_ops.delta.commits import list_log
+from python_ops.delta.log_commit import require_atomic_commits
 from python_ops.delta.protocol import (
     Op,
     Writer,
     check_protocol,
 )
 from python_ops.delta.snapshot import Snapshot, read_snapshot
-from python_ops.delta.writer import open_delta, quiet_hooks
 from python_ops.errors import (
     ChangedThenFailedError,
     ConfigError,
     OptimizeConflictError,
-    WriterError,
 )
 from python_ops.ops.audit import Audit, as_audit
 from python_ops.ops.log_cleanup import remove_stale_staged
@@ -63,20 +61,19 @@ from python_ops.ops.optimize.delta_statement import (
     optimize_metrics,
 )
 from python_ops.ops.optimize.external_sort import DEFAULT_MEMORY_BUDGET
-from python_ops.ops.optimize.own_compact import hook_would_clean, write_bins
+from python_ops.ops.optimize.own_compact import write_bins
 from python_ops.ops.optimize.plan import (
     DEFAULT_MIN_SMALL_FILES,
-    Filter,
     OptimizePlan,
     PartitionPlan,
     plan_optimize,
     plan_summary,
 )
 from python_ops.ops.optimize.plan import stats_columns as indexed_columns
+from python_ops.ops.optimize.rewrite_commit import RewriteCommit, RewriteConflict, commit_rewrite
 from python_ops.ops.optimize.zorder import (
     WrittenFile,
     check_supported,
-    commit_rewrite,
     write_clustered,
 )
 from python_ops.ops.results import OptimizeResult
@@ -84,9 +81,8 @@ from python_ops.ops.writer_choice import delta_writer_for
 from python_ops.spark_sessions import DeltaSql, session_sql
 from python_ops.storage import Storage, open_storage
 
-WRITER_COMPACT = "delta-rs optimize.compact"
-WRITER_ZORDER = "python_ops z-order + delta-rs commit"
-WRITER_OWN_COMPACT = "python_ops compaction + delta-rs commit"
+WRITER_COMPACT = "python_ops compaction + own commit"
+WRITER_ZORDER = "python_ops z-order + own commit"
 
 log = logging.getLogger(__name__)
 
@@ -101,72 +97,17 @@ class _Outcome:
     considered: int
     skipped: int
     partitions: int
+    retries: int = 0
 
 
-def _metric(metrics: dict[str, Any], name: str, field: str) -> int:
-    raw = metrics.get(name) or "{}"
-    value = json.loads(raw) if isinstance(raw, str) else raw
-    return int(value.get(field) or 0)
-
-
-def _compact(
-    plan: OptimizePlan, filters: list[Filter] | None, workers: int | None, read_version: int
-) -> _Outcome:
-    from deltalake import CommitProperties
-
-    # planned on read_version: delta-rs checks every later commit for conflicts
-    table = open_delta(plan.location, version=read_version, for_commit=True)
-    marker = MARKER_PREFIX + uuid.uuid4().hex  # finds this call's own commit, not the latest
-    metrics = table.optimize.compact(
-        partition_filters=filters or None,
-        target_size=plan.target_size_bytes,
-        max_concurrent_tasks=workers,
-        post_commithook_properties=quiet_hooks(),
-        commit_properties=CommitProperties(custom_metadata={"userMetadata": marker}),
-    )
-    added = int(metrics.get("numFilesAdded") or 0)
-    removed = int(metrics.get("numFilesRemoved") or 0)
-    found = marked_commit(plan.location, read_version, marker) if added or removed else None
-    if (added or removed) and found is None:
-        raise ChangedThenFailedError(
-            f"delta-rs compacted {plan.location} ({removed} file(s) into {added}), but no "
-            f"commit after version {read_version} carries its marker {marker!r}"
-        )
-    return _Outcome(
-        version=found[0] if found is not None else None,
-        files_added=added,
-        files_removed=removed,
-        bytes_added=_metric(metrics, "filesAdded", "totalSize"),
-        bytes_removed=_metric(metrics, "filesRemoved", "totalSize"),
-        considered=int(metrics.get("totalConsideredFiles") or 0),
-        skipped=int(metrics.get("totalFilesSkipped") or 0),
-        partitions=int(metrics.get("partitionsOptimized") or 0),
-    )
-
-
-def _zorder_commit(
-    plan: OptimizePlan,
+def _rewrite_outcome(
     partition: PartitionPlan,
     inputs: list[AddFile],
     written: list[WrittenFile],
-    read_version: int,
+    version: int,
+    retried: int,
 ) -> _Outcome:
-    """Commit files we wrote (Z-order, or compaction with the log-cleanup hook off)."""
-    parameters = {
-        "predicate": json.dumps([plan.where] if plan.where else []),
-        "targetSize": str(plan.target_size_bytes),
-    }
-    if plan.zorder_by:
-        parameters["zOrderBy"] = json.dumps(list(plan.zorder_by))
-    version = commit_rewrite(
-        plan.location,
-        read_version=read_version,
-        partition_columns=list(partition.partition_values),
-        partition_values=partition.partition_values,
-        added=written,
-        removed=inputs,
-        parameters=parameters,
-    )
+    """What one committed rewrite did, counted from its inputs and the files it wrote."""
     return _Outcome(
         version=version,
         files_added=len(written),
@@ -177,23 +118,19 @@ def _zorder_commit(
         considered=partition.candidates,
         skipped=partition.candidates - len(inputs),
         partitions=1,
+        retries=retried,
     )
 
 
-def _untracked_since(
-    storage: Storage, inputs: list[str], since_ms: int, live: set[str | None]
-) -> list[str]:
-    """Files in the inputs' directories that the table does not reference, written since."""
-    directories = sorted({posixpath.dirname(p) for p in inputs})
-    return sorted(
-        e.path
-        for directory in directories
-        for e in storage.list_dir(directory)
-        if not e.is_dir
-        and e.path.endswith(".parquet")
-        and e.path not in live
-        and e.modification_time_ms >= since_ms - 1000
-    )
+def _parameters(plan: OptimizePlan) -> dict[str, str]:
+    """``operationParameters`` as Delta's OPTIMIZE records them."""
+    parameters = {
+        "predicate": json.dumps([plan.where] if plan.where else []),
+        "targetSize": str(plan.target_size_bytes),
+    }
+    if plan.zorder_by:
+        parameters["zOrderBy"] = json.dumps(list(plan.zorder_by))
+    return parameters
 
 
 def _logical_names(plan: OptimizePlan) -> dict[str, str]:
@@ -341,137 +278,101 @@ def _run_with_delta_sql(
     ]
 
 
-_Unit = tuple[tuple[PartitionPlan, ...], list[Filter] | None]
+def _write_partition(
+    storage: Storage,
+    plan: OptimizePlan,
+    partition: PartitionPlan,
+    files: dict[str, AddFile],
+    columns: list[str],
+    memory_budget_bytes: int,
+) -> list[WrittenFile]:
+    """Write one partition's rewrite (Z-order, or one file per compaction bin); no commit."""
+    if plan.zorder_by:
+        inputs = [files[i] for b in partition.bins for i in b.files]
+        return write_clustered(
+            storage,
+            inputs,
+            columns=list(plan.zorder_by),
+            target_size_bytes=plan.target_size_bytes,
+            stats_columns=columns,
+            memory_budget_bytes=memory_budget_bytes,
+        )
+    return write_bins(storage, partition, files, columns)
 
 
-def _units(plan: OptimizePlan, *, per_partition: bool = False) -> list[_Unit]:
-    """Writer calls: Z-order one per partition; compaction in as few delta-rs calls as exact.
-
-    One delta-rs call over many partitions keeps its bin parallelism. It compacts exactly our
-    partitions when every partition has work (no filter), the table is unpartitioned, or it
-    has one partition column (an ``in`` filter lists them); with several partition columns each
-    partition is its own call.
-    """
-    work = plan.work
-    if plan.zorder_by or per_partition or not work:
-        return [((p,), p.filters) for p in work]
-    columns = list(work[0].partition_values)
-    if not columns or (plan.where is None and len(work) == len(plan.partitions)):
-        return [(work, None)]  # every partition has work: the writer needs no filter
-    if len(columns) == 1:
-        (column,) = columns
-        valued = tuple(p for p in work if p.partition_values[column] is not None)
-        # delta-rs matches the null partition with ('=', '') but not inside an 'in' list
-        units: list[_Unit] = [((p,), p.filters) for p in work if p.partition_values[column] is None]
-        if valued:
-            values = sorted({str(p.partition_values[column]) for p in valued})
-            units.insert(0, (valued, [(column, "in", values)]))
-        return units
-    return [((p,), p.filters) for p in work]
+def _discard(storage: Storage, written: list[WrittenFile]) -> list[str]:
+    """Delete files a rewrite wrote and never committed; returns those still there."""
+    paths = [w.path for w in written]
+    if not paths:
+        return []
+    try:
+        left = storage.delete_files(paths)
+    except OSError as err:
+        log.warning("could not delete the uncommitted files %s: %s", paths, err)
+        return paths
+    return list(left)
 
 
 def _execute(
     plan: OptimizePlan,
     *,
-    max_retries: int,
-    workers: int | None,
     failures: list[dict[str, Any]],
-    writer: list[str],
     outcomes: list[_Outcome],
     memory_budget_bytes: int = DEFAULT_MEMORY_BUDGET,
-) -> tuple[int, list[str]]:
-    """Run every writer call of the plan; stop at the first conflict that cannot be retried.
+) -> list[str]:
+    """Rewrite and commit the plan partition by partition; stop at the first conflict.
 
     Each commit's outcome is appended to ``outcomes`` as it is made, so a caller that meets an
-    error later still knows what was committed.
+    error later still knows what was committed. A partition whose commit conflicts (a
+    concurrent commit removed one of its inputs, or changed the metadata) is not committed:
+    the files it wrote are deleted and it is recorded in ``failures``.
 
-    ``writer`` receives the name of what wrote the files (compaction writes its bins itself
-    when delta-rs's ``optimize.compact`` would delete expired log files: ``own_compact``).
+    Returns:
+        Files written and not committed that could not be deleted (named, for VACUUM).
     """
-    from deltalake.exceptions import CommitFailedError, DeltaError
-
     storage = open_storage(plan.location)
     snapshot = plan.snapshot
     if snapshot is None or snapshot.version != plan.version:
         snapshot = read_snapshot(storage, version=plan.version)
-    # the gate asks the writer that runs: delta-rs (the plan may have been gated for Delta)
     check_protocol(
         snapshot.protocol,
         Op.ZORDER if plan.zorder_by else Op.COMPACTION,
         location=plan.location,
         writer=Writer.DELTA_RS,
     )
-    files_by_path = {f.relative_path: f for f in snapshot.files}
+    require_atomic_commits(storage)
+    files = {f.identity: f for f in snapshot.files}
     if plan.zorder_by:
         check_supported(snapshot.metadata.configuration, list(snapshot.files))
     columns = indexed_columns(snapshot)
-    own = not plan.zorder_by and hook_would_clean(snapshot)
-    if own:
-        writer[0] = WRITER_OWN_COMPACT
-        log.info(
-            "OPTIMIZE %s: expired log files present; compaction commits with the log-cleanup "
-            "hook off (delta-rs's optimize.compact would delete them)",
-            plan.location,
-        )
-    retries = 0
-    untracked: list[str] = []
-    for partitions, filters in _units(plan, per_partition=own):
-        planned = [p for part in partitions for b in part.bins for p in b.files]
-        inputs = [files_by_path[p] for p in planned]
+    for partition in plan.work:
+        inputs = [files[i] for b in partition.bins for i in b.files]
         written: list[WrittenFile] = []
-        read_version = plan.version
-        attempt = 0
-        while True:
-            started_ms = int(time.time() * 1000)
-            try:
-                if plan.zorder_by or own:
-                    if not written and plan.zorder_by:
-                        written = write_clustered(
-                            storage,
-                            inputs,
-                            columns=list(plan.zorder_by),
-                            target_size_bytes=plan.target_size_bytes,
-                            stats_columns=columns,
-                            memory_budget_bytes=memory_budget_bytes,
-                        )
-                    elif not written:
-                        written = write_bins(storage, partitions[0], files_by_path, columns)
-                    outcomes.append(
-                        _zorder_commit(plan, partitions[0], inputs, written, read_version)
-                    )
-                else:
-                    outcomes.append(_compact(plan, filters, workers, read_version))
-                break
-            except CommitFailedError as err:  # delta-rs's conflict checker said no
-                latest = read_snapshot(storage)
-                live = {f.relative_path for f in latest.files}
-                lost_inputs = [p for p in planned if p not in live]
-                if not plan.zorder_by and not own:
-                    untracked += _untracked_since(storage, planned, started_ms, live)
-                if not lost_inputs and attempt < max_retries:
-                    # the conflict did not touch our inputs: the same rewrite is still right
-                    attempt += 1
-                    retries += 1
-                    read_version = latest.version
-                    continue
-                untracked += [f.path for f in written]
-                for part in partitions:
-                    part_live = all(p in live for b in part.bins for p in b.files)
-                    failures.append(
-                        {
-                            "partition_values": part.partition_values,
-                            "reason": str(err),
-                            "inputs_still_live": part_live,
-                            "attempts": attempt + 1,
-                        }
-                    )
-                failures.sort(key=lambda f: bool(f["inputs_still_live"]))
-                return retries, untracked
-            except DeltaError as err:
-                # delta-rs refused or failed before committing (unreadable file, feature it
-                # does not support): nothing was committed for this unit
-                raise WriterError(f"delta-rs could not rewrite {plan.location}: {err}") from err
-    return retries, untracked
+        try:
+            written = _write_partition(
+                storage, plan, partition, files, columns, memory_budget_bytes
+            )
+            rewrite = RewriteCommit(tuple(inputs), tuple(written), _parameters(plan))
+            version, retried = commit_rewrite(storage, rewrite, read_version=plan.version)
+        except RewriteConflict as err:
+            failures.append(
+                {
+                    "partition_values": partition.partition_values,
+                    "reason": str(err),
+                    "inputs_still_live": False,
+                    "attempts": 1,
+                }
+            )
+            return _discard(storage, written)
+        except ChangedThenFailedError:
+            raise  # the commit is in the log: its files are the table's now
+        except BaseException:
+            left = _discard(storage, written)
+            if left:
+                log.warning("OPTIMIZE %s: uncommitted files left: %s", plan.location, left)
+            raise
+        outcomes.append(_rewrite_outcome(partition, inputs, written, version, retried))
+    return []
 
 
 def optimize(
@@ -503,8 +404,9 @@ def optimize(
         target_size_bytes: Target file size (None: table property, else engine default).
         min_small_files: Minimum small files in a partition for compaction to be worth it.
         dry_run: Only plan.
-        max_retries: Retries of a partition whose commit conflicted while every input file
-            stayed live.
+        max_retries: Kept for callers; a commit that only lost its version to concurrent
+            appends moves to the next one (up to ``log_commit.MAX_ATTEMPTS``), as Delta's own
+            OPTIMIZE does, and a lost input is never retried.
         max_concurrent_tasks: delta-rs writer parallelism (None: number of CPUs).
         spark: A Spark session; when it has Delta, Delta's OPTIMIZE runs the plan on it.
         sql: Where Delta's SQL would run (e.g. dbt's connection to a cluster); overrides
@@ -615,8 +517,9 @@ def execute(
     Args:
         plan: The plan.
         dry_run: Only report the plan.
-        max_retries: Retries of a partition whose commit conflicted while every input file
-            stayed live.
+        max_retries: Kept for callers; a commit that only lost its version to concurrent
+            appends moves to the next one (up to ``log_commit.MAX_ATTEMPTS``), as Delta's own
+            OPTIMIZE does, and a lost input is never retried.
         max_concurrent_tasks: delta-rs writer parallelism (None: number of CPUs).
         spark: A Spark session; when it has Delta, Delta's OPTIMIZE runs the plan on it.
         sql: Where Delta's SQL would run; overrides ``spark``.
@@ -637,7 +540,6 @@ def execute(
     location = plan.location
     params = {"zorder_by": list(plan.zorder_by), "where": plan.where}
     failures: list[dict[str, Any]] = []
-    retries = 0
     untracked: list[str] = []
     if sql is None and spark is not None:
         sql = session_sql(spark)
@@ -669,17 +571,12 @@ def execute(
                         ", ".join(log_deleted),
                     )
             else:
-                named = [writer]
-                retries, untracked = _execute(
+                untracked = _execute(
                     plan,
-                    max_retries=max_retries,
-                    workers=max_concurrent_tasks,
                     failures=failures,
-                    writer=named,
                     outcomes=outcomes,
                     memory_budget_bytes=memory_budget_bytes,
                 )
-                writer = named[0]
     except Exception as err:
         as_audit(audit).record("optimize", location, "failed", {**params, "error": str(err)})
         committed = [o.version for o in outcomes if o.version is not None]
@@ -706,7 +603,7 @@ def execute(
         files_skipped=sum(o.skipped for o in outcomes),
         duration_s=time.perf_counter() - started,
         writer=writer,
-        retries=retries,
+        retries=sum(o.retries for o in outcomes),
         failed_partitions=tuple(failures),
         untracked_files=tuple(untracked),
         log_files_deleted=tuple(log_deleted),

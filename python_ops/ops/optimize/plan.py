@@ -18,7 +18,7 @@ from python_ops.delta.commits import commit_actions, commit_versions
 from python_ops.delta.partition_scope import parse_scope
 from python_ops.delta.properties import INDEXED_COLUMNS, STATS_COLUMNS, TARGET_FILE_SIZE
 from python_ops.delta.protocol import Op, Writer, check_protocol
-from python_ops.delta.snapshot import Snapshot, read_snapshot
+from python_ops.delta.snapshot import Snapshot, read_snapshot, require_unambiguous
 from python_ops.errors import ConfigError
 from python_ops.storage import Storage, open_storage
 from python_ops.values import checked_number
@@ -36,7 +36,9 @@ class Bin:
     """Files rewritten together into (about) one target-size file.
 
     Attributes:
-        files: Paths of the files in the bin (decoded, relative to the table root).
+        files: The files in the bin, each named by its identity as Delta keys it
+            (``AddFile.identity``: the path as the log spells it, as a URI; never a decoded
+            spelling, which two different files to Delta may share).
         bytes: Their total size.
     """
 
@@ -140,7 +142,7 @@ class OptimizePlan:
 
 
 def _rel(f: AddFile) -> str:
-    return f.relative_path if f.relative_path is not None else f.path
+    return f.identity
 
 
 def _bins(files: list[AddFile], target: int, *, single_bin: bool) -> list[Bin]:
@@ -310,6 +312,7 @@ def plan_optimize(
     """
     storage = table if isinstance(table, Storage) else open_storage(table)
     snapshot = read_snapshot(storage) if snapshot is None else snapshot
+    require_unambiguous(snapshot, "OPTIMIZE")
     meta = snapshot.metadata
     meta.require_schema("OPTIMIZE", storage.root)
     columns = list(zorder_by or [])

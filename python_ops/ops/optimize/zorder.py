@@ -25,8 +25,6 @@ from __future__ import annotations
 import logging
 import math
 import posixpath
-import time
-import uuid
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -35,10 +33,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from python_ops.delta.actions import AddFile
-from python_ops.delta.commits import commit_actions, commit_versions
-from python_ops.delta.writer import open_delta, quiet_hooks
 from python_ops.errors import (
-    DeltaLogError,
     StorageError,
     ZOrderUnsupportedError,
 )
@@ -46,9 +41,8 @@ from python_ops.ops.optimize.clustered_output import ClusteredOutput
 from python_ops.ops.optimize.clustered_output import WrittenFile as WrittenFile  # re-exported
 from python_ops.ops.optimize.external_sort import DEFAULT_MEMORY_BUDGET, sort_by_key
 from python_ops.ops.optimize.partition_batches import PartitionSource, plain_schema
-from python_ops.ops.optimize.plan import OPERATION_MARKER
 from python_ops.ops.optimize.zorder_ranges import RANGE_BITS, ZOrderKeys, interleave, key_bits
-from python_ops.storage import Storage, open_storage
+from python_ops.storage import Storage
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
@@ -236,66 +230,3 @@ def write_clustered(
         len(written),
     )
     return written
-
-
-def commit_rewrite(
-    location: str,
-    *,
-    read_version: int,
-    partition_columns: list[str],
-    partition_values: dict[str, str | None],
-    added: list[WrittenFile],
-    removed: list[AddFile],
-    parameters: dict[str, str],
-) -> int:
-    """Commit the rewrite through delta-rs, planned on ``read_version``.
-
-    Args:
-        location: The table location.
-        read_version: The version the plan read; commits after it are conflict-checked.
-        partition_columns: The table's partition columns.
-        partition_values: The rewritten partition.
-        added: New files (``dataChange=false``).
-        removed: Replaced files (``dataChange=false``).
-        parameters: ``operationParameters`` to record (``zOrderBy``, ``predicate``).
-
-    Returns:
-        The committed version.
-
-    Raises:
-        Exception: Whatever delta-rs raises (``CommitFailedError`` on a conflict).
-    """
-    from deltalake.transaction import AddAction, CommitProperties, RemoveAction
-
-    table = open_delta(location, version=read_version, for_commit=True)
-    run = str(uuid.uuid4())
-    now = int(time.time() * 1000)
-    actions: list[AddAction | RemoveAction] = [
-        AddAction(f.path, f.size_bytes, partition_values, now, False, f.stats) for f in added
-    ]
-    actions += [
-        RemoveAction(str(f.relative_path), False, now, f.size_bytes, partition_values)
-        for f in removed
-    ]
-    table.create_write_transaction(
-        actions,
-        mode="append",
-        schema=table.schema(),
-        partition_by=partition_columns or None,
-        commit_properties=CommitProperties(
-            custom_metadata={
-                "operationParameters": parameters,
-                "isBlindAppend": False,
-                OPERATION_MARKER: "OPTIMIZE",
-                RUN_MARKER: run,
-            },
-        ),
-        post_commithook_properties=quiet_hooks(),
-    )
-    storage = open_storage(location)
-    for version in commit_versions(storage):
-        if version > read_version:
-            for action in commit_actions(storage, version):
-                if (action.get("commitInfo") or {}).get(RUN_MARKER) == run:
-                    return version
-    raise DeltaLogError(f"the OPTIMIZE commit {run} is not in the log of {location}")

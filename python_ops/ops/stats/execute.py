@@ -18,12 +18,7 @@ from typing import Any
 import pyarrow as pa
 
 from python_ops.delta.actions import AddFile
-from python_ops.delta.snapshot import read_snapshot
-from python_ops.errors import StatsUnsupportedError, StorageError, WriterError
-from python_ops.ops.audit import Audit, as_audit
-from python_ops.ops.results import to_dict
-from python_ops.ops.stats.columns import STATS_COLUMNS, order_like_schema
-from python_ops.ops.stats.commit import (
+from python_ops.delta.log_commit import (
     MAX_ATTEMPTS,
     changed_since,
     commit_info,
@@ -31,11 +26,18 @@ from python_ops.ops.stats.commit import (
     require_atomic_commits,
     write_commit,
 )
+from python_ops.delta.snapshot import read_snapshot
+from python_ops.errors import StatsUnsupportedError, StorageError, WriterError
+from python_ops.ops.audit import Audit, as_audit
+from python_ops.ops.results import to_dict
+from python_ops.ops.stats.columns import STATS_COLUMNS, order_like_schema
 from python_ops.ops.stats.compute import file_stats
 from python_ops.ops.stats.log_actions import raw_actions
 from python_ops.ops.stats.plan import StatsPlan, plan_stats
 from python_ops.ops.stats.stats_json import stats_json
 from python_ops.storage import Storage, open_storage
+
+OPERATION = "COMPUTE STATS"
 
 
 @dataclass(frozen=True)
@@ -150,7 +152,10 @@ def _actions(
 ) -> list[dict[str, Any]]:
     adds, metadata = raw_actions(storage, plan.snapshot, files)
     metrics = {"numFilesUpdated": str(len(files))}
-    actions: list[dict[str, Any]] = [{"commitInfo": commit_info(read, metrics)}]
+    info = commit_info(
+        OPERATION, read, parameters={"predicate": json.dumps(["true"])}, metrics=metrics
+    )
+    actions: list[dict[str, Any]] = [{"commitInfo": info}]
     if plan.stats_columns_after is not None:
         schema = json.loads(plan.snapshot.metadata.schema_string)
         configuration = dict(metadata.get("configuration") or {})
@@ -178,7 +183,7 @@ def _commit(storage: Storage, plan: StatsPlan, new: dict[Any, str]) -> tuple[int
                 f"after version {plan.snapshot.version}; the statistics were not committed "
                 "(nothing was written). Run the op again."
             )
-        files = [f for f in files if f.path not in removed]
+        files = [f for f in files if f.key not in removed]
         read = latest
     raise WriterError(
         f"{storage.root}: {MAX_ATTEMPTS} concurrent commits took each version the statistics "

@@ -18,7 +18,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from python_ops.delta.actions import AddFile, DeletionVector, file_key, relativize, require_str
+from python_ops.delta.actions import AddFile, DeletionVector, file_key, require_str
 from python_ops.delta.commits import commit_actions, json_lines
 from python_ops.delta.log_files import SIDECAR_DIR, LogFile, complete_checkpoints
 from python_ops.delta.snapshot import Snapshot
@@ -30,7 +30,7 @@ Key = tuple[str, str | None]
 
 def _key(raw: dict[str, Any], root: str) -> Key:
     path = str(raw.get("path"))
-    return file_key(path, relativize(path, root), DeletionVector.parse(raw.get("deletionVector")))
+    return file_key(path, root, DeletionVector.parse(raw.get("deletionVector")))
 
 
 def _as_json(value: Any, kind: pa.DataType) -> Any:

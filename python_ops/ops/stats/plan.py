@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from python_ops.delta.actions import AddFile
 from python_ops.delta.protocol import Op, check_protocol, table_features
-from python_ops.delta.snapshot import Snapshot, read_snapshot
+from python_ops.delta.snapshot import Snapshot, read_snapshot, require_unambiguous
 from python_ops.errors import ConfigError, StatsUnsupportedError
 from python_ops.ops.stats.columns import (
     STATS_COLUMNS,
@@ -108,6 +108,7 @@ def plan_stats(
     """
     if snapshot is None or snapshot.checkpoint_version is not None:  # checkpoint: no stats read
         snapshot = read_snapshot(location, with_stats=True)
+    require_unambiguous(snapshot, "COMPUTE STATS")
     ruled = check_protocol(snapshot.protocol, Op.STATS, location=snapshot.location)
     snapshot.metadata.require_schema("stats", snapshot.location)
     schema = json.loads(snapshot.metadata.schema_string)

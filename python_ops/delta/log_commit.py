@@ -1,13 +1,11 @@
-"""The statistics commit: Delta's ``COMPUTE STATS`` commit, written by this project.
+"""Commits this project writes itself: the statistics commit and every OPTIMIZE rewrite.
 
-delta-rs's transaction API can neither keep a file's deletion vector (its ``AddAction`` has no
-such field), nor name the operation, nor write tables with deletion vectors at all; Delta's own
-recompute refuses tables with deletion vectors (``statsRecomputeNotSupportedOnDvTables``). So
-the commit is written here, as Delta writes it: a ``commitInfo`` with operation ``COMPUTE
-STATS`` and ``predicate ["true"]`` (``DeltaOperations.ComputeStats``), then the same ``add``
-actions with ``dataChange=false`` and the new ``stats`` (and, when the statistics columns
-change, the ``metaData`` action with its new configuration first). One commit: a process killed
-at any point leaves either the old table or the new one.
+delta-rs's transaction API re-encodes the paths it is given (a ``remove`` of ``p=café/x``
+becomes ``p=caf%C3%A9/x``, which to Delta is another file: the rows were then read twice), keeps
+no deletion vector (its ``AddAction`` has no such field) and cannot name the operation. So these
+commits are written here, as Delta writes them: every ``remove`` carries its ``add``'s path
+string byte for byte, its deletion-vector descriptor and its partition values. One commit: a
+process killed at any point leaves either the old table or the new one.
 
 The commit file is published without overwriting: written beside it under a staged name, then
 hard-linked to ``<version>.json`` (the link fails when another writer took the version, as
@@ -28,29 +26,48 @@ import time
 import uuid
 from typing import Any
 
+from python_ops.delta.actions import DeletionVector, file_key
 from python_ops.delta.commits import commit_actions
 from python_ops.delta.log_files import LOG_DIR
 from python_ops.errors import StatsUnsupportedError
 from python_ops.storage import Storage, is_remote, is_s3
 
-OPERATION = "COMPUTE STATS"
 MARKER = "python_ops.operation"  # as OPTIMIZE's own commits (ops.optimize.plan.OPERATION_MARKER)
 MAX_ATTEMPTS = 5
 
 
-def commit_info(read_version: int, metrics: dict[str, str]) -> dict[str, Any]:
-    """The ``commitInfo`` of a statistics commit, as Delta records ``ComputeStats``."""
+def commit_info(
+    operation: str,
+    read_version: int,
+    *,
+    parameters: dict[str, str],
+    metrics: dict[str, str],
+    extra: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """A ``commitInfo`` as Delta records one (``COMPUTE STATS``, ``OPTIMIZE``).
+
+    Args:
+        operation: The operation's name.
+        read_version: The version the commit was planned on.
+        parameters: ``operationParameters`` (string values, as Delta writes them).
+        metrics: ``operationMetrics`` (string values).
+        extra: More fields (this project's run marker).
+
+    Returns:
+        The ``commitInfo`` object.
+    """
     return {
         "timestamp": int(time.time() * 1000),
-        "operation": OPERATION,
-        "operationParameters": {"predicate": json.dumps(["true"])},
+        "operation": operation,
+        "operationParameters": parameters,
         "readVersion": read_version,
-        "isolationLevel": "Serializable",
+        "isolationLevel": "SnapshotIsolation" if operation == "OPTIMIZE" else "Serializable",
         "isBlindAppend": False,
         "operationMetrics": metrics,
         "engineInfo": "python_ops",
         "txnId": str(uuid.uuid4()),
-        MARKER: OPERATION,
+        MARKER: operation,
+        **(extra or {}),
     }
 
 
@@ -128,16 +145,26 @@ def _publish(storage: Storage, version: int, body: bytes) -> bool:
         os.unlink(staged)
 
 
-def changed_since(storage: Storage, read_version: int, latest: int) -> tuple[bool, set[str]]:
-    """(metadata or protocol changed, paths removed) in the commits after ``read_version``."""
+FileKey = tuple[str, str | None]
+
+
+def changed_since(storage: Storage, read_version: int, latest: int) -> tuple[bool, set[FileKey]]:
+    """(metadata or protocol changed, files removed) in the commits after ``read_version``.
+
+    Files are keyed as Delta keys them (``file_key``: the path's URI and the DV id), so a
+    concurrent ``remove`` spelled differently from our input's ``add`` is what Delta takes it
+    for.
+    """
     structural = False
-    removed: set[str] = set()
+    removed: set[FileKey] = set()
     for version in range(read_version + 1, latest + 1):
         for action in commit_actions(storage, version):
             if "metaData" in action or "protocol" in action:
                 structural = True
-            if isinstance(action.get("remove"), dict):
-                removed.add(str(action["remove"].get("path")))
+            raw = action.get("remove")
+            if isinstance(raw, dict):
+                dv = DeletionVector.parse(raw.get("deletionVector"))
+                removed.add(file_key(str(raw.get("path")), storage.root, dv))
     return structural, removed
 
 
