@@ -19,8 +19,13 @@
 
 {% macro sparkdelta__maintenance_report(select, exclude, selector=none, state=none) %}
   {%- if execute -%}
-    {%- set report = adapter.maintenance_report(maintenance_nodes(select, exclude, selector, state, 'maintenance_report'), maintenance_history()) -%}
-    {{ print(report) }}
-    {{ return(report) }}
+    {%- set run = adapter.maintenance_report_run(maintenance_nodes(select, exclude, selector, state, 'maintenance_report'), maintenance_history()) -%}
+    {{ print(run.text) }}
+    {#- a model whose config was refused or whose table could not be read fails the report
+        (exit 1) after every other row was printed -#}
+    {%- if run.problems -%}
+      {{ exceptions.raise_compiler_error("maintenance_report: " ~ (run.problems | length) ~ " model(s) could not be reported:\n  - " ~ (run.problems | join("\n  - "))) }}
+    {%- endif -%}
+    {{ return(run.text) }}
   {%- endif -%}
 {% endmacro %}

@@ -142,8 +142,10 @@ def run_maintain(args: Any, resolver: SelectionResolver | None = None) -> int:
     manifest = load_manifest(project_dir)
     models = manifest_models(manifest)
     locate = warehouse_locator(places.warehouse, location_root=places.location_root)
-    targets, _ = targets_from_nodes(models, locate)
-    _check_found(targets, models, places)
+    refused: dict[str, str] = {}
+    targets, _ = targets_from_nodes(models, locate, refused=refused)
+    _report_refused(refused, nothing_else=not targets)
+    _check_found(targets, models, places, refused)
     selector, state = getattr(args, "selector", None), getattr(args, "state", None)
     if needs_resolution(args.select, args.exclude, selector, manifest.get("selectors")):
         request = SelectionRequest(
@@ -202,10 +204,39 @@ def run_maintain(args: Any, resolver: SelectionResolver | None = None) -> int:
     except MaintenanceError as err:  # the ops' runs stand; say what was not recorded
         print(f"warning: maintenance history: {err}", file=sys.stderr)
     print(json.dumps(run.to_dict()) if args.json else run.table())
-    return 1 if any(o.status is Status.FAILED for o in run.outcomes) else 0
+    failed = any(o.status is Status.FAILED for o in run.outcomes)
+    if refused:
+        print(
+            f"maintain: {len(refused)} model(s) refused for their maintenance config "
+            f"({', '.join(sorted(refused))}); the others were maintained",
+            file=sys.stderr,
+        )
+    return 1 if failed or refused else 0
 
 
-def _check_found(targets: list[ModelTarget], models: list[dict[str, Any]], places: Places) -> None:
+def _report_refused(refused: dict[str, str], *, nothing_else: bool) -> None:
+    """Name every model refused for its config on stderr; refuse the run when none is left.
+
+    Raises:
+        ConfigErrors: When every maintained model was refused (nothing ran: exit 2).
+    """
+    for name in sorted(refused):
+        print(f"maintain: model '{name}' refused: {refused[name]}", file=sys.stderr)
+    if refused and nothing_else:
+        raise ConfigError(
+            setting="config",
+            value=", ".join(sorted(refused)),
+            fix="Every model with a table has a bad maintenance setting (each named above with "
+            "its fix); nothing was run.",
+        )
+
+
+def _check_found(
+    targets: list[ModelTarget],
+    models: list[dict[str, Any]],
+    places: Places,
+    refused: dict[str, str] | None = None,
+) -> None:
     """Refuse a run that found no table; name the models not built yet on stderr.
 
     Raises:
@@ -214,7 +245,11 @@ def _check_found(targets: list[ModelTarget], models: list[dict[str, Any]], place
     """
     wanted = maintained_models(models)
     built = {t.unique_id for t in targets}
-    missing = [m for m in wanted if m.get("unique_id") not in built]
+    missing = [
+        m
+        for m in wanted
+        if m.get("unique_id") not in built and str(m.get("name")) not in (refused or {})
+    ]
     if not wanted:
         raise ConfigError(
             setting="project_dir",

@@ -104,6 +104,10 @@ _TABLE_LEVEL_REFUSALS = frozenset(
         "redirectWriterOnly-preview",
     }
 )
+_UNKNOWN_TO_DELTA = (
+    "Delta 4.4 does not know this feature name and refuses to VACUUM, rewrite or commit to "
+    "the table (DELTA_UNSUPPORTED_FEATURES_FOR_WRITE); this project refuses what Delta refuses"
+)
 _DELTA_CLUSTERS = (
     "Delta's OPTIMIZE clusters the table on its clustering columns; the plan's choice of "
     "files does not apply"
@@ -163,6 +167,10 @@ class Feature:
             rewrite, support for every feature Delta 4.4 writes.
         """
         recorded = self.decisions.get(op, Decision(Verdict.SUPPORTED))
+        if self.name not in DELTA_WRITES and op is not Op.HEALTH:
+            # right or refuse: where Delta 4.4 refuses to change the table (a feature name it
+            # does not know: Databricks' preview ``liquid``, ``collations``), ours refuses too
+            return Decision(Verdict.REFUSED, _UNKNOWN_TO_DELTA)
         if writer is Writer.DELTA_RS or op not in DELTA_WRITER_OPS:
             return recorded
         if self.name in _TABLE_LEVEL_REFUSALS and recorded.verdict is Verdict.REFUSED:

@@ -345,6 +345,8 @@ def reconstruct(
             ) from err
         actions = [action for _, action in lines]
         timestamp = commit_info(v, actions, commits[v].modification_time_ms).timestamp_ms
+    if target >= first and replay.metadata is not None:
+        require_in_commit_timestamp(root, target, replay.metadata, actions)
     if replay.metadata is None or replay.protocol is None:
         missing_action = "metaData" if replay.metadata is None else "protocol"
         raise DeltaLogError(
@@ -363,6 +365,38 @@ def reconstruct(
         commit_timestamp_ms=timestamp,
         ambiguous=ambiguous_files(replay.files, replay.tombstones),
     )
+
+
+def require_in_commit_timestamp(
+    root: str, version: int, metadata: Mapping[str, Any], actions: list[dict[str, Any]]
+) -> None:
+    """Refuse a table with in-commit timestamps whose latest commit has none, as Delta does.
+
+    With ``delta.enableInCommitTimestamps`` on, every commit from the enablement version on
+    must begin with a ``commitInfo`` carrying ``inCommitTimestamp``; Delta 4.4 cannot read the
+    table's snapshot otherwise (``DELTA_MISSING_COMMIT_INFO``), so no op here runs on it.
+
+    Raises:
+        DeltaLogError: Naming the commit and the way out.
+    """
+    config = metadata.get("configuration") or {}
+    if not isinstance(config, Mapping):
+        config = dict(config)
+    if str(config.get("delta.enableInCommitTimestamps", "false")).lower() != "true":
+        return
+    enabled_at = config.get("delta.inCommitTimestampEnablementVersion")
+    if enabled_at is not None and str(enabled_at).isdigit() and version < int(enabled_at):
+        return
+    first = actions[0].get("commitInfo") if actions else None
+    ict = first.get("inCommitTimestamp") if isinstance(first, Mapping) else None
+    if type(ict) is not int:
+        raise DeltaLogError(
+            f"{root}: commit {version} has no inCommitTimestamp in a leading commitInfo, but "
+            "the table enables in-commit timestamps (delta.enableInCommitTimestamps); Delta "
+            "4.4 cannot read such a table (DELTA_MISSING_COMMIT_INFO), so no op runs on it. "
+            "The writer of that commit does not support in-commit timestamps: restore the "
+            "commit from a backup, or have Delta disable the feature."
+        )
 
 
 def _may_differ(identity: str) -> bool:

@@ -98,6 +98,7 @@ def targets_from_nodes(
     locate: Locator,
     *,
     parsed: Mapping[str, MaintenanceConfig] | None = None,
+    refused: dict[str, str] | None = None,
 ) -> tuple[list[ModelTarget], dict[str, str]]:
     """Maintained models (table and incremental) with their configs and table locations.
 
@@ -106,12 +107,16 @@ def targets_from_nodes(
         locate: (schema, alias, config) to the table's location, None when it is not built.
         parsed: Configs already parsed from these very nodes, by ``unique_id`` (the post-hook's:
             its materialization parsed it when the build began); the others are parsed here.
+        refused: When given, a model with a bad maintenance setting is that model's problem:
+            it is left out and its error (every bad setting, with the fix) recorded here by
+            model name, and the other models go on (as ``dbt build`` refuses only that model).
 
     Returns:
         (targets, model name to its file path); models not built yet are left out.
 
     Raises:
-        ConfigError: For the first model with a bad maintenance setting.
+        ConfigError: For the first model with a bad maintenance setting, when ``refused`` is
+            None.
     """
     targets, paths = [], {}
     for node in nodes:
@@ -122,7 +127,15 @@ def targets_from_nodes(
             continue
         name = str(node_value(node, "name"))
         unique_id = str(node_value(node, "unique_id") or "")
-        maintenance = (parsed or {}).get(unique_id) or parse_config(name, config)
+        maintenance = (parsed or {}).get(unique_id)
+        if maintenance is None:
+            try:
+                maintenance = parse_config(name, config)
+            except ConfigError as err:
+                if refused is None:
+                    raise
+                refused[name] = str(err)
+                continue
         alias = str(node_value(node, "alias") or name)
         location = locate(str(node_value(node, "schema")), alias, config)
         if location is None:

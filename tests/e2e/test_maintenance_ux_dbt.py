@@ -11,6 +11,8 @@ from __future__ import annotations
 import logging
 import os
 import re
+import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -19,6 +21,7 @@ import pytest
 
 from python_ops.maintenance.history import HistoryRecord, HistoryStore
 from tests.helpers.dbt_runs import Dbt
+from tests.helpers.paths import ROOT
 
 pytestmark = pytest.mark.slow
 
@@ -317,3 +320,67 @@ def test_dbt_docs_shows_each_tables_maintenance_state(built_project: Path, dbt: 
     # a view has no Delta table: no maintenance stats
     view = catalog["nodes"]["model.shop_lakehouse.stg_orders"]["stats"]
     assert not any(key.startswith("maintenance_") for key in view)
+
+
+def test_one_models_bad_config_is_that_models_problem_in_every_front_end(
+    built_project: Path, dbt: Dbt
+) -> None:
+    """Trust round four, item 5: every bad model named with its fix, the rest maintained, exit 1."""
+    for name in ("dim_customers", "dim_products"):
+        sql = built_project / "models" / "marts" / f"{name}.sql"
+        sql.write_text("{{ config(maintenance_memory_budget='lots') }}\n" + sql.read_text())
+    edit_fct_orders(
+        built_project,
+        "maintenance_vacuum_retention_hours=336",
+        "maintenance_vacuum_retention_hours='a week'",
+    )
+    before = len(history(built_project))
+    events = Events()
+    run = dbt(
+        built_project,
+        "run-operation",
+        "vacuum_all",
+        "--args",
+        "{dry_run: true}",
+        callbacks=[events],
+    )
+    assert not run.success  # exit 1: three models refused
+    text = "\n".join(m for _, _, m in events.seen)
+    assert "3 model(s) refused for their maintenance config" in text
+    for name in ("dim_customers", "dim_products", "fct_orders"):
+        assert f"model '{name}'" in text
+    assert "'lots'" in text
+    assert "'a week'" in text
+    maintained = {r.model for r in history(built_project)[before:]}
+    assert maintained  # the sound models were vacuumed (a dry run)
+    assert not maintained & {"dim_customers", "dim_products", "fct_orders"}
+
+    events = Events()
+    report = dbt(built_project, "run-operation", "maintenance_report", callbacks=[events])
+    assert not report.success
+    assert "3 model(s) could not be reported" in "\n".join(m for _, _, m in events.seen)
+
+    dbt(built_project, "parse")  # the manifest the CLI reads holds the edited configs
+    env = {k: v for k, v in os.environ.items() if k != "DBT_PROFILES_DIR"}
+    cli = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "python_ops",
+            "maintain",
+            "--project-dir",
+            str(built_project),
+            "--profiles-dir",
+            str(built_project / "profiles_example"),
+            "--dry-run",
+        ],
+        capture_output=True,
+        text=True,
+        env={**env, "PYTHONPATH": str(ROOT)},
+        timeout=300,
+        check=False,
+    )
+    assert cli.returncode == 1, cli.stderr
+    for name in ("dim_customers", "dim_products", "fct_orders"):
+        assert f"model '{name}' refused" in cli.stderr
+    assert "the others were maintained" in cli.stderr

@@ -452,6 +452,17 @@ class SparkDeltaAdapter(SparkAdapter):
         return self.maintenance.run_operations.report(nodes, history or {})
 
     @available
+    def maintenance_report_run(
+        self, nodes: list[Any], history: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
+        """The report's text and the models it could not report (the run-operation then fails).
+
+        Returns:
+            ``text`` and ``problems`` (``RunOperations.report_run``).
+        """
+        return self.maintenance.run_operations.report_run(nodes, history or {})
+
+    @available
     def maintenance_advise(self, nodes: list[Any], as_json: bool = False) -> str:
         """The advisor's clustering columns per model, with evidence and files per lookup.
 

@@ -28,7 +28,6 @@ from dbt_common.invocation import get_invocation_id
 
 from dbt.adapters.sparkdelta.dbt_connection import DbtConnection
 from dbt.adapters.sparkdelta.engines import EmbeddedEngine, location_from_information
-from python_ops.errors import MaintenanceError
 from python_ops.maintenance import (
     Invocations,
     MaintenanceConfig,
@@ -88,16 +87,23 @@ class Located:
             only when Delta's SQL needs it: most post-hooks run none).
         not_delta: Model alias to why it is not maintained (its table is not Delta).
         not_built: Model alias to why it is not maintained (it has no table yet).
+        refused: Model name to its maintenance config error (every bad setting with its fix):
+            that model is refused, the others are maintained.
     """
 
     names: dict[str, object] = field(default_factory=dict)
     not_delta: dict[str, str] = field(default_factory=dict)
     not_built: dict[str, str] = field(default_factory=dict)
+    refused: dict[str, str] = field(default_factory=dict)
 
     def lines(self, width: int) -> str:
-        """One 'not maintained' line per model left out, for the end of a printed table."""
+        """One line per model left out, for the end of a printed table (refused ones first)."""
+        refused = "".join(
+            f"\n{name:<{width}} refused (bad maintenance config): {reason}"
+            for name, reason in sorted(self.refused.items())
+        )
         left_out = {**self.not_built, **self.not_delta}
-        return "".join(
+        return refused + "".join(
             f"\n{name:<{width}} not maintained: {reason}"
             for name, reason in sorted(left_out.items())
         )
@@ -299,7 +305,8 @@ class TableLocator:
                 start listed it): not asked again whether they hold a Delta table.
 
         Raises:
-            DbtRuntimeError: For a model with a bad maintenance setting.
+            Nothing for a model with a bad maintenance setting: it is left out and its error
+            recorded in ``Located.refused`` (the caller fails the command after the others).
         """
         located = Located()
         profile_root = self._connection.credentials.location_root
@@ -333,8 +340,5 @@ class TableLocator:
                 return None
             return location
 
-        try:
-            targets, _ = targets_from_nodes(nodes, locate, parsed=parsed)
-        except MaintenanceError as err:
-            raise DbtRuntimeError(str(err)) from err
+        targets, _ = targets_from_nodes(nodes, locate, parsed=parsed, refused=located.refused)
         return targets, located

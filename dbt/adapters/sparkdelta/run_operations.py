@@ -237,6 +237,8 @@ class RunOperations:
         # the config the materialization's check parsed, not parsed again
         parsed = {build.unique_id: build.config} if build else None
         targets, located = self._locator.locate([model], parsed=parsed, logged=_logged(build))
+        if located.refused:  # the model's own config: its build fails, as its check would
+            raise DbtRuntimeError(next(iter(located.refused.values())))
         if not targets:
             reasons = list(located.not_delta.values())
             return f"skipped: {reasons[0]}" if reasons else ""
@@ -371,10 +373,20 @@ class RunOperations:
             "table": run.table() + located.lines(28),
             "not_delta": dict(located.not_delta),
             "not_built": dict(located.not_built),
+            "config_refused": dict(located.refused),
         }
 
     def report(self, nodes: list[Any], history: Mapping[str, Any]) -> str:
         """Per model: health, reclaimable bytes, last run of each op; as a printed table."""
+        return str(self.report_run(nodes, history)["text"])
+
+    def report_run(self, nodes: list[Any], history: Mapping[str, Any]) -> dict[str, Any]:
+        """The report's text, and the models it could not report (refused, unreadable).
+
+        Returns:
+            ``text`` (the printed table) and ``problems`` (one line per model whose config was
+            refused or whose row could not be read; the report then fails, exit 1).
+        """
         chosen, located = self._locator.locate(nodes)
         with maintenance_events.python_ops_logs_to_dbt():  # its warnings as dbt's, not bare
             rows = report_rows(
@@ -384,4 +396,6 @@ class RunOperations:
                 vacuum_engine=self._connection.vacuum_engine(),
                 invocation=self._invocations.get(get_invocation_id()),
             )
-        return render_report(rows) + located.lines(26)
+        problems = [f"{name}: {reason}" for name, reason in sorted(located.refused.items())]
+        problems += [f"{r['model']}: {r['error']}" for r in rows if r.get("error")]
+        return {"text": render_report(rows) + located.lines(26), "problems": problems}
