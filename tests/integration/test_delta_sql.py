@@ -29,18 +29,17 @@ from python_ops.delta.commits import commit_actions
 from python_ops.delta.local_writer import LOCAL_DELTA_ENV
 from python_ops.delta.snapshot import read_snapshot
 from python_ops.errors import ConfigError, EngineError, UnsupportedFeatureError
-from python_ops.ops.optimize.execute import (
+from python_ops.ops.optimize.delta_run import optimize_statement
+from python_ops.ops.optimize.delta_statement import (
     BATCH_SIZE,
     MARKER_PREFIX,
     MAX_DELETED_ROWS_RATIO,
     MAX_FILE_SIZE,
     MIN_FILE_SIZE,
     USER_METADATA,
-    WRITER_COMPACT,
     WRITER_DELTA_SQL,
-    optimize,
-    optimize_statement,
 )
+from python_ops.ops.optimize.execute import WRITER_COMPACT, optimize
 from python_ops.ops.optimize.plan import plan_optimize
 from python_ops.spark_sessions import DeltaSql, LazySession, Rows, session_sql
 from python_ops.storage import open_storage

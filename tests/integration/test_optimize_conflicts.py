@@ -66,7 +66,7 @@ def test_concurrent_delete_fails_cleanly(tmp_path: Path, sail_spark, zorder: boo
     before_files = {str(p.relative_to(table)) for p in table.rglob("*.parquet")}
 
     with pytest.raises(OptimizeConflictError, match=r"day=2024-01-01\) was not committed") as err:
-        execute(plan, max_retries=3)
+        execute(plan)
 
     result = err.value.result
     assert result.failed_partitions[0]["partition_values"] == {"day": "2024-01-01"}

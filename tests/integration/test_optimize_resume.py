@@ -25,15 +25,16 @@ def zorder_killed_after_first_commit(table: Path) -> subprocess.CompletedProcess
         f"""
         import os, signal
         import python_ops.ops.optimize.execute as op
+        import python_ops.ops.optimize.native as native
 
-        commit = op.commit_rewrite
+        commit = native.commit_rewrite
 
         def commit_then_die(*args, **kwargs):
             outcome = commit(*args, **kwargs)
             os.kill(os.getpid(), signal.SIGKILL)  # a real kill between partition commits
             return outcome
 
-        op.commit_rewrite = commit_then_die
+        native.commit_rewrite = commit_then_die
         op.optimize({str(table)!r}, zorder_by=["id"])
         """
     )

@@ -12,15 +12,42 @@ from __future__ import annotations
 import uuid
 from collections.abc import Mapping
 
+import pyarrow as pa
 import pyarrow.parquet as pq
 
 from python_ops.delta.actions import AddFile
 from python_ops.delta.stats import delta_stats
+from python_ops.errors import StorageError
+from python_ops.ops.optimize.partition_batches import plain_schema
 from python_ops.ops.optimize.plan import PartitionPlan
-from python_ops.ops.optimize.zorder import WrittenFile, read_files
+from python_ops.ops.optimize.zorder import WrittenFile
 from python_ops.storage import Storage
 
-_DAY_MS = 86_400_000
+
+def read_inputs(storage: Storage, inputs: list[AddFile]) -> pa.Table:
+    """The rows of ``inputs`` in file order, each read whole through ``storage`` (its retries).
+
+    Raises:
+        StorageError: When an input file is missing or unreadable (nothing was committed).
+    """
+    tables = []
+    for f in inputs:
+        assert f.relative_path is not None  # the plan holds files inside the root
+        try:
+            table = pq.read_table(pa.BufferReader(storage.read_arrow_buffer(f.relative_path)))
+        except FileNotFoundError as err:
+            raise StorageError(
+                f"{storage.root}: live data file '{f.relative_path}' is missing from storage; "
+                "the table cannot be rewritten until it is restored (nothing was committed)"
+            ) from err
+        except (OSError, pa.ArrowInvalid) as err:
+            raise StorageError(
+                f"{storage.root}: live data file '{f.relative_path}' cannot be read as Parquet "
+                f"({err}); nothing was committed"
+            ) from err
+        plain = plain_schema(table.schema)
+        tables.append(table.cast(plain) if plain != table.schema else table)
+    return pa.concat_tables(tables, promote_options="permissive")
 
 
 def write_bins(
@@ -28,41 +55,40 @@ def write_bins(
     partition: PartitionPlan,
     files: Mapping[str, AddFile],
     stats_columns: list[str],
-) -> list[WrittenFile]:
+    written: list[WrittenFile],
+) -> None:
     """Write one file per planned bin of ``partition`` (its rows in file order).
+
+    Each file is written whole through ``storage`` (one PUT on an object store, with its
+    retries) and appended to ``written`` as soon as it exists, so a caller that meets a
+    failure later knows every file to delete.
 
     Args:
         storage: The table's storage.
         partition: The partition's plan (its bins name the input files).
         files: Live files by identity (``AddFile.identity``), as the plan's bins name them.
         stats_columns: Columns to write statistics for.
-
-    Returns:
-        The files written, in the partition's directory; nothing is committed.
+        written: Receives the files written, in the partition's directory (nothing is
+            committed).
 
     Raises:
-        StorageError: When an input file is missing or unreadable.
+        StorageError: When an input file is missing or unreadable, or a write fails.
     """
     run = uuid.uuid4()
-    written = []
     for index, planned in enumerate(partition.bins):
         inputs = [files[p] for p in planned.files]
-        table = read_files(storage, inputs)
+        table = read_inputs(storage, inputs)
         assert inputs[0].relative_path is not None  # the plan holds files inside the root
         directory = inputs[0].relative_path.rpartition("/")[0]
         name = f"part-{index:05d}-{run}-c000.zstd.parquet"
         relative = f"{directory}/{name}" if directory else name
-        fs, path = storage.arrow_path(relative)
+        sink = pa.BufferOutputStream()
         pq.write_table(
-            table,
-            path,
-            filesystem=fs,
-            compression="zstd",
-            coerce_timestamps="us",
+            table, sink, compression="zstd", coerce_timestamps="us",
             allow_truncated_timestamps=False,
-        )
-        size = int(fs.get_file_info(path).size)
+        )  # fmt: skip
+        data = sink.getvalue().to_pybytes()
         written.append(
-            WrittenFile(relative, size, table.num_rows, delta_stats(table, stats_columns))
+            WrittenFile(relative, len(data), table.num_rows, delta_stats(table, stats_columns))
         )
-    return written
+        storage.replace_file(relative, data)

@@ -1,0 +1,149 @@
+"""OPTIMIZE written and committed here: each partition's rewrite, exactly the plan.
+
+Compaction writes each planned bin as one file (``own_compact.write_bins``), Z-order clusters
+the partition (``zorder.write_clustered``); ``rewrite_commit`` commits the partition's
+rewrite (removes spelled as the log spells each add) and reads it back. A partition whose
+commit conflicts is not committed and the files it wrote are deleted.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from typing import Any
+
+from python_ops.delta.actions import AddFile
+from python_ops.delta.log_commit import require_atomic_commits
+from python_ops.delta.protocol import Op, Writer, check_protocol
+from python_ops.delta.snapshot import read_snapshot
+from python_ops.errors import ChangedThenFailedError
+from python_ops.ops.optimize.external_sort import DEFAULT_MEMORY_BUDGET
+from python_ops.ops.optimize.outcome import Outcome, rewrite_outcome
+from python_ops.ops.optimize.own_compact import write_bins
+from python_ops.ops.optimize.plan import OptimizePlan, PartitionPlan
+from python_ops.ops.optimize.plan import stats_columns as indexed_columns
+from python_ops.ops.optimize.rewrite_commit import RewriteCommit, RewriteConflict, commit_rewrite
+from python_ops.ops.optimize.zorder import WrittenFile, check_supported, write_clustered
+from python_ops.storage import Storage, open_storage
+
+log = logging.getLogger(__name__)
+
+
+def _parameters(plan: OptimizePlan) -> dict[str, str]:
+    """``operationParameters`` as Delta's OPTIMIZE records them."""
+    parameters = {
+        "predicate": json.dumps([plan.where] if plan.where else []),
+        "targetSize": str(plan.target_size_bytes),
+    }
+    if plan.zorder_by:
+        parameters["zOrderBy"] = json.dumps(list(plan.zorder_by))
+    return parameters
+
+
+def _write_partition(
+    storage: Storage,
+    plan: OptimizePlan,
+    partition: PartitionPlan,
+    files: dict[str, AddFile],
+    columns: list[str],
+    memory_budget_bytes: int,
+) -> list[WrittenFile]:
+    """Write one partition's rewrite (Z-order, or one file per compaction bin); no commit."""
+    if plan.zorder_by:
+        inputs = [files[i] for b in partition.bins for i in b.files]
+        return write_clustered(
+            storage,
+            inputs,
+            columns=list(plan.zorder_by),
+            target_size_bytes=plan.target_size_bytes,
+            stats_columns=columns,
+            memory_budget_bytes=memory_budget_bytes,
+        )
+    written: list[WrittenFile] = []
+    try:
+        write_bins(storage, partition, files, columns, written)
+    except BaseException:
+        _discard(storage, written)
+        raise
+    return written
+
+
+def _discard(storage: Storage, written: list[WrittenFile]) -> list[str]:
+    """Delete files a rewrite wrote and never committed; returns those still there."""
+    paths = [w.path for w in written]
+    if not paths:
+        return []
+    try:
+        left = storage.delete_files(paths)
+    except OSError as err:
+        log.warning("could not delete the uncommitted files %s: %s", paths, err)
+        return paths
+    return list(left)
+
+
+def rewrite_natively(
+    plan: OptimizePlan,
+    *,
+    failures: list[dict[str, Any]],
+    outcomes: list[Outcome],
+    memory_budget_bytes: int = DEFAULT_MEMORY_BUDGET,
+) -> list[str]:
+    """Rewrite and commit the plan partition by partition; stop at the first conflict.
+
+    Each commit's outcome is appended to ``outcomes`` as it is made, so a caller that meets an
+    error later still knows what was committed. A partition whose commit conflicts (a
+    concurrent commit removed one of its inputs, or changed the metadata) is not committed:
+    the files it wrote are deleted and it is recorded in ``failures``.
+
+    Returns:
+        Files written and not committed that could not be deleted (named, for VACUUM).
+    """
+    storage = open_storage(plan.location)
+    snapshot = plan.snapshot
+    if snapshot is None or snapshot.version != plan.version:
+        snapshot = read_snapshot(storage, version=plan.version)
+    check_protocol(
+        snapshot.protocol,
+        Op.ZORDER if plan.zorder_by else Op.COMPACTION,
+        location=plan.location,
+        writer=Writer.DELTA_RS,
+    )
+    require_atomic_commits(storage)
+    files = {f.identity: f for f in snapshot.files}
+    if plan.zorder_by:
+        check_supported(snapshot.metadata.configuration, list(snapshot.files))
+    columns = indexed_columns(snapshot)
+    for partition in plan.work:
+        inputs = [files[i] for b in partition.bins for i in b.files]
+        written: list[WrittenFile] = []
+        try:
+            written = _write_partition(
+                storage, plan, partition, files, columns, memory_budget_bytes
+            )
+            rewrite = RewriteCommit(tuple(inputs), tuple(written), _parameters(plan))
+            after = max((o.version or 0 for o in outcomes), default=plan.version)
+            version, retried = commit_rewrite(
+                storage,
+                rewrite,
+                read_version=plan.version,
+                next_version=max(after, plan.version) + 1,
+            )
+        except RewriteConflict as err:
+            failures.append(
+                {
+                    "partition_values": partition.partition_values,
+                    "reason": str(err),
+                    "inputs_still_live": False,
+                    "attempts": 1,
+                }
+            )
+            return _discard(storage, written)
+        except ChangedThenFailedError:
+            raise  # the commit is in the log: its files are the table's now
+        except BaseException:
+            left = _discard(storage, written)
+            if left:
+                log.warning("OPTIMIZE %s: uncommitted files left: %s", plan.location, left)
+            raise
+        outcomes.append(rewrite_outcome(partition, inputs, written, version, retried))
+    return []
