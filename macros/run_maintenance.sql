@@ -11,8 +11,9 @@
   {%- endif -%}
   {%- if execute -%}
     {%- set nodes = maintenance_nodes(select, exclude, selector, state, caller_name) -%}
-    {%- set run = adapter.maintain_models(nodes, ops, only_due, dry_run, retention_hours,
-          threads, time_budget_s, invocation_id, maintenance_history()) -%}
+    {%- set request = {'ops': ops, 'only_due': only_due, 'dry_run': dry_run, 'retention_hours': retention_hours,
+          'threads': threads, 'time_budget_s': time_budget_s} -%}
+    {%- set run = adapter.maintain_models(nodes, request, invocation_id, maintenance_history()) -%}
     {{ print(run.table) }}
     {#- on_error: warn keeps a model's build green when its post-hook maintenance fails; a
         run-operation exists to maintain, so any failed op fails it (exit 1), after every other

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import functools
 import json
 import os
 import sys
@@ -11,202 +10,22 @@ from collections.abc import Sequence
 from typing import Any
 
 from python_ops.cli import policy, render
+from python_ops.cli.arguments import build_parser
 from python_ops.cli.history_row import recorded_run
-from python_ops.cli.jars import add_jars_parser, run_jars
+from python_ops.cli.jars import run_jars
 from python_ops.cli.lean_arrow import lean_arrow
 from python_ops.cli.logs import configure_logging
-from python_ops.cli.project import add_project_arguments
 from python_ops.delta.properties import DELETED_FILE_RETENTION, LOG_RETENTION
 from python_ops.errors import ChangedThenFailedError, MaintenanceError, OptimizeConflictError
 from python_ops.invocation import Invocation
-from python_ops.maintenance.config import parse_size
 from python_ops.maintenance.op_keys import as_model_setting
 from python_ops.maintenance.policy import unrecorded_note
 from python_ops.maintenance.registry import op_spec
 from python_ops.ops.health import table_health
-from python_ops.ops.optimize.plan import DEFAULT_MIN_SMALL_FILES
 from python_ops.ops.results import LogCleanupResult, OptimizeResult, VacuumResult, to_dict
-from python_ops.ops.vacuum.mode import MODES
 
 #: The exit code when stdout's reader has gone (128 + SIGPIPE, as a shell reports it).
 EXIT_BROKEN_PIPE = 141
-
-
-def _parser() -> argparse.ArgumentParser:
-    # allow_abbrev=False everywhere: an option is only ever its full name (``--mode`` is not
-    # ``--model`` cut short, and a future option cannot change what a short form means)
-    parser = argparse.ArgumentParser(
-        prog="python -m python_ops", description=__doc__, allow_abbrev=False
-    )
-    parser.add_argument(
-        "--engine",
-        choices=("in-process", "embedded", "classic"),
-        default="in-process",
-        help="where VACUUM's selection runs: in this process on Arrow (default, no engine "
-        "started), the embedded Sail engine, or local classic Spark",
-    )
-    sub = parser.add_subparsers(dest="op", required=True)
-    sub_parser = functools.partial(sub.add_parser, allow_abbrev=False)
-
-    vac = sub_parser("vacuum", help="delete files the table no longer references")
-    policy.add_model_arguments(vac)
-    vac.add_argument("--retention-hours", type=float, default=None)
-    vac.add_argument("--dry-run", action="store_true", help="report only, delete nothing")
-    vac.add_argument("--partition-filter", default=None, help="SQL predicate on partition columns")
-    vac.add_argument(
-        "--allow-short-retention",
-        action="store_true",
-        help="allow a retention below the table's minimum (unsafe with concurrent writers)",
-    )
-    vac.add_argument(
-        "--mode",
-        choices=MODES,
-        default=None,
-        help="full: list storage (finds untracked files too); lite: read the removed files from "
-        "the log since the last VACUUM (_delta_log/_last_vacuum_info, as Delta's VACUUM LITE); "
-        "auto: lite when it can be complete, full when it cannot and every "
-        "--full-interval-days (default: the model's maintenance_vacuum_mode with --model, else "
-        "full)",
-    )
-    vac.add_argument(
-        "--full-interval-days",
-        type=float,
-        default=None,
-        help="auto: days between FULL runs (default: the model's "
-        "maintenance_vacuum_full_interval_days with --model, else 7)",
-    )
-    vac.add_argument(
-        "--inventory",
-        default=None,
-        help="an inventory report of the table's storage used instead of listing it (Parquet "
-        "or a Delta table with path, length, isDir, modificationTime; as Delta's VACUUM ... "
-        "USING INVENTORY); the run is FULL",
-    )
-    vac.add_argument("--workers", type=int, default=8, help="parallel list/delete calls")
-    vac.add_argument(
-        "--cluster-listing",
-        action="store_true",
-        help="object stores: list prefixes in Spark tasks on the cluster, not local threads",
-    )
-    vac.add_argument("--json", action="store_true", help="print the result as JSON")
-
-    logs = sub_parser("cleanup-logs", help="delete expired _delta_log files")
-    policy.add_model_arguments(logs)
-    logs.add_argument("--retention-days", type=float, default=None)
-    logs.add_argument("--dry-run", action="store_true", help="report only, delete nothing")
-    logs.add_argument("--no-checkpoint", action="store_true", help="never write a checkpoint first")
-    logs.add_argument(
-        "--force", action="store_true", help="clean even if the table disables log cleanup"
-    )
-    logs.add_argument("--json", action="store_true", help="print the result as JSON")
-
-    opt = sub_parser("optimize", help="compact small files or Z-order")
-    policy.add_model_arguments(opt)
-    opt.add_argument("--zorder-by", default=None, help="comma-separated Z-order columns")
-    opt.add_argument("--where", default=None, help="predicate on partition columns")
-    opt.add_argument("--full", action="store_true", help="not only partitions changed since")
-    opt.add_argument("--target-size", type=int, default=None, help="target file size, bytes")
-    opt.add_argument(
-        "--min-small-files",
-        type=int,
-        default=None,
-        help="small files a partition needs (default: the model's, else "
-        f"{DEFAULT_MIN_SMALL_FILES})",
-    )
-    opt.add_argument(
-        "--memory-budget",
-        type=_size,
-        default=None,
-        help="memory our Z-order may hold per partition, bytes or a size like '1GiB' (default: "
-        "the model's maintenance_memory_budget, else 1 GiB); larger partitions are sorted in "
-        "runs spilled to the temp directory",
-    )
-    opt.add_argument("--dry-run", action="store_true", help="print the plan only")
-    opt.add_argument("--json", action="store_true", help="print the result as JSON")
-
-    maint = sub_parser(
-        "maintain", help="what dbt run-operation maintain_all does, from the dbt manifest"
-    )
-    add_project_arguments(maint)
-    maint.add_argument(
-        "--select", nargs="*", default=None, help="dbt selection (as dbt ls --select), by dbt"
-    )
-    maint.add_argument("--exclude", nargs="*", default=None, help="dbt selection to leave out")
-    maint.add_argument("--selector", default=None, help="a selector of the project's selectors.yml")
-    maint.add_argument("--state", default=None, help="artifacts directory for state: methods")
-    maint.add_argument("--ops", default=None, help="comma-separated: vacuum,optimize,cleanup_logs")
-    maint.add_argument("--all", action="store_true", help="run every enabled op, not only due ones")
-    maint.add_argument("--dry-run", action="store_true", help="report only, change nothing")
-    maint.add_argument("--retention-hours", type=float, default=None)
-    maint.add_argument("--threads", type=int, default=1, help="models maintained in parallel")
-    maint.add_argument("--time-budget-s", type=float, default=None)
-    maint.add_argument("--history-location", default=None, help="maintenance history table")
-    maint.add_argument("--json", action="store_true", help="print the run as JSON")
-
-    adv = sub_parser(
-        "advise",
-        help="clustering columns from the project's SQL: what readers filter and join on",
-    )
-    add_project_arguments(adv)
-    adv.add_argument("--select", nargs="*", default=None, help="dbt selection of models")
-    adv.add_argument("--exclude", nargs="*", default=None, help="dbt selection to leave out")
-    adv.add_argument(
-        "--no-measure", action="store_true", help="do not measure files admitted per lookup"
-    )
-    adv.add_argument("--json", action="store_true", help="print the advice as JSON")
-
-    health = sub_parser("health", help="table health from the Delta log")
-    health.add_argument("table", help="table location (path or URI)")
-    health.add_argument("--json", action="store_true", help="print the health as JSON")
-
-    purge = sub_parser(
-        "purge", help="REORG ... APPLY (PURGE) of partitions with many soft-deleted rows (Delta)"
-    )
-    purge.add_argument("table", help="table location (path or URI)")
-    purge.add_argument(
-        "--deleted-ratio", type=float, default=None, help="deleted-row share (default 0.05)"
-    )
-    purge.add_argument("--dry-run", action="store_true", help="report the partitions only")
-    purge.add_argument("--json", action="store_true", help="print the result as JSON")
-    jars = add_jars_parser(sub)
-    stats = sub_parser(
-        "stats", help="fill in missing file statistics (Delta's COMPUTE STATS commit, no rewrite)"
-    )
-    stats.add_argument("table", help="table location (path or URI)")
-    stats.add_argument(
-        "--columns",
-        default=None,
-        help="comma-separated columns to watch besides the table's indexed columns; one not "
-        "indexed is added to delta.dataSkippingStatsColumns",
-    )
-    stats.add_argument("--dry-run", action="store_true", help="count the files due only")
-    stats.add_argument("--json", action="store_true", help="print the result as JSON")
-    for command in (vac, logs, opt, maint, adv, health, purge, jars, stats):
-        _add_logging_flags(command)
-    return parser
-
-
-def _size(text: str) -> int:
-    """A size flag's bytes (``1073741824``, ``512MiB``, ``1GiB``)."""
-    try:
-        return parse_size("", "--memory-budget", text)
-    except MaintenanceError as err:
-        raise argparse.ArgumentTypeError(f"{text!r}: use bytes or a size like '1GiB'") from err
-
-
-def _add_logging_flags(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "-v",
-        "--verbose",
-        action="store_true",
-        help="also print each op's audit record (a JSON line) and debug messages on stderr",
-    )
-    parser.add_argument(
-        "--audit-log",
-        default=None,
-        metavar="FILE",
-        help="append each op's audit record to FILE (one JSON object per line)",
-    )
 
 
 def main(argv: Sequence[str] | None = None, *, spark: Any = None) -> int:
@@ -220,7 +39,7 @@ def main(argv: Sequence[str] | None = None, *, spark: Any = None) -> int:
         The process exit code: 0 on success, 2 for bad input (a refusal: a named error, or
         ``maintain`` finding no table to maintain), 1 for other failures.
     """
-    return _dispatch(_parser().parse_args(argv), spark)
+    return _dispatch(build_parser(__doc__).parse_args(argv), spark)
 
 
 def _dispatch(args: argparse.Namespace, spark: Any) -> int:
@@ -274,7 +93,9 @@ def run(argv: Sequence[str] | None = None) -> int:
     Returns:
         The process exit code.
     """
-    args = _parser().parse_args(argv)  # --help and usage errors exit here, as argparse does
+    args = build_parser(__doc__).parse_args(
+        argv
+    )  # --help and usage errors exit here, as argparse does
     try:
         if _starts_no_engine(args):
             with lean_arrow():  # see lean_arrow: no pandas, the system allocator

@@ -24,7 +24,7 @@ import pyarrow as pa
 import pytest
 from deltalake import DeltaTable, write_deltalake
 
-from python_ops.cli.main import _parser
+from python_ops.cli.arguments import build_parser
 from python_ops.delta.snapshot import read_snapshot
 from python_ops.invocation import Invocation
 from python_ops.maintenance.config import parse_config
@@ -262,11 +262,11 @@ def test_cli_mode_lite_and_mode_is_never_an_abbreviation(tmp_path: Path, capsys)
     assert "read the removes of commits 0.." in out
     assert "(nothing listed)" in out
 
-    args = _parser().parse_args([*argv, "--mode", "lite"])
+    args = build_parser().parse_args([*argv, "--mode", "lite"])
     assert (args.mode, args.model) == ("lite", None)  # not --model lite
     for abbreviated in (["--mod", "lite"], ["--retention-hour", "0"], ["--dry"]):
         with pytest.raises(SystemExit) as exit_info:
-            _parser().parse_args(["vacuum", str(table), *abbreviated])
+            build_parser().parse_args(["vacuum", str(table), *abbreviated])
         assert exit_info.value.code == 2
         assert "unrecognized arguments" in capsys.readouterr().err
 

@@ -420,28 +420,31 @@ class SparkDeltaAdapter(SparkAdapter):
     def maintain_models(
         self,
         nodes: list[Any],
-        ops: Any = None,
-        only_due: bool = False,
-        dry_run: bool = False,
-        retention_hours: float | None = None,
-        threads: Any = 1,
-        time_budget_s: float | None = None,
+        request: dict[str, Any],
         invocation_id: str = "",
         history: dict[str, Any] | None = None,
     ) -> dict[str, Any]:
         """Run ops on the given models (``vacuum_all`` and its siblings, after the selection).
+
+        Args:
+            nodes: The selected models.
+            request: The run-operation's arguments: ``ops``, ``only_due``, ``dry_run``,
+                ``retention_hours``, ``threads``, ``time_budget_s`` (checked once, by the
+                session's ``RunOptions``).
+            invocation_id: dbt's invocation.
+            history: The maintenance history's settings.
 
         Returns:
             The run as a dict, plus ``table`` (the printed per-model table).
         """
         return self.maintenance.run_operations.maintain(
             nodes,
-            ops=ops,
-            only_due=only_due,
-            dry_run=dry_run,
-            retention_hours=retention_hours,
-            threads=threads,  # checked once, by the session's RunOptions
-            time_budget_s=time_budget_s,
+            ops=request.get("ops"),
+            only_due=bool(request.get("only_due", False)),
+            dry_run=bool(request.get("dry_run", False)),
+            retention_hours=request.get("retention_hours"),
+            threads=request.get("threads", 1),
+            time_budget_s=request.get("time_budget_s"),
             invocation_id=invocation_id,
             history=history or {},
         )
