@@ -16,7 +16,7 @@
   {%- endif -%}
   {#- a string such as 'false' would be truthy: refuse it rather than guess which run was meant -#}
   {%- if dry_run is not boolean -%}
-    {{ exceptions.raise_compiler_error("cleanup_logs_table: dry_run must be true or false, got " ~ dry_run) }}
+    {{ exceptions.raise_compiler_error("cleanup_logs_table: dry_run must be true or false (a YAML boolean, unquoted), got " ~ (("the string '" ~ dry_run ~ "'") if dry_run is string else dry_run)) }}
   {%- endif -%}
   {%- if execute -%}
     {%- set built = built_relation(model, 'cleanup_logs_table') -%}

@@ -1,7 +1,11 @@
 {#-
   Print the Delta table health (adapter.table_health: read from the Delta log only) of every
-  table-backed model and seed as a fixed-width table.
+  table-backed model, snapshot and seed as a fixed-width table.
       dbt run-operation print_table_health [--args '{select: [fct_orders]}']
+  select takes model, snapshot and seed names: a name that is none of them fails the
+  run-operation (exit 1) before anything is read. A table the catalog knows (or knew) whose
+  files are gone is missing: listed under the table, and the run-operation fails (exit 1).
+  A model not built yet is listed as such; a selected view or ephemeral model is a warning.
 -#}
 {% macro print_table_health(select=none, small_file_threshold_bytes=none) %}
   {{ return(adapter.dispatch('print_table_health')(select, small_file_threshold_bytes)) }}
@@ -14,18 +18,47 @@
 {% macro sparkdelta__print_table_health(select, small_file_threshold_bytes) %}
   {%- if select is string -%}{%- set select = [select] -%}{%- endif -%}
   {%- if execute -%}
-    {%- set rows = [] -%}
-    {%- for node in graph.nodes.values()
-          if node.resource_type in ('model', 'snapshot', 'seed')
-          and node.config.materialized in ('table', 'incremental', 'seed')
-          and (select is none or node.name in select) -%}
-      {%- set relation = adapter.get_relation(node.database, node.schema, node.alias) -%}
-      {#- not built yet: nothing to report, not an error -#}
-      {%- if relation is not none -%}
-        {%- do rows.append(adapter.table_health(relation, small_file_threshold_bytes)) -%}
+    {%- set nodes = graph.nodes.values() | selectattr('resource_type', 'in', ['model', 'snapshot', 'seed']) | list -%}
+    {%- if select is not none -%}
+      {%- set names = nodes | map(attribute='name') | list -%}
+      {%- set unknown = select | reject('in', names) | list -%}
+      {%- if unknown -%}
+        {{ exceptions.raise_compiler_error("print_table_health: the selection criterion '" ~ (unknown | join("', '")) ~ "' does not match any model, snapshot or seed (select takes their names)") }}
+      {%- endif -%}
+    {%- endif -%}
+    {%- set rows, missing, not_built = [], [], [] -%}
+    {%- for node in nodes if select is none or node.name in select -%}
+      {%- if node.config.materialized not in ('table', 'incremental', 'seed', 'snapshot') -%}
+        {%- if select is not none -%}
+          {%- do exceptions.warn("print_table_health: " ~ node.name ~ " is materialized as " ~ node.config.materialized ~ ": it has no Delta table") -%}
+        {%- endif -%}
+      {%- else -%}
+        {%- set relation = adapter.get_relation(node.database, node.schema, node.alias) -%}
+        {#- not in the catalog: the adapter says whether it is missing or not built yet -#}
+        {%- if relation is none -%}
+          {%- set relation = api.Relation.create(schema=node.schema, identifier=node.alias) -%}
+        {%- endif -%}
+        {%- set health = adapter.table_health(relation, small_file_threshold_bytes) -%}
+        {%- if 'missing' in health -%}
+          {%- do missing.append((node.name, health.missing)) -%}
+        {%- elif 'not_built' in health -%}
+          {%- do not_built.append((node.name, health.not_built)) -%}
+        {%- else -%}
+          {%- do rows.append(health) -%}
+        {%- endif -%}
       {%- endif -%}
     {%- endfor -%}
-    {{ print(format_table_health(rows)) }}
+    {%- set lines = [format_table_health(rows)] -%}
+    {%- for name, reason in missing -%}
+      {%- do lines.append("%-32s missing: %s" | format(name, reason)) -%}
+    {%- endfor -%}
+    {%- for name, reason in not_built -%}
+      {%- do lines.append("%-32s %s" | format(name, reason)) -%}
+    {%- endfor -%}
+    {{ print(lines | join('\n')) }}
+    {%- if missing -%}
+      {{ exceptions.raise_compiler_error("print_table_health: " ~ (missing | length) ~ " table(s) missing:\n  - " ~ (missing | map('join', ': ') | join("\n  - "))) }}
+    {%- endif -%}
     {{ return(rows) }}
   {%- endif -%}
 {% endmacro %}

@@ -7,7 +7,7 @@
 {% macro run_maintenance(caller_name, ops, only_due, select, exclude, dry_run, retention_hours, threads, time_budget_s, selector=none, state=none) %}
   {#- a string such as 'false' would be truthy: refuse it rather than guess which run was meant -#}
   {%- if dry_run is not boolean -%}
-    {{ exceptions.raise_compiler_error(caller_name ~ ": dry_run must be true or false, got " ~ dry_run) }}
+    {{ exceptions.raise_compiler_error(caller_name ~ ": dry_run must be true or false (a YAML boolean, unquoted), got " ~ (("the string '" ~ dry_run ~ "'") if dry_run is string else dry_run)) }}
   {%- endif -%}
   {%- if execute -%}
     {%- set nodes = maintenance_nodes(select, exclude, selector, state, caller_name) -%}

@@ -384,3 +384,21 @@ def test_one_models_bad_config_is_that_models_problem_in_every_front_end(
     for name in ("dim_customers", "dim_products", "fct_orders"):
         assert f"model '{name}' refused" in cli.stderr
     assert "the others were maintained" in cli.stderr
+
+
+def test_a_quoted_dry_run_is_named_as_the_string_it_is(built_project: Path, dbt: Dbt) -> None:
+    """UX round three, item 9: ``{dry_run: "false"}`` is a string, and the message says so."""
+    for operation in ("vacuum_all", "vacuum_table"):
+        events = Events()
+        args = (
+            '{dry_run: "false", model: fct_orders}'
+            if operation == "vacuum_table"
+            else ('{dry_run: "false"}')
+        )
+        run = dbt(built_project, "run-operation", operation, "--args", args, callbacks=[events])
+        assert not run.success
+        text = "\n".join(m for _, _, m in events.seen)
+        assert (
+            "dry_run must be true or false (a YAML boolean, unquoted), got the string 'false'"
+            in (text)
+        ), text
