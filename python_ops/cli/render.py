@@ -13,7 +13,14 @@ from python_ops.maintenance.wording import files_text as files
 from python_ops.maintenance.wording import size_text as format_bytes
 from python_ops.maintenance.wording import target_size_text
 from python_ops.ops.optimize.plan import OptimizePlan
-from python_ops.ops.results import LogCleanupResult, OptimizeResult, TableHealth, VacuumResult
+from python_ops.ops.results import (
+    LogCleanupResult,
+    OptimizeResult,
+    TableHealth,
+    VacuumGroup,
+    VacuumResult,
+)
+from python_ops.ops.vacuum.delete import group_by_prefix
 
 if TYPE_CHECKING:  # the stats op needs numpy, which VACUUM's command never imports
     from python_ops.ops.stats.execute import StatsResult
@@ -60,9 +67,7 @@ def vacuum_text(result: VacuumResult, *, policy: str) -> str:
         f"  retention {result.retention_hours:g} h: {policy}",
         f"  {verb} {files(count, size)} and {dirs} director{'y' if dirs == 1 else 'ies'}; {found}",
     ]
-    for group in result.by_prefix:
-        prefix = group.prefix or "(table root)"
-        lines.append(f"    {prefix}: {files(group.files, group.bytes)}, {group.dirs} dirs")
+    lines += _prefix_lines(result)
     for kept in result.dirs_kept:
         lines.append(f"  kept directory {kept.path}: {kept.reason}")
     if result.delete_failures:
@@ -80,6 +85,33 @@ def vacuum_text(result: VacuumResult, *, policy: str) -> str:
     if result.dry_run:
         lines.append(DRY_RUN_NOTE)
     return "\n".join(lines)
+
+
+def _prefix_lines(result: VacuumResult) -> list[str]:
+    """Per partition: what was (or would be) deleted; a real run's paths not deleted apart.
+
+    ``by_prefix`` counts what was selected; after a real run that could not delete some of it
+    (or kept a directory a writer filled), the selected paths not deleted are taken off each
+    partition's counts and named as not deleted, so no line counts a file that is still there.
+    """
+    missed = set(result.paths_not_deleted) | {k.path for k in result.dirs_kept}
+    left = {} if result.dry_run or not missed else _groups(result, missed)
+    lines = []
+    for group in result.by_prefix:
+        prefix = group.prefix or "(table root)"
+        kept = left.get(group.prefix, VacuumGroup(group.prefix, 0, 0, 0))
+        n, size, dirs = group.files - kept.files, group.bytes - kept.bytes, group.dirs - kept.dirs
+        line = f"    {prefix}: {files(n, size)}, {dirs} dirs"
+        if kept.files or kept.dirs:
+            line += f"; not deleted: {files(kept.files, kept.bytes)}, {kept.dirs} dirs"
+        lines.append(line)
+    return lines
+
+
+def _groups(result: VacuumResult, paths: set[str]) -> dict[str, VacuumGroup]:
+    """The selected paths among ``paths``, counted per partition as ``by_prefix`` counts."""
+    chosen = (f for f in result.paths if f.path in paths)
+    return {g.prefix: g for g in group_by_prefix(chosen)}
 
 
 def cleanup_logs_text(result: LogCleanupResult, *, policy: str) -> str:

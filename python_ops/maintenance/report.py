@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from python_ops.delta.snapshot import Snapshot, read_snapshot
-from python_ops.errors import MaintenanceError
+from python_ops.errors import MaintenanceError, TableNotFoundError
 from python_ops.invocation import Invocation
 from python_ops.maintenance.due import Decision, decide
 from python_ops.maintenance.history import HistoryRecord, HistoryStore
@@ -150,6 +150,9 @@ def report_rows(
             h = table_health(t.location, snapshot=snapshot)
         except MaintenanceError as err:  # no table, an unreadable log: nothing to show
             row["error"] = str(err)
+            # a located table whose log is gone is missing (its files were deleted), not an
+            # error of reading it
+            row["status"] = "missing" if isinstance(err, TableNotFoundError) else "error"
         else:
             row.update(
                 files=h.num_files,
@@ -253,7 +256,7 @@ def render_report(rows: list[dict[str, Any]]) -> str:
     lines = [head]
     for r in rows:
         if "error" in r:
-            lines.append(f"{r['model']:<26} error: {r['error']}")
+            lines.append(f"{r['model']:<26} {r.get('status', 'error')}: {r['error']}")
             continue
         tombs = "-" if r["tombstones"] is None else str(r["tombstones"])
         reclaim = "-" if r["reclaimable_bytes"] is None else size_text(r["reclaimable_bytes"])

@@ -323,10 +323,12 @@ class SparkDeltaAdapter(SparkAdapter):
             small_file_threshold_bytes: Files below this size count as small (default 32 MiB).
 
         Returns:
-            ``TableHealth`` as a dict, plus ``relation``.
+            ``TableHealth`` as a dict, plus ``relation``; for a relation without a table,
+            ``relation`` and ``missing`` (the catalog knows it, its files are gone) or
+            ``not_built`` (never built), each the sentence to print.
 
         Raises:
-            DbtRuntimeError: When the relation has no Delta table or its log cannot be read.
+            DbtRuntimeError: When the table's log cannot be read.
         """
         return self.maintenance.table_ops.health(relation, small_file_threshold_bytes)
 

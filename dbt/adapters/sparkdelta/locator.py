@@ -16,7 +16,9 @@ models are located one by one, so a broken table is its own model's problem.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+import json
+import os
+from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,17 +28,23 @@ from dbt.adapters.spark.impl import SparkAdapter
 from dbt_common.exceptions import DbtRuntimeError
 from dbt_common.invocation import get_invocation_id
 
+from dbt.adapters.sparkdelta import maintenance_events
 from dbt.adapters.sparkdelta.dbt_connection import DbtConnection
 from dbt.adapters.sparkdelta.engines import EmbeddedEngine, location_from_information
 from python_ops.maintenance import (
+    JOURNAL_NAME,
+    LOG_NAME,
     Invocations,
     MaintenanceConfig,
     ModelTarget,
     is_delta_table,
+    is_remote,
     normalize_location,
     placed_location,
     targets_from_nodes,
 )
+
+NOT_BUILT = "not built yet (no table in the catalog)"
 
 
 def cached_relation(
@@ -89,18 +97,29 @@ class Located:
         not_built: Model alias to why it is not maintained (it has no table yet).
         refused: Model name to its maintenance config error (every bad setting with its fix):
             that model is refused, the others are maintained.
+        missing: Model alias to why its table is missing: the catalog knows (or its journal
+            knew) the table, and nothing is at its location any more (files deleted by hand).
+            With ``on_error: fail`` the model stays a target, so its ops fail and so does the
+            command; with ``warn`` it is left out with a dbt warning.
     """
 
     names: dict[str, object] = field(default_factory=dict)
     not_delta: dict[str, str] = field(default_factory=dict)
     not_built: dict[str, str] = field(default_factory=dict)
     refused: dict[str, str] = field(default_factory=dict)
+    missing: dict[str, str] = field(default_factory=dict)
 
     def lines(self, width: int) -> str:
-        """One line per model left out, for the end of a printed table (refused ones first)."""
+        """One line per model left out or missing, for the end of a printed table.
+
+        Refused ones first, then missing ones, then those not maintained.
+        """
         refused = "".join(
             f"\n{name:<{width}} refused (bad maintenance config): {reason}"
             for name, reason in sorted(self.refused.items())
+        )
+        refused += "".join(
+            f"\n{name:<{width}} missing: {reason}" for name, reason in sorted(self.missing.items())
         )
         left_out = {**self.not_built, **self.not_delta}
         return refused + "".join(
@@ -284,6 +303,52 @@ class TableLocator:
             )
         return str(location)
 
+    def missing_table(
+        self, schema: str, alias: str, location: str | None
+    ) -> tuple[str, str] | None:
+        """Where a table the catalog knows (or knew) was, and why it is missing; None if not.
+
+        Missing: the catalog gives the table a local location where nothing is any more (no
+        such path, or an empty directory), or, with no location from the catalog, the embedded
+        engine's journal recorded the table and has since forgotten it (the engine forgets a
+        table whose Delta log is gone when it starts) and no Delta table is where it was. A
+        model that was never built has neither, and is not missing.
+
+        Args:
+            schema: The table's schema.
+            alias: Its name.
+            location: Where the catalog has it (None: the catalog does not know it).
+
+        Returns:
+            ``(location, reason)``: the reason names the table, its location and the fix.
+        """
+        if location is None:
+            location = self._forgotten_location(schema, alias)
+            if location is None or is_delta_table(location):
+                return None
+        elif is_remote(location) or not _nothing_at(location):
+            return None
+        return location, (
+            f"table {schema}.{alias} was built at {location}, but nothing is there now (its "
+            "files were deleted, or the table dropped, outside dbt); build the model again "
+            "(dbt run) to re-create it"
+        )
+
+    def _forgotten_location(self, schema: str, alias: str) -> str | None:
+        """Where the embedded engine's journal last had a table it has since forgotten."""
+        engine = self._journal()
+        warehouse = engine.warehouse if engine is not None else None
+        if not warehouse:
+            return None
+        known = self._invocations.get(get_invocation_id()).memo("forgotten tables")
+        if warehouse not in known:  # one read of the journal per dbt invocation
+            try:
+                known[warehouse] = _forgotten_tables(warehouse)
+            except (OSError, ValueError, KeyError, TypeError, AttributeError):
+                known[warehouse] = {}  # an unreadable journal proves nothing
+        forgotten: dict[tuple[str, str], str] = known[warehouse]
+        return forgotten.get((schema.lower(), alias.lower()))
+
     def locate(
         self,
         nodes: list[Any],
@@ -296,7 +361,8 @@ class TableLocator:
         A table's location comes from the catalog behind dbt's connection (SHOW/DESCRIBE TABLE
         EXTENDED); for a table the catalog does not know, from the ``location_root`` the model
         (or the profile) declares, when a Delta table is there. Never a guess. Tables without a
-        Delta log are left out with the reason (``Located.not_delta``).
+        Delta log are left out with the reason (``Located.not_delta``); tables the catalog knows
+        (or knew) whose files are gone are missing (``Located.missing``), not "not built yet".
 
         Args:
             nodes: The model nodes.
@@ -309,36 +375,166 @@ class TableLocator:
             recorded in ``Located.refused`` (the caller fails the command after the others).
         """
         located = Located()
-        profile_root = self._connection.credentials.location_root
+        missing_at: dict[str, str] = {}  # location of a missing table -> its alias
 
         def locate(schema: str, alias: str, config: Mapping[str, Any]) -> str | None:
-            declared = placed_location(
-                schema, alias, model_root=config.get("location_root"), profile_root=profile_root
-            )
-            cached = self._cached(schema, alias, declared)
-            location: str | None
-            relation: object
-            if cached is not None:
-                relation, location = cached
-            elif (location := self._journal_location(schema, alias)) is not None:
-                relation = RelationName(self, schema, alias)  # made when Delta's SQL names it
-            else:
-                relation = self.relation(schema, alias)
-                location = self.table_location(relation)
-            if location is not None:
-                located.names[location] = relation
-            else:
-                location = declared
-                if location is None or not is_delta_table(location):
-                    located.not_built[alias] = "not built yet (no table in the catalog)"
-                    return None
-                return location
-            if logged and normalize_location(location) in logged:
-                return location
-            if not is_delta_table(location):
-                located.not_delta[alias] = f"not a Delta table (no _delta_log at {location})"
-                return None
+            location = self._located(located, schema, alias, config, logged)
+            if alias in located.missing and location is not None:
+                missing_at[location] = alias
             return location
 
         targets, _ = targets_from_nodes(nodes, locate, parsed=parsed, refused=located.refused)
-        return targets, located
+        return _kept_when_missing(targets, located, missing_at), located
+
+    def _located(
+        self,
+        located: Located,
+        schema: str,
+        alias: str,
+        config: Mapping[str, Any],
+        logged: Collection[str],
+    ) -> str | None:
+        """One model's table location for ``locate`` (None: left out, with the reason)."""
+        declared = placed_location(
+            schema,
+            alias,
+            model_root=config.get("location_root"),
+            profile_root=self._connection.credentials.location_root,
+        )
+        cached = self._cached(schema, alias, declared)
+        location: str | None
+        relation: object
+        if cached is not None:
+            relation, location = cached
+        elif (location := self._journal_location(schema, alias)) is not None:
+            relation = RelationName(self, schema, alias)  # made when Delta's SQL names it
+        else:
+            relation = self.relation(schema, alias)
+            location = self.table_location(relation)
+        if location is not None:
+            located.names[location] = relation
+        else:
+            location = declared
+            if location is None or not is_delta_table(location):
+                return _not_found(located, alias, self.missing_table(schema, alias, None))
+            return location
+        if logged and normalize_location(location) in logged:
+            return location
+        if not is_delta_table(location):
+            if (missing := self.missing_table(schema, alias, location)) is not None:
+                located.missing[alias] = missing[1]
+                return location  # kept for now: on_error decides (``_kept_when_missing``)
+            located.not_delta[alias] = f"not a Delta table (no _delta_log at {location})"
+            return None
+        return location
+
+
+def _not_found(located: Located, alias: str, missing: tuple[str, str] | None) -> str | None:
+    """A table nowhere to be found: missing when the catalog knew it, else not built yet.
+
+    Returns:
+        Where a missing table was (on_error decides later whether it is a target); None for
+        a model not built yet.
+    """
+    if missing is None:
+        located.not_built[alias] = NOT_BUILT
+        return None
+    located.missing[alias] = missing[1]
+    return missing[0]
+
+
+def _kept_when_missing(
+    targets: list[ModelTarget], located: Located, missing_at: Mapping[str, str]
+) -> list[ModelTarget]:
+    """The targets, less the missing tables of models with ``on_error: warn`` (warned about).
+
+    A missing table of a model with ``on_error: fail`` stays a target: its ops fail on it, and
+    so does the command; with ``warn`` it is reported (the printed table's ``missing`` line and
+    a dbt warning) and not maintained. A model whose maintenance is off stays a target too (its
+    rows say so; nothing fails, nothing is warned about).
+    """
+    kept = []
+    for target in targets:
+        alias = missing_at.get(target.location)
+        if alias is None or target.config.on_error == "fail" or not target.config.enabled:
+            kept.append(target)
+            continue
+        maintenance_events.warn(
+            f"model {target.name} is not maintained (on_error: warn): its table is missing: "
+            f"{located.missing[alias]}"
+        )
+    return kept
+
+
+def _nothing_at(location: str) -> bool:
+    """Whether nothing is at a local location: no such path, or an empty directory."""
+    path = location.removeprefix("file://")
+    if not os.path.lexists(path):
+        return True
+    try:
+        return os.path.isdir(path) and not os.path.islink(path) and not os.listdir(path)
+    except OSError:
+        return False
+
+
+def _forgotten_tables(warehouse: str) -> dict[tuple[str, str], str]:
+    """Tables the embedded engine's journal had and has forgotten since, with their locations.
+
+    Read from the journal's snapshot and log (``python_ops.maintenance.catalog_file``'s files):
+    a table whose last record is a ``forget`` (a ``DROP TABLE``, or the engine finding its Delta
+    log gone at start) or the drop of its schema. The log is emptied when the journal is
+    compacted, so a table forgotten before the last compaction is no longer known to have been.
+
+    Returns:
+        ``(schema, name)`` (lower case) to the location the table had.
+    """
+    try:
+        with open(os.path.join(warehouse, JOURNAL_NAME), encoding="utf-8") as handle:
+            snapshot = json.load(handle).get("relations", [])
+    except FileNotFoundError:
+        snapshot = []
+    had: dict[tuple[str, str], str] = {
+        (str(e["schema"]).lower(), str(e["name"]).lower()): str(e["location"])
+        for e in snapshot
+        if e.get("kind") == "table" and e.get("location")
+    }
+    forgotten: dict[tuple[str, str], str] = {}
+    for record in _log_records(warehouse):
+        op = record.get("op")
+        key = (str(record.get("schema")).lower(), str(record.get("name")).lower())
+        if op == "put":
+            entry = record["entry"]
+            key = (str(entry["schema"]).lower(), str(entry["name"]).lower())
+            forgotten.pop(key, None)
+            if entry.get("kind") == "table" and entry.get("location"):
+                had[key] = str(entry["location"])
+            else:
+                had.pop(key, None)
+        elif op == "forget" and key in had:
+            forgotten[key] = had.pop(key)
+        elif op == "forget_schema":
+            for gone in [k for k in had if k[0] == key[0]]:
+                forgotten[gone] = had.pop(gone)
+        elif op == "rename":
+            moved = had.pop(key, None)
+            new = (str(record.get("new_schema")).lower(), str(record.get("new_name")).lower())
+            if moved is not None:
+                had[new] = moved
+                forgotten.pop(new, None)
+    return forgotten
+
+
+def _log_records(warehouse: str) -> Iterator[dict[str, Any]]:
+    """The journal log's records in order; a line that is not whole JSON is skipped."""
+    try:
+        with open(os.path.join(warehouse, LOG_NAME), encoding="utf-8") as handle:
+            lines = handle.read().splitlines()
+    except FileNotFoundError:
+        return
+    for line in lines:
+        try:
+            record = json.loads(line) if line.strip() else None
+        except ValueError:
+            continue  # a torn append, as the journal's own reader skips it
+        if isinstance(record, dict):
+            yield record

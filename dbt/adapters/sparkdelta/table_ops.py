@@ -19,11 +19,13 @@ from dbt.adapters.sparkdelta import maintenance_events
 from dbt.adapters.sparkdelta.dbt_connection import DbtConnection
 from dbt.adapters.sparkdelta.dbt_session import dbt_session
 from dbt.adapters.sparkdelta.history_catalog import HistoryCatalog
-from dbt.adapters.sparkdelta.locator import TableLocator
+from dbt.adapters.sparkdelta.locator import NOT_BUILT, TableLocator
 from python_ops.errors import MaintenanceError
 from python_ops.maintenance import (
     DEFAULT_SMALL_FILE_THRESHOLD_BYTES,
     Invocations,
+    is_delta_table,
+    is_remote,
     policy_properties,
     table_health,
 )
@@ -56,14 +58,29 @@ class TableOps:
     ) -> dict[str, Any]:
         """``TableHealth`` of the relation's table as a dict, plus ``relation``.
 
+        A relation with no table answers what it is instead of raising, so that a report of
+        many models can say it: ``{relation, missing: reason}`` when the catalog knows (or
+        knew) the table and its files are gone (``TableLocator.missing_table``),
+        ``{relation, not_built: reason}`` when the catalog has no such table.
+
         Raises:
-            DbtRuntimeError: When the relation has no Delta table or its log cannot be read.
+            DbtRuntimeError: When the relation's location has no Delta table (and is not
+                missing), or its log cannot be read.
         """
         threshold = int(small_file_threshold_bytes or DEFAULT_SMALL_FILE_THRESHOLD_BYTES)
+        location = self._locator.table_location(relation)
+        if location is None or (not is_remote(location) and not is_delta_table(location)):
+            schema, name = str(relation.schema or ""), str(relation.identifier or "")
+            missing = self._locator.missing_table(schema, name, location)
+            if missing is not None:
+                return {"relation": str(relation), "missing": missing[1]}
+            if location is None:
+                return {"relation": str(relation), "not_built": NOT_BUILT}
         return self._run(
             relation,
             "table_health",
-            lambda location: table_health(location, small_file_threshold_bytes=threshold),
+            lambda found: table_health(found, small_file_threshold_bytes=threshold),
+            location=location,
         )
 
     def cleanup_logs(self, relation: BaseRelation, options: Mapping[str, Any]) -> dict[str, Any]:
@@ -114,8 +131,14 @@ class TableOps:
 
         return self._run(relation, op, call)
 
-    def _run(self, relation: BaseRelation, op: str, call: Callable[[str], Any]) -> dict[str, Any]:
-        location = self._locator.table_location(relation)
+    def _run(
+        self,
+        relation: BaseRelation,
+        op: str,
+        call: Callable[[str], Any],
+        location: str | None = None,
+    ) -> dict[str, Any]:
+        location = location or self._locator.table_location(relation)
         if location is None:
             raise DbtRuntimeError(
                 f"{op}: {relation} has no table location; build the model first "

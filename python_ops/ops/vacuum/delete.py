@@ -35,6 +35,17 @@ def group_by_prefix(paths: Iterable[VacuumFile]) -> tuple[VacuumGroup, ...]:
     return tuple(VacuumGroup(p, t[0], t[1], t[2]) for p, t in sorted(totals.items()))
 
 
+def _log_progress(root: str, deleted: int, done: int, total: int, failed: int) -> None:
+    """Log how many files are deleted so far: deleted ones only, never the ones tried."""
+    if failed:
+        log.info(
+            "vacuum %s: deleted %d/%d files; %d could not be deleted (%d/%d tried)",
+            root, deleted, total, failed, done, total,
+        )  # fmt: skip
+    else:
+        log.info("vacuum %s: deleted %d/%d files", root, deleted, total)
+
+
 def delete_selected(
     storage: Storage,
     selected: Sequence[VacuumFile],
@@ -85,7 +96,7 @@ def delete_selected(
             now = time.monotonic()
             if done == total or now - last_report >= progress_interval_s:
                 last_report = now
-                log.info("vacuum %s: deleted %d/%d files", storage.root, done, total)
+                _log_progress(storage.root, deleted_files, done, total, len(not_deleted))
                 if on_progress is not None:
                     on_progress(done, total)
             following = next(pending, None)
