@@ -40,7 +40,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.advisor_spark import LOOKUPS, delta_scan, delta_zorder, write_spark_project
 from bench.report import compile_package, write_section
-from python_ops.maintenance.config import parse_size
+from python_ops.maintenance.configuration.config import parse_size
 
 ROOT = Path(__file__).resolve().parent.parent
 PROJECT = """

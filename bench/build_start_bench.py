@@ -40,7 +40,7 @@ sys.path.insert(0, str(ROOT))
 
 from report import write_section  # noqa: E402
 
-from python_ops.maintenance import build_start  # noqa: E402
+from python_ops.maintenance.facts import build_start  # noqa: E402
 from python_ops.storage.local import LocalStorage  # noqa: E402
 
 VERSIONS = (25, 120, 720, 2880)

@@ -34,8 +34,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.report import compile_package, write_section
-from python_ops.maintenance.history import HistoryRecord, HistoryStore
-from python_ops.maintenance.history_summary import SUMMARY_NAME
+from python_ops.maintenance.records.history import HistoryRecord, HistoryStore
+from python_ops.maintenance.records.history_summary import SUMMARY_NAME
 
 MODELS = 1000
 START = dt.datetime(2026, 11, 1, tzinfo=dt.UTC)
@@ -43,8 +43,8 @@ START = dt.datetime(2026, 11, 1, tzinfo=dt.UTC)
 READ = r"""
 import json, sys, time
 arm, location, out = sys.argv[1:4]
-from python_ops.maintenance.history import HistoryStore
-from python_ops.maintenance.history_last import LAST_RUN_COLUMNS, last_runs
+from python_ops.maintenance.records.history import HistoryStore
+from python_ops.maintenance.records.history_last import LAST_RUN_COLUMNS, last_runs
 # what a dbt process with the adapter has loaded before its first hook: the read is timed,
 # not its imports (delta-rs' ``pyarrow.dataset`` too)
 import pyarrow, pyarrow.compute, pyarrow._parquet

@@ -119,8 +119,8 @@ def main() -> None:
             selected = ["landing_orders", "stg_orders", "fct_orders"]
             dbt(project, prepared, "run", "--select", *selected, "--vars", variables)
         sys.path.insert(0, str(ROOT))
-        from python_ops.maintenance.locations import warehouse_locator
-        from python_ops.maintenance.targets import (
+        from python_ops.maintenance.selection.locations import warehouse_locator
+        from python_ops.maintenance.selection.targets import (
             load_manifest,
             manifest_models,
             targets_from_nodes,

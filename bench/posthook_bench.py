@@ -79,10 +79,10 @@ def python_ops_share(project: Path, warehouse: Path, models: list[str], repeats:
 
     sys.path.insert(0, str(ROOT))
     from python_ops.invocation import Invocation
-    from python_ops.maintenance.config import parse_config
-    from python_ops.maintenance.history import HistoryStore
-    from python_ops.maintenance.runner import Maintainer
-    from python_ops.maintenance.targets import ModelTarget, load_manifest, manifest_models
+    from python_ops.maintenance.configuration.config import parse_config
+    from python_ops.maintenance.records.history import HistoryStore
+    from python_ops.maintenance.running.runner import Maintainer
+    from python_ops.maintenance.selection.targets import ModelTarget, load_manifest, manifest_models
 
     tables = {p.parent.name: p.parent for p in warehouse.rglob("_delta_log")}
     history = tables.get("maintenance_history")

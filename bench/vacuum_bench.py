@@ -49,9 +49,9 @@ print(json.dumps(files))
 POSTHOOK = """
 import json, sys
 from python_ops.invocation import Invocation
-from python_ops.maintenance.config import parse_config
-from python_ops.maintenance.runner import Maintainer
-from python_ops.maintenance.targets import ModelTarget
+from python_ops.maintenance.configuration.config import parse_config
+from python_ops.maintenance.running.runner import Maintainer
+from python_ops.maintenance.selection.targets import ModelTarget
 config = parse_config("bench", {
     "maintenance_vacuum_retention_hours": 24, "maintenance_vacuum_allow_short_retention": True,
     "maintenance_vacuum_mode": "full", "maintenance_optimize_enabled": False,

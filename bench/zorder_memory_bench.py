@@ -246,7 +246,7 @@ def _load(result: dict[str, Any]) -> str:
 
 
 def _budget_mb(text: str) -> float:
-    from python_ops.maintenance.config import parse_size
+    from python_ops.maintenance.configuration.config import parse_size
 
     return parse_size("", "--budget", text) / 2**20
 

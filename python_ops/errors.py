@@ -53,7 +53,7 @@ class ConfigError(MaintenanceError):
 
     An op names its own parameter and no model (it knows tables, not dbt); the layer that
     passed the setting re-raises the error with ``attributed`` under the key the user wrote
-    and the model it belongs to (``python_ops.maintenance.op_keys``).
+    and the model it belongs to (``python_ops.maintenance.configuration.op_keys``).
 
     Args:
         setting: Name of the setting as the user wrote it.

@@ -25,9 +25,13 @@ from pathlib import Path
 
 from dbt.cli.main import dbtRunner
 
-from python_ops.maintenance.locations import warehouse_locator
-from python_ops.maintenance.targets import load_manifest, manifest_models, targets_from_nodes
-from python_ops.maintenance.wording import size_text
+from python_ops.maintenance.rules.wording import size_text
+from python_ops.maintenance.selection.locations import warehouse_locator
+from python_ops.maintenance.selection.targets import (
+    load_manifest,
+    manifest_models,
+    targets_from_nodes,
+)
 from python_ops.ops.health import table_health
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from python_ops.maintenance.targets import load_manifest as read_manifest
+from python_ops.maintenance.selection.targets import load_manifest as read_manifest
 
 # Nodes whose SQL reads other relations: every one of them is a reader of its upstream tables.
 READER_TYPES = ("model", "snapshot", "test", "analysis")

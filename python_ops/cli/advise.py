@@ -14,11 +14,14 @@ from python_ops.advise.project import advise_project
 from python_ops.advise.render import advice_dict, advice_text
 from python_ops.cli.project import resolve_places
 from python_ops.errors import ConfigError
-from python_ops.maintenance.config import parse_config
-from python_ops.maintenance.locations import warehouse_locator
-from python_ops.maintenance.selected_models import needs_resolution
-from python_ops.maintenance.selection_resolver import ChildProcessResolver, SelectionRequest
-from python_ops.maintenance.targets import load_manifest, node_config
+from python_ops.maintenance.configuration.config import parse_config
+from python_ops.maintenance.selection.locations import warehouse_locator
+from python_ops.maintenance.selection.selected_models import needs_resolution
+from python_ops.maintenance.selection.selection_resolver import (
+    ChildProcessResolver,
+    SelectionRequest,
+)
+from python_ops.maintenance.selection.targets import load_manifest, node_config
 
 
 def run_advise(args: Any) -> int:

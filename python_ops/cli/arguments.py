@@ -14,7 +14,7 @@ from python_ops.cli import policy
 from python_ops.cli.jars import add_jars_parser
 from python_ops.cli.project import add_project_arguments
 from python_ops.errors import MaintenanceError
-from python_ops.maintenance.config import parse_size
+from python_ops.maintenance.configuration.config import parse_size
 from python_ops.ops.optimize.plan import DEFAULT_MIN_SMALL_FILES
 from python_ops.ops.vacuum.mode import MODES
 

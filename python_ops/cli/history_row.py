@@ -103,7 +103,7 @@ def _append(
     duration_s: float,
 ) -> None:
     # imported here: a run without --model records nothing and never loads the history
-    from python_ops.maintenance.history import HistoryRecord, HistoryStore, parameters_json
+    from python_ops.maintenance.records.history import HistoryRecord, HistoryStore, parameters_json
 
     record = HistoryRecord(
         invocation_id=f"cli-{uuid.uuid4()}",

@@ -18,9 +18,9 @@ from python_ops.cli.logs import configure_logging
 from python_ops.delta.properties import DELETED_FILE_RETENTION, LOG_RETENTION
 from python_ops.errors import ChangedThenFailedError, MaintenanceError, OptimizeConflictError
 from python_ops.invocation import Invocation
-from python_ops.maintenance.op_keys import as_model_setting
-from python_ops.maintenance.policy import unrecorded_note
-from python_ops.maintenance.registry import op_spec
+from python_ops.maintenance.configuration.op_keys import as_model_setting
+from python_ops.maintenance.configuration.policy import unrecorded_note
+from python_ops.maintenance.runs.registry import op_spec
 from python_ops.ops.health import table_health
 from python_ops.ops.results import LogCleanupResult, OptimizeResult, VacuumResult, to_dict
 

@@ -20,19 +20,19 @@ from typing import Any, TextIO
 
 from python_ops.cli.project import Places, maintained_models, node_location, resolve_places
 from python_ops.errors import ConfigError, MaintenanceError
-from python_ops.maintenance.auto_columns import AdviceFor, ProjectAdvice
-from python_ops.maintenance.history import HistoryStore
-from python_ops.maintenance.locations import default_history_location, warehouse_locator
-from python_ops.maintenance.outcomes import Status
-from python_ops.maintenance.run_options import RunOptions
-from python_ops.maintenance.selected_models import keep_selected, needs_resolution
-from python_ops.maintenance.selection_resolver import (
+from python_ops.maintenance.records.history import HistoryStore
+from python_ops.maintenance.records.outcomes import Status
+from python_ops.maintenance.running.session import MaintenanceSession
+from python_ops.maintenance.runs.auto_columns import AdviceFor, ProjectAdvice
+from python_ops.maintenance.runs.run_options import RunOptions
+from python_ops.maintenance.selection.locations import default_history_location, warehouse_locator
+from python_ops.maintenance.selection.selected_models import keep_selected, needs_resolution
+from python_ops.maintenance.selection.selection_resolver import (
     ChildProcessResolver,
     SelectionRequest,
     SelectionResolver,
 )
-from python_ops.maintenance.session import MaintenanceSession
-from python_ops.maintenance.targets import (
+from python_ops.maintenance.selection.targets import (
     ModelTarget,
     load_manifest,
     manifest_models,
@@ -42,7 +42,7 @@ from python_ops.maintenance.targets import (
 from python_ops.ops.vacuum_modes import VacuumEngine
 from python_ops.spark_sessions import DeltaSql
 
-log = logging.getLogger("python_ops.maintenance.runner")  # as the runner logged failures
+log = logging.getLogger("python_ops.maintenance.running.runner")  # as the runner logged failures
 
 BAR_WIDTH = 30
 

@@ -2,9 +2,9 @@
 
 ``maintain`` and the path commands with ``--model`` read the project as dbt does: the models and
 their config from ``target/manifest.json``, the warehouse and ``location_root`` from the
-profile target (``python_ops.maintenance.dbt_profile``). ``--warehouse`` overrides the profile;
-without a ``profiles.yml`` anywhere dbt looks, ``$SPARKDELTA_WAREHOUSE``, else
-``<project-dir>/warehouse``.
+profile target (``python_ops.maintenance.configuration.dbt_profile``). ``--warehouse``
+overrides the profile; without a ``profiles.yml`` anywhere dbt looks, ``$SPARKDELTA_WAREHOUSE``,
+else ``<project-dir>/warehouse``.
 """
 
 from __future__ import annotations
@@ -15,14 +15,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from python_ops.errors import ConfigError
-from python_ops.maintenance.config import MaintenanceConfig, parse_config
-from python_ops.maintenance.dbt_profile import DEFAULT_WAREHOUSE, read_profile_target
-from python_ops.maintenance.locations import (
+from python_ops.maintenance.configuration.config import MaintenanceConfig, parse_config
+from python_ops.maintenance.configuration.dbt_profile import DEFAULT_WAREHOUSE, read_profile_target
+from python_ops.maintenance.selection.locations import (
     default_history_location,
     journal_tables,
     placed_location,
 )
-from python_ops.maintenance.targets import (
+from python_ops.maintenance.selection.targets import (
     MAINTAINED,
     load_manifest,
     manifest_models,

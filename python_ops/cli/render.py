@@ -1,17 +1,18 @@
 """What the path commands print for people (``--json`` prints the results themselves).
 
-Sizes are scaled by the helper the maintenance tables use too (``python_ops.maintenance.wording``:
-B, KB, MB, GB); a dry run says what it *would* do and ends with a line saying that nothing was
-changed. ``maintain`` prints the runner's per-model table, the same as ``maintain_all``.
+Sizes are scaled by the helper the maintenance tables use too
+(``python_ops.maintenance.rules.wording``: B, KB, MB, GB); a dry run says what it *would* do and
+ends with a line saying that nothing was changed. ``maintain`` prints the runner's per-model table,
+the same as ``maintain_all``.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from python_ops.maintenance.wording import files_text as files
-from python_ops.maintenance.wording import size_text as format_bytes
-from python_ops.maintenance.wording import target_size_text
+from python_ops.maintenance.rules.wording import files_text as files
+from python_ops.maintenance.rules.wording import size_text as format_bytes
+from python_ops.maintenance.rules.wording import target_size_text
 from python_ops.ops.optimize.plan import OptimizePlan
 from python_ops.ops.results import (
     LogCleanupResult,

@@ -3,9 +3,9 @@
 Every commit this project makes in-process goes through delta-rs: checkpoints and properties
 here, OPTIMIZE compaction (``DeltaTable.optimize``) and the Z-order commit
 (``create_write_transaction``) in ``python_ops.ops.optimize``, history rows in
-``python_ops.maintenance.history``; all open their table with ``open_delta`` (and, on S3, only
-after ``commit_storage_options``' safe-commit check). Where the engine has Delta, OPTIMIZE is
-Delta's own SQL instead (``python_ops.ops.optimize.execute``).
+``python_ops.maintenance.records.history``; all open their table with ``open_delta`` (and, on
+S3, only after ``commit_storage_options``' safe-commit check). Where the engine has Delta, OPTIMIZE
+is Delta's own SQL instead (``python_ops.ops.optimize.execute``).
 
 Checkpoints are delta-rs's where it supports the table; otherwise Delta writes them
 (``python_ops.ops.writer_choice.checkpoint_writer``): Delta's SQL has no checkpoint statement,

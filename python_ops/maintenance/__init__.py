@@ -32,20 +32,27 @@ if TYPE_CHECKING:
     from python_ops.delta.version_checksum import VersionChecksum
     from python_ops.delta_jars import LOCAL_CONF, require_delta_jars, session_conf
     from python_ops.invocation import Invocation, Invocations
-    from python_ops.maintenance.auto_columns import AdviceFor, ProjectAdvice
-    from python_ops.maintenance.build_start import (
+    from python_ops.maintenance.configuration.config import (
+        KEYS,
+        PREFIX,
+        MaintenanceConfig,
+        parse_config,
+    )
+    from python_ops.maintenance.configuration.dbt_profile import embedded_warehouse
+    from python_ops.maintenance.configuration.engine_modes import (
+        MODES_HELP,
+        EngineMode,
+        engine_mode,
+    )
+    from python_ops.maintenance.configuration.op_keys import as_model_setting
+    from python_ops.maintenance.facts.build_start import (
         checksum_at,
         head_still,
         head_version,
         location_is_empty,
     )
-    from python_ops.maintenance.build_writes import BuildFacts, holds_first_commit
-    from python_ops.maintenance.catalog_file import JOURNAL_NAME, LOG_NAME, Catalog, read_catalog
-    from python_ops.maintenance.config import KEYS, PREFIX, MaintenanceConfig, parse_config
-    from python_ops.maintenance.dbt_profile import embedded_warehouse
-    from python_ops.maintenance.engine_modes import MODES_HELP, EngineMode, engine_mode
-    from python_ops.maintenance.history import HistoryStore
-    from python_ops.maintenance.kept_looks import (
+    from python_ops.maintenance.facts.build_writes import BuildFacts, holds_first_commit
+    from python_ops.maintenance.facts.kept_looks import (
         CommitFile,
         KeptLook,
         LookEntry,
@@ -57,26 +64,37 @@ if TYPE_CHECKING:
         read_look,
         save_looks,
     )
-    from python_ops.maintenance.locations import (
-        is_delta_table,
-        managed_location,
-        placed_location,
-    )
-    from python_ops.maintenance.log_change import LogStamp, log_stamp, log_unchanged
-    from python_ops.maintenance.op_keys import as_model_setting
-    from python_ops.maintenance.report import render_report, report_rows
-    from python_ops.maintenance.run_options import RunOptions
-    from python_ops.maintenance.runner import MaintenanceRun, OpOutcome
-    from python_ops.maintenance.selected_models import ResolvedSelection
-    from python_ops.maintenance.selection_resolver import SelectionRequest, SelectionResolver
-    from python_ops.maintenance.session import (
+    from python_ops.maintenance.facts.log_change import LogStamp, log_stamp, log_unchanged
+    from python_ops.maintenance.records.history import HistoryStore
+    from python_ops.maintenance.rules.wording import files_text, size_text
+    from python_ops.maintenance.running.report import render_report, report_rows
+    from python_ops.maintenance.running.runner import MaintenanceRun, OpOutcome
+    from python_ops.maintenance.running.session import (
         MaintenanceSession,
         ModelMaintenance,
         OpsEnvironment,
         SessionEvents,
         may_maintain,
     )
-    from python_ops.maintenance.targets import (
+    from python_ops.maintenance.runs.auto_columns import AdviceFor, ProjectAdvice
+    from python_ops.maintenance.runs.run_options import RunOptions
+    from python_ops.maintenance.selection.catalog_file import (
+        JOURNAL_NAME,
+        LOG_NAME,
+        Catalog,
+        read_catalog,
+    )
+    from python_ops.maintenance.selection.locations import (
+        is_delta_table,
+        managed_location,
+        placed_location,
+    )
+    from python_ops.maintenance.selection.selected_models import ResolvedSelection
+    from python_ops.maintenance.selection.selection_resolver import (
+        SelectionRequest,
+        SelectionResolver,
+    )
+    from python_ops.maintenance.selection.targets import (
         MAINTAINED,
         RESOURCE_TYPES,
         ModelTarget,
@@ -85,7 +103,6 @@ if TYPE_CHECKING:
         node_value,
         targets_from_nodes,
     )
-    from python_ops.maintenance.wording import files_text, size_text
     from python_ops.ops.health import DEFAULT_SMALL_FILE_THRESHOLD_BYTES, table_health
     from python_ops.ops.vacuum.retention import checked_retention
     from python_ops.ops.vacuum_modes import VacuumEngine
@@ -100,27 +117,27 @@ _EXPORTS: dict[str, str] = {
     "advice_dict": "python_ops.advise.render",
     "advice_text": "python_ops.advise.render",
     "load_manifest": "python_ops.advise.sources",
-    "AdviceFor": "python_ops.maintenance.auto_columns",
-    "ProjectAdvice": "python_ops.maintenance.auto_columns",
-    "BuildFacts": "python_ops.maintenance.build_writes",
-    "checksum_at": "python_ops.maintenance.build_start",
-    "head_still": "python_ops.maintenance.build_start",
-    "head_version": "python_ops.maintenance.build_start",
-    "holds_first_commit": "python_ops.maintenance.build_writes",
-    "location_is_empty": "python_ops.maintenance.build_start",
-    "CommitFile": "python_ops.maintenance.kept_looks",
-    "KeptLook": "python_ops.maintenance.kept_looks",
-    "LookEntry": "python_ops.maintenance.kept_looks",
-    "commit_file": "python_ops.maintenance.kept_looks",
-    "entry_holds": "python_ops.maintenance.kept_looks",
-    "holding_look": "python_ops.maintenance.kept_looks",
-    "keep_look": "python_ops.maintenance.kept_looks",
-    "load_looks": "python_ops.maintenance.kept_looks",
-    "read_look": "python_ops.maintenance.kept_looks",
-    "save_looks": "python_ops.maintenance.kept_looks",
-    "LogStamp": "python_ops.maintenance.log_change",
-    "log_stamp": "python_ops.maintenance.log_change",
-    "log_unchanged": "python_ops.maintenance.log_change",
+    "AdviceFor": "python_ops.maintenance.runs.auto_columns",
+    "ProjectAdvice": "python_ops.maintenance.runs.auto_columns",
+    "BuildFacts": "python_ops.maintenance.facts.build_writes",
+    "checksum_at": "python_ops.maintenance.facts.build_start",
+    "head_still": "python_ops.maintenance.facts.build_start",
+    "head_version": "python_ops.maintenance.facts.build_start",
+    "holds_first_commit": "python_ops.maintenance.facts.build_writes",
+    "location_is_empty": "python_ops.maintenance.facts.build_start",
+    "CommitFile": "python_ops.maintenance.facts.kept_looks",
+    "KeptLook": "python_ops.maintenance.facts.kept_looks",
+    "LookEntry": "python_ops.maintenance.facts.kept_looks",
+    "commit_file": "python_ops.maintenance.facts.kept_looks",
+    "entry_holds": "python_ops.maintenance.facts.kept_looks",
+    "holding_look": "python_ops.maintenance.facts.kept_looks",
+    "keep_look": "python_ops.maintenance.facts.kept_looks",
+    "load_looks": "python_ops.maintenance.facts.kept_looks",
+    "read_look": "python_ops.maintenance.facts.kept_looks",
+    "save_looks": "python_ops.maintenance.facts.kept_looks",
+    "LogStamp": "python_ops.maintenance.facts.log_change",
+    "log_stamp": "python_ops.maintenance.facts.log_change",
+    "log_unchanged": "python_ops.maintenance.facts.log_change",
     "commits_shared": "python_ops.delta.commits",
     "VersionChecksum": "python_ops.delta.version_checksum",
     "DEFAULT_DELETED_FILE_RETENTION_HOURS": "python_ops.delta.properties",
@@ -135,45 +152,45 @@ _EXPORTS: dict[str, str] = {
     "Invocation": "python_ops.invocation",
     "Invocations": "python_ops.invocation",
     "Shared": "python_ops.runtime",
-    "KEYS": "python_ops.maintenance.config",
-    "PREFIX": "python_ops.maintenance.config",
-    "MaintenanceConfig": "python_ops.maintenance.config",
-    "parse_config": "python_ops.maintenance.config",
-    "embedded_warehouse": "python_ops.maintenance.dbt_profile",
-    "MODES_HELP": "python_ops.maintenance.engine_modes",
-    "EngineMode": "python_ops.maintenance.engine_modes",
-    "engine_mode": "python_ops.maintenance.engine_modes",
-    "HistoryStore": "python_ops.maintenance.history",
-    "as_model_setting": "python_ops.maintenance.op_keys",
-    "JOURNAL_NAME": "python_ops.maintenance.catalog_file",
-    "LOG_NAME": "python_ops.maintenance.catalog_file",
-    "Catalog": "python_ops.maintenance.catalog_file",
-    "read_catalog": "python_ops.maintenance.catalog_file",
-    "is_delta_table": "python_ops.maintenance.locations",
-    "managed_location": "python_ops.maintenance.locations",
-    "placed_location": "python_ops.maintenance.locations",
-    "render_report": "python_ops.maintenance.report",
-    "report_rows": "python_ops.maintenance.report",
-    "RunOptions": "python_ops.maintenance.run_options",
-    "MaintenanceRun": "python_ops.maintenance.runner",
-    "OpOutcome": "python_ops.maintenance.runner",
-    "ResolvedSelection": "python_ops.maintenance.selected_models",
-    "SelectionRequest": "python_ops.maintenance.selection_resolver",
-    "SelectionResolver": "python_ops.maintenance.selection_resolver",
-    "MaintenanceSession": "python_ops.maintenance.session",
-    "may_maintain": "python_ops.maintenance.session",
-    "ModelMaintenance": "python_ops.maintenance.session",
-    "OpsEnvironment": "python_ops.maintenance.session",
-    "SessionEvents": "python_ops.maintenance.session",
-    "MAINTAINED": "python_ops.maintenance.targets",
-    "builds_maintained_table": "python_ops.maintenance.targets",
-    "RESOURCE_TYPES": "python_ops.maintenance.targets",
-    "ModelTarget": "python_ops.maintenance.targets",
-    "node_config": "python_ops.maintenance.targets",
-    "node_value": "python_ops.maintenance.targets",
-    "targets_from_nodes": "python_ops.maintenance.targets",
-    "files_text": "python_ops.maintenance.wording",
-    "size_text": "python_ops.maintenance.wording",
+    "KEYS": "python_ops.maintenance.configuration.config",
+    "PREFIX": "python_ops.maintenance.configuration.config",
+    "MaintenanceConfig": "python_ops.maintenance.configuration.config",
+    "parse_config": "python_ops.maintenance.configuration.config",
+    "embedded_warehouse": "python_ops.maintenance.configuration.dbt_profile",
+    "MODES_HELP": "python_ops.maintenance.configuration.engine_modes",
+    "EngineMode": "python_ops.maintenance.configuration.engine_modes",
+    "engine_mode": "python_ops.maintenance.configuration.engine_modes",
+    "HistoryStore": "python_ops.maintenance.records.history",
+    "as_model_setting": "python_ops.maintenance.configuration.op_keys",
+    "JOURNAL_NAME": "python_ops.maintenance.selection.catalog_file",
+    "LOG_NAME": "python_ops.maintenance.selection.catalog_file",
+    "Catalog": "python_ops.maintenance.selection.catalog_file",
+    "read_catalog": "python_ops.maintenance.selection.catalog_file",
+    "is_delta_table": "python_ops.maintenance.selection.locations",
+    "managed_location": "python_ops.maintenance.selection.locations",
+    "placed_location": "python_ops.maintenance.selection.locations",
+    "render_report": "python_ops.maintenance.running.report",
+    "report_rows": "python_ops.maintenance.running.report",
+    "RunOptions": "python_ops.maintenance.runs.run_options",
+    "MaintenanceRun": "python_ops.maintenance.running.runner",
+    "OpOutcome": "python_ops.maintenance.running.runner",
+    "ResolvedSelection": "python_ops.maintenance.selection.selected_models",
+    "SelectionRequest": "python_ops.maintenance.selection.selection_resolver",
+    "SelectionResolver": "python_ops.maintenance.selection.selection_resolver",
+    "MaintenanceSession": "python_ops.maintenance.running.session",
+    "may_maintain": "python_ops.maintenance.running.session",
+    "ModelMaintenance": "python_ops.maintenance.running.session",
+    "OpsEnvironment": "python_ops.maintenance.running.session",
+    "SessionEvents": "python_ops.maintenance.running.session",
+    "MAINTAINED": "python_ops.maintenance.selection.targets",
+    "builds_maintained_table": "python_ops.maintenance.selection.targets",
+    "RESOURCE_TYPES": "python_ops.maintenance.selection.targets",
+    "ModelTarget": "python_ops.maintenance.selection.targets",
+    "node_config": "python_ops.maintenance.selection.targets",
+    "node_value": "python_ops.maintenance.selection.targets",
+    "targets_from_nodes": "python_ops.maintenance.selection.targets",
+    "files_text": "python_ops.maintenance.rules.wording",
+    "size_text": "python_ops.maintenance.rules.wording",
     "DEFAULT_SMALL_FILE_THRESHOLD_BYTES": "python_ops.ops.health",
     "table_health": "python_ops.ops.health",
     "checked_retention": "python_ops.ops.vacuum.retention",

@@ -2,8 +2,8 @@
 
 Every op run, also outside dbt, emits one JSON line at INFO on the ``python_ops.ops.audit``
 logger; runs through the maintenance runner are recorded in the history table as well
-(``python_ops.maintenance.history``). The command line does not print these lines unless asked
-(``--verbose`` on stderr, ``--audit-log FILE`` as JSON lines; ``python_ops.cli.logs``).
+(``python_ops.maintenance.records.history``). The command line does not print these lines
+unless asked (``--verbose`` on stderr, ``--audit-log FILE`` as JSON lines; ``python_ops.cli.logs``).
 
 An op knows tables, not who called it: the caller passes an ``Audit`` whose labels (the
 maintenance layer's ``{"model": name}``) the op merges into its record.

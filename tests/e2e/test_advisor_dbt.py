@@ -22,8 +22,8 @@ from python_ops.advise.project import advise_project
 from python_ops.advise.skipping import files_admitted
 from python_ops.advise.sources import load_manifest
 from python_ops.delta.snapshot import read_snapshot
-from python_ops.maintenance.history import HistoryStore
-from python_ops.maintenance.locations import warehouse_locator
+from python_ops.maintenance.records.history import HistoryStore
+from python_ops.maintenance.selection.locations import warehouse_locator
 from tests.helpers.advisor_project import EXPECTED, write_project
 
 pytestmark = pytest.mark.slow

@@ -26,9 +26,9 @@ from dbt.cli.main import dbtRunner
 from dbt.adapters.sparkdelta import build_clock
 from dbt.adapters.sparkdelta.build_clock import BuildClock, StartedBuild
 from python_ops.delta.commits import commit_actions
-from python_ops.maintenance.build_start import head_version
-from python_ops.maintenance.kept_looks import KeptLook, LookEntry
-from python_ops.maintenance.log_change import RACY_NS
+from python_ops.maintenance.facts.build_start import head_version
+from python_ops.maintenance.facts.kept_looks import KeptLook, LookEntry
+from python_ops.maintenance.facts.log_change import RACY_NS
 from python_ops.storage import open_storage
 from tests.helpers.fleet_project import PROJECT as FLEET_PROJECT
 from tests.helpers.fleet_project import write_models

@@ -234,7 +234,7 @@ def test_path_commands_apply_a_models_policy_with_model(project: Path) -> None:
 
 
 def test_path_commands_with_model_write_a_history_row_each(project: Path) -> None:
-    from python_ops.maintenance.history import HistoryStore
+    from python_ops.maintenance.records.history import HistoryStore
 
     table = project / "wh" / "shop" / "fct_orders"
     history = HistoryStore(str(project / "wh" / "shop" / "maintenance_history"))

@@ -12,8 +12,8 @@ import pytest
 from dbt.cli.main import dbtRunner
 from dbt_common.events.base_types import EventMsg
 
-from python_ops.maintenance.config import parse_config
-from python_ops.maintenance.targets import node_config
+from python_ops.maintenance.configuration.config import parse_config
+from python_ops.maintenance.selection.targets import node_config
 from tests.helpers.dbt_runs import Dbt
 
 pytestmark = pytest.mark.slow

@@ -16,10 +16,10 @@ import pytest
 from dbt.cli.main import dbtRunner, dbtRunnerResult
 from deltalake import DeltaTable
 
-from python_ops.maintenance.history import HistoryRecord, HistoryStore
-from python_ops.maintenance.locations import HISTORY_NAME
-from python_ops.maintenance.log_bounds import PROOF_OPS
-from python_ops.maintenance.untracked_bound import CHECK_OP
+from python_ops.maintenance.records.history import HistoryRecord, HistoryStore
+from python_ops.maintenance.rules.log_bounds import PROOF_OPS
+from python_ops.maintenance.rules.untracked_bound import CHECK_OP
+from python_ops.maintenance.selection.locations import HISTORY_NAME
 from tests.helpers.paths import ROOT
 from tests.helpers.vacuum import content, untracked
 

@@ -59,10 +59,12 @@ from dbt.adapters.sparkdelta.engines import get_engine, shutdown_engines
 from python_ops import runtime
 from python_ops.delta.commits import commit_actions, commit_versions
 from python_ops.delta.version_checksum import derived_checksum, read_version_checksum
-from python_ops.maintenance import build_start, history, known_table
-from python_ops.maintenance.empty_origin import ORIGIN_OP
-from python_ops.maintenance.history import HistoryStore
-from python_ops.maintenance.log_bounds import PROOF_OPS
+from python_ops.maintenance.facts import build_start
+from python_ops.maintenance.records import history
+from python_ops.maintenance.records.history import HistoryStore
+from python_ops.maintenance.rules import known_table
+from python_ops.maintenance.rules.empty_origin import ORIGIN_OP
+from python_ops.maintenance.rules.log_bounds import PROOF_OPS
 from python_ops.storage import open_storage
 from python_ops.storage.local import LocalStorage
 from tests.helpers.fleet_project import write_fleet_project

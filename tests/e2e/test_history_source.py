@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 from deltalake import DeltaTable
 
-from python_ops.maintenance.history import HistoryRecord, HistoryStore
-from python_ops.maintenance.history_read import SCHEMA_FIELDS
+from python_ops.maintenance.records.history import HistoryRecord, HistoryStore
+from python_ops.maintenance.records.history_read import SCHEMA_FIELDS
 from tests.helpers.dbt_runs import Dbt
 
 pytestmark = pytest.mark.slow

@@ -26,9 +26,9 @@ from dbt.adapters.sparkdelta.build_clock import BuildClock, StartedBuild
 from dbt.adapters.sparkdelta.engines import get_engine
 from dbt.adapters.sparkdelta.looks_kept import LOOKS_FILE
 from python_ops.delta.version_checksum import read_version_checksum
-from python_ops.maintenance.build_start import head_version
-from python_ops.maintenance.kept_looks import KeptLook, LookEntry, load_looks, read_look
-from python_ops.maintenance.log_change import RACY_NS
+from python_ops.maintenance.facts.build_start import head_version
+from python_ops.maintenance.facts.kept_looks import KeptLook, LookEntry, load_looks, read_look
+from python_ops.maintenance.facts.log_change import RACY_NS
 from python_ops.storage import open_storage
 from tests.helpers.fleet_project import write_models
 

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from python_ops.delta.snapshot import read_snapshot
-from python_ops.maintenance.history import HistoryStore
+from python_ops.maintenance.records.history import HistoryStore
 from tests.helpers.classic import classic_env
 from tests.helpers.delta_reads import table_sql
 from tests.helpers.paths import ROOT

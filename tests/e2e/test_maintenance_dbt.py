@@ -18,9 +18,9 @@ from deltalake import DeltaTable
 
 from dbt.adapters.sparkdelta import runtime as adapter_runtime
 from python_ops.delta.snapshot import snapshot_reads
-from python_ops.maintenance.empty_origin import ORIGIN_OP
-from python_ops.maintenance.history import HistoryRecord, HistoryStore
-from python_ops.maintenance.log_bounds import BOUNDS_OP, PROOF_OPS
+from python_ops.maintenance.records.history import HistoryRecord, HistoryStore
+from python_ops.maintenance.rules.empty_origin import ORIGIN_OP
+from python_ops.maintenance.rules.log_bounds import BOUNDS_OP, PROOF_OPS
 from tests.helpers.dbt_runs import Dbt
 
 pytestmark = pytest.mark.slow

@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from python_ops.maintenance.history import HistoryRecord, HistoryStore
+from python_ops.maintenance.records.history import HistoryRecord, HistoryStore
 from tests.helpers.dbt_runs import Dbt
 from tests.helpers.paths import ROOT
 

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from deltalake import DeltaTable
 
-from python_ops.maintenance.history import HistoryStore
+from python_ops.maintenance.records.history import HistoryStore
 from tests.helpers.dbt_runs import Dbt
 from tests.helpers.s3 import S3Bucket, delta_options
 

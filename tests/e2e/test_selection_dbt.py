@@ -373,7 +373,7 @@ def test_the_selection_port_answers_alike_in_a_child_process_and_in_this_one(
     # runs the adapter's resolver in a child process, ManifestResolver is the same in-process
     from dbt.adapters.sparkdelta.selection_cli import ManifestResolver
     from python_ops.errors import ConfigError
-    from python_ops.maintenance.selection_resolver import (
+    from python_ops.maintenance.selection.selection_resolver import (
         ChildProcessResolver,
         SelectionRequest,
         SelectionResolver,

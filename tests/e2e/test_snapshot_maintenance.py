@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from python_ops.maintenance.history import HistoryStore
+from python_ops.maintenance.records.history import HistoryStore
 from tests.helpers.dbt_runs import Dbt
 
 pytestmark = pytest.mark.slow

@@ -31,15 +31,15 @@ from hypothesis import strategies as st
 
 from python_ops.delta.snapshot import Snapshot, read_snapshot
 from python_ops.invocation import Invocation
-from python_ops.maintenance.build_decisions import decide_from_build, decide_from_log
-from python_ops.maintenance.build_writes import BuildFacts, BuildWrites, read_build_writes
-from python_ops.maintenance.config import parse_config
-from python_ops.maintenance.due import Decision, decide
-from python_ops.maintenance.empty_origin import ORIGIN_OP
-from python_ops.maintenance.history import HistoryStore
-from python_ops.maintenance.log_bounds import bounds_from_snapshot, keep_bounds
-from python_ops.maintenance.outcomes import Reason
-from python_ops.maintenance.targets import ModelTarget
+from python_ops.maintenance.configuration.config import parse_config
+from python_ops.maintenance.decisions.build_decisions import decide_from_build, decide_from_log
+from python_ops.maintenance.decisions.due import Decision, decide
+from python_ops.maintenance.facts.build_writes import BuildFacts, BuildWrites, read_build_writes
+from python_ops.maintenance.records.history import HistoryStore
+from python_ops.maintenance.records.outcomes import Reason
+from python_ops.maintenance.rules.empty_origin import ORIGIN_OP
+from python_ops.maintenance.rules.log_bounds import bounds_from_snapshot, keep_bounds
+from python_ops.maintenance.selection.targets import ModelTarget
 from python_ops.storage import open_storage
 
 MINUTE, HOUR, DAY = 60_000, 3_600_000, 86_400_000

@@ -13,7 +13,7 @@ import pytest
 
 from python_ops.cli.project import resolve_places
 from python_ops.errors import ConfigError
-from python_ops.maintenance.dbt_profile import read_profile_target
+from python_ops.maintenance.configuration.dbt_profile import read_profile_target
 
 PROJECT = "name: shop\nversion: '1.0'\nconfig-version: 2\nprofile: shop\n"
 PROFILE = """
@@ -159,7 +159,10 @@ def test_a_targets_location_root_places_tables_and_history(tmp_path: Path) -> No
     import pyarrow as pa
     from deltalake import write_deltalake
 
-    from python_ops.maintenance.locations import default_history_location, warehouse_locator
+    from python_ops.maintenance.selection.locations import (
+        default_history_location,
+        warehouse_locator,
+    )
 
     root = tmp_path / "lake"
     write_deltalake(str(root / "shop" / "orders"), pa.table({"id": [1, 2]}))

@@ -10,11 +10,11 @@ from typing import Any
 
 import pytest
 
-from python_ops.maintenance import report
-from python_ops.maintenance.config import parse_config
-from python_ops.maintenance.history import HistoryRecord, HistoryStore
-from python_ops.maintenance.report import render_report, report_rows
-from python_ops.maintenance.targets import ModelTarget
+from python_ops.maintenance.configuration.config import parse_config
+from python_ops.maintenance.records.history import HistoryRecord, HistoryStore
+from python_ops.maintenance.running import report
+from python_ops.maintenance.running.report import render_report, report_rows
+from python_ops.maintenance.selection.targets import ModelTarget
 from python_ops.ops import health
 from tests.helpers.optimize import events_table
 

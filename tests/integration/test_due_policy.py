@@ -15,11 +15,11 @@ from python_ops.delta.snapshot import read_snapshot
 from python_ops.delta.writer import set_table_properties
 from python_ops.errors import RetentionTooShortError
 from python_ops.invocation import Invocation
-from python_ops.maintenance.config import parse_config
-from python_ops.maintenance.due import decide
-from python_ops.maintenance.outcomes import Reason, Status
-from python_ops.maintenance.runner import Maintainer
-from python_ops.maintenance.targets import ModelTarget
+from python_ops.maintenance.configuration.config import parse_config
+from python_ops.maintenance.decisions.due import decide
+from python_ops.maintenance.records.outcomes import Reason, Status
+from python_ops.maintenance.running.runner import Maintainer
+from python_ops.maintenance.selection.targets import ModelTarget
 from tests.helpers.optimize import events_table
 
 RETENTION = "delta.deletedFileRetentionDuration"

@@ -15,13 +15,13 @@ import pytest
 
 from python_ops.delta.snapshot import read_snapshot
 from python_ops.invocation import Invocation
-from python_ops.maintenance import reclaim
-from python_ops.maintenance.config import parse_config
-from python_ops.maintenance.due import decide
-from python_ops.maintenance.history import HistoryStore
-from python_ops.maintenance.outcomes import Reason, Status
-from python_ops.maintenance.runner import Maintainer
-from python_ops.maintenance.targets import ModelTarget
+from python_ops.maintenance.configuration.config import parse_config
+from python_ops.maintenance.decisions.due import decide
+from python_ops.maintenance.records.history import HistoryStore
+from python_ops.maintenance.records.outcomes import Reason, Status
+from python_ops.maintenance.rules import reclaim
+from python_ops.maintenance.running.runner import Maintainer
+from python_ops.maintenance.selection.targets import ModelTarget
 from tests.helpers.optimize import events_table
 from tests.helpers.vacuum import content
 
@@ -193,7 +193,7 @@ def test_vacuum_alone_is_decided_and_run_on_the_log_paths(
     import pyarrow as pa
     from deltalake import DeltaTable, write_deltalake
 
-    import python_ops.maintenance.runner as runner
+    import python_ops.maintenance.running.runner as runner
     from python_ops.delta.file_paths import read_file_paths
     from python_ops.ops.vacuum import vacuum
 

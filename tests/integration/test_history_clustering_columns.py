@@ -12,8 +12,8 @@ from pathlib import Path
 import pyarrow as pa
 from deltalake import DeltaTable, write_deltalake
 
-from python_ops.maintenance.history import HistoryRecord, HistoryStore
-from python_ops.maintenance.history_read import ADDED_FIELDS, arrow_schema, plain_rows
+from python_ops.maintenance.records.history import HistoryRecord, HistoryStore
+from python_ops.maintenance.records.history_read import ADDED_FIELDS, arrow_schema, plain_rows
 
 
 def _record(**extra: object) -> HistoryRecord:

@@ -19,9 +19,9 @@ from deltalake import write_deltalake
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from python_ops.maintenance.history import HistoryRecord, HistoryStore
-from python_ops.maintenance.history_last import LastRun, microseconds, tie_key
-from python_ops.maintenance.history_read import arrow_schema
+from python_ops.maintenance.records.history import HistoryRecord, HistoryStore
+from python_ops.maintenance.records.history_last import LastRun, microseconds, tie_key
+from python_ops.maintenance.records.history_read import arrow_schema
 
 MODELS, OPS = ("m0", "m1", "m2"), ("vacuum", "optimize", "log_bounds")
 START = dt.datetime(2026, 1, 1, tzinfo=dt.UTC)

@@ -9,9 +9,9 @@ import pyarrow as pa
 import pytest
 from deltalake import DeltaTable, write_deltalake
 
-from python_ops.maintenance.history import HistoryRecord, HistoryStore
-from python_ops.maintenance.history_last import LastRun, microseconds
-from python_ops.maintenance.history_read import arrow_schema, plain_rows
+from python_ops.maintenance.records.history import HistoryRecord, HistoryStore
+from python_ops.maintenance.records.history_last import LastRun, microseconds
+from python_ops.maintenance.records.history_read import arrow_schema, plain_rows
 from tests.helpers.python_run import python_stdout
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -76,7 +76,7 @@ def test_reading_the_history_imports_no_pyarrow_dataset(tmp_path: Path) -> None:
     HistoryStore(str(location)).append([_record(1)])
     code = """
         import sys
-        from python_ops.maintenance.history import HistoryStore
+        from python_ops.maintenance.records.history import HistoryStore
         assert HistoryStore(sys.argv[1]).last_success("m1", "vacuum") is not None
         print(sorted(m for m in sys.modules if m in ("pyarrow.dataset", "pyarrow.parquet")))
     """
@@ -85,8 +85,8 @@ def test_reading_the_history_imports_no_pyarrow_dataset(tmp_path: Path) -> None:
 
 def test_a_table_without_the_history_s_columns_is_refused_by_name(tmp_path: Path) -> None:
     from python_ops.errors import StorageError
-    from python_ops.maintenance.history_last import LAST_RUN_COLUMNS
-    from python_ops.maintenance.history_read import read_table
+    from python_ops.maintenance.records.history_last import LAST_RUN_COLUMNS
+    from python_ops.maintenance.records.history_read import read_table
 
     other = tmp_path / "other"  # partitioned: delta-rs reads it, not this package's reader
     write_deltalake(str(other), pa.table({"op": ["x"], "n": [1]}), partition_by=["op"])

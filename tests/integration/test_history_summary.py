@@ -19,9 +19,9 @@ from pathlib import Path
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from python_ops.maintenance.history import HistoryRecord, HistoryStore
-from python_ops.maintenance.history_last import LastRun
-from python_ops.maintenance.history_summary import (
+from python_ops.maintenance.records.history import HistoryRecord, HistoryStore
+from python_ops.maintenance.records.history_last import LastRun
+from python_ops.maintenance.records.history_summary import (
     SUMMARY_NAME,
     head_commit,
     read_summary,

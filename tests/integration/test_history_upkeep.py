@@ -8,11 +8,11 @@ from pathlib import Path
 from deltalake import DeltaTable
 
 from python_ops.invocation import Invocation
-from python_ops.maintenance.history import HistoryRecord, HistoryStore
-from python_ops.maintenance.history_upkeep import upkeep_history
-from python_ops.maintenance.locations import HISTORY_NAME
-from python_ops.maintenance.outcomes import Status
-from python_ops.maintenance.runner import Maintainer
+from python_ops.maintenance.records.history import HistoryRecord, HistoryStore
+from python_ops.maintenance.records.outcomes import Status
+from python_ops.maintenance.running.history_upkeep import upkeep_history
+from python_ops.maintenance.running.runner import Maintainer
+from python_ops.maintenance.selection.locations import HISTORY_NAME
 from tests.helpers.vacuum import content
 
 

@@ -6,11 +6,11 @@ from pathlib import Path
 
 from python_ops.delta.snapshot import snapshot_reads
 from python_ops.invocation import Invocation
-from python_ops.maintenance.config import parse_config
-from python_ops.maintenance.outcomes import Reason, Status
-from python_ops.maintenance.registry import OPS
-from python_ops.maintenance.runner import Maintainer
-from python_ops.maintenance.targets import ModelTarget
+from python_ops.maintenance.configuration.config import parse_config
+from python_ops.maintenance.records.outcomes import Reason, Status
+from python_ops.maintenance.running.runner import Maintainer
+from python_ops.maintenance.runs.registry import OPS
+from python_ops.maintenance.selection.targets import ModelTarget
 from tests.helpers.optimize import events_table
 from tests.helpers.vacuum import content
 
@@ -89,7 +89,7 @@ def test_a_table_its_build_just_rewrote_whole_is_not_compacted_right_after(
     tmp_path: Path, sail_spark
 ) -> None:
     from python_ops.delta.snapshot import read_snapshot
-    from python_ops.maintenance.due import decide
+    from python_ops.maintenance.decisions.due import decide
 
     table = tmp_path / "rebuilt"
     frame = sail_spark.range(0, 4000).repartition(4)

@@ -12,7 +12,7 @@ from deltalake import DeltaTable
 
 from python_ops.delta.snapshot import read_snapshot
 from python_ops.errors import ConfigError
-from python_ops.maintenance.op_keys import as_model_setting
+from python_ops.maintenance.configuration.op_keys import as_model_setting
 from python_ops.ops.optimize.execute import optimize
 from python_ops.ops.optimize.plan import plan_optimize
 from tests.helpers.optimize import small_files_table

@@ -13,11 +13,11 @@ import pytest
 from python_ops.delta.local_writer import WHERE
 from python_ops.delta.snapshot import read_snapshot
 from python_ops.invocation import Invocation
-from python_ops.maintenance.config import parse_config
-from python_ops.maintenance.history import HistoryStore
-from python_ops.maintenance.outcomes import Reason, Status
-from python_ops.maintenance.runner import Maintainer
-from python_ops.maintenance.targets import ModelTarget
+from python_ops.maintenance.configuration.config import parse_config
+from python_ops.maintenance.records.history import HistoryStore
+from python_ops.maintenance.records.outcomes import Reason, Status
+from python_ops.maintenance.running.runner import Maintainer
+from python_ops.maintenance.selection.targets import ModelTarget
 from tests.helpers.delta_reads import oracle, table_sql
 
 pytestmark = [pytest.mark.classic_spark, pytest.mark.delta_jars]

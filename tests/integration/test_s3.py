@@ -286,7 +286,7 @@ def test_the_version_before_a_build_is_read_from_the_log_s_names_on_s3(s3: S3Buc
     # newest commit, as the log's classified listing has it; nothing there: no version
     from python_ops.delta.commits import commit_versions
     from python_ops.delta.log_files import LOG_DIR
-    from python_ops.maintenance.build_start import head_version
+    from python_ops.maintenance.facts.build_start import head_version
 
     for version in (0, 1, 2, 11):
         s3.put(f"t/{LOG_DIR}/{version:020d}.json", b"{}")

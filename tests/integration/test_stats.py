@@ -17,9 +17,9 @@ import pyarrow as pa
 import pytest
 
 from python_ops.invocation import Invocation
-from python_ops.maintenance.config import parse_config
-from python_ops.maintenance.due_rules import stats_is_due
-from python_ops.maintenance.targets import ModelTarget
+from python_ops.maintenance.configuration.config import parse_config
+from python_ops.maintenance.rules.due_rules import stats_is_due
+from python_ops.maintenance.selection.targets import ModelTarget
 from tests.helpers.stats import (
     commit,
     data_files,
@@ -290,7 +290,7 @@ def test_a_concurrent_commit_is_retried_around(
 
 
 def test_the_runner_runs_it_under_maintenance_stats_auto(tmp_path: Path) -> None:
-    from python_ops.maintenance.runner import Maintainer
+    from python_ops.maintenance.running.runner import Maintainer
 
     table = tmp_path / "t"
     _write(table, batches=2)

@@ -22,21 +22,21 @@ from hypothesis import strategies as st
 
 from python_ops.delta.snapshot import read_snapshot
 from python_ops.invocation import Invocation
-from python_ops.maintenance.build_start import location_is_empty
-from python_ops.maintenance.build_writes import BuildFacts, read_build_writes
-from python_ops.maintenance.config import parse_config
-from python_ops.maintenance.due import decide
-from python_ops.maintenance.empty_origin import ORIGIN_OP, EmptyOrigin, recorded_origin
-from python_ops.maintenance.history import HistoryStore
-from python_ops.maintenance.outcomes import Reason
-from python_ops.maintenance.reclaim import trusted_bound
-from python_ops.maintenance.runner import Maintainer
-from python_ops.maintenance.targets import ModelTarget
-from python_ops.maintenance.untracked_bound import (
+from python_ops.maintenance.configuration.config import parse_config
+from python_ops.maintenance.decisions.due import decide
+from python_ops.maintenance.facts.build_start import location_is_empty
+from python_ops.maintenance.facts.build_writes import BuildFacts, read_build_writes
+from python_ops.maintenance.records.history import HistoryStore
+from python_ops.maintenance.records.outcomes import Reason
+from python_ops.maintenance.rules.empty_origin import ORIGIN_OP, EmptyOrigin, recorded_origin
+from python_ops.maintenance.rules.reclaim import trusted_bound
+from python_ops.maintenance.rules.untracked_bound import (
     CHECK_OP,
     bound_from_listing,
     recorded_bound,
 )
+from python_ops.maintenance.running.runner import Maintainer
+from python_ops.maintenance.selection.targets import ModelTarget
 from python_ops.ops.vacuum.candidates import KeptListing
 from tests.helpers.vacuum import content
 

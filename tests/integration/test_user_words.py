@@ -17,9 +17,9 @@ from deltalake import DeltaTable, write_deltalake
 
 from python_ops.cli.main import EXIT_BROKEN_PIPE, main
 from python_ops.delta.snapshot import read_snapshot
-from python_ops.maintenance.config import parse_config
-from python_ops.maintenance.due_rules import optimize_is_due
-from python_ops.maintenance.targets import ModelTarget
+from python_ops.maintenance.configuration.config import parse_config
+from python_ops.maintenance.rules.due_rules import optimize_is_due
+from python_ops.maintenance.selection.targets import ModelTarget
 from python_ops.ops.log_cleanup import cleanup_logs
 from tests.helpers.paths import ROOT
 

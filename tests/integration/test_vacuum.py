@@ -16,7 +16,7 @@ from deltalake import DeltaTable
 
 from python_ops.errors import ConfigError, RetentionTooShortError
 from python_ops.invocation import Invocation
-from python_ops.maintenance.registry import op_spec
+from python_ops.maintenance.runs.registry import op_spec
 from python_ops.ops.vacuum import vacuum
 from tests.helpers.vacuum import (
     age_everything,

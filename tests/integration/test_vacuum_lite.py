@@ -27,11 +27,11 @@ from deltalake import DeltaTable, write_deltalake
 from python_ops.cli.arguments import build_parser
 from python_ops.delta.snapshot import read_snapshot
 from python_ops.invocation import Invocation
-from python_ops.maintenance.config import parse_config
-from python_ops.maintenance.due import decide
-from python_ops.maintenance.outcomes import Reason, Status
-from python_ops.maintenance.runner import Maintainer, MaintenanceRun
-from python_ops.maintenance.targets import ModelTarget
+from python_ops.maintenance.configuration.config import parse_config
+from python_ops.maintenance.decisions.due import decide
+from python_ops.maintenance.records.outcomes import Reason, Status
+from python_ops.maintenance.running.runner import Maintainer, MaintenanceRun
+from python_ops.maintenance.selection.targets import ModelTarget
 from python_ops.ops.log_cleanup import cleanup_logs
 from python_ops.ops.vacuum import vacuum
 from python_ops.ops.vacuum.lite import LiteVacuumUnavailableError

@@ -23,7 +23,7 @@ from python_ops.delta.actions import AddFile
 from python_ops.delta.snapshot import read_snapshot
 from python_ops.delta.stats import delta_stats
 from python_ops.errors import ConfigError, StorageError
-from python_ops.maintenance.config import parse_config
+from python_ops.maintenance.configuration.config import parse_config
 from python_ops.ops.optimize.execute import optimize
 from python_ops.ops.optimize.external_sort import sort_by_key
 from python_ops.ops.optimize.partition_batches import PartitionSource

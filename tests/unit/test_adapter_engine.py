@@ -45,7 +45,7 @@ def test_every_maintenance_key_is_an_adapter_config() -> None:
     import dataclasses
 
     from dbt.adapters.sparkdelta.impl import SparkDeltaAdapter
-    from python_ops.maintenance.config import KEYS
+    from python_ops.maintenance.configuration.config import KEYS
 
     declared = {f.name for f in dataclasses.fields(SparkDeltaAdapter.AdapterSpecificConfigs)}
     assert set(KEYS) <= declared

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from python_ops.advise.predicates import PredicateKind, QueryReader, Relation
-from python_ops.maintenance.config import parse_config
+from python_ops.maintenance.configuration.config import parse_config
 
 FCT = "model.p.fct_orders"
 COLUMNS = ("order_id", "customer_id", "amount", "status", "order_date")

@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from python_ops.delta.commits import commit_info
-from python_ops.maintenance.build_writes import (
+from python_ops.maintenance.facts.build_writes import (
     FILE_METRICS,
     MAINTENANCE_OPERATIONS,
     ROW_METRICS,

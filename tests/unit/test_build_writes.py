@@ -26,9 +26,9 @@ from python_ops.delta.commits import commit_actions, commit_versions
 from python_ops.delta.partition_scope import parse_scope
 from python_ops.delta.snapshot import read_snapshot
 from python_ops.delta.version_checksum import replayed_checksum
-from python_ops.maintenance import build_start
-from python_ops.maintenance.build_start import head_version, location_is_empty
-from python_ops.maintenance.build_writes import BuildFacts, read_build_writes
+from python_ops.maintenance.facts import build_start
+from python_ops.maintenance.facts.build_start import head_version, location_is_empty
+from python_ops.maintenance.facts.build_writes import BuildFacts, read_build_writes
 from python_ops.storage.base import DirScan, FileEntry
 from python_ops.storage.local import LocalStorage
 from tests.helpers.paths import shared_table
@@ -423,7 +423,7 @@ def test_a_long_log_s_version_before_a_build_is_the_listing_s_or_a_hole_ends_it(
 
 
 def test_the_head_is_still_a_version_while_no_later_commit_exists(tmp_path: Path) -> None:
-    from python_ops.maintenance.build_start import head_still
+    from python_ops.maintenance.facts.build_start import head_still
 
     table = tmp_path / "t"
     assert not head_still(str(table), 0)  # nothing there

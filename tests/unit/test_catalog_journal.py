@@ -6,8 +6,8 @@ import json
 from pathlib import Path
 
 from dbt.adapters.sparkdelta.catalog_journal import CatalogJournal, declared_location
-from python_ops.maintenance.catalog_file import JOURNAL_NAME, LOG_NAME, read_catalog
-from python_ops.maintenance.locations import journal_tables
+from python_ops.maintenance.selection.catalog_file import JOURNAL_NAME, LOG_NAME, read_catalog
+from python_ops.maintenance.selection.locations import journal_tables
 
 
 def _log_lines(warehouse: Path) -> list[str]:

@@ -11,7 +11,7 @@ import dataclasses
 import pytest
 
 from python_ops.errors import ConfigError, ConfigErrors
-from python_ops.maintenance.config import (
+from python_ops.maintenance.configuration.config import (
     KEYS,
     SETTINGS,
     MaintenanceConfig,
@@ -76,7 +76,7 @@ def test_docs_document_every_key_with_its_default() -> None:
     page = (ROOT / "docs" / "configuration.md").read_text()
     assert (
         reference_table() in page
-    )  # regenerate with python_ops.maintenance.config.reference_table()
+    )  # regenerate with python_ops.maintenance.configuration.config.reference_table()
 
 
 def test_every_field_is_a_setting_with_its_default() -> None:

@@ -16,12 +16,12 @@ import pytest
 
 from python_ops.delta.snapshot import Snapshot
 from python_ops.errors import ConfigError, RetentionTooShortError, UnsupportedFeatureError
-from python_ops.maintenance.config import parse_config
-from python_ops.maintenance.due import Decision, decide
-from python_ops.maintenance.history import HistoryRecord, HistoryStore
-from python_ops.maintenance.outcomes import Reason
-from python_ops.maintenance.registry import op_spec
-from python_ops.maintenance.targets import ModelTarget
+from python_ops.maintenance.configuration.config import parse_config
+from python_ops.maintenance.decisions.due import Decision, decide
+from python_ops.maintenance.records.history import HistoryRecord, HistoryStore
+from python_ops.maintenance.records.outcomes import Reason
+from python_ops.maintenance.runs.registry import op_spec
+from python_ops.maintenance.selection.targets import ModelTarget
 
 HOUR_MS = 3_600_000
 DAY_MS = 24 * HOUR_MS

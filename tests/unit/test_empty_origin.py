@@ -21,18 +21,18 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from python_ops.maintenance.config import parse_config
-from python_ops.maintenance.empty_origin import (
+from python_ops.maintenance.configuration.config import parse_config
+from python_ops.maintenance.records.history import HistoryStore, defer_proof
+from python_ops.maintenance.rules.empty_origin import (
     ORIGIN_OP,
     EmptyOrigin,
     record_origin,
     recorded_origin,
 )
-from python_ops.maintenance.history import HistoryStore, defer_proof
-from python_ops.maintenance.log_bounds import LogBounds, keep_bounds, recorded_bounds
-from python_ops.maintenance.reclaim import trusted_bound
-from python_ops.maintenance.targets import ModelTarget
-from python_ops.maintenance.untracked_bound import UntrackedBound, record_bound
+from python_ops.maintenance.rules.log_bounds import LogBounds, keep_bounds, recorded_bounds
+from python_ops.maintenance.rules.reclaim import trusted_bound
+from python_ops.maintenance.rules.untracked_bound import UntrackedBound, record_bound
+from python_ops.maintenance.selection.targets import ModelTarget
 
 HOUR, DAY = 3_600_000, 86_400_000
 T0 = 1_800_000_000_000

@@ -16,10 +16,10 @@ import pytest
 
 from python_ops.errors import RetentionTooShortError
 from python_ops.invocation import Invocation
-from python_ops.maintenance.config import parse_config
-from python_ops.maintenance.registry import op_spec
-from python_ops.maintenance.runner import Maintainer
-from python_ops.maintenance.targets import ModelTarget
+from python_ops.maintenance.configuration.config import parse_config
+from python_ops.maintenance.running.runner import Maintainer
+from python_ops.maintenance.runs.registry import op_spec
+from python_ops.maintenance.selection.targets import ModelTarget
 from python_ops.ops.vacuum import vacuum
 from tests.helpers.trust import cli
 

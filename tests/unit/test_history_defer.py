@@ -12,8 +12,8 @@ from pathlib import Path
 import pyarrow as pa
 from deltalake import DeltaTable, write_deltalake
 
-from python_ops.maintenance.history import HistoryRecord, HistoryStore
-from python_ops.maintenance.history_read import SCHEMA_FIELDS
+from python_ops.maintenance.records.history import HistoryRecord, HistoryStore
+from python_ops.maintenance.records.history_read import SCHEMA_FIELDS
 
 
 def _record(model: str, op: str = "post_hook", **extra: object) -> HistoryRecord:
@@ -89,7 +89,7 @@ def test_a_history_from_before_the_added_columns_takes_them(tmp_path: Path) -> N
 
 
 def test_a_deferred_proof_is_the_row_a_succeeded_run_of_its_kind_writes(tmp_path: Path) -> None:
-    from python_ops.maintenance.history import defer_proof
+    from python_ops.maintenance.records.history import defer_proof
 
     at_ms = 1_795_824_106_773
     store = HistoryStore(str(tmp_path / "history"))

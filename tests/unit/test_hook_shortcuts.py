@@ -24,9 +24,9 @@ from python_ops.delta.recorded_retentions import (
 )
 from python_ops.delta.snapshot import _string_list, parse_protocol
 from python_ops.errors import DeltaLogError
-from python_ops.maintenance.config import MaintenanceConfig, parse_config
-from python_ops.maintenance.policy import _pending, stale_policy_of
-from python_ops.maintenance.reclaim import _utc
+from python_ops.maintenance.configuration.config import MaintenanceConfig, parse_config
+from python_ops.maintenance.configuration.policy import _pending, stale_policy_of
+from python_ops.maintenance.rules.reclaim import _utc
 
 # --- the protocol action ----------------------------------------------------------------------
 

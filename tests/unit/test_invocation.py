@@ -19,11 +19,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from python_ops.invocation import Invocation, Invocations
-from python_ops.maintenance.config import parse_config
-from python_ops.maintenance.registry import op_spec
-from python_ops.maintenance.report import report_rows
-from python_ops.maintenance.runner import Maintainer
-from python_ops.maintenance.targets import ModelTarget
+from python_ops.maintenance.configuration.config import parse_config
+from python_ops.maintenance.running.report import report_rows
+from python_ops.maintenance.running.runner import Maintainer
+from python_ops.maintenance.runs.registry import op_spec
+from python_ops.maintenance.selection.targets import ModelTarget
 from python_ops.ops.vacuum import vacuum
 from tests.helpers.trust import cli
 from tests.helpers.vacuum import age_everything, untracked

@@ -101,6 +101,6 @@ def test_edge_texts_as_json_loads(text: str) -> None:
 def test_history_parameters_are_json_dumps_sorted_with_text_for_the_rest(
     parameters: dict[str, Any],
 ) -> None:
-    from python_ops.maintenance.history import parameters_json
+    from python_ops.maintenance.records.history import parameters_json
 
     assert parameters_json(parameters) == json.dumps(parameters, sort_keys=True, default=str)

@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 
 from python_ops.delta.snapshot import TableMetadata
 from python_ops.delta.version_checksum import VersionChecksum
-from python_ops.maintenance.kept_looks import (
+from python_ops.maintenance.facts.kept_looks import (
     FORMAT,
     KeptLook,
     commit_file,
@@ -35,7 +35,7 @@ from python_ops.maintenance.kept_looks import (
     read_look,
     save_looks,
 )
-from python_ops.maintenance.log_change import RACY_NS, LogStamp
+from python_ops.maintenance.facts.log_change import RACY_NS, LogStamp
 
 WRITERS = ("commit", "checksum", "checkpoint", "log cleanup", "replace the table")
 

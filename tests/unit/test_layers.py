@@ -65,6 +65,58 @@ def test_no_module_imports_a_higher_layer(module: str, path: Path) -> None:
         )
 
 
+# python_ops.maintenance's rooms, lowest first: a room imports only itself and the rooms before
+# it (each room's __init__ says what it holds and may import).
+ROOMS: tuple[str, ...] = (
+    "configuration",
+    "facts",
+    "selection",
+    "records",
+    "rules",
+    "runs",
+    "decisions",
+    "running",
+)
+MAX_ROOM_MODULES = 12
+
+
+def _room(module: str) -> int | None:
+    parts = module.split(".")
+    if parts[:2] != ["python_ops", "maintenance"] or len(parts) < 3:
+        return None
+    assert parts[2] in ROOMS, f"{module} is in no room of python_ops.maintenance"
+    return ROOMS.index(parts[2])
+
+
+@pytest.mark.parametrize(
+    ("module", "path"),
+    [(m, p) for m, p in _modules() if m.startswith("python_ops.maintenance.")],
+    ids=lambda v: str(v),
+)
+def test_no_maintenance_room_imports_a_later_room(module: str, path: Path) -> None:
+    own = _room(module)
+    assert own is not None
+    for imported in _imports(path):
+        room = _room(imported)
+        assert room is None or room <= own, (
+            f"{module} (room {ROOMS[own]}) imports {imported} (room {ROOMS[room]})"
+        )
+
+
+def test_every_room_is_small_and_says_what_it_holds() -> None:
+    package = PACKAGE / "maintenance"
+    assert not [p.name for p in package.glob("*.py") if p.name != "__init__.py"]
+    for room in ROOMS:
+        modules = [p for p in (package / room).glob("*.py") if p.name != "__init__.py"]
+        assert 0 < len(modules) <= MAX_ROOM_MODULES, (room, len(modules))
+        doc = ast.get_docstring(ast.parse((package / room / "__init__.py").read_text()))
+        assert doc, room
+        assert "May import:" in doc, room
+    assert {p.name for p in package.iterdir() if p.is_dir() and p.name != "__pycache__"} == set(
+        ROOMS
+    )
+
+
 def test_every_top_level_module_has_a_layer() -> None:
     for path in PACKAGE.iterdir():
         if path.name.startswith(("_", ".")) and path.name != "__main__.py":
@@ -156,7 +208,7 @@ def test_every_name_the_maintenance_package_exports_is_its_module_s() -> None:
 
     import python_ops.maintenance as doors
 
-    submodules = {path.stem for path in (PACKAGE / "maintenance").glob("*.py")}
+    submodules = {path.stem for path in (PACKAGE / "maintenance").rglob("*.py")} | set(ROOMS)
     for name in doors.__all__:
         # a submodule once imported is the package's attribute of that name: no export may
         # share one
@@ -188,11 +240,14 @@ def _dbt_modules_named(path: Path) -> set[str]:
 
 def test_python_ops_reaches_the_adapter_only_through_the_selection_port() -> None:
     # python_ops never imports dbt; its one way to dbt is a child process running a module of
-    # the adapter, and that edge is the port python_ops.maintenance.selection_resolver
+    # the adapter, and that edge is the port python_ops.maintenance.selection.selection_resolver
     named = {module: _dbt_modules_named(path) for module, path in _modules()}
     edges = {(module, target) for module, targets in named.items() for target in targets}
     assert edges == {
-        ("python_ops.maintenance.selection_resolver", "dbt.adapters.sparkdelta.selection_cli")
+        (
+            "python_ops.maintenance.selection.selection_resolver",
+            "dbt.adapters.sparkdelta.selection_cli",
+        )
     }
     resolver = ADAPTER / "selection_cli.py"
     defined = {

@@ -19,7 +19,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from python_ops.maintenance.log_change import (
+from python_ops.maintenance.facts.log_change import (
     LOCAL_FILESYSTEMS,
     RACY_NS,
     LogStamp,

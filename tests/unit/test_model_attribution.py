@@ -18,11 +18,11 @@ import pytest
 
 from python_ops.errors import ConfigError, ConfigErrors, RetentionTooShortError
 from python_ops.invocation import Invocation
-from python_ops.maintenance.config import parse_config
-from python_ops.maintenance.op_keys import as_model_setting
-from python_ops.maintenance.registry import op_spec
-from python_ops.maintenance.runner import Maintainer
-from python_ops.maintenance.targets import ModelTarget
+from python_ops.maintenance.configuration.config import parse_config
+from python_ops.maintenance.configuration.op_keys import as_model_setting
+from python_ops.maintenance.running.runner import Maintainer
+from python_ops.maintenance.runs.registry import op_spec
+from python_ops.maintenance.selection.targets import ModelTarget
 from python_ops.ops.audit import Audit
 from python_ops.ops.log_cleanup import cleanup_logs
 from python_ops.ops.vacuum import vacuum

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from python_ops.errors import ConfigError
-from python_ops.maintenance.config import SETTINGS, MaintenanceConfig
-from python_ops.maintenance.outcomes import Reason, Status
-from python_ops.maintenance.registry import OPS, REGISTRY, check_ops, op_spec
+from python_ops.maintenance.configuration.config import SETTINGS, MaintenanceConfig
+from python_ops.maintenance.records.outcomes import Reason, Status
+from python_ops.maintenance.runs.registry import OPS, REGISTRY, check_ops, op_spec
 
 
 def test_the_ops_in_order() -> None:

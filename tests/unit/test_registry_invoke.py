@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from python_ops.errors import ConfigError
-from python_ops.maintenance.registry import REGISTRY, op_spec
+from python_ops.maintenance.runs.registry import REGISTRY, op_spec
 
 
 @pytest.mark.parametrize("op", list(REGISTRY))

@@ -9,11 +9,11 @@ import pytest
 
 from python_ops.errors import RetentionTooShortError
 from python_ops.invocation import Invocation
-from python_ops.maintenance.config import parse_config
-from python_ops.maintenance.history import HistoryStore
-from python_ops.maintenance.run_options import RunOptions
-from python_ops.maintenance.runner import Maintainer, check_retention_argument
-from python_ops.maintenance.targets import ModelTarget
+from python_ops.maintenance.configuration.config import parse_config
+from python_ops.maintenance.records.history import HistoryStore
+from python_ops.maintenance.running.runner import Maintainer, check_retention_argument
+from python_ops.maintenance.runs.run_options import RunOptions
+from python_ops.maintenance.selection.targets import ModelTarget
 
 FixtureTable = Callable[[str], Path]
 

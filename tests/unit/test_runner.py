@@ -14,12 +14,12 @@ from pathlib import Path
 
 from python_ops.delta.snapshot import snapshot_reads
 from python_ops.invocation import Invocation
-from python_ops.maintenance.config import parse_config
-from python_ops.maintenance.history import HistoryStore
-from python_ops.maintenance.outcomes import Reason, Status
-from python_ops.maintenance.run_options import RunOptions
-from python_ops.maintenance.runner import Maintainer
-from python_ops.maintenance.targets import ModelTarget
+from python_ops.maintenance.configuration.config import parse_config
+from python_ops.maintenance.records.history import HistoryStore
+from python_ops.maintenance.records.outcomes import Reason, Status
+from python_ops.maintenance.running.runner import Maintainer
+from python_ops.maintenance.runs.run_options import RunOptions
+from python_ops.maintenance.selection.targets import ModelTarget
 from tests.helpers.trust import files_on_disk
 
 FixtureTable = Callable[[str], Path]

@@ -11,14 +11,14 @@ import json
 import pytest
 
 from python_ops.errors import ConfigError
-from python_ops.maintenance.config import MaintenanceConfig
-from python_ops.maintenance.selected_models import (
+from python_ops.maintenance.configuration.config import MaintenanceConfig
+from python_ops.maintenance.selection.selected_models import (
     ResolvedSelection,
     keep_selected,
     needs_resolution,
 )
-from python_ops.maintenance.selection_resolver import parse_resolution
-from python_ops.maintenance.targets import ModelTarget
+from python_ops.maintenance.selection.selection_resolver import parse_resolution
+from python_ops.maintenance.selection.targets import ModelTarget
 
 
 def model(name: str) -> ModelTarget:

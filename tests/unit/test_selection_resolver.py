@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import sys
 
-from python_ops.maintenance.selected_models import ResolvedSelection
-from python_ops.maintenance.selection_resolver import (
+from python_ops.maintenance.selection.selected_models import ResolvedSelection
+from python_ops.maintenance.selection.selection_resolver import (
     RESOLVER,
     ChildProcessResolver,
     SelectionRequest,

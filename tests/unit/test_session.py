@@ -18,19 +18,19 @@ import pytest
 
 from python_ops.errors import ConfigError, MaintenanceError
 from python_ops.invocation import Invocation
-from python_ops.maintenance.config import parse_config
-from python_ops.maintenance.history import HistoryStore
-from python_ops.maintenance.history_upkeep import HISTORY_NAME
-from python_ops.maintenance.log_bounds import BOUNDS_OP
-from python_ops.maintenance.outcomes import Status
-from python_ops.maintenance.run_options import RunOptions
-from python_ops.maintenance.session import (
+from python_ops.maintenance.configuration.config import parse_config
+from python_ops.maintenance.records.history import HistoryStore
+from python_ops.maintenance.records.outcomes import Status
+from python_ops.maintenance.rules.log_bounds import BOUNDS_OP
+from python_ops.maintenance.running.history_upkeep import HISTORY_NAME
+from python_ops.maintenance.running.session import (
     MaintenanceSession,
     OpsEnvironment,
     SessionEvents,
     failure_warnings,
 )
-from python_ops.maintenance.targets import ModelTarget
+from python_ops.maintenance.runs.run_options import RunOptions
+from python_ops.maintenance.selection.targets import ModelTarget
 from python_ops.ops.vacuum_modes import VacuumEngine
 from python_ops.spark_sessions import DeltaSql
 from tests.helpers.trust import files_on_disk
@@ -276,10 +276,10 @@ def test_a_build_that_proves_nothing_due_makes_its_outcomes_only_when_asked(
     import pyarrow as pa
     from deltalake import write_deltalake
 
-    from python_ops.maintenance.build_writes import BuildFacts
-    from python_ops.maintenance.outcomes import Reason
-    from python_ops.maintenance.registry import OPS
-    from python_ops.maintenance.runner import not_due_outcomes
+    from python_ops.maintenance.facts.build_writes import BuildFacts
+    from python_ops.maintenance.records.outcomes import Reason
+    from python_ops.maintenance.running.runner import not_due_outcomes
+    from python_ops.maintenance.runs.registry import OPS
 
     table = tmp_path / "fct"
     started = time.time_ns() // 1_000_000 - 60_000  # a minute ago, where nothing existed

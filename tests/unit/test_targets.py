@@ -14,13 +14,13 @@ from typing import Any
 import pytest
 
 from python_ops.errors import ConfigError
-from python_ops.maintenance.config import parse_config
-from python_ops.maintenance.locations import (
+from python_ops.maintenance.configuration.config import parse_config
+from python_ops.maintenance.selection.locations import (
     JOURNAL_NAME,
     default_history_location,
     warehouse_locator,
 )
-from python_ops.maintenance.targets import (
+from python_ops.maintenance.selection.targets import (
     load_manifest,
     manifest_models,
     targets_from_nodes,
@@ -241,7 +241,7 @@ def test_a_config_already_parsed_for_the_node_is_taken_as_it_is() -> None:
 def test_a_scoped_target_is_the_same_model_with_only_its_build_scope_changed() -> None:
     import dataclasses
 
-    from python_ops.maintenance.targets import ModelTarget
+    from python_ops.maintenance.selection.targets import ModelTarget
 
     # scoped() names every field: a field added to ModelTarget must be passed there too
     assert [f.name for f in dataclasses.fields(ModelTarget)] == [

@@ -4,7 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from python_ops.maintenance.wording import did_text, files_text, size_text, target_size_text
+from python_ops.maintenance.rules.wording import (
+    did_text,
+    files_text,
+    size_text,
+    target_size_text,
+)
 
 
 @pytest.mark.parametrize(

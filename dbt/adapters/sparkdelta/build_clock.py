@@ -3,7 +3,7 @@
 The materializations call ``adapter.validate_maintenance_config(model, ...)`` first thing. When
 the post-hook may maintain the model (the var ``maintenance_post_hook`` on, a post-hook, an op
 enabled), the adapter records the wall clock and the table's latest commit version
-(``python_ops.maintenance.build_start.head_version``: the names of its log's files, listed at
+(``python_ops.maintenance.facts.build_start.head_version``: the names of its log's files, listed at
 the location the adapter places the table) and, when it has none, whether anything exists
 there at all (``location_is_empty``: one ``lstat``). Never a catalog query: where the
 cluster's metastore places the table, the version is not known and the build's commits are

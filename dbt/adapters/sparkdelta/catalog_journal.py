@@ -8,11 +8,12 @@ engine registers a table or view of the journal when a statement first needs it
 (``engines/embedded.py``): tables at their locations *without* a column list (their schema is
 always read from the Delta log, so it can never go stale), views after what they read.
 
-On disk (``python_ops.maintenance.catalog_file``): a snapshot ``_sparkdelta_catalog.json`` and an
-append-only log ``_sparkdelta_catalog.log``. A change is one short ``O_APPEND`` write of one JSON
-line (atomic on a local file system, so threads and processes never interleave records and need
-no lock for it); the whole catalog is rewritten only by a compaction (temp file, fsync, rename),
-when a new engine finds the log longer than the snapshot. Each engine holds a shared ``flock``
+On disk (``python_ops.maintenance.selection.catalog_file``): a snapshot
+``_sparkdelta_catalog.json`` and an append-only log ``_sparkdelta_catalog.log``. A change is one
+short ``O_APPEND`` write of one JSON line (atomic on a local file system, so threads and processes
+never interleave records and need no lock for it); the whole catalog is rewritten only by a
+compaction (temp file, fsync, rename), when a new engine finds the log longer than the snapshot.
+Each engine holds a shared ``flock``
 on ``_sparkdelta_catalog.lock`` while it lives; a compaction needs it exclusively and is skipped
 (left to a later start) while another process has the warehouse open. Appends are not fsynced:
 a machine crash can lose the last records (those tables are then rebuilt by the next run), never

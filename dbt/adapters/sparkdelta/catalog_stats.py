@@ -62,7 +62,7 @@ def stats_from_row(row: dict[str, Any]) -> dict[str, Any]:
     """A ``maintenance_report`` row as dbt catalog stats.
 
     Args:
-        row: One row of ``python_ops.maintenance.report.report_rows``.
+        row: One row of ``python_ops.maintenance.running.report.report_rows``.
 
     Returns:
         ``stats:<id>:label/value/description/include`` keys.

@@ -52,8 +52,8 @@ from python_ops.maintenance import (
 log = logging.getLogger(__name__)
 
 # dbt-spark's model configs plus every maintenance key, declared so that dbt accepts them as
-# adapter configs. The keys come from ``python_ops.maintenance.config.KEYS`` (declared once,
-# with their types and defaults in ``MaintenanceConfig``); values are validated by
+# adapter configs. The keys come from ``python_ops.maintenance.configuration.config.KEYS``
+# (declared once, with their types and defaults in ``MaintenanceConfig``); values are validated by
 # ``parse_config``, once per model, so here every key is ``Any`` and unset by default.
 SparkDeltaConfig: type[SparkConfig] = dataclasses.make_dataclass(
     "SparkDeltaConfig",

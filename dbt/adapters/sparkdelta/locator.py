@@ -1,9 +1,9 @@
 """Where a model's table is, from inside dbt: the catalog first, then where the adapter puts it.
 
 The rule of where the adapter places tables, and the one answer to "is a Delta table there", are
-``python_ops.maintenance.locations`` (the CLI and Python models use the same); this object adds
-what only dbt's connection knows: the location the catalog reports for a built table, and the
-location it gives a schema (where the maintenance history goes on a cluster).
+``python_ops.maintenance.selection.locations`` (the CLI and Python models use the same); this
+object adds what only dbt's connection knows: the location the catalog reports for a built table,
+and the location it gives a schema (where the maintenance history goes on a cluster).
 
 Every look-up costs the same whatever the project's size: a relation by name is one dict look-up
 in dbt's relation cache (``cached_relation``; dbt's own ``get_relation`` scans every cached
@@ -480,9 +480,9 @@ def _nothing_at(location: str) -> bool:
 def _forgotten_tables(warehouse: str) -> dict[tuple[str, str], str]:
     """Tables the embedded engine's journal had and has forgotten since, with their locations.
 
-    Read from the journal's snapshot and log (``python_ops.maintenance.catalog_file``'s files):
-    a table whose last record is a ``forget`` (a ``DROP TABLE``, or the engine finding its Delta
-    log gone at start) or the drop of its schema. The log is emptied when the journal is
+    Read from the journal's snapshot and log (``python_ops.maintenance.selection.catalog_file``'s
+    files): a table whose last record is a ``forget`` (a ``DROP TABLE``, or the engine finding its
+    Delta log gone at start) or the drop of its schema. The log is emptied when the journal is
     compacted, so a table forgotten before the last compaction is no longer known to have been.
 
     Returns:

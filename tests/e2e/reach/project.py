@@ -26,7 +26,7 @@ from typing import Any
 from dbt.cli.main import dbtRunner
 from deltalake import DeltaTable
 
-from python_ops.maintenance.history import HistoryRecord, HistoryStore
+from python_ops.maintenance.records.history import HistoryRecord, HistoryStore
 from tests.helpers.classic import classic_env
 from tests.helpers.paths import ROOT
 

@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 from dbt.cli.main import dbtRunner
 
-from python_ops.maintenance.history import HistoryStore
-from python_ops.maintenance.log_bounds import PROOF_OPS
+from python_ops.maintenance.records.history import HistoryStore
+from python_ops.maintenance.rules.log_bounds import PROOF_OPS
 from tests.helpers.spark_servers import SparkServer
 
 pytestmark = pytest.mark.slow

@@ -22,7 +22,7 @@ import pytest
 from dbt.cli.main import dbtRunner, dbtRunnerResult
 from deltalake import DeltaTable, write_deltalake
 
-from python_ops.maintenance.history import HistoryStore
+from python_ops.maintenance.records.history import HistoryStore
 from tests.helpers.spark_servers import SparkServer
 
 pytest.importorskip("pyhive", reason="needs dbt-spark's PyHive extra (pip install -e '.[dev]')")

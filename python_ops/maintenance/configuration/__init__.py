@@ -1,0 +1,8 @@
+"""The configuration room.
+
+What a model asks for: its ``maintenance_*`` config, validated once into one typed object
+(``config``), the op keys and retention policy it implies, and the dbt profile's engine
+settings.
+
+May import: no other room (``tests/unit/test_layers.py`` holds the order).
+"""

@@ -1,0 +1,10 @@
+"""The rules room.
+
+Each op's due rules on a table's state: VACUUM's reclaimable bound (``reclaim``,
+``empty_origin``, ``untracked_bound``), the log's bounds since a version (``log_bounds``,
+``known_table``), every op's rule (``due_rules``) and the words that give a reason
+(``wording``).
+
+May import: ``configuration``, ``facts``, ``selection``, ``records``
+(``tests/unit/test_layers.py`` holds the order).
+"""

@@ -1,0 +1,8 @@
+"""The running room.
+
+Running maintenance: the runner (``runner``) over one maintenance session (``session``), the
+post-hook's skip (``build_skip``), the history's own upkeep (``history_upkeep``) and the report
+(``report``).
+
+May import: every other room (``tests/unit/test_layers.py`` holds the order).
+"""

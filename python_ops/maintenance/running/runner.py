@@ -1,0 +1,594 @@
+"""Maintain many models: run ops (all, or only what is due), record history, report.
+
+Used by the dbt post-hook (one model, what is due), the run-operations (``vacuum_all`` and its
+siblings) and ``python -m python_ops maintain``. Models run on a thread pool; after the time
+budget no new model is started. A failed op is recorded and, with ``on_error: warn``, only
+logged; with ``fail`` the run reports failure.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+from python_ops.delta.file_paths import FilePaths, read_file_paths
+from python_ops.delta.snapshot import Snapshot, read_snapshot
+from python_ops.errors import MaintenanceError, RetentionTooShortError
+from python_ops.invocation import Invocation
+from python_ops.maintenance.configuration.policy import effective_snapshot
+from python_ops.maintenance.decisions.build_decisions import decide_from_log
+from python_ops.maintenance.decisions.due import Decision, decide
+from python_ops.maintenance.facts.build_writes import BuildWrites
+from python_ops.maintenance.records.history import HistoryRecord, HistoryStore, parameters_json
+from python_ops.maintenance.records.outcomes import NOTHING_DONE, OpCounts, Reason, Status
+from python_ops.maintenance.rules.empty_origin import EmptyOrigin, record_origin
+from python_ops.maintenance.rules.log_bounds import bounds_from_snapshot, keep_bounds
+from python_ops.maintenance.rules.wording import did_text, size_text
+from python_ops.maintenance.runs.auto_columns import AdviceFor, resolve_auto
+from python_ops.maintenance.runs.op_runs import RunContext
+from python_ops.maintenance.runs.registry import OPS, op_spec
+from python_ops.maintenance.runs.run_options import RunOptions
+from python_ops.maintenance.selection.targets import ModelTarget
+from python_ops.ops.lean_arrow import lean_arrow
+from python_ops.ops.vacuum import vacuum_retention
+from python_ops.ops.vacuum.candidates import ListingEvidence
+from python_ops.ops.vacuum_modes import VacuumEngine
+from python_ops.spark_sessions import DeltaSql
+
+log = logging.getLogger("python_ops.maintenance.running.runner")
+
+
+@dataclass(frozen=True)
+class OpOutcome:
+    """One op on one model.
+
+    Attributes:
+        model: The model.
+        op: The op.
+        status: What happened.
+        reason: Why it ran or not.
+        detail: The reason in words; the error for failures.
+        dry_run: Report-only run.
+        counts: What it did: files and bytes removed and added, versions (None after: unknown),
+            and how it ran (``note``: VACUUM's mode and why, directories it kept); the same
+            object the history recorded.
+        duration_s: Seconds.
+        on_error: The model's ``on_error`` setting.
+    """
+
+    model: str
+    op: str
+    status: Status
+    reason: Reason
+    detail: str
+    dry_run: bool = False
+    counts: OpCounts = NOTHING_DONE
+    duration_s: float = 0.0
+    on_error: str = "warn"
+
+    @property
+    def ran(self) -> bool:
+        """True when the op was attempted (succeeded or failed)."""
+        return self.status in (Status.SUCCEEDED, Status.FAILED)
+
+    @property
+    def did(self) -> str:
+        """What the op did (or would do, dry run) with files and bytes; '' when it did not run."""
+        if self.status is Status.FAILED:
+            return "failed"
+        if self.status is not Status.SUCCEEDED:
+            return ""
+        c = self.counts
+        return did_text(
+            self.op,
+            dry_run=self.dry_run,
+            files_removed=c.files_removed,
+            bytes_removed=c.bytes_removed,
+            files_added=c.files_added,
+            bytes_added=c.bytes_added,
+        )
+
+    @property
+    def note(self) -> str:
+        """How it ran (VACUUM's mode and why, directories it kept); '' when nothing to say."""
+        return self.counts.note
+
+    @property
+    def summary(self) -> str:
+        """``did`` and, where it matters, how (VACUUM's mode and why, directories it kept)."""
+        return f"{self.did}; {self.note}" if self.note and self.did else self.did
+
+    def to_dict(self) -> dict[str, Any]:
+        """The outcome as plain data, the counters flat beside the rest."""
+        return {
+            "model": self.model,
+            "op": self.op,
+            "status": self.status,
+            "reason": self.reason,
+            "detail": self.detail,
+            "dry_run": self.dry_run,
+            **self.counts.columns(),
+            "note": self.note,
+            "duration_s": self.duration_s,
+            "on_error": self.on_error,
+        }
+
+
+@dataclass(frozen=True)
+class MaintenanceRun:
+    """What a maintenance run did.
+
+    Attributes:
+        outcomes: One per (model, op) considered.
+        models_started: Models started before the time budget ran out.
+        models_not_started: Models not started because of the time budget.
+        duration_s: Wall time.
+    """
+
+    outcomes: tuple[OpOutcome, ...]
+    models_started: int
+    models_not_started: tuple[str, ...]
+    duration_s: float
+
+    @property
+    def failed(self) -> tuple[OpOutcome, ...]:
+        """Failed ops whose model says ``on_error: fail``."""
+        return tuple(o for o in self.outcomes if o.status is Status.FAILED and o.on_error == "fail")
+
+    def to_dict(self) -> dict[str, Any]:
+        """The run as plain data."""
+        return {
+            "outcomes": [o.to_dict() for o in self.outcomes],
+            "models_started": self.models_started,
+            "models_not_started": list(self.models_not_started),
+            "duration_s": self.duration_s,
+            "failed": len(self.failed),
+            "ops_failed": sum(1 for o in self.outcomes if o.status is Status.FAILED),
+        }
+
+    def table(self) -> str:
+        """A per-model table with a labelled totals row; sizes in scaled units (B, KB, MB, GB).
+
+        A dry run's rows say what would be done; each reason starts with what the op did.
+        """
+        head = f"{'model':<28} {'op':<13} {'status':<10} {'files -':>8} {'size -':>9} "
+        head += f"{'files +':>8} {'size +':>9} {'s':>6}  reason"
+        lines = [head]
+        if any(o.dry_run for o in self.outcomes):
+            lines.insert(0, "dry run: nothing was deleted or written")
+        for o in self.outcomes:
+            dry = o.dry_run and o.status is Status.SUCCEEDED
+            status = "dry run" if dry else str(o.status)
+            # the outcome first, then why it ran: a reason never contradicts what happened
+            detail = f"{o.did}; {o.detail}" if o.status is Status.SUCCEEDED else o.detail
+            if o.status is Status.SUCCEEDED and o.note:
+                detail += f"; {o.note}"  # then how it ran (VACUUM's mode, kept directories)
+            lines.append(
+                f"{o.model:<28} {o.op:<13} {status:<10} {o.counts.files_removed:>8} "
+                f"{size_text(o.counts.bytes_removed):>9} {o.counts.files_added:>8} "
+                f"{size_text(o.counts.bytes_added):>9} {o.duration_s:>6.2f}  {detail}"
+            )
+        ran = [o for o in self.outcomes if o.ran]
+        models = len({o.model for o in self.outcomes})
+        failed = sum(1 for o in ran if o.status is Status.FAILED)
+        lines.append(
+            f"{f'total ({models} model' + ('s' if models != 1 else '') + ')':<28} "
+            f"{f'{len(ran)} op(s) ran':<13} {f'{failed} failed':<10} "
+            f"{sum(o.counts.files_removed for o in ran):>8} "
+            f"{size_text(sum(o.counts.bytes_removed for o in ran)):>9} "
+            f"{sum(o.counts.files_added for o in ran):>8} "
+            f"{size_text(sum(o.counts.bytes_added for o in ran)):>9} {self.duration_s:>6.2f}"
+            + (
+                f"  not started (time budget): {', '.join(self.models_not_started)}"
+                if self.models_not_started
+                else ""
+            )
+        )
+        return "\n".join(lines)
+
+
+@dataclass
+class Maintainer:
+    """Runs ops for models and records every run in the history.
+
+    Args:
+        spark: A Spark session (VACUUM selects files with the DataFrame API).
+        history: Where to record runs; None records nothing.
+        invocation: The command it runs in (a dbt invocation, a CLI run): its id is recorded
+            with each run; its warnings are given once (``python_ops.invocation``).
+        on_progress: Called with (models done, models total, model name).
+        sql: Where Delta's own SQL would run (OPTIMIZE goes there when it has Delta); None:
+            delta-rs in this process.
+        vacuum_engine: Where VACUUM's selection runs: ``SPARK`` (on ``spark``, e.g. a cluster
+            the caller attached to) or ``AUTO`` (in this process unless Spark is needed).
+        on_model: Called with (models done, models total, model name, its outcomes) after each
+            model, e.g. for progress lines that say what was done.
+        log_failures: Log each failed op as a warning (False when the caller reports them).
+        advice_for: The advisor, for models with ``auto`` clustering columns
+            (``auto_columns.resolve_auto``); None: ``auto`` resolves to no columns.
+        build: After a build (the post-hook): what it wrote, recorded beside each op's run;
+            a build that began where nothing existed also bounds VACUUM's untracked files.
+        trust_listing_bounds: VACUUM's due check skips its listing while the history's bound
+            holds (``untracked_bound``): the post-hook's, after every build; run-operations
+            list (thorough on a schedule).
+    """
+
+    spark: Any
+    history: HistoryStore | None
+    invocation: Invocation
+    on_progress: Callable[[int, int, str], None] | None = None
+    sql: DeltaSql | None = None
+    vacuum_engine: VacuumEngine = VacuumEngine.AUTO
+    on_model: Callable[[int, int, str, list[OpOutcome]], None] | None = None
+    log_failures: bool = True
+    advice_for: AdviceFor | None = None
+    build: BuildWrites | None = None
+    trust_listing_bounds: bool = False
+    _done: int = field(default=0, repr=False)
+
+    @property
+    def invocation_id(self) -> str:
+        """The command's id, recorded with each run."""
+        return self.invocation.id
+
+    def _empty_at_ms(self) -> int | None:
+        """When the built table's location was empty (its build began there), if it was."""
+        facts = self.build.facts if self.build is not None else None
+        return facts.started_at_ms if facts is not None and facts.location_was_empty else None
+
+    def _engine_free(self, op: str) -> bool:
+        """Whether ``op`` runs wholly in this process, needing no pandas (``lean_arrow``).
+
+        VACUUM selects on Arrow unless asked to select on Spark; log cleanup never starts an
+        engine. Other ops may write through Delta on a Spark engine.
+        """
+        return op == "cleanup_logs" or (op == "vacuum" and self.vacuum_engine != VacuumEngine.SPARK)
+
+    def _decided_from_log(self, target: ModelTarget) -> list[OpOutcome] | None:
+        """A run-operation's outcomes when nothing is due, without the snapshot; None: read it.
+
+        ``build_decisions.decide_from_log``: the checksum, the recorded bounds, a listing.
+        """
+        try:
+            with lean_arrow(block_pandas=True):
+                decisions = decide_from_log(
+                    target,
+                    history=self.history,
+                    invocation=self.invocation,
+                    now_ms=time.time_ns() // 1_000_000,
+                )
+        except MaintenanceError:
+            return None  # the snapshot's rules report it
+        return not_due_outcomes(target, decisions) if decisions is not None else None
+
+    def _keep_log_bounds(self, target: ModelTarget, snapshot: Snapshot) -> None:
+        """The bounds the snapshot proves, for later decisions without it (``log_bounds``)."""
+        keep_bounds(
+            self.history,
+            target,
+            bounds_from_snapshot(snapshot, now_ms=time.time_ns() // 1_000_000),
+            invocation_id=self.invocation_id,
+            how="a decision read the table's snapshot",
+        )
+
+    def _keep_origin(self, target: ModelTarget, snapshot: Snapshot | FilePaths) -> None:
+        """A build that created the table where nothing existed: that fact, for later builds.
+
+        Kept here when the post-hook read the snapshot (``build_decisions`` keeps it when it
+        proved nothing due without it: one of the two, once per build).
+        """
+        empty_at_ms = self._empty_at_ms()
+        if empty_at_ms is None or self.history is None:
+            return
+        head = snapshot.head if isinstance(snapshot, FilePaths) else snapshot
+        origin = EmptyOrigin(head.metadata.table_id, empty_at_ms)
+        record_origin(self.history, target, origin, invocation_id=self.invocation_id)
+
+    def run_op(
+        self,
+        target: ModelTarget,
+        op: str,
+        *,
+        snapshot: Snapshot | FilePaths | None = None,
+        dry_run: bool = False,
+        retention_hours: float | None = None,
+        reason: Reason = Reason.REQUESTED,
+        detail: str = "requested",
+        failure: str | None = None,
+        evidence: ListingEvidence | None = None,
+    ) -> OpOutcome:
+        """Run one op on one model and record it.
+
+        Args:
+            target: The model.
+            op: A registered op.
+            snapshot: The table's snapshot as just read (None: the op reads it); for VACUUM
+                alone, the log's paths (``read_file_paths``).
+            dry_run: Report only.
+            retention_hours: VACUUM retention overriding the model's (still safety-checked).
+            reason: Why it runs.
+            detail: Why, in words (for the report).
+            failure: Record this error instead of running (the decision already failed).
+            evidence: What the decision found that the run uses (``Decision.evidence``).
+
+        Returns:
+            The outcome; failures are caught, logged and recorded.
+        """
+        c = target.config
+        spec = op_spec(op)
+        started_at = dt.datetime.now(dt.UTC)
+        started = time.perf_counter()
+        counts = OpCounts()
+        error = failure
+        if failure is None:
+            context = RunContext(
+                spark=self.spark,
+                snapshot=snapshot if isinstance(snapshot, Snapshot) else None,
+                paths=snapshot if isinstance(snapshot, FilePaths) else None,
+                dry_run=dry_run,
+                retention_hours=retention_hours,
+                sql=self.sql,
+                vacuum_engine=self.vacuum_engine,
+                evidence=evidence,
+                invocation=self.invocation,
+            )
+            try:
+                with lean_arrow(block_pandas=self._engine_free(op)):
+                    counts = spec.run(target, context)
+            except MaintenanceError as err:
+                error = str(err)
+            except Exception as err:  # an engine or writer failure must not abort other models
+                error = f"{type(err).__name__}: {err}"
+        duration = time.perf_counter() - started
+        status = Status.FAILED if error else Status.SUCCEEDED
+        if error:
+            counts = counts.failed()
+        if error and self.log_failures:
+            log.warning("maintenance %s of model %s failed: %s", op, c.model, error)
+        if self.history is not None:
+            record = HistoryRecord(
+                invocation_id=self.invocation_id,
+                model=c.model,
+                table_location=target.location,
+                op=op,
+                parameters=parameters_json(counts.parameters),
+                dry_run=dry_run,
+                status=status,
+                error=error,
+                started_at=started_at,
+                duration_s=duration,
+                reason=detail,
+                **counts.columns(),
+                **(self.build.history_columns() if self.build is not None else {}),
+            )
+            try:
+                self.history.append([record])
+            except MaintenanceError as err:
+                log.warning("model %s: %s", c.model, err)
+        return OpOutcome(
+            model=c.model,
+            op=op,
+            status=status,
+            reason=Reason.ERROR if error else reason,
+            detail=error or detail,
+            dry_run=dry_run,
+            counts=counts,
+            duration_s=duration,
+            on_error=c.on_error,
+        )
+
+    def maintain_model(
+        self,
+        target: ModelTarget,
+        *,
+        ops: tuple[str, ...] = OPS,
+        only_due: bool = True,
+        dry_run: bool = False,
+        retention_hours: float | None = None,
+    ) -> list[OpOutcome]:
+        """Run ``ops`` on one model: only those due, or all enabled ones.
+
+        The table's log is read once: the snapshot that decides what is due is handed to the
+        ops. After an op commits (OPTIMIZE, a purge), the log is read again, and what is due
+        next is decided on the new snapshot (an OPTIMIZE that rewrote the files with deletion
+        vectors leaves no purge due). When VACUUM is the only enabled op (``vacuum_all``, a
+        model that maintains nothing else), the log's paths are read instead
+        (``read_file_paths``: the checkpoint's files stay Arrow columns, no object per file),
+        as the command line's VACUUM reads them.
+
+        Returns:
+            One outcome per op.
+        """
+        target = resolve_auto(target, self.advice_for or (lambda _t: None), self.history)
+        c = target.config
+        if only_due and not dry_run and ops == OPS and self.build is None:
+            quick = self._decided_from_log(target)
+            if quick is not None:  # a run-operation: nothing due, the snapshot not read
+                return quick
+        outcomes = []
+        paths_only = [op for op in ops if c.op_enabled(op)] == ["vacuum"]
+        read: Callable[[str], Snapshot | FilePaths] = (
+            read_file_paths if paths_only else read_snapshot
+        )
+        try:
+            with lean_arrow():  # reading the log needs neither pandas nor an engine
+                snapshot = read(target.location)
+        except MaintenanceError as err:  # no table, unreadable log: every enabled op fails
+            return [
+                self.run_op(target, op, dry_run=dry_run, failure=str(err))
+                if c.op_enabled(op)
+                else OpOutcome(
+                    c.model,
+                    op,
+                    Status.NOT_DUE,
+                    Reason.DISABLED,
+                    f"disabled by {c.switched_off_by(op)}",
+                    on_error=c.on_error,
+                )
+                for op in ops
+            ]
+        if isinstance(snapshot, Snapshot) and not dry_run:
+            self._keep_log_bounds(target, snapshot)
+        if not dry_run:
+            self._keep_origin(target, snapshot)
+        current: Snapshot | FilePaths | None = snapshot
+        for op in ops:
+            if current is None:  # the previous op committed: decide on the new snapshot
+                try:
+                    with lean_arrow():
+                        current = read(target.location)
+                except MaintenanceError as err:
+                    outcomes.append(self.run_op(target, op, dry_run=dry_run, failure=str(err)))
+                    continue
+            try:  # one op's bad setting (a Z-order column) fails that op only
+                with lean_arrow(block_pandas=self._engine_free(op)):  # VACUUM's estimate
+                    d = decide(
+                        target,
+                        current,
+                        ops=(op,),
+                        history=self.history,
+                        invocation=self.invocation,
+                        trust_bounds=self.trust_listing_bounds,
+                        empty_at_ms=self._empty_at_ms(),
+                    )[0]
+            except MaintenanceError as err:
+                outcomes.append(self.run_op(target, op, dry_run=dry_run, failure=str(err)))
+                continue
+            if d.reason is Reason.DISABLED or (only_due and not d.due):
+                outcomes.append(
+                    OpOutcome(
+                        c.model, d.op, Status.NOT_DUE, d.reason, d.detail, on_error=c.on_error
+                    )
+                )
+                continue
+            outcome = self.run_op(
+                target,
+                d.op,
+                snapshot=current,
+                dry_run=dry_run,
+                retention_hours=retention_hours,
+                reason=d.reason if d.due else Reason.REQUESTED,
+                detail=d.detail if d.due else f"requested (not due: {d.detail})",
+                evidence=d.evidence,  # the decision's listing: the run does not list again
+            )
+            outcomes.append(outcome)
+            version = current.head.version if isinstance(current, FilePaths) else current.version
+            if outcome.counts.version_after != version:
+                current = None  # the op committed (or failed): the next op reads the log again
+        return outcomes
+
+    def maintain(
+        self, targets: Sequence[ModelTarget], options: RunOptions | None = None
+    ) -> MaintenanceRun:
+        """Maintain every target on ``options.threads`` workers within a time budget.
+
+        Args:
+            targets: The models.
+            options: What to run and how (validated when they were built: ``RunOptions``);
+                None: every op, what is due, one thread, no budget.
+
+        Returns:
+            The run.
+
+        Raises:
+            RetentionTooShortError: Once, naming every model whose table's minimum is above
+                ``options.retention_hours`` (before any model).
+        """
+        options = options or RunOptions()
+        ops, only_due, dry_run = options.ops, options.only_due, options.dry_run
+        retention_hours, time_budget_s = options.retention_hours, options.time_budget_s
+        if "vacuum" in ops:
+            check_retention_argument(targets, retention_hours)
+        started = time.perf_counter()
+        not_started: list[str] = []
+        total = len(targets)
+
+        def one(target: ModelTarget) -> list[OpOutcome]:
+            if time_budget_s is not None and time.perf_counter() - started > time_budget_s:
+                not_started.append(target.name)
+                return [
+                    OpOutcome(
+                        target.name, op, Status.SKIPPED, Reason.TIME_BUDGET, "time budget used up"
+                    )
+                    for op in ops
+                ]
+            result = self.maintain_model(
+                target, ops=ops, only_due=only_due, dry_run=dry_run, retention_hours=retention_hours
+            )
+            self._done += 1
+            if self.on_progress is not None:
+                self.on_progress(self._done, total, target.name)
+            if self.on_model is not None:
+                self.on_model(self._done, total, target.name, result)
+            return result
+
+        with ThreadPoolExecutor(max_workers=options.threads) as pool:
+            per_model = list(pool.map(one, targets))
+        return MaintenanceRun(
+            outcomes=tuple(o for outcomes in per_model for o in outcomes),
+            models_started=total - len(not_started),
+            models_not_started=tuple(sorted(not_started)),
+            duration_s=time.perf_counter() - started,
+        )
+
+
+def not_due_outcomes(target: ModelTarget, decisions: Sequence[Decision]) -> list[OpOutcome]:
+    """The outcomes of decisions none of which is due (nothing ran)."""
+    c = target.config
+    return [
+        OpOutcome(c.model, d.op, Status.NOT_DUE, d.reason, d.detail, on_error=c.on_error)
+        for d in decisions
+    ]
+
+
+def check_retention_argument(targets: Sequence[ModelTarget], retention_hours: float | None) -> None:
+    """Refuse a caller's VACUUM retention below some table's minimum once, before any op runs.
+
+    The argument belongs to the run, not to a model: one error naming every model it is too short
+    for (and their minimums) replaces one failed VACUUM per model. Models that allow short
+    retention (``maintenance_vacuum_allow_short_retention``) or have VACUUM switched off are
+    not checked; a table that cannot be read is left to the op to report.
+
+    Args:
+        targets: The models of the run.
+        retention_hours: The caller's retention (None: each model's own, nothing to check).
+
+    Raises:
+        RetentionTooShortError: When the retention is below one or more tables' minimum.
+    """
+    if retention_hours is None:
+        return
+    hours = float(round(float(retention_hours)))  # as VACUUM rounds it
+    short: list[tuple[str, float]] = []
+    for target in targets:
+        c = target.config
+        if not c.op_enabled("vacuum") or c.vacuum_allow_short_retention:
+            continue
+        try:
+            minimum = vacuum_retention(
+                # only the table's properties matter: the log's paths stay columns (no object
+                # per file); a retention the package recorded is no floor (``policy``)
+                effective_snapshot(read_file_paths(target.location).head),
+                None,
+                allow_short_retention=False,
+            )[0].hours
+        except MaintenanceError:
+            continue
+        if hours < minimum:
+            short.append((target.name, minimum))
+    if short:
+        models = ", ".join(f"{name} ({minimum:g} h)" for name, minimum in short)
+        raise RetentionTooShortError(
+            setting="retention_hours",
+            value=retention_hours,
+            fix=f"It is below the minimum retention (delta.deletedFileRetentionDuration) of "
+            f"{len(short)} model(s): {models}; files of writers that have not committed yet "
+            f"could be deleted. Nothing was run. Pass retention_hours of at least "
+            f"{max(m for _, m in short):g}, or set "
+            "'maintenance_vacuum_allow_short_retention: true' on those models.",
+        )
