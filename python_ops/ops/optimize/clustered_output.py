@@ -6,13 +6,17 @@ directory, zstd, timestamps at microseconds. Rows arrive in pieces; each file's 
 the merge of its row groups' ``delta_stats`` (``merge_stats``), which equals ``delta_stats`` of
 the whole file: minima and maxima are taken of values ``delta_stats`` already put in JSON form,
 whose order is the values' order (numbers; strings by code point, as UTF-8 bytes compare; ISO
-dates and timestamps), and a column one group has no bounds for (NaN, an inexact decimal) has
-none in the file. Row groups are written on writer threads while the next gathers.
+dates and timestamps), and a column one group has no bounds for (NaN, an infinity, a date
+outside years 1-9999) has none in the file. The parts are read with ``loads_stats`` and the
+file's document written with ``dumps_stats``: decimals and floats keep their exact text. Row
+groups are written on writer threads while the next gathers.
+
+A failed write (``abort``) closes every file it opened and deletes them: a rewrite that fails
+leaves no untracked file, or names those it could not delete.
 """
 
 from __future__ import annotations
 
-import json
 import logging
 import math
 import posixpath
@@ -24,7 +28,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from python_ops.delta.stats import delta_stats
+from python_ops.delta.stats import delta_stats, dumps_stats, loads_stats
 from python_ops.storage import Storage
 
 log = logging.getLogger(__name__)
@@ -96,7 +100,7 @@ def merge_stats(parts: list[dict[str, Any]]) -> str:
     """One file's ``stats`` JSON from the parsed ``delta_stats`` of its consecutive pieces.
 
     Args:
-        parts: ``json.loads(delta_stats(piece, columns))`` of each piece, same columns.
+        parts: ``loads_stats(delta_stats(piece, columns))`` of each piece, same columns.
 
     Returns:
         What ``delta_stats`` of all the pieces' rows at once returns.
@@ -109,10 +113,37 @@ def merge_stats(parts: list[dict[str, Any]]) -> str:
         if low is not None and high is not None:
             mins[name], maxs[name] = low, high
     rows = sum(int(p["numRecords"]) for p in parts)
-    return json.dumps(
-        {"numRecords": rows, "minValues": mins, "maxValues": maxs, "nullCount": nulls},
-        separators=(",", ":"),
+    return dumps_stats(
+        {"numRecords": rows, "minValues": mins, "maxValues": maxs, "nullCount": nulls}
     )
+
+
+def footer_statistics(schema: pa.Schema) -> list[str]:
+    """The Parquet columns of ``schema`` whose footer statistics Spark can trust: not floats.
+
+    Arrow's writer leaves NaN out of a float column's footer bounds (Spark's writer keeps it
+    in them) and bounds zeros by -0.0, and Spark's Parquet filter pushdown trusts the bounds:
+    on files delta-rs wrote, Delta 4.4 answered ``f = NaN`` with 0 rows instead of 1 and
+    ``f = 0.0`` with 1 instead of 2 (measured). Files written here keep no footer bounds for
+    float columns; the statistics in the log (``delta_stats``) still bound them for Delta. Nor
+    dictionaries: Parquet's dictionary filter compares floats bit for bit, so a row group whose
+    dictionary holds -0.0 but not 0.0 is dropped for ``f = 0.0`` (measured on compacted files).
+
+    Args:
+        schema: The rows' schema.
+
+    Returns:
+        Column paths (dotted, as the Parquet schema names them) that get footer statistics.
+    """
+    sink = pa.BufferOutputStream()
+    pq.write_table(schema.empty_table(), sink)
+    parquet = pq.ParquetFile(pa.BufferReader(sink.getvalue())).schema
+    columns = (parquet.column(i) for i in range(len(parquet)))
+    return [
+        c.path
+        for c in columns
+        if c.physical_type not in ("FLOAT", "DOUBLE") and "Float16" not in str(c.logical_type)
+    ]
 
 
 class _File:
@@ -161,6 +192,7 @@ class ClusteredOutput:
         self._per_file = math.ceil(rows / count) if rows else 0
         self._schema = schema
         self._stats_columns = stats_columns
+        self._footer_stats = footer_statistics(schema)
         self._group_rows = max(1, group_rows)
         self._run = uuid.uuid4()
         self._in_file = 0
@@ -211,18 +243,34 @@ class ClusteredOutput:
             writers.shutdown()
         return self.written
 
-    def abort(self) -> None:
-        """Close open files after a failure (the files stay untracked, as before)."""
+    def abort(self) -> list[str]:
+        """After a failure: close the open files and delete every file this output began.
+
+        Returns:
+            The files that could not be deleted (relative paths; empty when all are gone).
+        """
         try:
             self._wait_all()
         except Exception:  # the failure being handled is the one to report
             log.debug("the Z-order output failed too while aborting", exc_info=True)
         for writers in self._writers:
-            writers.shutdown()
+            writers.shutdown()  # waits for a piece still in flight on the other thread
         for f in self._files:
             if f.writer is not None:
-                f.writer.close()
+                try:
+                    f.writer.close()
+                except Exception:  # a half-written file: deleted below all the same
+                    log.debug("closing %s after a failure failed", f.relative, exc_info=True)
                 f.writer = None
+        paths = [f.relative for f in self._files]
+        if not paths:
+            return []
+        try:
+            left = self._storage.delete_files(paths)
+        except Exception:  # the failure being handled is the one to report; name the files
+            log.debug("deleting the Z-order output after a failure failed", exc_info=True)
+            return paths
+        return list(left)
 
     def _submit(self, *, finish: bool) -> None:
         """Hand the gathered rows to the file's writer thread (one piece in flight on each)."""
@@ -264,15 +312,17 @@ class ClusteredOutput:
                     compression="zstd",
                     coerce_timestamps="us",
                     allow_truncated_timestamps=False,
+                    write_statistics=self._footer_stats,
+                    use_dictionary=self._footer_stats,
                 )
             file.writer.write_table(piece, row_group_size=max(piece.num_rows, 1))
-            file.parts.append(json.loads(delta_stats(piece, self._stats_columns)))
+            file.parts.append(loads_stats(delta_stats(piece, self._stats_columns)))
         if finish and file.writer is not None:
             file.writer.close()
             file.writer = None
             fs, path = self._storage.arrow_path(file.relative)
             size = int(fs.get_file_info(path).size)
             stats = merge_stats(file.parts)
-            rows = int(json.loads(stats)["numRecords"])
+            rows = sum(int(p["numRecords"]) for p in file.parts)
             file.written = WrittenFile(file.relative, size, rows, stats)
             file.parts = []

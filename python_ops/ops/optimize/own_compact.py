@@ -18,7 +18,8 @@ import pyarrow.parquet as pq
 from python_ops.delta.actions import AddFile
 from python_ops.delta.stats import delta_stats
 from python_ops.errors import StorageError
-from python_ops.ops.optimize.partition_batches import plain_schema
+from python_ops.ops.optimize.clustered_output import footer_statistics
+from python_ops.ops.optimize.partition_batches import file_schema
 from python_ops.ops.optimize.plan import PartitionPlan
 from python_ops.ops.optimize.zorder import WrittenFile
 from python_ops.storage import Storage
@@ -34,7 +35,11 @@ def read_inputs(storage: Storage, inputs: list[AddFile]) -> pa.Table:
     for f in inputs:
         assert f.relative_path is not None  # the plan holds files inside the root
         try:
-            table = pq.read_table(pa.BufferReader(storage.read_arrow_buffer(f.relative_path)))
+            parquet = pq.ParquetFile(
+                pa.BufferReader(storage.read_arrow_buffer(f.relative_path)),
+                coerce_int96_timestamp_unit="us",  # Spark's INT96 at microseconds: years 1-9999
+            )
+            table = parquet.read().cast(file_schema(parquet))
         except FileNotFoundError as err:
             raise StorageError(
                 f"{storage.root}: live data file '{f.relative_path}' is missing from storage; "
@@ -45,8 +50,7 @@ def read_inputs(storage: Storage, inputs: list[AddFile]) -> pa.Table:
                 f"{storage.root}: live data file '{f.relative_path}' cannot be read as Parquet "
                 f"({err}); nothing was committed"
             ) from err
-        plain = plain_schema(table.schema)
-        tables.append(table.cast(plain) if plain != table.schema else table)
+        tables.append(table)
     return pa.concat_tables(tables, promote_options="permissive")
 
 
@@ -85,7 +89,8 @@ def write_bins(
         sink = pa.BufferOutputStream()
         pq.write_table(
             table, sink, compression="zstd", coerce_timestamps="us",
-            allow_truncated_timestamps=False,
+            allow_truncated_timestamps=False, write_statistics=footer_statistics(table.schema),
+            use_dictionary=footer_statistics(table.schema),
         )  # fmt: skip
         data = sink.getvalue().to_pybytes()
         written.append(

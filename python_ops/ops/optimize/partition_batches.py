@@ -4,6 +4,12 @@ What ``zorder.read_files`` returns as one table (each file's columns as plain Ar
 files' schemas unified as ``pa.concat_tables(promote_options="permissive")`` unifies them: a
 column missing from a file is null there, a narrower type widens), here as batches of a bounded
 number of rows, so a partition larger than memory can be read (``PartitionSource``).
+
+Every file is opened by ``open_parquet``: Spark's INT96 timestamps (Delta on Spark writes its
+``timestamp`` columns so) are read at microseconds, not pyarrow's default nanoseconds, whose
+int64 range (years 1677-2262) silently wrapped ``9999-12-31`` to a day in 1816; and since an
+INT96 value is an instant in UTC, its column is read as ``timestamp[us, tz=UTC]``, the type
+delta-rs writes for ``timestamp`` (files of both writers then share one schema).
 """
 
 from __future__ import annotations
@@ -12,7 +18,7 @@ import queue
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import TypeVar, cast
+from typing import Any, TypeVar, cast
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -90,6 +96,49 @@ def plain_schema(schema: pa.Schema) -> pa.Schema:
     return pa.schema([f.with_type(_plain_type(f.type)) for f in schema])
 
 
+def open_parquet(path: str, filesystem: Any) -> pq.ParquetFile:
+    """A Parquet file whose INT96 timestamps read at microseconds (years 1-9999 exact).
+
+    Args:
+        path: The file's path on ``filesystem``.
+        filesystem: A pyarrow filesystem (``Storage.arrow_path``).
+
+    Returns:
+        The open file.
+    """
+    return pq.ParquetFile(path, filesystem=filesystem, coerce_int96_timestamp_unit="us")
+
+
+def _utc_type(kind: pa.DataType, path: str, int96: set[str]) -> pa.DataType:
+    """``kind`` with the INT96 timestamps at or under ``path`` in UTC."""
+    if pa.types.is_struct(kind):
+        return pa.struct([f.with_type(_utc_type(f.type, f"{path}.{f.name}", int96)) for f in kind])
+    if pa.types.is_timestamp(kind) and kind.tz is None and path in int96:
+        return pa.timestamp(kind.unit, "UTC")
+    return kind
+
+
+def file_schema(parquet: pq.ParquetFile) -> pa.Schema:
+    """The plain schema of a file (``plain_schema``), its INT96 timestamps in UTC.
+
+    Args:
+        parquet: A file opened by ``open_parquet``.
+
+    Returns:
+        The schema its batches are read in (cast to it: the values do not change).
+    """
+    schema = parquet.schema
+    int96 = {
+        schema.column(i).path
+        for i in range(len(schema))
+        if schema.column(i).physical_type == "INT96"
+    }
+    plain = plain_schema(parquet.schema_arrow)
+    if not int96:
+        return plain
+    return pa.schema([f.with_type(_utc_type(f.type, f.name, int96)) for f in plain])
+
+
 @contextmanager
 def _reading(storage: Storage, relative: str) -> Iterator[None]:
     """Live data files that are gone or not Parquet as ``StorageError`` (nothing committed)."""
@@ -142,8 +191,8 @@ class PartitionSource:
             self._paths.append(f.relative_path)
             with _reading(storage, f.relative_path):
                 fs, path = storage.arrow_path(f.relative_path)
-                parquet = pq.ParquetFile(path, filesystem=fs)
-                schemas.append(plain_schema(parquet.schema_arrow))
+                parquet = open_parquet(path, fs)
+                schemas.append(file_schema(parquet))
                 rows += parquet.metadata.num_rows
                 meta = parquet.metadata
                 size += sum(meta.row_group(i).total_byte_size for i in range(meta.num_row_groups))
@@ -181,11 +230,11 @@ class PartitionSource:
         for relative in self._paths:
             with _reading(self._storage, relative):
                 fs, path = self._storage.arrow_path(relative)
-                parquet = pq.ParquetFile(path, filesystem=fs)
+                parquet = open_parquet(path, fs)
                 present = set(parquet.schema_arrow.names)
                 wanted = [n for n in schema.names if n in present]
-                file_schema = plain_schema(parquet.schema_arrow)
-                plain = pa.schema([file_schema.field(n) for n in wanted])
+                as_read = file_schema(parquet)
+                plain = pa.schema([as_read.field(n) for n in wanted])
                 if not wanted:  # none of the columns: the file's rows are nulls in all of them
                     left = parquet.metadata.num_rows
                     while left > 0:

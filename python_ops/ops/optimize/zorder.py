@@ -30,7 +30,6 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.parquet as pq
 
 from python_ops.delta.actions import AddFile
 from python_ops.errors import (
@@ -40,7 +39,7 @@ from python_ops.errors import (
 from python_ops.ops.optimize.clustered_output import ClusteredOutput
 from python_ops.ops.optimize.clustered_output import WrittenFile as WrittenFile  # re-exported
 from python_ops.ops.optimize.external_sort import DEFAULT_MEMORY_BUDGET, sort_by_key
-from python_ops.ops.optimize.partition_batches import PartitionSource, plain_schema
+from python_ops.ops.optimize.partition_batches import PartitionSource, file_schema, open_parquet
 from python_ops.ops.optimize.zorder_ranges import RANGE_BITS, ZOrderKeys, interleave, key_bits
 from python_ops.storage import Storage
 
@@ -148,7 +147,9 @@ def read_files(storage: Storage, files: list[AddFile]) -> pa.Table:
         assert f.relative_path is not None  # check_supported refused the others
         fs, path = storage.arrow_path(f.relative_path)
         try:
-            table = pq.read_table(path, filesystem=fs)
+            parquet = open_parquet(path, fs)
+            table = parquet.read()
+            plain = file_schema(parquet)
         except FileNotFoundError as err:
             raise StorageError(
                 f"{storage.root}: live data file '{f.relative_path}' is missing from storage; "
@@ -159,7 +160,6 @@ def read_files(storage: Storage, files: list[AddFile]) -> pa.Table:
                 f"{storage.root}: live data file '{f.relative_path}' cannot be read as Parquet "
                 f"({err}); nothing was committed"
             ) from err
-        plain = plain_schema(table.schema)
         tables.append(table.cast(plain) if plain != table.schema else table)
     return pa.concat_tables(tables, promote_options="permissive")
 
@@ -194,21 +194,15 @@ def write_clustered(
         The files written, in the partition's directory; nothing is committed.
 
     Raises:
-        StorageError: When an input file is missing or unreadable.
+        StorageError: When an input file is missing or unreadable, or naming the files a
+            failed rewrite wrote and could not delete (else the failure, its files deleted).
     """
     source = PartitionSource(storage, files)
     keys = ZOrderKeys(source, columns, sample_bytes=memory_budget_bytes // 4)
-    in_bytes = sum(f.size_bytes for f in files)
     assert files[0].relative_path is not None
-    output = ClusteredOutput(
-        storage,
-        directory=posixpath.dirname(files[0].relative_path),
-        rows=source.rows,
-        count=max(1, min(source.rows, math.ceil(in_bytes / target_size_bytes))),
-        schema=source.schema,
-        stats_columns=stats_columns,
-        # a group is written on each writer thread while the next gathers: three in memory
-        group_rows=memory_budget_bytes // 24 // source.width,
+    directory = posixpath.dirname(files[0].relative_path)
+    output = _output(
+        storage, directory, source, files, stats_columns, target_size_bytes, memory_budget_bytes
     )
     try:
         spilled = sort_by_key(
@@ -218,15 +212,62 @@ def write_clustered(
             memory_budget_bytes=memory_budget_bytes,
             spill_root=spill_root,
         )
-    except BaseException:
-        output.abort()
+        written = output.close()
+    except BaseException as err:
+        _abort(storage, output, err)
         raise
-    written = output.close()
     log.info(
         "Z-order of %s: %d rows sorted %s, %d file(s) written",
-        posixpath.join(storage.root, posixpath.dirname(files[0].relative_path)),
+        posixpath.join(storage.root, directory),
         source.rows,
         f"in {spilled} spilled runs" if spilled else "in memory",
         len(written),
     )
     return written
+
+
+def _output(
+    storage: Storage,
+    directory: str,
+    source: PartitionSource,
+    files: list[AddFile],
+    stats_columns: list[str],
+    target_size_bytes: int,
+    memory_budget_bytes: int,
+) -> ClusteredOutput:
+    """The partition's output: ``ceil(input bytes / target)`` files (at most one per row)."""
+    in_bytes = sum(f.size_bytes for f in files)
+    return ClusteredOutput(
+        storage,
+        directory=directory,
+        rows=source.rows,
+        count=max(1, min(source.rows, math.ceil(in_bytes / target_size_bytes))),
+        schema=source.schema,
+        stats_columns=stats_columns,
+        # a group is written on each writer thread while the next gathers: three in memory
+        group_rows=memory_budget_bytes // 24 // source.width,
+    )
+
+
+def _abort(storage: Storage, output: ClusteredOutput, err: BaseException) -> None:
+    """Delete what a failed rewrite wrote; files that stay are named in a ``StorageError``.
+
+    Args:
+        storage: The table's storage.
+        output: The failed rewrite's output.
+        err: The failure (re-raised by the caller when every file is gone).
+
+    Raises:
+        StorageError: When some written file could not be deleted (chained to ``err``).
+    """
+    left = output.abort()
+    if not left:
+        return
+    log.warning("Z-order of %s failed; uncommitted files left: %s", storage.root, left)
+    if isinstance(err, Exception):
+        raise StorageError(
+            f"{storage.root}: Z-order failed ({type(err).__name__}: {err}); nothing was "
+            f"committed, but {len(left)} file(s) it wrote could not be deleted and are not "
+            f"part of the table: {', '.join(left)} (VACUUM removes them after the retention "
+            "period)"
+        ) from err
