@@ -260,10 +260,19 @@ FEATURES: dict[str, Feature] = {
                 "the deletion-vector file of every live file and unexpired tombstone is kept",
                 Op.VACUUM,
             ),
-            rw=_writer_unsupported(
-                "delta-rs cannot read deletion vectors here: rewritten files would bring "
-                "deleted rows back; purge them with Delta (REORG TABLE ... APPLY (PURGE))"
-            ),
+            rw={
+                **_refuse(
+                    "delta-rs cannot checkpoint or set properties of a table with deletion vectors",
+                    Op.CHECKPOINT,
+                    Op.PROPERTIES,
+                ),
+                **_rule(
+                    "each input's deletion vector is read as Delta stores it (RoaringBitmapArray, "
+                    "size and checksum checked) and its deleted rows are dropped; each remove "
+                    "carries its add's DV descriptor",
+                    *REWRITE_OPS,
+                ),
+            },
             stats=_rule(
                 "statistics describe a file's physical rows; a file with a deletion vector "
                 "keeps it and gets tightBounds=false (wide bounds)",

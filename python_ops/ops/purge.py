@@ -12,6 +12,7 @@ deletion vectors, so it never purges. VACUUM later reclaims the replaced files.
 
 from __future__ import annotations
 
+import json
 import time
 import uuid
 from typing import Any
@@ -30,12 +31,13 @@ from python_ops.ops.optimize.delta_statement import (
 )
 from python_ops.ops.results import PurgeResult
 from python_ops.spark_sessions import DeltaSql, session_sql
-from python_ops.storage import open_storage
+from python_ops.storage import Storage, open_storage
 from python_ops.values import checked_number
 
 #: Delta's own OPTIMIZE rewrites a file whose deletion vector deletes more than this share.
 DEFAULT_DELETED_RATIO = 0.05
 WRITER_REORG = "Delta REORG ... APPLY (PURGE) (SQL)"
+WRITER_NATIVE = "python_ops purge + own commit"
 
 
 def purge_statement(table: str, partitions: list[PartitionDeletes]) -> str:
@@ -116,9 +118,12 @@ def purge(
             from python_ops.ops.writer_choice import delta_writer_for
 
             _gate, engine = delta_writer_for(snapshot, Op.COMPACTION, sql, location)
-            assert engine is not None  # delta-rs never purges: Delta's writer was chosen
-            outcome = _reorg(engine, snapshot, due)
-            writer = f"{WRITER_REORG} on {engine.where}"
+            if engine is not None and engine.has_delta(location):
+                outcome = _reorg(engine, snapshot, due)
+                writer = f"{WRITER_REORG} on {engine.where}"
+            else:  # no Delta on the engine: rewritten here, no JVM
+                outcome = purge_natively(open_storage(location), snapshot, due)
+                writer = WRITER_NATIVE
     except Exception as err:
         audited.record("purge", location, "failed", {**params, "error": str(err)})
         raise
@@ -179,3 +184,65 @@ def _reorg(sql: DeltaSql, snapshot: Snapshot, due: list[PartitionDeletes]) -> di
         "bytes_added": int(as_dict(m.get("filesAdded")).get("totalSize") or 0),
         "bytes_removed": int(as_dict(m.get("filesRemoved")).get("totalSize") or 0),
     }
+
+
+def purge_natively(
+    storage: Storage, snapshot: Snapshot, due: list[PartitionDeletes]
+) -> dict[str, Any]:
+    """``REORG ... APPLY (PURGE)``'s semantics, written and committed in this process.
+
+    Each file with a deletion vector in the due partitions is rewritten alone without its
+    deleted rows (a file left with none is only removed), one commit per partition, each remove
+    carrying its deletion vector.
+
+    Returns:
+        What was committed: the last version, files and bytes removed and added.
+
+    Raises:
+        RewriteConflict: When a concurrent commit removed one of the files.
+    """
+    from python_ops.ops.optimize.native import discard_written
+    from python_ops.ops.optimize.own_compact import write_bins
+    from python_ops.ops.optimize.plan import Bin, PartitionPlan, stats_columns
+    from python_ops.ops.optimize.rewrite_commit import RewriteCommit, commit_rewrite
+
+    columns = stats_columns(snapshot)
+    done: dict[str, Any] = {"removed": 0, "added": 0, "bytes_removed": 0, "bytes_added": 0}
+    version = snapshot.version
+    for p in due:
+        files = [
+            f
+            for f in snapshot.files
+            if f.deletion_vector is not None and f.partition_values == p.partition_values
+        ]
+        bins = tuple(Bin((f.identity,), f.size_bytes) for f in files)
+        plan = PartitionPlan(dict(p.partition_values), len(files), len(files), bins, None)
+        written: list[Any] = []
+        try:
+            write_bins(storage, plan, {f.identity: f for f in files}, columns, written)
+            rewrite = RewriteCommit(
+                tuple(files),
+                tuple(written),
+                {"predicate": json.dumps([_partition_where(p)]), "applyPurge": "true"},
+                operation="REORG",
+            )
+            version, _ = commit_rewrite(
+                storage, rewrite, read_version=snapshot.version, next_version=version + 1
+            )
+        except BaseException:
+            discard_written(storage, written)
+            raise
+        done["version"] = version
+        done["removed"] += len(files)
+        done["added"] += len(written)
+        done["bytes_removed"] += sum(f.size_bytes for f in files)
+        done["bytes_added"] += sum(w.size_bytes for w in written)
+    return done
+
+
+def _partition_where(p: PartitionDeletes) -> str:
+    terms = [
+        f"{k} = {literal(v)}" if v is not None else f"{k} IS NULL"
+        for k, v in p.partition_values.items()
+    ]
+    return " AND ".join(terms) or "true"

@@ -14,11 +14,11 @@ from typing import Any
 import pytest
 
 from python_ops.delta.commits import commit_actions
-from python_ops.delta.local_writer import LOCAL_DELTA_ENV, WHERE
+from python_ops.delta.local_writer import LOCAL_DELTA_ENV
 from python_ops.delta.snapshot import read_snapshot
-from python_ops.errors import ConfigError, UnsupportedFeatureError
+from python_ops.errors import ConfigError
 from python_ops.ops.health import table_health
-from python_ops.ops.purge import WRITER_REORG, purge, purge_statement
+from python_ops.ops.purge import WRITER_NATIVE, WRITER_REORG, purge, purge_statement
 from python_ops.ops.vacuum import vacuum
 from python_ops.storage import open_storage
 from tests.helpers.delta_reads import oracle, table_sql
@@ -60,7 +60,10 @@ def dv_table(spark: Any, table: Path) -> None:
     spark.sql(f"DELETE FROM {name} WHERE p = 'b' AND id % 50 = 0").collect()
 
 
-def test_purge_rewrites_the_partition_past_the_threshold(tmp_path: Path, delta_spark: Any) -> None:
+@pytest.mark.parametrize("route", ["here", "delta"])
+def test_purge_rewrites_the_partition_past_the_threshold(
+    tmp_path: Path, delta_spark: Any, route: str
+) -> None:
     table = tmp_path / "dv"
     dv_table(delta_spark, table)
     health = table_health(str(table))
@@ -81,9 +84,15 @@ def test_purge_rewrites_the_partition_past_the_threshold(tmp_path: Path, delta_s
     assert read_snapshot(str(table)).version == before.version
 
     started = time.perf_counter()
-    result = purge(str(table))
+    result = purge(str(table), spark=delta_spark if route == "delta" else None)
     took = time.perf_counter() - started
-    assert result.writer == f"{WRITER_REORG} on {WHERE}"
+    # without an engine that has Delta, the purge is written here (no JVM); with one, Delta's
+    # own REORG runs it
+    assert (
+        result.writer == WRITER_NATIVE
+        if route == "here"
+        else result.writer.startswith(WRITER_REORG)
+    )
     assert result.commit == before.version + 1
     actions = commit_actions(open_storage(str(table)), result.commit)
     info = next(a["commitInfo"] for a in actions if "commitInfo" in a)
@@ -111,7 +120,7 @@ def test_purge_rewrites_the_partition_past_the_threshold(tmp_path: Path, delta_s
     assert again.skipped_reason == "no partition has more than 0.05 rows deleted"
 
 
-def test_purge_without_a_delta_writer_is_refused_naming_what_would_run_it(
+def test_purge_without_a_delta_writer_runs_here_and_delta_reads_the_same_rows(
     tmp_path: Path, delta_spark: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     table = tmp_path / "dv"
@@ -122,15 +131,25 @@ def test_purge_without_a_delta_writer_is_refused_naming_what_would_run_it(
     ).collect()
     delta_spark.sql(f"INSERT INTO {name} SELECT id FROM range(0, 100, 1, 1)").collect()
     delta_spark.sql(f"DELETE FROM {name} WHERE id < 10").collect()
-    monkeypatch.setenv(LOCAL_DELTA_ENV, "off")
-    with pytest.raises(
-        UnsupportedFeatureError, match=r"deletionVectors.*but here SPARKDELTA_LOCAL_DELTA=off"
-    ):
-        purge(str(table))
+    before = oracle(delta_spark, table)
+    monkeypatch.setenv(LOCAL_DELTA_ENV, "off")  # no JVM may start: the purge runs here
     with pytest.raises(ConfigError, match=r"deleted_ratio"):
         purge(str(table), deleted_ratio=1.5)
-    # a threshold above the share: nothing due, no writer needed
+    # a threshold above the share: nothing due
     assert purge(str(table), deleted_ratio=0.2).skipped_reason is not None
+
+    result = purge(str(table))
+
+    assert result.writer == WRITER_NATIVE
+    assert (result.files_removed, result.files_added) == (1, 1)
+    assert oracle(delta_spark, table) == before  # the 10 deleted rows stay deleted
+    assert all(f.deletion_vector is None for f in read_snapshot(str(table)).files)
+    actions = commit_actions(open_storage(str(table)), int(result.commit or 0))
+    (info,) = [a["commitInfo"] for a in actions if "commitInfo" in a]
+    assert info["operation"] == "REORG"
+    (removed,) = [a["remove"] for a in actions if "remove" in a]
+    assert removed["deletionVector"]["cardinality"] == 10
+    assert purge(str(table)).commit is None  # nothing left to purge
 
 
 def test_purge_statement_scopes_partitions_and_quotes_values() -> None:

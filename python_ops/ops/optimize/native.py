@@ -63,12 +63,12 @@ def _write_partition(
     try:
         write_bins(storage, partition, files, columns, written)
     except BaseException:
-        _discard(storage, written)
+        discard_written(storage, written)
         raise
     return written
 
 
-def _discard(storage: Storage, written: list[WrittenFile]) -> list[str]:
+def discard_written(storage: Storage, written: list[WrittenFile]) -> list[str]:
     """Delete files a rewrite wrote and never committed; returns those still there."""
     paths = [w.path for w in written]
     if not paths:
@@ -137,11 +137,11 @@ def rewrite_natively(
                     "attempts": 1,
                 }
             )
-            return _discard(storage, written)
+            return discard_written(storage, written)
         except ChangedThenFailedError:
             raise  # the commit is in the log: its files are the table's now
         except BaseException:
-            left = _discard(storage, written)
+            left = discard_written(storage, written)
             if left:
                 log.warning("OPTIMIZE %s: uncommitted files left: %s", plan.location, left)
             raise

@@ -16,6 +16,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from python_ops.delta.actions import AddFile
+from python_ops.delta.deletion_vectors import deleted_rows, keep_mask
 from python_ops.delta.stats import delta_stats
 from python_ops.errors import StorageError
 from python_ops.ops.optimize.clustered_output import footer_statistics
@@ -40,6 +41,9 @@ def read_inputs(storage: Storage, inputs: list[AddFile]) -> pa.Table:
                 coerce_int96_timestamp_unit="us",  # Spark's INT96 at microseconds: years 1-9999
             )
             table = parquet.read().cast(file_schema(parquet))
+            if f.deletion_vector is not None:  # its deleted rows never come back
+                keep = keep_mask(table.num_rows, deleted_rows(storage, f.deletion_vector))
+                table = table.filter(pa.array(keep))
         except FileNotFoundError as err:
             raise StorageError(
                 f"{storage.root}: live data file '{f.relative_path}' is missing from storage; "
@@ -82,6 +86,8 @@ def write_bins(
     for index, planned in enumerate(partition.bins):
         inputs = [files[p] for p in planned.files]
         table = read_inputs(storage, inputs)
+        if table.num_rows == 0:  # every row deleted (deletion vectors): removed, nothing added
+            continue
         assert inputs[0].relative_path is not None  # the plan holds files inside the root
         directory = inputs[0].relative_path.rpartition("/")[0]
         name = f"part-{index:05d}-{run}-c000.zstd.parquet"

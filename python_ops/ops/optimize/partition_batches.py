@@ -20,10 +20,13 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any, TypeVar, cast
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
+from numpy.typing import NDArray
 
 from python_ops.delta.actions import AddFile
+from python_ops.delta.deletion_vectors import deleted_rows, keep_mask
 from python_ops.errors import StorageError
 from python_ops.storage import Storage
 
@@ -183,6 +186,8 @@ class PartitionSource:
     def __init__(self, storage: Storage, files: list[AddFile]) -> None:
         self._storage = storage
         self._paths: list[str] = []
+        # per file, the rows its deletion vector keeps (None: every row)
+        self._keep: list[NDArray[np.bool_] | None] = []
         schemas = []
         rows = 0
         size = 0
@@ -193,7 +198,12 @@ class PartitionSource:
                 fs, path = storage.arrow_path(f.relative_path)
                 parquet = open_parquet(path, fs)
                 schemas.append(file_schema(parquet))
-                rows += parquet.metadata.num_rows
+                count = parquet.metadata.num_rows
+                keep = None
+                if f.deletion_vector is not None:  # its deleted rows never come back
+                    keep = keep_mask(count, deleted_rows(storage, f.deletion_vector))
+                self._keep.append(keep)
+                rows += count if keep is None else int(keep.sum())
                 meta = parquet.metadata
                 size += sum(meta.row_group(i).total_byte_size for i in range(meta.num_row_groups))
         self.schema: pa.Schema = pa.unify_schemas(schemas, promote_options="permissive")
@@ -227,7 +237,7 @@ class PartitionSource:
         schema = self.schema
         if columns is not None:
             schema = pa.schema([self.schema.field(c) for c in columns])
-        for relative in self._paths:
+        for relative, keep in zip(self._paths, self._keep, strict=True):
             with _reading(self._storage, relative):
                 fs, path = self._storage.arrow_path(relative)
                 parquet = open_parquet(path, fs)
@@ -236,11 +246,16 @@ class PartitionSource:
                 as_read = file_schema(parquet)
                 plain = pa.schema([as_read.field(n) for n in wanted])
                 if not wanted:  # none of the columns: the file's rows are nulls in all of them
-                    left = parquet.metadata.num_rows
+                    left = parquet.metadata.num_rows if keep is None else int(keep.sum())
                     while left > 0:
                         count = min(left, batch_rows)
                         left -= count
                         yield _conform(pa.record_batch({"_": pa.nulls(count)}), schema)
                     continue
+                start = 0
                 for batch in parquet.iter_batches(batch_size=batch_rows, columns=wanted):
+                    if keep is not None:  # the rows the file's deletion vector deletes go
+                        piece = keep[start : start + batch.num_rows]
+                        start += batch.num_rows
+                        batch = batch.filter(pa.array(piece))
                     yield _conform(batch if batch.schema == plain else batch.cast(plain), schema)

@@ -44,7 +44,7 @@ from python_ops.storage import Storage
 _SAFE = "/=!$&'()*+,;@"
 
 
-class RewriteConflict(Exception):
+class RewriteConflict(WriterError):
     """A concurrent commit removed one of the inputs or changed the metadata or protocol."""
 
 
@@ -56,11 +56,13 @@ class RewriteCommit:
         inputs: The planned input files (their ``add`` actions as the log spells them).
         written: The files the rewrite wrote (relative physical paths).
         parameters: ``operationParameters`` (``predicate``, ``zOrderBy``, ``targetSize``).
+        operation: The operation recorded (``OPTIMIZE``; ``REORG`` for a purge).
     """
 
     inputs: tuple[AddFile, ...]
     written: tuple[WrittenFile, ...]
     parameters: dict[str, str]
+    operation: str = "OPTIMIZE"
 
 
 def log_path(relative: str) -> str:
@@ -118,7 +120,7 @@ def _actions(rewrite: RewriteCommit, read_version: int, run: str) -> list[dict[s
         "numAddedBytes": str(sum(w.size_bytes for w in rewrite.written)),
     }
     info = commit_info(
-        "OPTIMIZE",
+        rewrite.operation,
         read_version,
         parameters=rewrite.parameters,
         metrics=metrics,

@@ -108,19 +108,14 @@ def check_supported(configuration: dict[str, str], files: list[AddFile]) -> None
     """Refuse tables whose files the rewrite cannot read or write faithfully.
 
     Raises:
-        ZOrderUnsupportedError: For column mapping, deletion vectors or files outside the root.
+        ZOrderUnsupportedError: For column mapping or files outside the root (files with
+            deletion vectors are read without their deleted rows).
     """
     mode = configuration.get("delta.columnMapping.mode", "none")
     if mode != "none":
         raise ZOrderUnsupportedError(
             f"Z-order of a table with column mapping mode '{mode}' is not supported here; run "
             "it with delta-spark (profile mode attach with Delta) or use compaction only."
-        )
-    if any(f.deletion_vector is not None for f in files):
-        raise ZOrderUnsupportedError(
-            "Z-order of files with deletion vectors is not supported here (rows marked deleted "
-            "would come back); purge them first (REORG TABLE ... APPLY (PURGE)) or use "
-            "delta-spark."
         )
     if any(f.relative_path is None for f in files):
         raise ZOrderUnsupportedError(
