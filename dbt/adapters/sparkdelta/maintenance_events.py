@@ -40,6 +40,15 @@ def warn(message: str, node: Any = None) -> None:
     warn_or_error(JinjaLogWarning(msg=warning_tag(message)), node=node)
 
 
+def notice(message: str) -> None:
+    """Show a warning line in dbt's console that never becomes an error (``--warn-error``).
+
+    For what the engine notices about the warehouse (a table whose files are gone), where a
+    raised error would stop the engine itself.
+    """
+    fire_event(JinjaLogWarning(msg=warning_tag(message)), level=EventLevel.WARN)
+
+
 def info(message: str) -> None:
     """Show a line in dbt's console and ``logs/dbt.log`` (as ``log(..., info=True)`` does)."""
     fire_event(JinjaLogInfo(msg=message))

@@ -19,6 +19,7 @@ import threading
 from collections import Counter
 from typing import Any
 
+from dbt.adapters.sparkdelta import maintenance_events
 from dbt.adapters.sparkdelta.catalog_journal import (
     CatalogJournal,
     DdlEvent,
@@ -214,10 +215,9 @@ class EmbeddedEngine(Engine):
                 else self._location_of(event.schema, event.name)
             )
             if location is None:
-                log.warning(
-                    "table %s.%s has no location; it will not survive this process",
-                    event.schema,
-                    event.name,
+                maintenance_events.notice(
+                    f"table {event.schema}.{event.name} has no location; it will not survive "
+                    "this process"
                 )
                 return
             self.journal.record_table(event.schema, event.name, location)
@@ -270,7 +270,11 @@ class EmbeddedEngine(Engine):
                 if not is_remote(location) and not os.path.isdir(
                     os.path.join(location, "_delta_log")
                 ):
-                    log.warning("forgetting %s.%s: no Delta log at %s", *key, location)
+                    maintenance_events.notice(
+                        f"table {key[0]}.{key[1]}: no Delta log at {location} (its files are "
+                        "gone); the engine forgets it, and the model is reported missing until "
+                        "it is built"
+                    )
                     self.journal.forget(*key)
                     continue
             self._pending.add(key, rel)

@@ -20,6 +20,7 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
+from dbt.adapters.sparkdelta import maintenance_events
 from dbt.adapters.sparkdelta.catalog_journal import strip_leading_comments
 
 log = logging.getLogger(__name__)
@@ -110,14 +111,10 @@ class PendingRelations:
                 )
         except Exception as err:  # the statement that needs it fails with the engine's reason
             where = f" (at {rel['location']})" if rel["kind"] == "table" else ""
-            log.warning(
-                "%s %s.%s%s cannot be registered in this session, so statements that read it "
-                "fail; repair or restore its Delta log (or drop it and rebuild the model): %s",
-                rel["kind"],
-                schema,
-                name,
-                where,
-                err,
+            maintenance_events.notice(
+                f"{rel['kind']} {schema}.{name}{where} cannot be registered in this session, so "
+                "statements that read it fail; repair or restore its Delta log (or drop it and "
+                f"rebuild the model): {err}"
             )
         finally:
             self._in_progress.discard(key)
