@@ -35,7 +35,12 @@ class Command:
 
 
 def size_bytes(text: str) -> int:
-    """A size flag's bytes (``1073741824``, ``512MiB``, ``1GiB``, ``2MB``)."""
+    """A size flag's bytes (``1073741824``, ``512MiB``, ``1GiB``, ``2MB``).
+
+    A plain whole number is passed on as it is: the op checks its range and names the setting.
+    """
+    if text.strip().lstrip("-").isdigit():
+        return int(text)
     try:
         return parse_size("", "size", text)
     except MaintenanceError as err:

@@ -113,17 +113,7 @@ def purge(
         outcome: dict[str, Any] = {}
         writer = ""
         if due and not dry_run:
-            # imported here: the writer's machinery (a JVM's) is not for a dry run, nor for
-            # the commands that import this module for its default only (``config``)
-            from python_ops.ops.writer_choice import delta_writer_for
-
-            _gate, engine = delta_writer_for(snapshot, Op.COMPACTION, sql, location)
-            if engine is not None and engine.has_delta(location):
-                outcome = _reorg(engine, snapshot, due)
-                writer = f"{WRITER_REORG} on {engine.where}"
-            else:  # no Delta on the engine: rewritten here, no JVM
-                outcome = purge_natively(open_storage(location), snapshot, due)
-                writer = WRITER_NATIVE
+            outcome, writer = _rewrite(snapshot, due, sql)
     except Exception as err:
         audited.record("purge", location, "failed", {**params, "error": str(err)})
         raise
@@ -158,6 +148,25 @@ def purge(
     )
     audited.record("purge", location, "succeeded", {**params, **result.to_dict()})
     return result
+
+
+def _rewrite(
+    snapshot: Snapshot, due: list[PartitionDeletes], sql: DeltaSql | None
+) -> tuple[dict[str, Any], str]:
+    """Purge ``due``: Delta's REORG where the engine has Delta, else here (no JVM).
+
+    Returns:
+        What was committed, and the writer that did it.
+    """
+    # imported here: the writer's machinery is not for a dry run, nor for the commands that
+    # import this module for its default only (``config``)
+    from python_ops.ops.writer_choice import delta_writer_for
+
+    location = snapshot.location
+    _gate, engine = delta_writer_for(snapshot, Op.COMPACTION, sql, location)
+    if engine is not None and engine.has_delta(location):
+        return _reorg(engine, snapshot, due), f"{WRITER_REORG} on {engine.where}"
+    return purge_natively(open_storage(location), snapshot, due), WRITER_NATIVE
 
 
 def _reorg(sql: DeltaSql, snapshot: Snapshot, due: list[PartitionDeletes]) -> dict[str, Any]:

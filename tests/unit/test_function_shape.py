@@ -26,7 +26,6 @@ STILL_LONG = {
     ("runner.py", "run_op"): 62,
     ("runner.py", "maintain_model"): 77,
     ("plan.py", "plan_optimize"): 65,
-    ("purge.py", "purge"): 63,
     ("dbt_selector.py", "select_models"): 82,
 }
 

@@ -98,7 +98,8 @@ def test_legacy_versions_imply_their_features() -> None:
     ("feature", "op", "refused"),
     [
         ("deletionVectors", Op.VACUUM, False),
-        ("deletionVectors", Op.COMPACTION, True),
+        ("deletionVectors", Op.COMPACTION, False),  # written here: deleted rows dropped
+        ("deletionVectors", Op.CHECKPOINT, True),
         ("catalogManaged", Op.VACUUM, True),
         ("catalogManaged", Op.CLEANUP_LOGS, True),
         ("rowTracking", Op.ZORDER, True),
@@ -138,7 +139,7 @@ def test_decisions(feature: str, op: Op, refused: bool) -> None:
     ("feature", "op", "verdict"),
     [
         # delta-rs limits: Delta's own OPTIMIZE writes these features
-        ("deletionVectors", Op.COMPACTION, Verdict.SUPPORTED),
+        ("deletionVectors", Op.COMPACTION, Verdict.RULE),
         ("columnMapping", Op.ZORDER, Verdict.SUPPORTED),
         ("rowTracking", Op.COMPACTION, Verdict.SUPPORTED),
         ("v2Checkpoint", Op.COMPACTION, Verdict.SUPPORTED),
@@ -195,8 +196,8 @@ def test_delta_writes_every_feature_delta_rs_writes_for_the_rewrite_ops() -> Non
 
 
 def test_writer_ops_refuse_unsupported_features_before_planning() -> None:
-    table = shared_table("table-with-dv-small")  # planning reads only: the original will do
-    with pytest.raises(UnsupportedFeatureError, match=r"compaction refused.*deletionVectors"):
+    table = shared_table("table_with_column_mapping")  # planning reads only: the original will do
+    with pytest.raises(UnsupportedFeatureError, match=r"compaction refused.*columnMapping"):
         plan_optimize(str(table))
 
 
@@ -354,7 +355,8 @@ def test_check_protocol_names_the_features_whose_rule_applies() -> None:
     assert check_protocol(dv, Op.VACUUM, location="t") == ("deletionVectors",)
     assert check_protocol(dv, Op.HEALTH, location="t") == ()
     assert FEATURES["deletionVectors"].decision(Op.VACUUM).verdict is Verdict.RULE
-    assert FEATURES["deletionVectors"].decision(Op.COMPACTION).verdict is Verdict.REFUSED
+    assert FEATURES["deletionVectors"].decision(Op.COMPACTION).verdict is Verdict.RULE
+    assert FEATURES["deletionVectors"].decision(Op.CHECKPOINT).verdict is Verdict.REFUSED
     unknown = {"minReaderVersion": 1, "minWriterVersion": 7, "writerFeatures": ["futureX"]}
     with pytest.raises(UnsupportedFeatureError, match=r"'futureX'.*unknown to this project"):
         check_protocol(unknown, Op.HEALTH, location="t")
@@ -362,7 +364,11 @@ def test_check_protocol_names_the_features_whose_rule_applies() -> None:
 
 # What each op may do on the shared fixture tables: "rule: ..." lists the ruled features.
 EXPECTED_ON_FIXTURES = {
-    "table-with-dv-small": {Op.VACUUM: ("deletionVectors",), Op.COMPACTION: "refused"},
+    "table-with-dv-small": {
+        Op.VACUUM: ("deletionVectors",),
+        Op.COMPACTION: ("deletionVectors",),
+        Op.CHECKPOINT: "refused",
+    },
     "table_with_column_mapping": {
         Op.VACUUM: ("changeDataFeed", "columnMapping"),
         Op.COMPACTION: "refused",
