@@ -271,14 +271,14 @@ def _delta_table(spark: Any, location: Path, properties: str) -> None:
 @pytest.mark.parametrize(
     ("properties", "feature"),
     [
-        ("'delta.enableDeletionVectors' = 'true'", "deletionVectors"),
+        # deletion vectors are rewritten here now (test_deletion_vector_rewrite.py)
         (
             "'delta.columnMapping.mode' = 'name', 'delta.minReaderVersion' = '2', "
             "'delta.minWriterVersion' = '5'",
             "columnMapping",
         ),
     ],
-    ids=["deletion-vectors", "column-mapping"],
+    ids=["column-mapping"],
 )
 def test_tables_delta_rs_refuses_are_optimized_by_delta(
     tmp_path: Path,

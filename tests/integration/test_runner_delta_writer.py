@@ -10,7 +10,6 @@ from typing import Any
 
 import pytest
 
-from python_ops.delta.local_writer import WHERE
 from python_ops.delta.snapshot import read_snapshot
 from python_ops.invocation import Invocation
 from python_ops.maintenance.configuration.config import parse_config
@@ -18,12 +17,13 @@ from python_ops.maintenance.records.history import HistoryStore
 from python_ops.maintenance.records.outcomes import Reason, Status
 from python_ops.maintenance.running.runner import Maintainer
 from python_ops.maintenance.selection.targets import ModelTarget
+from python_ops.ops.optimize.execute import WRITER_COMPACT
 from tests.helpers.delta_reads import oracle, table_sql
 
 pytestmark = [pytest.mark.classic_spark, pytest.mark.delta_jars]
 
 
-def test_maintain_a_deletion_vector_table_through_the_local_delta_writer(
+def test_maintain_a_deletion_vector_table_here_without_a_jvm(
     tmp_path: Path, delta_spark: Any
 ) -> None:
     table = tmp_path / "dv"
@@ -47,9 +47,9 @@ def test_maintain_a_deletion_vector_table_through_the_local_delta_writer(
     outcomes = {o.op: o for o in maintainer.maintain_model(target, only_due=True)}
     optimize = outcomes["optimize"]
     assert (optimize.status, optimize.reason) == (Status.SUCCEEDED, Reason.DUE)
-    assert optimize.note == f"written by Delta OPTIMIZE (SQL) on {WHERE}"
-    assert f"written by Delta OPTIMIZE (SQL) on {WHERE}" in optimize.summary
-    # Delta's OPTIMIZE rewrote every file (its deletion vectors applied): nothing left to purge
+    # rewritten here (embedded means embedded): no local Delta writer, no JVM
+    assert "Delta OPTIMIZE (SQL)" not in (optimize.note or "") + optimize.summary
+    # every file rewritten without its deleted rows: nothing left to purge
     assert not any(f.deletion_vector for f in read_snapshot(str(table)).files)
     # the purge was due before OPTIMIZE; what is due next is decided on the log after
     # OPTIMIZE's commit: no deletion vector is left, so no purge runs (no second commit)
@@ -57,5 +57,5 @@ def test_maintain_a_deletion_vector_table_through_the_local_delta_writer(
     assert (purge.status, purge.reason) == (Status.NOT_DUE, Reason.NOT_DUE)
     assert purge.detail == "no deletion vectors"
     real = [r for r in history.records() if not r.dry_run and r.op == "optimize"]
-    assert json.loads(real[-1].parameters)["writer"] == f"Delta OPTIMIZE (SQL) on {WHERE}"
+    assert json.loads(real[-1].parameters)["writer"] == WRITER_COMPACT
     assert oracle(delta_spark, table) == before
