@@ -220,8 +220,25 @@ def test_cleanup_logs_never_due_before_a_checkpoint(shared_snapshot: SnapshotOf)
     assert table.checkpoint_version is None
     assert due("cleanup_logs", table, log_time(table) + 365 * DAY_MS) == (
         False,
-        "no checkpoint yet (commits before one are never expired)",
+        "13 commit(s) older than the cutoff, but no checkpoint yet: Delta deletes nothing "
+        "without one (cleanup_logs_all writes one first)",
     )
+
+
+def test_young_commits_without_a_checkpoint_give_the_reason_the_op_gives(
+    shared_snapshot: SnapshotOf,
+) -> None:
+    # UX round three, item 1: maintain_all said "no checkpoint yet" where the op itself says
+    # every commit is younger than the midnight-UTC cutoff; both now say the op's reason
+    from python_ops.ops.log_cleanup import cleanup_logs
+
+    table = shared_snapshot("checkpoints")
+    now = log_time(table) + DAY_MS // 2
+    ok, reason = due("cleanup_logs", table, now)
+    assert not ok
+    assert reason.startswith("nothing expired: every commit is younger than the cutoff")
+    op = cleanup_logs(table.location, dry_run=True, now_ms=now, audit=False)
+    assert op.skipped_reason == reason
 
 
 # --- decide: switches, minimum intervals, order ------------------------------------------------

@@ -25,6 +25,7 @@ from python_ops.maintenance.records.history import HistoryStore
 from python_ops.maintenance.rules.reclaim import VacuumDue, vacuum_due
 from python_ops.maintenance.selection.targets import ModelTarget
 from python_ops.ops.log_cleanup import expiry_cutoff_ms, resolve_log_retention
+from python_ops.ops.log_cleanup.rules import expired_commits, nothing_expired_reason
 from python_ops.ops.optimize.clustering import clustering_state, is_clustered
 from python_ops.ops.optimize.plan import ENGINE_DEFAULT_TARGET_BYTES, plan_optimize
 from python_ops.storage import open_storage
@@ -176,9 +177,16 @@ def cleanup_logs_is_due(target: ModelTarget, snapshot: Snapshot, now_ms: int) ->
             True,
             f"recorded retention to follow the config: {describe_changes(snapshot, changes)}",
         )
-    if snapshot.checkpoint_version is None:
-        return False, "no checkpoint yet (commits before one are never expired)"
     cutoff = expiry_cutoff_ms(now_ms, retention)
+    if snapshot.checkpoint_version is None:
+        # the same reason the op gives: the commits' age first, then the missing checkpoint
+        old = expired_commits(list(snapshot.log_files), cutoff)
+        if not old:
+            return False, nothing_expired_reason(cutoff, retention.days)
+        return False, (
+            f"{len(old)} commit(s) older than the cutoff, but no checkpoint yet: Delta deletes "
+            "nothing without one (cleanup_logs_all writes one first)"
+        )
     expired = sum(
         1
         for f in snapshot.log_files
