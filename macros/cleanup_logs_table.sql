@@ -20,12 +20,19 @@
   {%- endif -%}
   {%- if execute -%}
     {%- set built = built_relation(model, 'cleanup_logs_table') -%}
-    {%- set result = adapter.cleanup_logs(built.relation, retention_days=retention_days, dry_run=dry_run) -%}
-    {{ print("%s %s: %s; oldest version kept %s%s" | format(
+    {#- the model's own retention unless the call names one, as the post-hook, cleanup_logs_all
+        and vacuum_table do -#}
+    {%- set model_retention = built.node.config.get('maintenance_log_retention_days') -%}
+    {%- set retention = retention_days if retention_days is not none else model_retention -%}
+    {%- set result = adapter.cleanup_logs(built.relation, retention_days=retention, dry_run=dry_run) -%}
+    {%- set source = 'given' if retention_days is not none
+          else ("the model's maintenance_log_retention_days" if model_retention is not none
+          else "the table's") -%}
+    {{ print("%s %s: %s; oldest version kept %s (retention %g days, %s)%s" | format(
           'would delete from' if result.dry_run else 'deleted from', result.relation,
           adapter.files_text(result.files_found if result.dry_run else result.files_deleted,
                              result.bytes_found if result.dry_run else result.bytes_deleted, 'log file'),
-          result.oldest_version_kept,
+          result.oldest_version_kept, result.retention_days, source,
           '; skipped: ' ~ result.skipped_reason if result.skipped_reason else '')) }}
     {{ return(result) }}
   {%- endif -%}

@@ -402,3 +402,28 @@ def test_a_quoted_dry_run_is_named_as_the_string_it_is(built_project: Path, dbt:
             "dry_run must be true or false (a YAML boolean, unquoted), got the string 'false'"
             in (text)
         ), text
+
+
+def test_cleanup_logs_table_uses_the_models_log_retention(
+    built_project: Path, dbt: Dbt, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """UX round three, item 2: the model's ``maintenance_log_retention_days``, as elsewhere."""
+    edit_fct_orders(
+        built_project,
+        "maintenance_vacuum_retention_hours=336",
+        "maintenance_vacuum_retention_hours=336, maintenance_log_retention_days=2",
+    )
+    capfd.readouterr()
+    run = dbt(built_project, "run-operation", "cleanup_logs_table", "--args", "{model: fct_orders}")
+    out = capfd.readouterr().out
+    assert run.success, run.exception
+    assert "(retention 2 days, the model's maintenance_log_retention_days)" in out, out
+    given = dbt(
+        built_project,
+        "run-operation",
+        "cleanup_logs_table",
+        "--args",
+        "{model: fct_orders, retention_days: 5}",
+    )
+    assert given.success, given.exception
+    assert "(retention 5 days, given)" in capfd.readouterr().out
