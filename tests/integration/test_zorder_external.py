@@ -26,12 +26,12 @@ from python_ops.errors import ConfigError, StorageError
 from python_ops.maintenance.configuration.config import parse_config
 from python_ops.ops.optimize.execute import optimize
 from python_ops.ops.optimize.external_sort import sort_by_key
+from python_ops.ops.optimize.own_compact import read_inputs
 from python_ops.ops.optimize.partition_batches import PartitionSource
 from python_ops.ops.optimize.plan import plan_optimize
 from python_ops.ops.optimize.spill_directory import SPILL_PREFIX, remove_orphans
 from python_ops.ops.optimize.zorder import (
     ZOrderKeys,
-    read_files,
     write_clustered,
     zorder_sort,
 )
@@ -132,7 +132,7 @@ def test_a_partition_that_fits_is_ordered_as_the_in_memory_z_order(tmp_path: Pat
     _events(table, appends=3)
     storage = open_storage(str(table))
     inputs = _files(table)
-    expected = zorder_sort(read_files(storage, inputs), COLUMNS)
+    expected = zorder_sort(read_inputs(storage, inputs), COLUMNS)
 
     written = write_clustered(
         storage, inputs, columns=COLUMNS, target_size_bytes=200_000, stats_columns=STATS

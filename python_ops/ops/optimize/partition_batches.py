@@ -1,6 +1,6 @@
 """A partition's rows as a stream of record batches in one schema, file after file.
 
-What ``zorder.read_files`` returns as one table (each file's columns as plain Arrow types, the
+What ``own_compact.read_inputs`` returns as one table (each file's columns as plain Arrow types, the
 files' schemas unified as ``pa.concat_tables(promote_options="permissive")`` unifies them: a
 column missing from a file is null there, a narrower type widens), here as batches of a bounded
 number of rows, so a partition larger than memory can be read (``PartitionSource``).

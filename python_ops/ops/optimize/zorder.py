@@ -39,7 +39,7 @@ from python_ops.errors import (
 from python_ops.ops.optimize.clustered_output import ClusteredOutput
 from python_ops.ops.optimize.clustered_output import WrittenFile as WrittenFile  # re-exported
 from python_ops.ops.optimize.external_sort import DEFAULT_MEMORY_BUDGET, sort_by_key
-from python_ops.ops.optimize.partition_batches import PartitionSource, file_schema, open_parquet
+from python_ops.ops.optimize.partition_batches import PartitionSource
 from python_ops.ops.optimize.zorder_ranges import RANGE_BITS, ZOrderKeys, interleave, key_bits
 from python_ops.storage import Storage
 
@@ -122,41 +122,6 @@ def check_supported(configuration: dict[str, str], files: list[AddFile]) -> None
             "the table references files outside its root (a shallow clone); Z-order would "
             "rewrite files it does not own"
         )
-
-
-def read_files(storage: Storage, files: list[AddFile]) -> pa.Table:
-    """The rows of ``files`` (plain Arrow types), in file order.
-
-    Args:
-        storage: The table's storage.
-        files: Live data files inside the table root.
-
-    Returns:
-        Their rows, concatenated.
-
-    Raises:
-        StorageError: When a file is missing or unreadable.
-    """
-    tables = []
-    for f in files:
-        assert f.relative_path is not None  # check_supported refused the others
-        fs, path = storage.arrow_path(f.relative_path)
-        try:
-            parquet = open_parquet(path, fs)
-            table = parquet.read()
-            plain = file_schema(parquet)
-        except FileNotFoundError as err:
-            raise StorageError(
-                f"{storage.root}: live data file '{f.relative_path}' is missing from storage; "
-                "the table cannot be rewritten until it is restored (nothing was committed)"
-            ) from err
-        except (OSError, pa.ArrowInvalid) as err:
-            raise StorageError(
-                f"{storage.root}: live data file '{f.relative_path}' cannot be read as Parquet "
-                f"({err}); nothing was committed"
-            ) from err
-        tables.append(table.cast(plain) if plain != table.schema else table)
-    return pa.concat_tables(tables, promote_options="permissive")
 
 
 def write_clustered(
