@@ -72,6 +72,19 @@ class _Shrunk(Exception):
     """Raised to hypothesis for the failure being shrunk (wraps the original error)."""
 
 
+class _Broken(BaseException):
+    """The Delta server or a session broke: the campaign stops (hypothesis passes it on)."""
+
+
+#: Errors that say the Delta server or a session broke, not a table or an op.
+BROKEN = (
+    "Cannot call methods on a stopped SparkContext",
+    "OutOfMemoryError",
+    "StatusCode.UNAVAILABLE",
+    "Connection refused",
+)
+
+
 @dataclass
 class Failure:
     """One kind of failure: how often, its minimal example and the error it raised."""
@@ -96,6 +109,7 @@ class Campaign:
     max_steps: int
     ops: tuple[str, ...] = OPS
     rs_on_dv: bool = False
+    out: Path = RESULTS
     started: float = field(default_factory=time.monotonic)
     explored: int = 0
     shrink_runs: int = 0
@@ -109,6 +123,7 @@ class Campaign:
     while_shrinking: dict[str, Failure] = field(default_factory=dict)  # other kinds met then
     current: str | None = None  # the signature being shrunk
     current_op: str | None = None  # its op
+    broken: str | None = None  # why the campaign stopped early
     seeds: list[int] = field(default_factory=list)
     stopped_by_time: bool = False
     seconds: list[float] = field(default_factory=list)
@@ -116,6 +131,7 @@ class Campaign:
     known: Counter[str] = field(default_factory=Counter)
     known_why: dict[str, tuple[str, str]] = field(default_factory=dict)
     note_examples: dict[str, str] = field(default_factory=dict)
+    refusal_examples: dict[str, str] = field(default_factory=dict)
 
     def _spent(self, seconds: dict[str, float]) -> None:
         for what, s in seconds.items():
@@ -158,7 +174,10 @@ class Campaign:
                 counts["changed"] += outcome.changed
                 self._spent(outcome.seconds)
                 if outcome.refusal:
-                    self.refusals[f"{_variant(op)}: {_normalised(outcome.refusal, path)}"] += 1
+                    key = f"{_variant(op)}: {_normalised(outcome.refusal, path)}"
+                    self.refusals[key] += 1
+                    if key not in self.refusal_examples:
+                        self.refusal_examples[key] = f"{describe(spec, op)}\n# {outcome.refusal}"
                 for note in outcome.notes:
                     key = f"{_variant(op)}: {_normalised(note, path)}"
                     self.notes[key] += 1
@@ -201,6 +220,10 @@ class Campaign:
             if not shrinking and self.explored % WRITE_EVERY == 0:
                 self.write()
             return
+        broken = next((sign for sign in BROKEN if sign in (error or "")), None)
+        if broken is not None:
+            self.broken = f"{signature}\n{(error or '')[:1500]}"
+            raise _Broken(broken)
         failure = self.failures.get(signature)
         if failure is None and not shrinking:  # a new kind: shrink it
             failure = self.failures[signature] = Failure(signature)
@@ -258,6 +281,11 @@ class Campaign:
                 return  # hypothesis ran out its examples without a failure being shrunk
             except _Shrunk:
                 pass
+            except _Broken as err:
+                print(f"stopped: the Delta server or a session broke ({err})", flush=True)
+                if self.current is not None:  # its shrinking did not finish: not a finding
+                    del self.failures[self.current]
+                return
             except Exception as err:  # hypothesis itself (flaky failure, ...): noted
                 print(f"hypothesis ended the run: {first_line(err)}", flush=True)
                 self.notes[f"hypothesis ended a run: {first_line(err)[:120]}"] += 1
@@ -271,8 +299,8 @@ class Campaign:
 
     def write(self) -> str:
         text = self.report()
-        RESULTS.parent.mkdir(parents=True, exist_ok=True)
-        RESULTS.write_text(text)
+        self.out.parent.mkdir(parents=True, exist_ok=True)
+        self.out.write_text(text)
         return text
 
     def report(self) -> str:
@@ -309,6 +337,9 @@ class Campaign:
                 f"{what} {total / self.explored:.1f} s" for what, total in self.phase_s.items()
             )
             lines += ["", f"Mean seconds per explored example: {spent}."]
+        if self.broken:
+            lines += ["", "**Stopped early: the Delta server or a session broke.** Last error:"]
+            lines += ["", "```text", self.broken, "```"]
         lines += ["", "## Failures (minimal examples)", ""]
         if not self.failures:
             lines.append("None.")
@@ -344,6 +375,8 @@ class Campaign:
             lines += [f"### {signature}", "", f"{n} tables. {why}. First example:", ""]
             lines += ["```python", example, "```", ""]
         lines += _counted("Refusals (the table unchanged)", self.refusals)
+        for key, example in self.refusal_examples.items():
+            lines += ["", f"First example of refusal '{key}':", "", "```python", example, "```"]
         lines += _counted("Notes (not failures)", self.notes)
         for key, example in self.note_examples.items():
             lines += ["", f"First example of note '{key}':", "", "```python", example, "```"]
@@ -425,7 +458,14 @@ def main() -> int:
         "--rs-on-dv", action="store_true", help="run delta-rs steps on tables with DVs too"
     )
     parser.add_argument("--connect", default=None, help="a running Delta Connect server")
+    parser.add_argument(
+        "--server-memory",
+        default="4g",
+        help="the Delta server's heap (its DeltaLog cache "
+        "keeps every table's snapshot: Spark's default 1g ran out after about 300 tables)",
+    )
     parser.add_argument("--workdir", type=Path, default=None, help="tables (default: temp)")
+    parser.add_argument("--out", type=Path, default=RESULTS, help="the results table")
     args = parser.parse_args()
     logging.basicConfig(level=logging.ERROR)  # not our ops' warnings (the short retention)
     workdir = args.workdir or Path(tempfile.mkdtemp(prefix="fuzz-campaign-"))
@@ -437,6 +477,7 @@ def main() -> int:
 
     from python_ops.spark_sessions import SailEngine
 
+    os.environ["SPARK_DRIVER_MEMORY"] = args.server_memory  # spark-submit's driver heap
     server, url = (None, args.connect) if args.connect else _start_delta(workdir)
     sail = SailEngine()
     delta = SparkSession.builder.remote(url).create()
@@ -454,6 +495,7 @@ def main() -> int:
         args.max_steps,
         names,
         args.rs_on_dv,
+        args.out,
     )
     campaign.workdir.mkdir(exist_ok=True)
     signal.signal(signal.SIGTERM, _interrupt)  # a SIGTERM ends the run as Ctrl-C does
@@ -463,7 +505,7 @@ def main() -> int:
         print("\ninterrupted", flush=True)
     text = campaign.write()
     print(text)
-    print(f"written to {RESULTS}", flush=True)
+    print(f"written to {args.out}", flush=True)
     # A client session stopped after an interrupted call can hang (pyspark's retries): each
     # stop gets a bounded wait, the server is stopped in any case.
     clean = _bounded(delta.stop) and _bounded(sail.stop)
