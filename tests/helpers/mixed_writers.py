@@ -729,6 +729,16 @@ def run_op(
     return outcome
 
 
+def _lite_note(ours: set[str], lite: set[str], full: set[str] | None) -> str:
+    """Why our LITE selection differs from Delta's LITE (ours is within Delta's FULL already)."""
+    only_delta = lite - ours
+    if not ours - lite and full is not None and not only_delta & full:
+        # measured on delta-rs-spelled removes of raw adds: Delta and delta-rs both still read
+        # these files, Delta's FULL keeps them, Delta's LITE deletes them and its next read fails
+        return "lite: Delta's LITE selects files its own FULL keeps (still read); ours keeps them"
+    return "lite: selects other paths than Delta's VACUUM LITE"
+
+
 def _vacuum(op: OpSpec, path: Path, delta: Any, outcome: Outcome) -> None:
     from python_ops.errors import MaintenanceError
     from python_ops.ops.vacuum.run import vacuum
@@ -771,7 +781,7 @@ def _vacuum(op: OpSpec, path: Path, delta: Any, outcome: Outcome) -> None:
             outcome.notes.append("full: selects fewer paths than Delta's VACUUM")
             outcome.detail["delta_only"] = sorted(theirs - ours)
     if lite_theirs is not None and ours != lite_theirs:
-        outcome.notes.append("lite: selects other paths than Delta's VACUUM LITE")
+        outcome.notes.append(_lite_note(ours, lite_theirs, theirs))
         outcome.detail["lite_diff"] = (sorted(ours - lite_theirs), sorted(lite_theirs - ours))
     try:
         real = vacuum(str(path), dry_run=False, **args)

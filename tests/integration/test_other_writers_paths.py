@@ -23,6 +23,7 @@ from python_ops.ops.stats.execute import compute_stats
 from python_ops.ops.vacuum.run import vacuum
 from python_ops.storage import open_storage
 from tests.helpers.delta_reads import oracle, table_sql
+from tests.helpers.mixed_writers import delta_vacuum_selection
 
 VALUES = ("café", "日本", "cafe\u0301", "a%b", "x+y", "🙂")
 
@@ -74,8 +75,9 @@ def test_optimize_removes_each_file_as_the_log_spells_it(
     assert DeltaTable(str(table)).to_pyarrow_table().num_rows == before[0]
 
 
+@pytest.mark.parametrize("mode", ["full", "lite"])
 def test_vacuum_keeps_a_file_whose_remove_is_spelled_otherwise(
-    tmp_path: Path, delta_spark: Any
+    tmp_path: Path, delta_spark: Any, mode: str
 ) -> None:
     table = tmp_path / "t"
     spark_written(delta_spark, table, batches=1)
@@ -102,13 +104,30 @@ def test_vacuum_keeps_a_file_whose_remove_is_spelled_otherwise(
 
     snapshot = read_snapshot(str(table))
     assert live.path in {f.path for f in snapshot.files}
+    if mode == "lite":  # measured: Delta 4.4's own LITE selects this file, which it still reads
+        assert live.relative_path in delta_lite_selection(delta_spark, table)
     result = vacuum(
-        str(table), retention_hours=0, allow_short_retention=True, dry_run=False, audit=False
+        str(table),
+        retention_hours=0,
+        allow_short_retention=True,
+        dry_run=False,
+        audit=False,
+        mode=mode,
     )
 
     assert live.relative_path not in {f.path for f in result.paths}
     assert (table / str(live.relative_path)).exists()
     assert oracle(delta_spark, table) == before
+
+
+def delta_lite_selection(spark: Any, table: Path) -> set[str]:
+    """Delta's ``VACUUM ... LITE RETAIN 0 HOURS DRY RUN``, relative paths (check off for it)."""
+    check = "spark.databricks.delta.retentionDurationCheck.enabled"
+    spark.conf.set(check, "false")
+    try:
+        return delta_vacuum_selection(spark, table, lite=True)
+    finally:
+        spark.conf.unset(check)
 
 
 def test_stats_rewrites_each_add_as_the_log_spells_it(tmp_path: Path, delta_spark: Any) -> None:
