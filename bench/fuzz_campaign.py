@@ -52,6 +52,7 @@ from hypothesis import strategies as st  # noqa: E402
 from tests.helpers.mixed_writers import (  # noqa: E402
     MAX_STEPS,
     OPS,
+    WITH_SESSION,
     GenerationFailed,
     OpSpec,
     StepFailed,
@@ -388,7 +389,7 @@ class Campaign:
 def _variant(op: OpSpec) -> str:
     if op.name == "vacuum":
         return f"vacuum {op.mode}"
-    if op.name in ("compact", "zorder"):
+    if op.name in WITH_SESSION:
         return f"{op.name} ({'Delta session' if op.delta_sql else 'no session'})"
     return op.name
 

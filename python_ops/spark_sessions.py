@@ -431,7 +431,8 @@ class DeltaSql:
             The statement's rows.
 
         Raises:
-            EngineError: When a setting cannot be read, set or restored.
+            EngineError: When a setting cannot be read, set or restored, or the statement
+                fails (the engine's error chained).
         """
         with self._settings_lock, self._session() if self._session else nullcontext():
             previous: dict[str, str | None] = {}
@@ -448,9 +449,11 @@ class DeltaSql:
                     rows = self._isolated(statement)
                 else:
                     rows = self.execute(statement)
-            except Exception:
+            except Exception as err:  # the engine's own error, named: never a traceback
                 self._restore(previous, failed=True)
-                raise
+                raise EngineError(
+                    f"{self.where} failed the statement {statement[:200]!r}: {_first_line(err)}"
+                ) from err
             self._restore(previous, failed=False)
             return rows
 

@@ -96,6 +96,19 @@ class TableMetadata:
         fields: list[dict[str, Any]] = json.loads(self.schema_string).get("fields", [])
         return fields
 
+    def logical_names(self) -> dict[str, str]:
+        """Physical to logical top-level column names under column mapping (else empty).
+
+        The log keys partition values by physical name (``col-<uuid>`` under column mapping);
+        Delta's SQL takes logical names (``DELTA_NON_PARTITION_COLUMN_REFERENCE`` otherwise).
+        """
+        names = {}
+        for column in self.schema_fields():
+            physical = (column.get("metadata") or {}).get("delta.columnMapping.physicalName")
+            if isinstance(physical, str):
+                names[physical] = str(column["name"])
+        return names
+
 
 @dataclass(frozen=True)
 class Snapshot:

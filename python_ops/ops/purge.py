@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import time
 import uuid
+from collections.abc import Mapping
 from typing import Any
 
 from python_ops.delta.deletes import PartitionDeletes, deleted_rows
@@ -26,8 +27,9 @@ from python_ops.ops.optimize.delta_statement import (
     MARKER_PREFIX,
     USER_METADATA,
     as_dict,
-    literal,
     marked_commit,
+    partitions_predicate,
+    run_marked,
 )
 from python_ops.ops.results import PurgeResult
 from python_ops.spark_sessions import DeltaSql, session_sql
@@ -40,25 +42,21 @@ WRITER_REORG = "Delta REORG ... APPLY (PURGE) (SQL)"
 WRITER_NATIVE = "python_ops purge + own commit"
 
 
-def purge_statement(table: str, partitions: list[PartitionDeletes]) -> str:
+def purge_statement(
+    table: str, partitions: list[PartitionDeletes], logical: Mapping[str, str] | None = None
+) -> str:
     """``REORG TABLE <table> [WHERE <partitions>] APPLY (PURGE)``.
 
     Args:
         table: How the engine names the table.
         partitions: The partitions to purge (a WHERE only when the table is partitioned).
+        logical: Physical to logical column names under column mapping (``logical_names``).
 
     Returns:
         The statement.
     """
-    terms = []
-    for p in partitions:
-        parts = [
-            f"`{k}` = {literal(v)}" if v is not None else f"`{k}` IS NULL"
-            for k, v in p.partition_values.items()
-        ]
-        if parts:
-            terms.append("(" + " AND ".join(parts) + ")")
-    where = f" WHERE {' OR '.join(terms)}" if terms else ""
+    predicate = partitions_predicate([p.partition_values for p in partitions], logical or {})
+    where = f" WHERE {predicate}" if predicate else ""
     return f"REORG TABLE {table}{where} APPLY (PURGE)"
 
 
@@ -171,8 +169,15 @@ def _rewrite(
 
 def _reorg(sql: DeltaSql, snapshot: Snapshot, due: list[PartitionDeletes]) -> dict[str, Any]:
     marker = MARKER_PREFIX + "purge-" + uuid.uuid4().hex
-    statement = purge_statement(sql.table(snapshot.location), due)
-    rows = sql.run_with_settings(statement, {USER_METADATA: marker})
+    logical = snapshot.metadata.logical_names()
+    statement = purge_statement(sql.table(snapshot.location), due, logical)
+    rows = run_marked(
+        sql,
+        statement,
+        {USER_METADATA: marker},
+        location=snapshot.location,
+        after=snapshot.version,
+    )
     if len(rows) != 1 or "metrics" not in rows[0]:
         raise EngineError(
             f"Delta's REORG on {sql.where} answered {len(rows)} row(s) without the expected "
@@ -216,6 +221,7 @@ def purge_natively(
     from python_ops.ops.optimize.rewrite_commit import RewriteCommit, commit_rewrite
 
     columns = stats_columns(snapshot)
+    logical = snapshot.metadata.logical_names()
     done: dict[str, Any] = {"removed": 0, "added": 0, "bytes_removed": 0, "bytes_added": 0}
     version = snapshot.version
     for p in due:
@@ -232,7 +238,7 @@ def purge_natively(
             rewrite = RewriteCommit(
                 tuple(files),
                 tuple(written),
-                {"predicate": json.dumps([_partition_where(p)]), "applyPurge": "true"},
+                {"predicate": json.dumps([_partition_where(p, logical)]), "applyPurge": "true"},
                 operation="REORG",
             )
             version, _ = commit_rewrite(
@@ -249,9 +255,5 @@ def purge_natively(
     return done
 
 
-def _partition_where(p: PartitionDeletes) -> str:
-    terms = [
-        f"{k} = {literal(v)}" if v is not None else f"{k} IS NULL"
-        for k, v in p.partition_values.items()
-    ]
-    return " AND ".join(terms) or "true"
+def _partition_where(p: PartitionDeletes, logical: Mapping[str, str]) -> str:
+    return partitions_predicate([p.partition_values], logical) or "true"

@@ -17,7 +17,9 @@ The differential fuzzer (``tests/integration/test_differential_fuzz.py``, and th
 Partition values come from a wide alphabet (NFC and NFD ``é``, CJK, emoji, space, ``%``, ``:``,
 ``+``, ``#``, ``=``, ``/``, trailing spaces and dots, strings that look percent-encoded, the
 empty string, null) and combinations of it; each table mostly reuses a palette of 1-3 of them,
-so partitions collect several files.
+so partitions collect several files. One table in four is created by Delta with column mapping
+(``delta.columnMapping.mode = 'name'``) and a value column named ``v x``, which only column
+mapping allows: its files carry physical column names.
 
 Nothing a writer does is hidden. A known limit is a skip rule: the step is listed with its
 reason in ``Applied.skipped`` (delta-rs steps once the table's protocol has the
@@ -26,12 +28,14 @@ Any other writer error, and a finished table Delta cannot read, raise ``Generati
 (``StepFailed``, ``TableUnreadable``); when ``KNOWN_WRITER_FAILURES`` explains it (Sail
 re-spelling another writer's paths), its ``known`` says why.
 
-``run_op`` runs one of our ops on the generated table (``OpSpec``) and checks it against Delta:
+``run_op`` runs one of our ops on the generated table (``OpSpec``: VACUUM FULL, LITE or from an
+inventory report, compaction, Z-order, log cleanup, statistics, purge) and checks it against Delta:
 Delta reads the same rows afterwards (count and checksum; for every op but VACUUM, which
 rewrites no file action, also filtered reads that go through partition pruning, data skipping
 and the metadata-only ``count(*)``); a refusal (``MaintenanceError``) leaves every file as it
 was; our VACUUM's dry run never selects a path Delta's own ``VACUUM ... RETAIN 0 HOURS DRY RUN``
-keeps, and its real run deletes what its dry run selected.
+keeps (from an inventory: Delta's ``VACUUM ... USING INVENTORY``), and its real run deletes
+what its dry run selected.
 """
 
 from __future__ import annotations
@@ -113,9 +117,21 @@ ACTIONS = {
 SKIP_REASONS = {
     RS: "delta-rs step on a table whose protocol has deletionVectors (skipped by rule)",
 }
+#: Steps skipped on a table with column mapping, measured (``apply_steps(others_on_mapped=True)``
+#: runs them). delta-rs 1.6's append, overwrite, delete and checkpoint and Sail 0.7's append and
+#: overwrite run on such a table and Delta reads it afterwards.
+MAPPED_REASONS = {
+    (RS, "compact"): "delta-rs compact on a table with column mapping (delta-rs 1.6 refuses: "
+    "'Column mapping is not supported for write operation 'OPTIMIZE' yet'; skipped by rule)",
+}
 
 VACUUM, COMPACT, ZORDER, LOG_CLEANUP, STATS = "vacuum", "compact", "zorder", "log_cleanup", "stats"
-OPS = (VACUUM, COMPACT, ZORDER, LOG_CLEANUP, STATS)
+PURGE = "purge"
+OPS = (VACUUM, COMPACT, ZORDER, LOG_CLEANUP, STATS, PURGE)
+VACUUM_MODES = ("full", "lite", "inventory")
+#: The value column of a table with column mapping: a name only column mapping allows
+#: (Delta refuses a space in a column name otherwise), so files hold its physical name.
+MAPPED_VALUE_COLUMN = "v x"
 DAY_MS = 24 * 3600 * 1000
 STATS_COLLECT = "spark.databricks.delta.stats.collect"
 PROBED_VALUES = 3
@@ -162,10 +178,18 @@ class Step:
 
 @dataclass(frozen=True)
 class TableSpec:
-    """A generated table: partitioned by ``p`` or not, and the steps that write it."""
+    """A generated table: partitioned by ``p`` or not, and the steps that write it.
+
+    ``mapped``: Delta creates it with ``delta.columnMapping.mode = 'name'`` and its value column
+    is ``MAPPED_VALUE_COLUMN`` (files carry physical column names, not the table's).
+    """
 
     partitioned: bool
     steps: tuple[Step, ...]
+    mapped: bool = False
+
+
+WITH_SESSION = (COMPACT, ZORDER, PURGE)  # ops that may take the Delta session
 
 
 @dataclass(frozen=True)
@@ -173,8 +197,9 @@ class OpSpec:
     """The op run on the generated table.
 
     Attributes:
-        name: ``vacuum``, ``compact``, ``zorder``, ``log_cleanup`` or ``stats``.
-        mode: VACUUM's mode, ``full`` or ``lite``.
+        name: ``vacuum``, ``compact``, ``zorder``, ``log_cleanup``, ``stats`` or ``purge``.
+        mode: VACUUM's mode: ``full``, ``lite`` or ``inventory`` (FULL from an inventory
+            report of every file under the table, as a cloud writes one).
         delta_sql: OPTIMIZE gets the Delta session (``spark=``): Delta's own SQL may run the
             rewrite; otherwise delta-rs or the local Delta writer does.
     """
@@ -185,7 +210,7 @@ class OpSpec:
 
     def __repr__(self) -> str:
         extra = f", mode={self.mode!r}" if self.name == VACUUM else ""
-        extra += ", delta_sql=True" if self.delta_sql and self.name in (COMPACT, ZORDER) else ""
+        extra += ", delta_sql=True" if self.delta_sql and self.name in WITH_SESSION else ""
         return f"OpSpec({self.name!r}{extra})"
 
 
@@ -255,7 +280,10 @@ def tables(draw: st.DrawFn, *, max_steps: int = MAX_STEPS) -> TableSpec:
     first = draw(steps(values, first=True))
     rest = draw(st.lists(steps(values), max_size=max_steps - 1))
     partitioned = draw(st.sampled_from((True, True, True, False)))
-    return TableSpec(partitioned, (first, *rest))
+    mapped = draw(st.sampled_from((False, False, False, True)))
+    if mapped and first.engine != DELTA:  # Delta creates a table with column mapping
+        first = Step(DELTA, "append", values=first.values)
+    return TableSpec(partitioned, (first, *rest), mapped)
 
 
 @st.composite
@@ -266,11 +294,11 @@ def ops(draw: st.DrawFn, *names: str) -> OpSpec:
     it uses: the shape of the draws never depends on the op.
     """
     name = draw(st.sampled_from(names or OPS))
-    mode = draw(st.sampled_from(("full", "lite")))
+    mode = draw(st.sampled_from(VACUUM_MODES))
     delta_sql = draw(st.booleans())
     if name == VACUUM:
         return OpSpec(name, mode=mode)
-    if name in (COMPACT, ZORDER):
+    if name in WITH_SESSION:
         return OpSpec(name, delta_sql=delta_sql)
     return OpSpec(name)
 
@@ -376,14 +404,24 @@ def protocol_features(path: Path) -> set[str]:
 class _Writer:
     """Applies steps to one table: the sessions, the next id and the schema."""
 
-    SCHEMA = "id long, p string, v string"
-
     def __init__(
-        self, path: Path, partitioned: bool, delta: Any, sail: Any, *, rs_on_dv: bool
+        self,
+        path: Path,
+        spec: TableSpec,
+        delta: Any,
+        sail: Any,
+        *,
+        rs_on_dv: bool,
+        others_on_mapped: bool = False,
     ) -> None:
         self.rs_on_dv = rs_on_dv
+        self.others_on_mapped = others_on_mapped
         self.path = path
-        self.partitioned = partitioned
+        self.partitioned = spec.partitioned
+        self.mapped = spec.mapped
+        self.value_column = MAPPED_VALUE_COLUMN if spec.mapped else "v"
+        self.v = f"`{self.value_column}`"
+        self.schema = f"id long, p string, {self.v} string"
         self.delta = delta
         self.sail = sail
         self.next_id = 0
@@ -403,6 +441,9 @@ class _Writer:
         self.delta.sql(statement).collect()
 
     def skip_reason(self, step: Step) -> str | None:
+        rule = MAPPED_REASONS.get((step.engine, step.action))
+        if self.mapped and rule is not None and not self.others_on_mapped:
+            return rule
         if (
             step.engine == RS
             and not self.rs_on_dv
@@ -425,11 +466,12 @@ class _Writer:
             if not self.exists():
                 by = " PARTITIONED BY (p)" if self.partitioned else ""
                 dv = str(step.dv).lower()
+                mapping = ", 'delta.columnMapping.mode' = 'name'" if self.mapped else ""
                 self.sql(
-                    f"CREATE TABLE {self.t} (id BIGINT, p STRING, v STRING) USING delta{by} "
-                    f"TBLPROPERTIES ('delta.enableDeletionVectors' = '{dv}')"
+                    f"CREATE TABLE {self.t} (id BIGINT, p STRING, {self.v} STRING) USING delta"
+                    f"{by} TBLPROPERTIES ('delta.enableDeletionVectors' = '{dv}'{mapping})"
                 )
-                created = f"created (deletion vectors {dv}), "
+                created = f"created (deletion vectors {dv}{', column mapping' * self.mapped}), "
             rows = ", ".join(
                 f"({i}, {_sql_value(p)}, {sql_string(v)})" for i, p, v in self.rows(index, step)
             )
@@ -461,7 +503,7 @@ class _Writer:
                 return "empty source"
             self.sql(
                 f"MERGE INTO {self.t} t USING (SELECT * FROM VALUES {', '.join(source)} "
-                "AS s(id, p, v)) s ON t.id = s.id "
+                f"AS s(id, p, {self.v})) s ON t.id = s.id "
                 "WHEN MATCHED THEN UPDATE SET * WHEN NOT MATCHED THEN INSERT *"
             )
             return "merged"
@@ -489,7 +531,7 @@ class _Writer:
                 {
                     "id": pa.array([r[0] for r in rows], pa.int64()),
                     "p": pa.array([r[1] for r in rows], pa.string()),
-                    "v": pa.array([r[2] for r in rows], pa.string()),
+                    self.value_column: pa.array([r[2] for r in rows], pa.string()),
                 }
             )
             by = ["p"] if self.partitioned else None
@@ -516,7 +558,7 @@ class _Writer:
 
     def sail_step(self, index: int, step: Step) -> str:
         rows = self.rows(index, step)
-        writer = self.sail.createDataFrame(rows, self.SCHEMA).write.format("delta")
+        writer = self.sail.createDataFrame(rows, self.schema).write.format("delta")
         if self.partitioned:
             writer = writer.partitionBy("p")
         writer.mode(step.action).save(str(self.path))
@@ -524,7 +566,13 @@ class _Writer:
 
 
 def apply_steps(
-    spec: TableSpec, path: Path, *, delta: Any, sail: Any, rs_on_dv: bool = False
+    spec: TableSpec,
+    path: Path,
+    *,
+    delta: Any,
+    sail: Any,
+    rs_on_dv: bool = False,
+    others_on_mapped: bool = False,
 ) -> Applied:
     """Write the table at ``path`` (a new directory) by the spec's steps, in order.
 
@@ -534,6 +582,7 @@ def apply_steps(
         delta: A Spark Connect session on a Delta 4.4 server.
         sail: A Spark session on Sail.
         rs_on_dv: Run delta-rs steps on tables with deletion vectors too (``SKIP_REASONS``).
+        others_on_mapped: Run the steps ``MAPPED_REASONS`` skips on tables with column mapping.
 
     Returns:
         Each step's outcome and the steps skip rules skipped (with the reason).
@@ -541,7 +590,7 @@ def apply_steps(
     Raises:
         StepFailed: A writer failed at a step no skip rule covers.
     """
-    writer = _Writer(path, spec.partitioned, delta, sail, rs_on_dv=rs_on_dv)
+    writer = _Writer(path, spec, delta, sail, rs_on_dv=rs_on_dv, others_on_mapped=others_on_mapped)
     applied = Applied()
     for index, step in enumerate(spec.steps):
         reason = writer.skip_reason(step)
@@ -608,11 +657,40 @@ def delta_relative(table: Path, printed: str) -> str:
     return f"(outside) {printed}"
 
 
-def delta_vacuum_selection(delta: Any, path: Path, *, lite: bool = False) -> set[str]:
-    """Delta's own ``VACUUM ... RETAIN 0 HOURS DRY RUN`` (the retention check off): relative."""
+def delta_vacuum_selection(
+    delta: Any, path: Path, *, lite: bool = False, inventory: Path | None = None
+) -> set[str]:
+    """Delta's own ``VACUUM ... RETAIN 0 HOURS DRY RUN`` (the retention check off): relative.
+
+    ``lite`` runs ``LITE``; ``inventory`` runs ``USING INVENTORY`` on that Parquet report.
+    """
     mode = " LITE" if lite else ""
+    if inventory is not None:
+        mode = f" USING INVENTORY (SELECT * FROM parquet.`{inventory}`)"
     rows = delta.sql(f"VACUUM {table_sql(path)}{mode} RETAIN 0 HOURS DRY RUN").collect()
     return {delta_relative(path, str(row[0])) for row in rows}
+
+
+def write_inventory(path: Path, report: Path) -> None:
+    """An inventory report of every file under the table, as a cloud writes one (Delta's
+    schema: ``file:`` URIs of the names as stored, sizes, no directories, times in ms)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    found = [Path(d) / f for d, _, names in os.walk(path) for f in names]
+    pq.write_table(
+        pa.table(
+            {
+                "path": pa.array([f"file:{p}" for p in found], pa.string()),
+                "length": pa.array([p.stat().st_size for p in found], pa.int64()),
+                "isDir": pa.array([False] * len(found), pa.bool_()),
+                "modificationTime": pa.array(
+                    [p.stat().st_mtime_ns // 1_000_000 for p in found], pa.int64()
+                ),
+            }
+        ),
+        report,
+    )
 
 
 def probe_predicates(delta: Any, path: Path) -> list[str]:
@@ -744,9 +822,13 @@ def _vacuum(op: OpSpec, path: Path, delta: Any, outcome: Outcome) -> None:
     from python_ops.ops.vacuum.run import vacuum
 
     clock = time.monotonic()
+    report = None
+    if op.mode == "inventory":
+        report = path.parent / f"{path.name}-inventory.parquet"
+        write_inventory(path, report)
     theirs: set[str] | None = None
     try:
-        theirs = delta_vacuum_selection(delta, path)
+        theirs = delta_vacuum_selection(delta, path, inventory=report)
         outcome.detail["delta_selected"] = sorted(theirs)
     except Exception as err:  # Delta's VACUUM fails on a table it reads: noted, not compared
         outcome.notes.append(f"Delta's VACUUM failed: {first_line(err)[:160]}")
@@ -763,8 +845,11 @@ def _vacuum(op: OpSpec, path: Path, delta: Any, outcome: Outcome) -> None:
         "retention_hours": 0,
         "allow_short_retention": True,
         "audit": False,
-        "mode": op.mode,
+        "mode": "full" if report is not None else op.mode,
+        "inventory": None if report is None else str(report),
     }
+    if report is not None:  # its cutoff is the report's time: it knows every file before it
+        args["now_ms"] = int(report.stat().st_mtime * 1000)
     try:
         dry = vacuum(str(path), dry_run=True, **args)
     finally:
@@ -777,8 +862,8 @@ def _vacuum(op: OpSpec, path: Path, delta: Any, outcome: Outcome) -> None:
             f"our VACUUM ({op.mode}) dry run selects paths Delta's VACUUM RETAIN 0 HOURS DRY "
             f"RUN keeps: {sorted(extra)}; Delta selects {sorted(theirs)}"
         )
-        if op.mode == "full" and ours != theirs:
-            outcome.notes.append("full: selects fewer paths than Delta's VACUUM")
+        if op.mode != "lite" and ours != theirs:
+            outcome.notes.append(f"{op.mode}: selects fewer paths than Delta's VACUUM")
             outcome.detail["delta_only"] = sorted(theirs - ours)
     if lite_theirs is not None and ours != lite_theirs:
         outcome.notes.append(_lite_note(ours, lite_theirs, theirs))
@@ -829,13 +914,20 @@ def _other(op: OpSpec, path: Path, delta: Any, outcome: Outcome, now_ms: Callabl
 
         result = compute_stats(str(path), audit=False)
         outcome.detail["files_updated"] = result.files_updated
+    elif op.name == PURGE:
+        from python_ops.ops.purge import purge
+
+        result = purge(str(path), deleted_ratio=0.0, audit=False, spark=spark)
+        outcome.detail["writer"] = result.writer
+        outcome.detail["files_removed"] = result.files_removed
     else:
         raise ValueError(op)
 
 
 def describe(spec: TableSpec, op: OpSpec) -> str:
     """The example as Python a reader can paste (the minimal example of a failure)."""
-    lines = [f"TableSpec(partitioned={spec.partitioned}, steps=("]
+    mapped = ", mapped=True" if spec.mapped else ""
+    lines = [f"TableSpec(partitioned={spec.partitioned}{mapped}, steps=("]
     lines += [f"    {step!r}," for step in spec.steps]
     lines.append(f")), {op!r}")
     return "\n".join(lines)

@@ -1,9 +1,9 @@
 """Differential fuzz: tables written by Delta on Spark, delta-rs and Sail; our ops; Delta decides.
 
 Hypothesis draws a table written by a random interleaving of the three writers, partition values
-from a wide alphabet (``tests.helpers.mixed_writers``), and one of our ops: VACUUM (FULL or LITE,
-zero retention), compaction, Z-order (each with or without the Delta session), log cleanup (every
-commit expired) or statistics. After the op Delta 4.4 must read the very same rows (count and
+from a wide alphabet, some with column mapping (``tests.helpers.mixed_writers``), and one of our
+ops: VACUUM (FULL, LITE or from an inventory report, zero retention), compaction, Z-order, purge
+(each with or without the Delta session), log cleanup (every commit expired) or statistics. After the op Delta 4.4 must read the very same rows (count and
 checksum, and filtered reads through partition pruning, data skipping and its metadata-only
 count); a refusal (``MaintenanceError``) must leave every file as it was; our VACUUM's dry run
 must select nothing Delta's own ``VACUUM ... RETAIN 0 HOURS DRY RUN`` keeps, and its real run

@@ -163,5 +163,55 @@ def test_purge_statement_scopes_partitions_and_quotes_values() -> None:
         "REORG TABLE delta.`/t` WHERE (`p` = 'it\\'s' AND `d` IS NULL) OR (`p` = 'b' AND "
         "`d` = '1') APPLY (PURGE)"
     )
+    # under column mapping the log's physical names become the logical ones Delta's SQL takes
+    mapped = [PartitionDeletes({"col-1a": "x"}, 10, 5, 1, 100, 50)]
+    assert purge_statement("t", mapped, {"col-1a": "my p"}) == (
+        "REORG TABLE t WHERE (`my p` = 'x') APPLY (PURGE)"
+    )
     unpartitioned = [PartitionDeletes({}, 10, 5, 1, 100, 50)]
     assert purge_statement("t", unpartitioned) == "REORG TABLE t APPLY (PURGE)"
+
+
+def test_purge_of_a_column_mapped_table_names_partitions_as_delta_s_sql_does(
+    tmp_path: Path, delta_spark: Any
+) -> None:
+    # the log keys partition values by physical name (col-<uuid>): before, the REORG's WHERE
+    # named that and Delta refused it (DELTA_NON_PARTITION_COLUMN_REFERENCE), as a raw
+    # AnalysisException through a caller's session
+    table = tmp_path / "mapped"
+    name = table_sql(table)
+    delta_spark.sql(
+        f"CREATE TABLE {name} (id BIGINT, `v x` STRING, p STRING) USING delta PARTITIONED BY (p) "
+        "TBLPROPERTIES ('delta.enableDeletionVectors' = 'true', "
+        "'delta.columnMapping.mode' = 'name')"
+    ).collect()
+    for p in ("a", "b"):
+        delta_spark.sql(
+            f"INSERT INTO {name} SELECT id, concat('v', id), '{p}' FROM range(0, 1000, 1, 1)"
+        ).collect()
+    delta_spark.sql(f"DELETE FROM {name} WHERE p = 'a' AND id % 4 = 0").collect()
+    assert "p" not in read_snapshot(str(table)).files[0].partition_values  # physical keys
+    before = oracle(delta_spark, table)
+
+    result = purge(str(table), spark=delta_spark)
+
+    assert result.writer.startswith(WRITER_REORG)
+    assert [p["partition_values"] for p in result.partitions_due] != []
+    assert result.files_removed == 1
+    assert not any(f.deletion_vector for f in read_snapshot(str(table)).files)
+    assert oracle(delta_spark, table) == before
+
+
+def test_a_statement_delta_fails_is_a_named_error_and_nothing_changed(
+    tmp_path: Path, delta_spark: Any
+) -> None:
+    from python_ops.errors import EngineError
+    from python_ops.spark_sessions import session_sql
+
+    table = tmp_path / "dv"
+    dv_table(delta_spark, table)
+    version = read_snapshot(str(table)).version
+    sql = session_sql(delta_spark)
+    with pytest.raises(EngineError, match="DELTA_NON_PARTITION_COLUMN_REFERENCE|id"):
+        sql.run_with_settings(f"REORG TABLE {table_sql(table)} WHERE id = 1 APPLY (PURGE)", {})
+    assert read_snapshot(str(table)).version == version

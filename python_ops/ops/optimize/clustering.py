@@ -37,6 +37,7 @@ from python_ops.ops.optimize.delta_statement import (
     as_dict,
     marked_commit,
     optimize_metrics,
+    run_marked,
 )
 from python_ops.ops.results import OptimizeResult
 from python_ops.ops.writer_choice import delta_writer_for
@@ -218,7 +219,9 @@ def cluster(
                 settings[MAX_FILE_SIZE] = str(target_size_bytes)
             table = runner.table(location)
             statement = f"OPTIMIZE {table}" + (" FULL" if full else "")
-            rows = runner.run_with_settings(statement, settings)
+            rows = run_marked(
+                runner, statement, settings, location=location, after=snapshot.version
+            )
             metrics = optimize_metrics(rows, table, runner.where)
             if int(metrics.get("numFilesAdded") or 0) or int(metrics.get("numFilesRemoved") or 0):
                 found = marked_commit(location, snapshot.version, marker)

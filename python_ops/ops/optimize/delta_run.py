@@ -9,7 +9,6 @@ failure, never a warning.
 
 from __future__ import annotations
 
-import json
 import uuid
 from typing import Any
 
@@ -22,31 +21,14 @@ from python_ops.ops.optimize.delta_statement import (
     MIN_FILE_SIZE,
     USER_METADATA,
     as_dict,
-    literal,
     marked_commit,
     optimize_metrics,
+    partitions_predicate,
+    run_marked,
 )
 from python_ops.ops.optimize.outcome import Outcome
 from python_ops.ops.optimize.plan import OptimizePlan
 from python_ops.spark_sessions import DeltaSql
-
-
-def _logical_names(plan: OptimizePlan) -> dict[str, str]:
-    """Physical to logical column names of a column-mapping table (empty without mapping).
-
-    The log keys partition values by physical name (``col-<uuid>`` under column mapping);
-    Delta's SQL takes logical names (``DELTA_NON_PARTITION_COLUMN_REFERENCE`` otherwise).
-    """
-    if plan.snapshot is None:
-        return {}
-    fields = json.loads(plan.snapshot.metadata.schema_string).get("fields", [])
-    names = {}
-    for field in fields:
-        metadata = field.get("metadata") or {}
-        physical = metadata.get("delta.columnMapping.physicalName")
-        if isinstance(physical, str):
-            names[physical] = str(field["name"])
-    return names
 
 
 def _partition_predicate(plan: OptimizePlan) -> str | None:
@@ -56,17 +38,8 @@ def _partition_predicate(plan: OptimizePlan) -> str | None:
         return None
     if plan.where is None and len(work) == len(plan.partitions):
         return None
-    names = _logical_names(plan)
-    terms = []
-    for partition in work:
-        parts = []
-        for key, value in partition.partition_values.items():
-            column = "`" + names.get(key, key).replace("`", "``") + "`"
-            parts.append(
-                f"{column} = {literal(value)}" if value is not None else f"{column} IS NULL"
-            )
-        terms.append("(" + " AND ".join(parts) + ")")
-    return " OR ".join(terms)
+    names = plan.snapshot.metadata.logical_names() if plan.snapshot is not None else {}
+    return partitions_predicate([p.partition_values for p in work], names)
 
 
 def optimize_statement(plan: OptimizePlan, table: str) -> str:
@@ -132,7 +105,13 @@ def run_with_delta_sql(
     """
     table = sql.table(plan.location)
     marker = MARKER_PREFIX + uuid.uuid4().hex
-    rows = sql.run_with_settings(optimize_statement(plan, table), optimize_settings(plan, marker))
+    rows = run_marked(
+        sql,
+        optimize_statement(plan, table),
+        optimize_settings(plan, marker),
+        location=plan.location,
+        after=plan.version,
+    )
     m = optimize_metrics(rows, table, sql.where)
     added = int(m.get("numFilesAdded") or 0)
     removed = int(m.get("numFilesRemoved") or 0)

@@ -14,7 +14,7 @@ from typing import Any
 
 from python_ops.delta.actions import DeletionVector, file_key, identity_text
 from python_ops.delta.commits import commit_actions, commit_versions
-from python_ops.errors import EngineError
+from python_ops.errors import ChangedThenFailedError, EngineError
 from python_ops.storage import open_storage
 
 WRITER_DELTA_SQL = "Delta OPTIMIZE (SQL)"
@@ -33,6 +33,69 @@ MARKER_PREFIX = "python_ops.optimize:"  # no spaces or semicolons: also set by S
 def literal(value: str) -> str:
     """A SQL string literal (quotes and backslashes escaped)."""
     return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+def partitions_predicate(
+    partitions: list[Mapping[str, str | None]], logical: Mapping[str, str]
+) -> str:
+    """A predicate selecting exactly these partitions, in the names Delta's SQL takes.
+
+    Args:
+        partitions: Each partition's values as the log keys them (physical names under column
+            mapping).
+        logical: Physical to logical names (``Metadata.logical_names``; empty without mapping).
+
+    Returns:
+        ``(a = 'x' AND b IS NULL) OR (...)``; empty when no partition has values.
+    """
+    terms = []
+    for values in partitions:
+        parts = []
+        for key, value in values.items():
+            column = "`" + logical.get(key, key).replace("`", "``") + "`"
+            parts.append(
+                f"{column} = {literal(value)}" if value is not None else f"{column} IS NULL"
+            )
+        if parts:
+            terms.append("(" + " AND ".join(parts) + ")")
+    return " OR ".join(terms)
+
+
+def run_marked(
+    sql: Any, statement: str, settings: Mapping[str, str | None], *, location: str, after: int
+) -> list[dict[str, Any]]:
+    """Run one of Delta's writing statements; a failure that committed anyway says so.
+
+    A statement can fail after its commit (the connection dropped, the answer lost): when a
+    commit after ``after`` carries the marker in ``settings`` (``USER_METADATA``), the table
+    changed and the failure is ``ChangedThenFailedError`` (exit 1), never a refusal (exit 2).
+
+    Args:
+        sql: The engine (``spark_sessions.DeltaSql``).
+        statement: The statement.
+        settings: Its settings, the marker among them.
+        location: The table.
+        after: The version the statement was planned on.
+
+    Returns:
+        The statement's rows.
+
+    Raises:
+        EngineError: The statement failed and committed nothing.
+        ChangedThenFailedError: The statement failed but its commit is in the log.
+    """
+    try:
+        rows: list[dict[str, Any]] = sql.run_with_settings(statement, settings)
+    except EngineError as err:
+        marker = settings.get(USER_METADATA)
+        found = marked_commit(location, after, marker) if marker else None
+        if found is not None:
+            raise ChangedThenFailedError(
+                f"{location}: Delta committed version {found[0]} for {statement[:120]!r}, "
+                f"then the statement failed: {err}"
+            ) from err
+        raise
+    return rows
 
 
 def as_dict(value: Any) -> dict[str, Any]:
