@@ -189,6 +189,14 @@ class EngineError(MaintenanceError):
     """The Spark engine could not be started, reached or used as configured."""
 
 
+class JvmDeferredError(MaintenanceError):
+    """The op needs Delta's own writer (a JVM) where none may start: deferred, nothing changed.
+
+    A post-hook never starts a JVM unless the model asks (``maintenance_post_hook_jvm``): the
+    op stays due and runs in the next ``maintain_all`` (or the CLI), which may start one.
+    """
+
+
 class OptimizeConflictError(MaintenanceError):
     """A concurrent commit removed files being compacted; that partition was not committed.
 

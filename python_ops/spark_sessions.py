@@ -16,7 +16,7 @@ from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
 from python_ops import runtime
-from python_ops.errors import ConfigError, EngineError
+from python_ops.errors import ConfigError, EngineError, MaintenanceError
 
 log = logging.getLogger(__name__)
 _SESSION_TIMEOUT_S = 30 * 86_400  # the embedded session: the process's lifetime, in practice
@@ -440,6 +440,9 @@ class DeltaSql:
                 for key, value in settings.items():
                     previous[key] = self._get_setting(key)
                     self._put_setting(key, value)
+            except MaintenanceError:  # ours already (a deferred start of the local writer)
+                self._restore(previous, failed=True)
+                raise
             except Exception as err:
                 self._restore(previous, failed=True)
                 raise EngineError(f"cannot set {key} on {self.where}: {_first_line(err)}") from err
@@ -449,6 +452,9 @@ class DeltaSql:
                     rows = self._isolated(statement)
                 else:
                     rows = self.execute(statement)
+            except MaintenanceError:  # ours already (a deferred start, the local writer's)
+                self._restore(previous, failed=True)
+                raise
             except Exception as err:  # the engine's own error, named: never a traceback
                 self._restore(previous, failed=True)
                 raise EngineError(

@@ -25,11 +25,14 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import IO, Any
 
 from python_ops import runtime
 from python_ops.delta_jars import find_delta_jars, missing_jars_hint
-from python_ops.errors import EngineError
+from python_ops.errors import EngineError, JvmDeferredError
 from python_ops.spark_sessions import DeltaSql, Rows
 
 log = logging.getLogger(__name__)
@@ -39,6 +42,40 @@ WHERE = "Delta 4.4 on a local Spark (started for this run)"
 #: Delta can write are then refused, naming this setting.
 LOCAL_DELTA_ENV = "SPARKDELTA_LOCAL_DELTA"
 _CONNECT_SWITCHES = ("SPARK_CONNECT_MODE_ENABLED", "SPARK_REMOTE", "SPARK_LOCAL_REMOTE")
+#: Why the local writer may not start in this context (None: it may): a post-hook's.
+_START_DEFERRED: ContextVar[str | None] = ContextVar("local_delta_start_deferred", default=None)
+
+
+@contextmanager
+def starts_deferred(why: str | None) -> Iterator[None]:
+    """Within the block, an op that would start the local writer is deferred instead.
+
+    Args:
+        why: The reason the deferral gives (None: starts are allowed, the block changes nothing).
+    """
+    token = _START_DEFERRED.set(why)
+    try:
+        yield
+    finally:
+        _START_DEFERRED.reset(token)
+
+
+def require_start_allowed() -> None:
+    """Raise ``JvmDeferredError`` where a start is deferred and the writer is not running yet.
+
+    Called where an op chooses Delta's writer, before it changes anything, and again before
+    the child starts.
+
+    Raises:
+        JvmDeferredError: With the context's reason.
+    """
+    why = _START_DEFERRED.get()
+    if why is None:
+        return
+    running = runtime.LOCAL_WRITER.value
+    if running is not None and running.started:  # already paid for: no surprise
+        return
+    raise JvmDeferredError(why)
 
 
 def unavailable_reason() -> str | None:
@@ -71,6 +108,7 @@ class LocalDelta:
         return self._process is not None
 
     def _start(self) -> subprocess.Popen[str]:
+        require_start_allowed()
         reason = unavailable_reason()
         if reason is not None:
             raise EngineError(f"Delta's local writer cannot start: {reason}")

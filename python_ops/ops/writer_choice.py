@@ -10,7 +10,7 @@ run the op; when Delta 4.4 itself does not support the table, its refusal is the
 
 from __future__ import annotations
 
-from python_ops.delta.local_writer import unavailable_reason, writer
+from python_ops.delta.local_writer import require_start_allowed, unavailable_reason, writer
 from python_ops.delta.protocol import Op, Writer, check_protocol
 from python_ops.delta.snapshot import Snapshot
 from python_ops.errors import UnsupportedFeatureError
@@ -36,6 +36,7 @@ def delta_writer_for(
         UnsupportedFeatureError: When Delta 4.4 does not support the table either, or no
             Delta writer is available here (the reason names what is missing).
         EngineError: When the engine cannot say whether it has Delta.
+        JvmDeferredError: When the local writer would start where starts are deferred.
     """
     try:
         check_protocol(snapshot.protocol, op, location=location, writer=Writer.DELTA_RS)
@@ -53,6 +54,7 @@ def delta_writer_for(
                 reason=f"{refusal.reason}. Delta's own writer (a local Spark with Delta 4.4, "
                 f"or an engine with Delta) would run it, but here {missing}",
             ) from refusal
+        require_start_allowed()
         return Writer.DELTA, writer().sql()
 
 
@@ -65,6 +67,9 @@ def checkpoint_writer(snapshot: Snapshot, location: str) -> tuple[Writer | None,
 
     Returns:
         (writer, None), or (None, why no checkpoint may be written).
+
+    Raises:
+        JvmDeferredError: When only the local writer could and starts are deferred here.
     """
     if snapshot.metadata.schema_missing:
         return None, "no checkpoint written: the table's metaData action has no schemaString"
@@ -83,4 +88,5 @@ def checkpoint_writer(snapshot: Snapshot, location: str) -> tuple[Writer | None,
                 f"Delta's own writer (a local Spark with Delta 4.4) would write it, but here "
                 f"{missing}"
             )
+        require_start_allowed()
         return Writer.DELTA, None

@@ -59,3 +59,49 @@ def test_maintain_a_deletion_vector_table_here_without_a_jvm(
     real = [r for r in history.records() if not r.dry_run and r.op == "optimize"]
     assert json.loads(real[-1].parameters)["writer"] == WRITER_COMPACT
     assert oracle(delta_spark, table) == before
+
+
+def test_a_post_hook_defers_an_op_that_would_start_a_jvm(tmp_path: Path, delta_spark: Any) -> None:
+    """No surprise JVM (issue 64 item 3): where only Delta's writer can rewrite the table (a
+    Z-order of a column-mapping table), the post-hook's deferral records the op as deferred,
+    with the reason, starts nothing and changes nothing; it stays due, and a run that may start
+    the local writer runs it."""
+    from python_ops import runtime
+    from python_ops.delta.local_writer import starts_deferred
+    from python_ops.maintenance.running.report import render_report, report_rows
+    from python_ops.maintenance.running.session import POST_HOOK_DEFERRAL
+
+    table = tmp_path / "mapped"
+    name = table_sql(table)
+    delta_spark.sql(
+        f"CREATE TABLE {name} (id BIGINT, `v x` STRING) USING delta "
+        "TBLPROPERTIES ('delta.columnMapping.mode' = 'name')"
+    ).collect()
+    for i in range(3):
+        delta_spark.sql(f"INSERT INTO {name} VALUES ({i}, 'x')").collect()
+    before = oracle(delta_spark, table)
+    version = read_snapshot(str(table)).version
+    history = HistoryStore(str(tmp_path / "history"))
+    config = {"maintenance_min_small_files": 2, "maintenance_zorder_by": ["id"]}
+    target = ModelTarget("mapped", str(table), parse_config("mapped", config))
+    maintainer = Maintainer(spark=None, history=history, invocation=Invocation("t"))
+    running = runtime.LOCAL_WRITER.value
+    was_started = running is not None and running.started
+
+    if not was_started:
+        with starts_deferred(POST_HOOK_DEFERRAL):
+            (deferred,) = maintainer.maintain_model(target, ops=("optimize",), only_due=False)
+        assert (deferred.status, deferred.reason) == (Status.DEFERRED, Reason.NEEDS_JVM)
+        assert "maintenance_post_hook_jvm" in deferred.detail
+        now = runtime.LOCAL_WRITER.value
+        assert now is None or not now.started  # no JVM
+        assert read_snapshot(str(table)).version == version
+        (row,) = [r for r in history.records() if r.op == "optimize"]
+        assert (row.status, row.reason) == ("deferred", deferred.detail)
+        report = render_report(report_rows([target], spark=None, history=history))
+        assert "optimize deferred: needs Delta's own writer" in report
+
+    (ran,) = maintainer.maintain_model(target, ops=("optimize",), only_due=False)
+    assert ran.status == Status.SUCCEEDED
+    assert read_snapshot(str(table)).version > version
+    assert oracle(delta_spark, table) == before

@@ -235,6 +235,8 @@ class MaintenanceConfig:
         on_error: ``warn`` or ``fail``.
         min_files_written: The post-hook maintains a model only when its build wrote at least
             this many files (``build_writes``); 0: after every build.
+        post_hook_jvm: The post-hook may start Delta's local writer (a JVM); false defers the
+            ops that need it to ``maintain_all``.
     """
 
     model: str
@@ -468,6 +470,19 @@ class MaintenanceConfig:
             "the reason in the dbt log and the history. 0: after every build. Run-operations "
             "and the CLI are not affected",
             _min_files_written,
+        ),
+    )
+    post_hook_jvm: bool = field(
+        default=False,
+        metadata=_setting(
+            "bool",
+            "whether the post-hook may start a JVM (Delta's own writer on a local Spark, 4-45 s) "
+            "for an op only Delta can write on this table (a checkpoint of a deletion-vector "
+            "table, a rewrite of a column-mapping table, ...). false: such an op is deferred, "
+            "recorded as 'deferred' with the reason in the history and the report, and runs in "
+            "the next maintain_all or CLI run, which may start one. Engines with Delta of their "
+            "own (Spark, Thrift, Connect) start nothing and are not affected",
+            _bool,
         ),
     )
     # not settings: maintenance_zorder_by / maintenance_cluster_by given as 'auto', and the

@@ -20,6 +20,7 @@ class Status(StrEnum):
     FAILED = "failed"
     NOT_DUE = "not_due"  # not run: see the reason
     SKIPPED = "skipped"  # not started: the run's time budget was used up
+    DEFERRED = "deferred"  # not run: it needs a JVM a post-hook may not start; still due
 
 
 class Reason(StrEnum):
@@ -31,6 +32,7 @@ class Reason(StrEnum):
     DISABLED = "disabled"  # switched off by the model's config
     TOO_SOON = "too_soon"  # its minimum interval since the last run has not passed
     TIME_BUDGET = "time_budget"  # the run's time budget was used up
+    NEEDS_JVM = "needs_jvm"  # Delta's own writer would start a JVM where none may start
     ERROR = "error"  # deciding or running it failed
 
 

@@ -14,7 +14,7 @@ from python_ops.maintenance.configuration.op_keys import as_model_setting, model
 from python_ops.maintenance.configuration.policy import effective_snapshot
 from python_ops.maintenance.decisions.due import Decision, decide
 from python_ops.maintenance.records.history import HistoryRecord, HistoryStore
-from python_ops.maintenance.records.outcomes import Reason
+from python_ops.maintenance.records.outcomes import Reason, Status
 from python_ops.maintenance.rules.reclaim import hours_to_expiry
 from python_ops.maintenance.rules.wording import size_text
 from python_ops.maintenance.runs.registry import OPS
@@ -194,6 +194,8 @@ def report_rows(
             row[op] = (
                 f"{rec.started_at:%Y-%m-%d %H:%M} {rec.status}" if rec is not None else "never"
             )
+            if rec is not None and rec.status == Status.DEFERRED:  # why, and that it is due
+                row.setdefault("deferred", []).append(f"{op} deferred: {rec.reason}")
         row["files_per_lookup"] = files_per_lookup_text(clustered.get(t.name))
         row.update(shares.get(t.name, {}))
         rows.append(row)
@@ -279,6 +281,7 @@ def render_report(rows: list[dict[str, Any]]) -> str:
     lines.extend(
         f"{r['model']:<26} fix config: {r['config_error']}" for r in ok if "config_error" in r
     )
+    lines.extend(f"{r['model']:<26} {why}" for r in rows for why in r.get("deferred", ()))
     lines.extend(
         f"{r['model']:<26} files admitted per lookup: {r['files_per_lookup']}"
         for r in rows

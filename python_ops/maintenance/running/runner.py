@@ -18,7 +18,7 @@ from typing import Any
 
 from python_ops.delta.file_paths import FilePaths, read_file_paths
 from python_ops.delta.snapshot import Snapshot, read_snapshot
-from python_ops.errors import MaintenanceError, RetentionTooShortError
+from python_ops.errors import JvmDeferredError, MaintenanceError, RetentionTooShortError
 from python_ops.invocation import Invocation
 from python_ops.maintenance.configuration.policy import effective_snapshot
 from python_ops.maintenance.decisions.build_decisions import decide_from_log
@@ -325,6 +325,7 @@ class Maintainer:
         started = time.perf_counter()
         counts = OpCounts()
         error = failure
+        deferred: str | None = None
         if failure is None:
             context = RunContext(
                 spark=self.spark,
@@ -340,12 +341,16 @@ class Maintainer:
             try:
                 with lean_arrow(block_pandas=self._engine_free(op)):
                     counts = spec.run(target, context)
+            except JvmDeferredError as err:  # nothing changed; still due for maintain_all
+                deferred = str(err)
             except MaintenanceError as err:
                 error = str(err)
             except Exception as err:  # an engine or writer failure must not abort other models
                 error = f"{type(err).__name__}: {err}"
         duration = time.perf_counter() - started
-        status = Status.FAILED if error else Status.SUCCEEDED
+        status = Status.FAILED if error else Status.DEFERRED if deferred else Status.SUCCEEDED
+        if deferred:
+            reason, detail = Reason.NEEDS_JVM, deferred
         if error:
             counts = counts.failed()
         if error and self.log_failures:

@@ -27,6 +27,7 @@ from functools import cached_property
 from typing import Any, Protocol
 
 from python_ops.delta.commits import commits_shared
+from python_ops.delta.local_writer import starts_deferred
 from python_ops.errors import MaintenanceError
 from python_ops.invocation import Invocation
 from python_ops.maintenance.configuration.config import MaintenanceConfig
@@ -50,6 +51,13 @@ from python_ops.maintenance.selection.targets import ModelTarget
 from python_ops.ops.vacuum_modes import VacuumEngine
 from python_ops.spark_sessions import DeltaSql
 from python_ops.storage import Storage, open_storage
+
+#: Why a post-hook deferred an op that would start Delta's local writer (a JVM).
+POST_HOOK_DEFERRAL = (
+    "needs Delta's own writer, which would start a JVM (a local Spark); a post-hook does not "
+    "start one unless the model sets maintenance_post_hook_jvm: true. Still due: the next "
+    "maintain_all (or the CLI) runs it"
+)
 
 ModelDone = Callable[[int, int, str, list[OpOutcome]], None]
 ModelCount = Callable[[int, int, str], None]
@@ -270,7 +278,8 @@ class MaintenanceSession:
         if writes is not None and skipped:
             outcome = record_skip(maintainer, target, writes, skipped)
             return ModelMaintenance((outcome,), build=writes, skipped=skipped)
-        outcomes = maintainer.maintain_model(target)
+        with starts_deferred(None if target.config.post_hook_jvm else POST_HOOK_DEFERRAL):
+            outcomes = maintainer.maintain_model(target)
         if any(o.ran for o in outcomes):
             self._events.history_ready()
             maintainer.build = None  # the history's own upkeep is no part of the model's build
