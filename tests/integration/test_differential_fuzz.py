@@ -3,17 +3,17 @@
 Hypothesis draws a table written by a random interleaving of the three writers, partition values
 from a wide alphabet, some with column mapping (``tests.helpers.mixed_writers``), and one of our
 ops: VACUUM (FULL, LITE or from an inventory report, zero retention), compaction, Z-order, purge
-(each with or without the Delta session), log cleanup (every commit expired) or statistics. After the op Delta 4.4 must read the very same rows (count and
-checksum, and filtered reads through partition pruning, data skipping and its metadata-only
-count); a refusal (``MaintenanceError``) must leave every file as it was; our VACUUM's dry run
-must select nothing Delta's own ``VACUUM ... RETAIN 0 HOURS DRY RUN`` keeps, and its real run
-must delete what its dry run selected.
+(each with or without the Delta session), log cleanup (every commit expired) or statistics. After
+the op Delta 4.4 must read the very same rows (count and checksum, and filtered reads through
+partition pruning, data skipping and its metadata-only count); a refusal (``MaintenanceError``)
+must leave every file as it was; our VACUUM's dry run must select nothing Delta's own ``VACUUM ...
+RETAIN 0 HOURS DRY RUN`` keeps, and its real run must delete what its dry run selected.
 
-This is a fixed-seed sample sized for CI (``EXAMPLES`` per op, one test per op, a few minutes
-in all); ``bench/fuzz_campaign.py`` runs the same property with thousands of examples. Tables
-the writers themselves cannot make (``KNOWN_WRITER_FAILURES``: Sail re-spelling another
-writer's paths) are counted as hypothesis events, not failures; any other writer failure fails
-the test, naming the step.
+This is a fixed-seed sample sized for CI (``EXAMPLES`` per op, one test per op, a few minutes in
+all); ``bench/fuzz_campaign.py`` runs the same property with thousands of examples. Tables the
+writers themselves cannot make (``KNOWN_WRITER_FAILURES``: Sail re-spelling another writer's paths)
+are counted as hypothesis events, not failures; any other writer failure fails the test, naming the
+step.
 """
 
 from __future__ import annotations

@@ -212,6 +212,6 @@ def test_a_statement_delta_fails_is_a_named_error_and_nothing_changed(
     dv_table(delta_spark, table)
     version = read_snapshot(str(table)).version
     sql = session_sql(delta_spark)
-    with pytest.raises(EngineError, match="DELTA_NON_PARTITION_COLUMN_REFERENCE|id"):
+    with pytest.raises(EngineError, match=r"DELTA_NON_PARTITION_COLUMN_REFERENCE|id"):
         sql.run_with_settings(f"REORG TABLE {table_sql(table)} WHERE id = 1 APPLY (PURGE)", {})
     assert read_snapshot(str(table)).version == version

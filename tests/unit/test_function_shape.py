@@ -23,7 +23,6 @@ STILL_LONG = {
     ("op_runs.py", "run_optimize"): 61,
     ("reclaim.py", "vacuum_due"): 86,
     ("report.py", "report_rows"): 68,
-    ("runner.py", "run_op"): 62,
     ("runner.py", "maintain_model"): 77,
     ("plan.py", "plan_optimize"): 65,
     ("dbt_selector.py", "select_models"): 82,

@@ -87,6 +87,7 @@ def test_settings_slices_belong_to_their_op() -> None:
         "maintenance_enabled",
         "maintenance_on_error",
         "maintenance_min_files_written",  # the post-hook's gate, before any op
+        "maintenance_post_hook_jvm",  # whether the post-hook may start a JVM, for any op
     }
     assert sum(len(k) for k in keys.values()) + len(model_wide) == len(SETTINGS)
 
@@ -121,7 +122,7 @@ def test_invoke_refuses_an_option_the_op_does_not_take(op: str, option: str, acc
 
 
 def test_statuses_and_reasons_are_the_strings_history_keeps() -> None:
-    assert [s.value for s in Status] == ["succeeded", "failed", "not_due", "skipped"]
+    assert [s.value for s in Status] == ["succeeded", "failed", "not_due", "skipped", "deferred"]
     assert Status.SUCCEEDED == "succeeded"
     assert {r.value for r in Reason} == {
         "due",
@@ -130,5 +131,6 @@ def test_statuses_and_reasons_are_the_strings_history_keeps() -> None:
         "disabled",
         "too_soon",
         "time_budget",
+        "needs_jvm",
         "error",
     }

@@ -189,17 +189,22 @@ def report_rows(
             except MaintenanceError as err:
                 row["config_error"] = str(err)
             row["next"] = _next(t, snapshot, history, now, invocation)
-        for op in OPS:
-            rec = last.get((t.name, op))
-            row[op] = (
-                f"{rec.started_at:%Y-%m-%d %H:%M} {rec.status}" if rec is not None else "never"
-            )
-            if rec is not None and rec.status == Status.DEFERRED:  # why, and that it is due
-                row.setdefault("deferred", []).append(f"{op} deferred: {rec.reason}")
+        row.update(_last_runs(t.name, last))
         row["files_per_lookup"] = files_per_lookup_text(clustered.get(t.name))
         row.update(shares.get(t.name, {}))
         rows.append(row)
     return rows
+
+
+def _last_runs(model: str, last: dict[tuple[str, str], HistoryRecord]) -> dict[str, Any]:
+    """Each op's last run (time and status), and why the deferred ones were deferred."""
+    out: dict[str, Any] = {}
+    for op in OPS:
+        rec = last.get((model, op))
+        out[op] = f"{rec.started_at:%Y-%m-%d %H:%M} {rec.status}" if rec is not None else "never"
+        if rec is not None and rec.status == Status.DEFERRED:  # why, and that it is still due
+            out.setdefault("deferred", []).append(f"{op} deferred: {rec.reason}")
+    return out
 
 
 def build_shares(records: Sequence[HistoryRecord]) -> dict[str, dict[str, Any]]:

@@ -323,9 +323,7 @@ class Maintainer:
         spec = op_spec(op)
         started_at = dt.datetime.now(dt.UTC)
         started = time.perf_counter()
-        counts = OpCounts()
-        error = failure
-        deferred: str | None = None
+        counts, error, deferred = OpCounts(), failure, None
         if failure is None:
             context = RunContext(
                 spark=self.spark,
@@ -338,15 +336,7 @@ class Maintainer:
                 evidence=evidence,
                 invocation=self.invocation,
             )
-            try:
-                with lean_arrow(block_pandas=self._engine_free(op)):
-                    counts = spec.run(target, context)
-            except JvmDeferredError as err:  # nothing changed; still due for maintain_all
-                deferred = str(err)
-            except MaintenanceError as err:
-                error = str(err)
-            except Exception as err:  # an engine or writer failure must not abort other models
-                error = f"{type(err).__name__}: {err}"
+            counts, error, deferred = self._run_spec(spec, target, context, op)
         duration = time.perf_counter() - started
         status = Status.FAILED if error else Status.DEFERRED if deferred else Status.SUCCEEDED
         if deferred:
@@ -386,6 +376,20 @@ class Maintainer:
             duration_s=duration,
             on_error=c.on_error,
         )
+
+    def _run_spec(
+        self, spec: Any, target: ModelTarget, context: RunContext, op: str
+    ) -> tuple[OpCounts, str | None, str | None]:
+        """Run one registered op: (its counts, the error it failed with, why it was deferred)."""
+        try:
+            with lean_arrow(block_pandas=self._engine_free(op)):
+                return spec.run(target, context), None, None
+        except JvmDeferredError as err:  # nothing changed; still due for maintain_all
+            return OpCounts(), None, str(err)
+        except MaintenanceError as err:
+            return OpCounts(), str(err), None
+        except Exception as err:  # an engine or writer failure must not abort other models
+            return OpCounts(), f"{type(err).__name__}: {err}", None
 
     def maintain_model(
         self,
