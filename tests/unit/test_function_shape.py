@@ -20,10 +20,9 @@ STILL_LONG = {
     ("maintain.py", "run_maintain"): 83,
     ("checkpoint_reader.py", "_well_formed_adds"): 62,
     ("snapshot.py", "reconstruct"): 83,
-    ("op_runs.py", "run_optimize"): 61,
     ("reclaim.py", "vacuum_due"): 86,
     ("report.py", "report_rows"): 68,
-    ("runner.py", "maintain_model"): 77,
+    ("runner.py", "maintain_model"): 72,
     ("plan.py", "plan_optimize"): 65,
     ("dbt_selector.py", "select_models"): 82,
 }

@@ -12,6 +12,8 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 from python_ops.delta.snapshot import snapshot_reads
 from python_ops.invocation import Invocation
 from python_ops.maintenance.configuration.config import parse_config
@@ -131,6 +133,66 @@ def test_a_bad_zorder_column_fails_only_optimize(
     assert by_op["cleanup_logs"].status is Status.SUCCEEDED
     failed = [(r.op, r.status) for r in history.records() if r.status == "failed"]
     assert failed == [("optimize", "failed")]
+
+
+def _small_files_table(path: Path) -> Path:
+    """Three one-row appends into two partitions (delta-rs): OPTIMIZE has small files."""
+    import pyarrow as pa
+    from deltalake import write_deltalake
+
+    for i in range(3):
+        rows = pa.table({"id": [i, i + 10], "p": ["a", "b"]})
+        write_deltalake(str(path), rows, mode="append", partition_by=["p"])
+    return path
+
+
+def _failed_optimize_row(history: HistoryStore) -> tuple[str | None, dict[str, object]]:
+    rows = [r for r in history.records() if r.op == "optimize" and r.status == "failed"]
+    assert len(rows) == 1
+    return rows[0].reason, json.loads(rows[0].parameters or "{}")
+
+
+def test_a_failed_post_hook_optimize_records_why_and_its_settings(tmp_path: Path) -> None:
+    """Issue 65 item 13: a Z-order column that does not exist fails OPTIMIZE's due check; the
+    history said reason 'requested' (nobody requested it) and parameters {}."""
+    table = _small_files_table(tmp_path / "t")
+    history = HistoryStore(str(tmp_path / "history"))
+    config = {"maintenance_zorder_by": ["no_such_column"], "maintenance_min_small_files": 2}
+    model = ModelTarget("m", str(table), parse_config("m", config))
+    outcomes = {o.op: o for o in maintainer(history).maintain_model(model)}  # what is due
+    assert outcomes["optimize"].status is Status.FAILED
+    reason, params = _failed_optimize_row(history)
+    assert reason == "not decided: its due check failed"
+    assert params["zorder_by"] == ["no_such_column"]
+    assert params["min_small_files"] == 2
+    requested = HistoryStore(str(tmp_path / "requested"))
+    maintainer(requested).maintain_model(model, ops=("optimize",), only_due=False)
+    reason, params = _failed_optimize_row(requested)
+    assert (reason, params["zorder_by"]) == ("requested", ["no_such_column"])
+
+
+def test_an_op_that_fails_after_it_was_decided_records_the_decision(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A due OPTIMIZE that fails while it runs keeps the decision's reason and its settings."""
+    from python_ops.errors import EngineError
+    from python_ops.maintenance.runs import op_runs
+
+    def broken() -> Callable[..., object]:
+        def optimize(*_args: object, **_kwargs: object) -> object:
+            raise EngineError("the writer broke")
+
+        return optimize
+
+    monkeypatch.setattr(op_runs, "load_optimize", broken)
+    table = _small_files_table(tmp_path / "t")
+    history = HistoryStore(str(tmp_path / "history"))
+    model = target(table, maintenance_min_small_files=2)
+    outcomes = {o.op: o for o in maintainer(history).maintain_model(model, ops=("optimize",))}
+    assert outcomes["optimize"].detail == "the writer broke"
+    reason, params = _failed_optimize_row(history)
+    assert reason == "compaction: 6 file(s) in 2 partition(s) worth rewriting"
+    assert (params["zorder_by"], params["min_small_files"]) == ([], 2)
 
 
 def test_a_missing_table_fails_its_ops_not_the_run(tmp_path: Path) -> None:

@@ -8,6 +8,7 @@ logged; with ``fail`` the run reports failure.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import logging
 import time
@@ -324,25 +325,26 @@ class Maintainer:
         started_at = dt.datetime.now(dt.UTC)
         started = time.perf_counter()
         counts, error, deferred = OpCounts(), failure, None
+        context = RunContext(
+            spark=self.spark,
+            snapshot=snapshot if isinstance(snapshot, Snapshot) else None,
+            paths=snapshot if isinstance(snapshot, FilePaths) else None,
+            dry_run=dry_run,
+            retention_hours=retention_hours,
+            sql=self.sql,
+            vacuum_engine=self.vacuum_engine,
+            evidence=evidence,
+            invocation=self.invocation,
+        )
         if failure is None:
-            context = RunContext(
-                spark=self.spark,
-                snapshot=snapshot if isinstance(snapshot, Snapshot) else None,
-                paths=snapshot if isinstance(snapshot, FilePaths) else None,
-                dry_run=dry_run,
-                retention_hours=retention_hours,
-                sql=self.sql,
-                vacuum_engine=self.vacuum_engine,
-                evidence=evidence,
-                invocation=self.invocation,
-            )
             counts, error, deferred = self._run_spec(spec, target, context, op)
         duration = time.perf_counter() - started
         status = Status.FAILED if error else Status.DEFERRED if deferred else Status.SUCCEEDED
         if deferred:
             reason, detail = Reason.NEEDS_JVM, deferred
-        if error:
-            counts = counts.failed()
+        if error:  # the settings it was called with, as a success records them
+            params = counts.parameters or spec.parameters(target, context)
+            counts = dataclasses.replace(counts.failed(), parameters=params)
         if error and self.log_failures:
             log.warning("maintenance %s of model %s failed: %s", op, c.model, error)
         if self.history is not None:
@@ -429,7 +431,7 @@ class Maintainer:
                 snapshot = read(target.location)
         except MaintenanceError as err:  # no table, unreadable log: every enabled op fails
             return [
-                self.run_op(target, op, dry_run=dry_run, failure=str(err))
+                self._undecided(target, op, err, dry_run=dry_run, only_due=only_due)
                 if c.op_enabled(op)
                 else OpOutcome(
                     c.model,
@@ -452,21 +454,16 @@ class Maintainer:
                     with lean_arrow():
                         current = read(target.location)
                 except MaintenanceError as err:
-                    outcomes.append(self.run_op(target, op, dry_run=dry_run, failure=str(err)))
+                    outcomes.append(
+                        self._undecided(target, op, err, dry_run=dry_run, only_due=only_due)
+                    )
                     continue
             try:  # one op's bad setting (a Z-order column) fails that op only
-                with lean_arrow(block_pandas=self._engine_free(op)):  # VACUUM's estimate
-                    d = decide(
-                        target,
-                        current,
-                        ops=(op,),
-                        history=self.history,
-                        invocation=self.invocation,
-                        trust_bounds=self.trust_listing_bounds,
-                        empty_at_ms=self._empty_at_ms(),
-                    )[0]
+                d = self._decide_one(target, current, op)
             except MaintenanceError as err:
-                outcomes.append(self.run_op(target, op, dry_run=dry_run, failure=str(err)))
+                outcomes.append(
+                    self._undecided(target, op, err, dry_run=dry_run, only_due=only_due, due=True)
+                )
                 continue
             if d.reason is Reason.DISABLED or (only_due and not d.due):
                 outcomes.append(
@@ -490,6 +487,58 @@ class Maintainer:
             if outcome.counts.version_after != version:
                 current = None  # the op committed (or failed): the next op reads the log again
         return outcomes
+
+    def _decide_one(self, target: ModelTarget, snapshot: Snapshot | FilePaths, op: str) -> Decision:
+        """Whether ``op`` is due on ``snapshot``.
+
+        Raises:
+            MaintenanceError: For a setting the check refuses (a Z-order column).
+        """
+        with lean_arrow(block_pandas=self._engine_free(op)):  # VACUUM's estimate
+            return decide(
+                target,
+                snapshot,
+                ops=(op,),
+                history=self.history,
+                invocation=self.invocation,
+                trust_bounds=self.trust_listing_bounds,
+                empty_at_ms=self._empty_at_ms(),
+            )[0]
+
+    def _undecided(
+        self,
+        target: ModelTarget,
+        op: str,
+        err: MaintenanceError,
+        *,
+        dry_run: bool,
+        only_due: bool,
+        due: bool = False,
+    ) -> OpOutcome:
+        """An op that failed before it was decided (no readable log, a failed due check).
+
+        The history's reason says why it was to run: ``requested`` when every enabled op runs,
+        else which step failed, so that it could not be decided whether it is due.
+
+        Args:
+            target: The model.
+            op: The op.
+            err: The error.
+            dry_run: Report only.
+            only_due: Only what is due runs (a post-hook, ``maintain_all``).
+            due: The due check failed (else reading the table's log did).
+
+        Returns:
+            The failed outcome, recorded.
+        """
+        if not only_due:
+            reason, detail = Reason.REQUESTED, "requested"
+        else:
+            step = "its due check" if due else "reading the table's log"
+            reason, detail = Reason.ERROR, f"not decided: {step} failed"
+        return self.run_op(
+            target, op, dry_run=dry_run, failure=str(err), reason=reason, detail=detail
+        )
 
     def maintain(
         self, targets: Sequence[ModelTarget], options: RunOptions | None = None

@@ -83,13 +83,32 @@ def vacuum_note(result: VacuumResult) -> str:
     return words
 
 
-def run_vacuum(target: ModelTarget, ctx: RunContext) -> OpCounts:
-    """VACUUM with the model's retention and mode (or the run's own retention)."""
+def vacuum_parameters(target: ModelTarget, ctx: RunContext) -> dict[str, Any]:
+    """VACUUM's settings as the history records them (a failed run records these alone).
+
+    Args:
+        target: The model.
+        ctx: The run (its own retention overrides the model's).
+
+    Returns:
+        ``retention_hours`` and ``allow_short_retention``.
+    """
     c = target.config
     # an explicit 0 is a retention (safety-checked like any other), not "unset"
     retention_hours = (
         c.vacuum_retention_hours if ctx.retention_hours is None else ctx.retention_hours
     )
+    return {
+        "retention_hours": retention_hours,
+        "allow_short_retention": c.vacuum_allow_short_retention,
+    }
+
+
+def run_vacuum(target: ModelTarget, ctx: RunContext) -> OpCounts:
+    """VACUUM with the model's retention and mode (or the run's own retention)."""
+    c = target.config
+    params = vacuum_parameters(target, ctx)
+    retention_hours = params["retention_hours"]
     # a run-operation's own retention_hours argument keeps its name
     with as_model_setting(c.model, "vacuum" if ctx.retention_hours is None else None):
         v = vacuum(
@@ -112,13 +131,9 @@ def run_vacuum(target: ModelTarget, ctx: RunContext) -> OpCounts:
             invocation=ctx.invocation,
             words=model_words(c.model),
         )
-    params = {
-        "retention_hours": retention_hours,
-        "allow_short_retention": c.vacuum_allow_short_retention,
-        "mode": v.mode,
-        "mode_reason": v.mode_reason,
-        "dirs_kept": [{"path": k.path, "reason": k.reason} for k in v.dirs_kept],
-    }
+    params["mode"] = v.mode
+    params["mode_reason"] = v.mode_reason
+    params["dirs_kept"] = [{"path": k.path, "reason": k.reason} for k in v.dirs_kept]
     return OpCounts(
         files_removed=v.files_found if ctx.dry_run else v.files_deleted,
         bytes_removed=v.bytes_found if ctx.dry_run else v.bytes_deleted,
@@ -136,6 +151,33 @@ def load_optimize() -> Callable[..., Any]:
     return optimize
 
 
+def optimize_parameters(target: ModelTarget, ctx: RunContext) -> dict[str, Any]:
+    """OPTIMIZE's settings as the history records them (a failed run records these alone).
+
+    Args:
+        target: The model.
+        ctx: The run (unused: OPTIMIZE's settings are the model's).
+
+    Returns:
+        ``zorder_by``, ``target_size_bytes``, ``min_small_files``; ``auto_changed`` with
+        ``auto`` clustering; ``where`` when it rewrites only the partitions a build wrote.
+    """
+    c = target.config
+    choice = c.auto_choice
+    params: dict[str, Any] = {
+        "zorder_by": list(c.zorder_by),
+        "target_size_bytes": c.target_file_size_bytes,
+        "min_small_files": c.min_small_files,
+    }
+    if choice is not None:
+        params["auto_changed"] = choice.changed
+    # after a build: the partitions it wrote, only (a changed auto choice rewrites them all)
+    where = None if choice is not None and choice.changed else target.build_scope
+    if where:
+        params["where"] = where
+    return params
+
+
 def run_optimize(target: ModelTarget, ctx: RunContext) -> OpCounts:
     """OPTIMIZE with the model's Z-order columns, target size and small-file threshold.
 
@@ -146,22 +188,14 @@ def run_optimize(target: ModelTarget, ctx: RunContext) -> OpCounts:
     optimize = load_optimize()
     c = target.config
     choice = c.auto_choice
-    params: dict[str, Any] = {
-        "zorder_by": list(c.zorder_by),
-        "target_size_bytes": c.target_file_size_bytes,
-        "min_small_files": c.min_small_files,
-    }
+    params = optimize_parameters(target, ctx)
     before: dict[str, float] = {}
     if choice is not None:
-        params["auto_changed"] = choice.changed
         before = admitted_per_column(target.location, choice.columns)
         if c.cluster_auto and choice.changed and not ctx.dry_run:
             apply_cluster_by(target.location, choice.columns, ctx.sql)
     snapshot = ctx.snapshot if choice is None or not c.cluster_auto else None
-    # after a build: the partitions it wrote, only (a changed auto choice rewrites them all)
-    where = None if choice is not None and choice.changed else target.build_scope
-    if where:
-        params["where"] = where
+    where = params.get("where")
     with as_model_setting(c.model, "optimize"):
         o = optimize(
             target.location,
@@ -235,6 +269,19 @@ def _optimize_note(writer: str, log_files_deleted: tuple[str, ...]) -> str:
     return note
 
 
+def cleanup_logs_parameters(target: ModelTarget, ctx: RunContext) -> dict[str, Any]:
+    """Log cleanup's settings as the history records them (a failed run records these alone).
+
+    Args:
+        target: The model.
+        ctx: The run (unused: the retention is the model's).
+
+    Returns:
+        ``retention_days``.
+    """
+    return {"retention_days": target.config.log_retention_days}
+
+
 def run_cleanup_logs(target: ModelTarget, ctx: RunContext) -> OpCounts:
     """Log cleanup with the model's log retention, recording the policy that differs."""
     c = target.config
@@ -258,7 +305,7 @@ def run_cleanup_logs(target: ModelTarget, ctx: RunContext) -> OpCounts:
         version_before=result.table_version,
         version_after=result.table_version,
         parameters={
-            "retention_days": c.log_retention_days,
+            **cleanup_logs_parameters(target, ctx),
             "oldest_version_kept": result.oldest_version_kept,
         },
         note=unrecorded_note(c),
@@ -270,6 +317,19 @@ def load_purge() -> Callable[..., Any]:
     from python_ops.ops.purge import purge
 
     return purge
+
+
+def purge_parameters(target: ModelTarget, ctx: RunContext) -> dict[str, Any]:
+    """The purge's settings as the history records them (a failed run records these alone).
+
+    Args:
+        target: The model.
+        ctx: The run (unused: the ratio is the model's).
+
+    Returns:
+        ``deleted_ratio``.
+    """
+    return {"deleted_ratio": target.config.purge_deleted_ratio}
 
 
 def run_purge(target: ModelTarget, ctx: RunContext) -> OpCounts:
@@ -284,7 +344,7 @@ def run_purge(target: ModelTarget, ctx: RunContext) -> OpCounts:
             audit=model_audit(c.model),
             snapshot=ctx.snapshot,
         )
-    params = {"deleted_ratio": c.purge_deleted_ratio, "writer": p.writer}
+    params = {**purge_parameters(target, ctx), "writer": p.writer}
     if ctx.dry_run:
         return OpCounts(
             files_removed=p.files_to_rewrite,
@@ -310,6 +370,19 @@ def load_stats() -> Callable[..., Any]:
     from python_ops.ops.stats.execute import compute_stats
 
     return compute_stats
+
+
+def stats_parameters(target: ModelTarget, ctx: RunContext) -> dict[str, Any]:
+    """Statistics upkeep's settings as the history records them (a failed run: these alone).
+
+    Args:
+        target: The model.
+        ctx: The run (unused: the columns are the model's).
+
+    Returns:
+        ``watched_columns``.
+    """
+    return {"watched_columns": list(target.config.stats_watched_columns)}
 
 
 def run_stats(target: ModelTarget, ctx: RunContext) -> OpCounts:

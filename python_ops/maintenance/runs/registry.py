@@ -37,6 +37,7 @@ _NOT_OPTIONS = ("spark", "sql", "evidence", "audit")
 
 DueCheck = Callable[[ModelTarget, Snapshot, int], tuple[bool, str]]
 Runner = Callable[[ModelTarget, RunContext], OpCounts]
+Parameters = Callable[[ModelTarget, RunContext], dict[str, Any]]
 
 
 @dataclass(frozen=True)
@@ -48,6 +49,8 @@ class OpSpec:
         title: How people call it.
         due: (model, snapshot, now in ms) to (due, why).
         run: Runs it for a model with its config.
+        parameters: The settings it runs with, as ``run`` records them in ``OpCounts``
+            (a run that failed before returning them records these).
         load: Returns the op function, for direct calls (``invoke``); imported on first use so
             that a command needing one op does not load the others.
         needs_spark: The op takes a ``spark`` session.
@@ -60,6 +63,7 @@ class OpSpec:
     title: str
     due: DueCheck
     run: Runner
+    parameters: Parameters
     load: Callable[[], Callable[..., Any]]
     needs_spark: bool = False
     takes_sql: bool = False
@@ -138,6 +142,7 @@ REGISTRY: Mapping[str, OpSpec] = {
             "VACUUM",
             due_rules.vacuum_is_due,
             op_runs.run_vacuum,
+            op_runs.vacuum_parameters,
             lambda: vacuum,
             needs_spark=True,
             takes_invocation=True,
@@ -147,6 +152,7 @@ REGISTRY: Mapping[str, OpSpec] = {
             "OPTIMIZE",
             due_rules.optimize_is_due,
             op_runs.run_optimize,
+            op_runs.optimize_parameters,
             op_runs.load_optimize,
             takes_sql=True,
         ),
@@ -155,6 +161,7 @@ REGISTRY: Mapping[str, OpSpec] = {
             "expired-log cleanup",
             due_rules.cleanup_logs_is_due,
             op_runs.run_cleanup_logs,
+            op_runs.cleanup_logs_parameters,
             lambda: cleanup_logs,
         ),
         OpSpec(
@@ -162,6 +169,7 @@ REGISTRY: Mapping[str, OpSpec] = {
             "deletion-vector purge",
             due_rules.purge_is_due,
             op_runs.run_purge,
+            op_runs.purge_parameters,
             op_runs.load_purge,
             takes_sql=True,
         ),
@@ -170,6 +178,7 @@ REGISTRY: Mapping[str, OpSpec] = {
             "statistics upkeep",
             due_rules.stats_is_due,
             op_runs.run_stats,
+            op_runs.stats_parameters,
             op_runs.load_stats,
         ),
     )
