@@ -164,36 +164,48 @@ def report_rows(
                 tombstones=None,
                 reclaimable_bytes=None,
             )
-            try:  # a bad setting loses only what it decides, never the model's row
-                with as_model_setting(t.name, "vacuum"):
-                    v = vacuum(
-                        t.location,
-                        spark=spark,
-                        dry_run=True,
-                        retention_hours=t.config.vacuum_retention_hours,
-                        allow_short_retention=t.config.vacuum_allow_short_retention,
-                        # an estimate for the report, not a VACUUM run: unaudited (as the due
-                        # check's), not a line per table in dbt's log
-                        audit=Audit(enabled=False),
-                        engine=vacuum_engine,
-                        # a retention the package recorded follows the config (``policy``)
-                        snapshot=effective_snapshot(snapshot),
-                        invocation=invocation,
-                        words=model_words(t.name),
-                    )
-                # removed files not yet past the model's retention (the one VACUUM uses)
-                row["tombstones"] = sum(
-                    1 for f in snapshot.tombstones if f.deletion_timestamp_ms >= v.cutoff_ms
-                )
-                row["reclaimable_bytes"] = v.bytes_found
-            except MaintenanceError as err:
-                row["config_error"] = str(err)
+            row.update(_vacuum_columns(t, snapshot, spark, vacuum_engine, invocation))
             row["next"] = _next(t, snapshot, history, now, invocation)
         row.update(_last_runs(t.name, last))
         row["files_per_lookup"] = files_per_lookup_text(clustered.get(t.name))
         row.update(shares.get(t.name, {}))
         rows.append(row)
     return rows
+
+
+def _vacuum_columns(
+    t: ModelTarget,
+    snapshot: Snapshot,
+    spark: Any,
+    vacuum_engine: VacuumEngine,
+    invocation: Invocation | None,
+) -> dict[str, Any]:
+    """Tombstones within the model's retention and what VACUUM would reclaim (a dry run).
+
+    A bad setting loses only what it decides (``config_error``), never the model's row.
+    """
+    try:
+        with as_model_setting(t.name, "vacuum"):
+            v = vacuum(
+                t.location,
+                spark=spark,
+                dry_run=True,
+                retention_hours=t.config.vacuum_retention_hours,
+                allow_short_retention=t.config.vacuum_allow_short_retention,
+                # an estimate for the report, not a VACUUM run: unaudited (as the due check's),
+                # not a line per table in dbt's log
+                audit=Audit(enabled=False),
+                engine=vacuum_engine,
+                # a retention the package recorded follows the config (``policy``)
+                snapshot=effective_snapshot(snapshot),
+                invocation=invocation,
+                words=model_words(t.name),
+            )
+    except MaintenanceError as err:
+        return {"config_error": str(err)}
+    # removed files not yet past the model's retention (the one VACUUM uses)
+    tombstones = sum(1 for f in snapshot.tombstones if f.deletion_timestamp_ms >= v.cutoff_ms)
+    return {"tombstones": tombstones, "reclaimable_bytes": v.bytes_found}
 
 
 def _last_runs(model: str, last: dict[tuple[str, str], HistoryRecord]) -> dict[str, Any]:
