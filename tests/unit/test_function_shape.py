@@ -21,7 +21,6 @@ STILL_LONG = {
     ("checkpoint_reader.py", "_well_formed_adds"): 62,
     ("snapshot.py", "reconstruct"): 83,
     ("reclaim.py", "vacuum_due"): 86,
-    ("runner.py", "maintain_model"): 72,
     ("plan.py", "plan_optimize"): 65,
     ("dbt_selector.py", "select_models"): 82,
 }

@@ -40,6 +40,7 @@ from python_ops.ops.vacuum import vacuum_retention
 from python_ops.ops.vacuum.candidates import ListingEvidence
 from python_ops.ops.vacuum_modes import VacuumEngine
 from python_ops.spark_sessions import DeltaSql
+from python_ops.values import retention_text
 
 log = logging.getLogger("python_ops.maintenance.running.runner")
 
@@ -430,19 +431,7 @@ class Maintainer:
             with lean_arrow():  # reading the log needs neither pandas nor an engine
                 snapshot = read(target.location)
         except MaintenanceError as err:  # no table, unreadable log: every enabled op fails
-            return [
-                self._undecided(target, op, err, dry_run=dry_run, only_due=only_due)
-                if c.op_enabled(op)
-                else OpOutcome(
-                    c.model,
-                    op,
-                    Status.NOT_DUE,
-                    Reason.DISABLED,
-                    f"disabled by {c.switched_off_by(op)}",
-                    on_error=c.on_error,
-                )
-                for op in ops
-            ]
+            return self._unread(target, ops, err, dry_run=dry_run, only_due=only_due)
         if isinstance(snapshot, Snapshot) and not dry_run:
             self._keep_log_bounds(target, snapshot)
         if not dry_run:
@@ -487,6 +476,31 @@ class Maintainer:
             if outcome.counts.version_after != version:
                 current = None  # the op committed (or failed): the next op reads the log again
         return outcomes
+
+    def _unread(
+        self,
+        target: ModelTarget,
+        ops: tuple[str, ...],
+        err: MaintenanceError,
+        *,
+        dry_run: bool,
+        only_due: bool,
+    ) -> list[OpOutcome]:
+        """The outcomes when the table's log cannot be read: every enabled op failed."""
+        c = target.config
+        return [
+            self._undecided(target, op, err, dry_run=dry_run, only_due=only_due)
+            if c.op_enabled(op)
+            else OpOutcome(
+                c.model,
+                op,
+                Status.NOT_DUE,
+                Reason.DISABLED,
+                f"disabled by {c.switched_off_by(op)}",
+                on_error=c.on_error,
+            )
+            for op in ops
+        ]
 
     def _decide_one(self, target: ModelTarget, snapshot: Snapshot | FilePaths, op: str) -> Decision:
         """Whether ``op`` is due on ``snapshot``.
@@ -640,7 +654,7 @@ def check_retention_argument(targets: Sequence[ModelTarget], retention_hours: fl
         if hours < minimum:
             short.append((target.name, minimum))
     if short:
-        models = ", ".join(f"{name} ({minimum:g} h)" for name, minimum in short)
+        models = ", ".join(f"{name} ({retention_text(minimum)})" for name, minimum in short)
         raise RetentionTooShortError(
             setting="retention_hours",
             value=retention_hours,
