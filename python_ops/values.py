@@ -74,3 +74,30 @@ def optional_number(value: Any, **rules: Any) -> float | None:
         The checked value, or None.
     """
     return None if value is None else checked_number(value, **rules)
+
+
+def retention_text(hours: float, *, applied: float | None = None) -> str:
+    """A VACUUM retention in hours, worded once for every front end: exact, never ``0 h``.
+
+    The post-hook's and the run-operations' lines, the ops table, the report, the CLI and the
+    warnings all print a retention with this function, so ``0.01`` reads the same everywhere.
+
+    Args:
+        hours: The retention as set: a model's setting, an argument, a table's property.
+        applied: The retention VACUUM applies, when it may differ: a requested retention is
+            rounded to whole hours, halves up, as Delta rounds ``RETAIN n HOURS``.
+
+    Returns:
+        ``168 h``, ``1.5 h``, ``0.01 h``; where ``applied`` differs,
+        ``0.01 h (rounded to 0 h, as Delta's VACUUM does)``.
+    """
+    text = f"{_hours_number(hours)} h"
+    if applied is not None and applied != hours:
+        text += f" (rounded to {_hours_number(applied)} h, as Delta's VACUUM does)"
+    return text
+
+
+def _hours_number(hours: float) -> str:
+    """Hours as a plain decimal, exact to 12 places (``168``, ``0.01``), never a bare ``0``."""
+    text = f"{float(hours):.12f}".rstrip("0").rstrip(".")
+    return text if text != "0" or hours == 0 else f"{hours:g}"
