@@ -476,6 +476,17 @@ def delta_session(workdir: Path) -> tuple[Any, Any]:
     return server, spark
 
 
+#: Part 3 of the page, the differential campaign's results (``bench/fuzz_campaign.py``), is
+#: written from the campaign's own report (``campaign_section``) and kept as it is here.
+CAMPAIGN_HEADING = "## Mixed writers: the differential campaign"
+
+
+def kept_campaign_section() -> str:
+    """Part 3 of the page as it is now ('' when there is none)."""
+    old = REPORT.read_text() if REPORT.exists() else ""
+    return "\n" + old[old.index(CAMPAIGN_HEADING) :] if CAMPAIGN_HEADING in old else ""
+
+
 def main() -> int:
     """Run the matrix (and the Delta comparison) and write ``docs/compatibility.md``."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -498,7 +509,8 @@ def main() -> int:
         old = REPORT.read_text() if REPORT.exists() else ""
         marker = "## Against Delta Lake 4.4"
         if marker in old:
-            page += "\n" + old[old.index(marker) :]
+            end = old.index(CAMPAIGN_HEADING) if CAMPAIGN_HEADING in old else len(old)
+            page += "\n" + old[old.index(marker) : end].rstrip("\n") + "\n"
     else:
         with tempfile.TemporaryDirectory(prefix="delta-server-") as workdir:
             server, spark = delta_session(Path(workdir))
@@ -508,7 +520,7 @@ def main() -> int:
                 spark.stop()
                 server.stop()
         page += "\n" + render_oracle(oracle)
-    REPORT.write_text(page)
+    REPORT.write_text(page + kept_campaign_section())
     bad = [o for o in outcomes if o.violations]
     for o in bad:
         print(f"FAIL {o.table} / {o.op}: {o.violations}", file=sys.stderr)
