@@ -31,12 +31,13 @@
     {%- set source = 'given' if retention_hours is not none
           else ("the model's maintenance_vacuum_retention_hours" if model_retention is not none
           else "the table's") -%}
-    {{ print("%s %s: %s, %d %s (retention %s h, %s; version %d)" | format(
+    {{ print("%s %s: %s, %d %s (retention %s, %s; version %d)" | format(
           'would delete from' if result.dry_run else 'deleted from', result.relation,
           adapter.files_text(result.files_found if result.dry_run else result.files_deleted,
                              result.bytes_found if result.dry_run else result.bytes_deleted),
           result.dirs_found, 'directory' if result.dirs_found == 1 else 'directories',
-          result.retention_hours, source, result.table_version)) }}
+          adapter.retention_text(result.retention_hours, result.retention_requested_hours),
+          source, result.table_version)) }}
     {{ return(result) }}
   {%- endif -%}
 {% endmacro %}

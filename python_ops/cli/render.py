@@ -22,6 +22,7 @@ from python_ops.ops.results import (
     VacuumResult,
 )
 from python_ops.ops.vacuum.delete import group_by_prefix
+from python_ops.values import retention_text
 
 if TYPE_CHECKING:  # the stats op needs numpy, which VACUUM's command never imports
     from python_ops.ops.stats.execute import StatsResult
@@ -65,7 +66,7 @@ def vacuum_text(result: VacuumResult, *, policy: str) -> str:
     lines = [
         f"vacuum {result.location} at version {result.table_version}",
         f"  mode {result.mode.upper()}: {result.mode_reason}",
-        f"  retention {result.retention_hours:g} h: {policy}",
+        f"  retention {result.retention_text}: {policy}",
         f"  {verb} {files(count, size)} and {dirs} director{'y' if dirs == 1 else 'ies'}; {found}",
     ]
     lines += _prefix_lines(result)
@@ -211,8 +212,8 @@ def health_text(h: TableHealth) -> str:
         ("log files", str(h.num_log_files)),
         (
             "tombstones",
-            f"{h.num_tombstones} removed files within the {h.deleted_file_retention_hours:g} h "
-            "retention",
+            f"{h.num_tombstones} removed files within the "
+            f"{retention_text(h.deleted_file_retention_hours)} retention",
         ),
         ("read in", f"{h.duration_s:.2f} s (the Delta log only)"),
     ]

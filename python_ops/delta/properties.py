@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 from python_ops.errors import ConfigError
+from python_ops.values import retention_text
 
 DELETED_FILE_RETENTION = "delta.deletedFileRetentionDuration"
 LOG_RETENTION = "delta.logRetentionDuration"
@@ -106,10 +107,20 @@ class Retention:
     Attributes:
         period: How long removed files (or log entries) are kept.
         source: ``requested``, ``table property`` or ``default``.
+        requested_hours: A requested VACUUM retention as asked for, before VACUUM rounded it
+            to the whole hours of ``period`` (None: not requested, or not rounded).
     """
 
     period: timedelta
     source: str
+    requested_hours: float | None = None
+
+    @property
+    def hours_text(self) -> str:
+        """The retention in hours as every front end prints it (``values.retention_text``)."""
+        if self.requested_hours is None:
+            return retention_text(self.hours)
+        return retention_text(self.requested_hours, applied=self.hours)
 
     @property
     def hours(self) -> float:

@@ -17,7 +17,7 @@ from datetime import timedelta
 
 from python_ops.delta.properties import DEFAULT_RETENTION, DELETED_FILE_RETENTION, LOG_RETENTION
 from python_ops.errors import ConfigError
-from python_ops.values import MAX_DAYS, MAX_HOURS, checked_number
+from python_ops.values import MAX_DAYS, MAX_HOURS, checked_number, retention_text
 
 RECORDED_PREFIX = "sparkdelta.recorded."
 RETENTION_PROPERTIES = (DELETED_FILE_RETENTION, LOG_RETENTION)
@@ -104,9 +104,10 @@ def short_deleted_file_retention(hours: float | None) -> bool:
 def unrecorded_short_retention_note(hours: float) -> str:
     """The words an op's output says once when it leaves a short VACUUM retention unrecorded."""
     return (
-        f"VACUUM retention {hours:g} h is not recorded as {DELETED_FILE_RETENTION}: it is below "
-        f"Delta's {DEFAULT_DELETED_FILE_HOURS:g} h default, so other engines' VACUUM keeps the "
-        f"table's own retention (set '{RECORD_SHORT_SETTING}: true' to record it for them too)"
+        f"VACUUM retention {retention_text(hours)} is not recorded as {DELETED_FILE_RETENTION}: "
+        f"it is below Delta's {retention_text(DEFAULT_DELETED_FILE_HOURS)} default, so other "
+        f"engines' VACUUM keeps the table's own retention (set '{RECORD_SHORT_SETTING}: true' "
+        "to record it for them too)"
     )
 
 

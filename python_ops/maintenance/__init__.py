@@ -109,7 +109,7 @@ if TYPE_CHECKING:
     from python_ops.runtime import Shared
     from python_ops.spark_sessions import DeltaSql, LazySession, Rows, SailEngine, session_sql
     from python_ops.storage import is_remote, normalize_location, open_storage
-    from python_ops.values import checked_number
+    from python_ops.values import checked_number, retention_text
 
 # name -> the module that defines it (the same names as the block above, for the type checker)
 _EXPORTS: dict[str, str] = {
@@ -204,6 +204,7 @@ _EXPORTS: dict[str, str] = {
     "normalize_location": "python_ops.storage",
     "open_storage": "python_ops.storage",
     "checked_number": "python_ops.values",
+    "retention_text": "python_ops.values",
 }
 
 __all__ = [
@@ -291,6 +292,7 @@ __all__ = [
     "render_report",
     "report_rows",
     "require_delta_jars",
+    "retention_text",
     "save_looks",
     "session_conf",
     "session_sql",

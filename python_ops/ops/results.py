@@ -15,6 +15,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, TextIO
 
+from python_ops.values import retention_text
+
 
 @dataclass(frozen=True)
 class TableHealth:
@@ -219,6 +221,8 @@ class VacuumResult:
         last_vacuum_version: The ``latestCommitVersionOutsideOfRetentionWindow`` this run wrote
             to ``_delta_log/_last_vacuum_info`` (None: not written: a dry run, a failure, a
             partition filter, or nothing new).
+        retention_requested_hours: The retention as requested, before it was rounded to the
+            whole ``retention_hours`` (None: the table's own).
     """
 
     location: str
@@ -251,6 +255,14 @@ class VacuumResult:
     paths_not_deleted: tuple[str, ...] = ()
     commit_range: tuple[int, int] | None = None
     last_vacuum_version: int | None = None
+    retention_requested_hours: float | None = None
+
+    @property
+    def retention_text(self) -> str:
+        """The retention as every front end prints it (``values.retention_text``)."""
+        if self.retention_requested_hours is None:
+            return retention_text(self.retention_hours)
+        return retention_text(self.retention_requested_hours, applied=self.retention_hours)
 
     def to_dict(self, *, include_paths: bool = True) -> dict[str, Any]:
         """The result as plain data; ``include_paths=False`` leaves out the path list."""

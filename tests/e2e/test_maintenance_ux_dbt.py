@@ -213,8 +213,8 @@ def test_a_dry_run_says_would_and_run_operations_show_progress(
     out = capfd.readouterr().out
     assert "would delete from shop.fct_orders: 1 file (2.05 KB), 0 directories" in out
     # the model's retention (336 h in fct_orders.sql), not the table's default of 168 h
-    assert "(retention 336" in out
-    assert "the model's maintenance_vacuum_retention_hours" in out
+    # worded as every front end words a retention (values.retention_text): "336 h", not "336.0"
+    assert "(retention 336 h, the model's maintenance_vacuum_retention_hours;" in out
     assert stray.exists()
 
 
@@ -289,7 +289,7 @@ def test_a_retention_vacuum_would_refuse_is_refused_at_build_time(
     assert "model 'fct_orders'" in message
     assert "has bad value 24" in message
     assert "The minimum for table" in message
-    assert "168 hours" in message
+    assert "Request at least 168 h," in message
     assert "maintenance_vacuum_allow_short_retention: true" in message
     assert "its table is unchanged" in message
     assert log_version(table) == version  # no MERGE committed

@@ -315,7 +315,7 @@ def test_short_retention_is_refused_even_for_dry_runs(fixture_table, sail_spark)
     table = fixture_table("cdf-table")
     with pytest.raises(
         RetentionTooShortError,
-        match=r"'retention_hours' has bad value 24.*minimum for table .*cdf-table is 168 hours"
+        match=r"'retention_hours' has bad value 24.*minimum for table .*cdf-table is 168 h "
         r".*pass allow_short_retention=True to override",
     ):
         vacuum(str(table), spark=sail_spark, retention_hours=24, dry_run=True)

@@ -60,4 +60,4 @@ def test_classic_spark_partition_filter_and_errors(fixture_table, classic_vacuum
     assert not gone.exists()
     refused = classic_vacuum(str(table), retention_hours=1)
     assert refused["error"] == "RetentionTooShortError"
-    assert "168 hours" in refused["message"]
+    assert "Request at least 168 h," in refused["message"]

@@ -91,7 +91,7 @@ def test_vacuum_due_uses_the_model_retention_then_the_table_property(
     )
     # the model's setting wins over the property (it may not go below it without the override)
     assert due("vacuum", month, now, maintenance_vacuum_retention_hours=800)[0] is False
-    with pytest.raises(RetentionTooShortError, match=r"minimum for table .* is 720 hours"):
+    with pytest.raises(RetentionTooShortError, match=r"minimum for table .* is 720 h "):
         due("vacuum", month, now, maintenance_vacuum_retention_hours=200)
 
 

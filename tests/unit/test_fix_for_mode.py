@@ -33,7 +33,7 @@ def test_path_mode_refusal_names_the_command_line_flag(fixture_table: FixtureTab
     assert (code, out) == (2, "")
     assert err.startswith("error: setting 'retention_hours' has bad value 1.0. ")
     assert err.rstrip().endswith(
-        "Request at least 168 hours, or pass --allow-short-retention to override "
+        "Request at least 168 h, or pass --allow-short-retention to override "
         "(allow_short_retention=True from Python)."
     )
     assert "maintenance_vacuum_allow_short_retention" not in err
@@ -51,7 +51,7 @@ def test_model_mode_refusal_names_the_model_key(fixture_table: FixtureTable) -> 
     with pytest.raises(
         RetentionTooShortError,
         match=r"^model 'fct_orders': setting 'retention_hours' has bad value 1\. .*Request at "
-        r"least 168 hours, or set 'maintenance_vacuum_allow_short_retention: true' on the "
+        r"least 168 h, or set 'maintenance_vacuum_allow_short_retention: true' on the "
         r"model to override\.$",
     ) as refused:
         op_spec("vacuum").invoke(
@@ -80,7 +80,7 @@ def test_the_op_itself_names_its_own_parameter(fixture_table: FixtureTable) -> N
     table = fixture_table(TABLE)
     with pytest.raises(
         RetentionTooShortError,
-        match=r"^setting 'retention_hours' has bad value 1\. .*Request at least 168 hours, or "
+        match=r"^setting 'retention_hours' has bad value 1\. .*Request at least 168 h, or "
         r"pass allow_short_retention=True to override\.$",
     ) as refused:
         vacuum(str(table), retention_hours=1, engine="in_process")

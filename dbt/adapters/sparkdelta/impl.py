@@ -45,6 +45,7 @@ from python_ops.maintenance import (
     may_maintain,
     open_storage,
     read_snapshot,
+    retention_text,
     set_comments,
     size_text,
 )
@@ -515,6 +516,22 @@ class SparkDeltaAdapter(SparkAdapter):
     def files_text(self, count: Any, size_bytes: Any, noun: str = "file") -> str:
         """Files and their size for printing: ``12 files (4.56 MB)``, ``1 log file (512 B)``."""
         return files_text(int(count or 0), int(size_bytes or 0), noun)
+
+    @available
+    def retention_text(self, hours: Any, requested: Any = None) -> str:
+        """A VACUUM retention for printing, as every front end words it: ``168 h``, ``0.01 h``.
+
+        Args:
+            hours: The retention VACUUM applied (a result's ``retention_hours``).
+            requested: The retention as requested before VACUUM rounded it to whole hours (a
+                result's ``retention_requested_hours``); None: the table's own.
+
+        Returns:
+            E.g. ``0.01 h (rounded to 0 h, as Delta's VACUUM does)``.
+        """
+        if requested is None:
+            return retention_text(float(hours))
+        return retention_text(float(requested), applied=float(hours))
 
     @available
     def size_text(self, size_bytes: Any) -> str:

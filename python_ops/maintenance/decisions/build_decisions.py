@@ -90,7 +90,7 @@ def _vacuum(built: KnownTable) -> str | None:
     cutoff = retention.cutoff_ms(built.now_ms)
     if cutoff > built.bounds.removed_since_ms:
         return None  # a removed file may have passed the retention
-    older = f"older than the {retention.hours:g} h retention"
+    older = f"older than the {retention.hours_text} retention"
     if c.vacuum_mode is VacuumMode.LITE:
         return lite_not_due(older)
     if built.thorough:

@@ -152,7 +152,7 @@ def vacuum_due(
         words=model_words(c.model),
     )
     cutoff = retention.cutoff_ms(now_ms)
-    older = f"older than the {retention.hours:g} h retention"
+    older = f"older than the {retention.hours_text} retention"
     expired = sum(1 for t in head.tombstones if t.deletion_timestamp_ms < cutoff)
     if paths is not None:
         import pyarrow.compute as pc

@@ -160,6 +160,7 @@ def execute(
         table_version=plan.table_version,
         retention_hours=plan.retention.hours,
         retention_source=plan.retention.source,
+        retention_requested_hours=plan.retention.requested_hours,
         retention_check_overridden=plan.retention_check_overridden,
         cutoff_ms=plan.cutoff_ms,
         partition_filter=o.partition_filter,

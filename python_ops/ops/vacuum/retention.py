@@ -21,7 +21,7 @@ from python_ops.delta.properties import DELETED_FILE_RETENTION, Retention, resol
 from python_ops.delta.snapshot import Snapshot
 from python_ops.errors import RetentionTooShortError
 from python_ops.invocation import Invocation, warn
-from python_ops.values import MAX_HOURS, checked_number
+from python_ops.values import MAX_HOURS, checked_number, retention_text
 
 log = logging.getLogger("python_ops.ops.vacuum")
 
@@ -126,6 +126,7 @@ def checked_retention(
         return table, False
     checked_number(retention_hours, setting="retention_hours", maximum=MAX_HOURS)
     hours = float(delta_round_hours(float(retention_hours)))
+    retention = Retention(timedelta(hours=hours), "requested", float(retention_hours))
     overridden = hours < minimum
     if overridden:
         if not allow_short_retention:
@@ -136,13 +137,13 @@ def checked_retention(
             log,
             "short retention",
             location,
-            "vacuum %s: retention %g h is below the table's minimum %g h; allowed by %s",
+            "vacuum %s: retention %s is below the table's minimum %s; allowed by %s",
             said.table or location,
-            hours,
-            minimum,
+            retention.hours_text,
+            retention_text(minimum),
             said.override,
         )
-    return Retention(timedelta(hours=hours), "requested"), overridden
+    return retention, overridden
 
 
 def _too_short(
@@ -156,9 +157,10 @@ def _too_short(
     return RetentionTooShortError(
         setting="retention_hours",
         value=retention_hours,
-        fix=f"The minimum for table {location} is {minimum:g} hours "
+        fix=f"The minimum for table {location} is {retention_text(minimum)} "
         f"({DELETED_FILE_RETENTION}{'=' + prop if prop else ' default'}); files of writers "
-        f"that have not committed yet could be deleted. Request at least {minimum:g} hours, "
+        f"that have not committed yet could be deleted. Request at least "
+        f"{retention_text(minimum)}, "
         "or",
         override=OVERRIDE,
     )
