@@ -18,11 +18,17 @@ import sys
 from dataclasses import dataclass
 from typing import Any, TextIO
 
+from typing_extensions import override
+
 from python_ops.cli.project import Places, maintained_models, node_location, resolve_places
 from python_ops.errors import ConfigError, MaintenanceError
 from python_ops.maintenance.records.history import HistoryStore
 from python_ops.maintenance.records.outcomes import Status
-from python_ops.maintenance.running.session import MaintenanceSession
+from python_ops.maintenance.running.session import (
+    MaintenanceSession,
+    OpsEnvironment,
+    SessionEvents,
+)
 from python_ops.maintenance.runs.auto_columns import AdviceFor, ProjectAdvice
 from python_ops.maintenance.runs.run_options import RunOptions
 from python_ops.maintenance.selection.locations import default_history_location, warehouse_locator
@@ -72,7 +78,7 @@ class ProgressBar:
 
 
 @dataclass(frozen=True)
-class CliEnvironment:
+class CliEnvironment(OpsEnvironment):
     """What the ops run with on the command line (``OpsEnvironment``): the embedded engine.
 
     Attributes:
@@ -85,29 +91,36 @@ class CliEnvironment:
     store: HistoryStore
     advice: AdviceFor | None = None
 
-    def spark(self) -> Any:  # noqa: D102
+    @override
+    def spark(self) -> Any:
         return self.session
 
-    def delta_sql(self) -> DeltaSql | None:  # noqa: D102
+    @override
+    def delta_sql(self) -> DeltaSql | None:
         return None  # OPTIMIZE through delta-rs in this process
 
-    def vacuum_engine(self) -> VacuumEngine:  # noqa: D102
+    @override
+    def vacuum_engine(self) -> VacuumEngine:
         return VacuumEngine.AUTO
 
-    def history(self) -> HistoryStore | None:  # noqa: D102
+    @override
+    def history(self) -> HistoryStore | None:
         return self.store
 
-    def advice_for(self) -> AdviceFor | None:  # noqa: D102
+    @override
+    def advice_for(self) -> AdviceFor | None:
         return self.advice
 
 
-class CliEvents:
+class CliEvents(SessionEvents):
     """Where a session's words go on the command line (``SessionEvents``): the log, stderr."""
 
-    def warn(self, message: str, target: ModelTarget | None) -> None:  # noqa: D102
+    @override
+    def warn(self, message: str, target: ModelTarget | None) -> None:
         log.warning("%s", message)
 
-    def history_ready(self) -> None:  # noqa: D102
+    @override
+    def history_ready(self) -> None:
         return None  # the history is a Delta table at its location; no catalog to tell
 
 

@@ -83,7 +83,8 @@ class SparkDeltaCredentials(SparkCredentials):
         super().__post_init__()
 
     @property
-    def type(self) -> str:  # noqa: D102
+    def type(self) -> str:
+        """The adapter type profiles name (``type: sparkdelta``)."""
         return ADAPTER_TYPE
 
     def _connection_keys(self) -> tuple[str, ...]:
@@ -184,7 +185,8 @@ class EngineHandle:
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
 
-    def cursor(self) -> EngineCursor:  # noqa: D102
+    def cursor(self) -> EngineCursor:
+        """A DB-API cursor over the engine's session (dbt's ``handle.cursor()``)."""
         return EngineCursor(self.engine)
 
 

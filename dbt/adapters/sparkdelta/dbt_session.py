@@ -12,6 +12,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
 from dbt_common.exceptions import DbtRuntimeError
+from typing_extensions import override
 
 from dbt.adapters.sparkdelta import maintenance_events
 from dbt.adapters.sparkdelta.dbt_connection import DbtConnection
@@ -24,6 +25,8 @@ from python_ops.maintenance import (
     Invocation,
     MaintenanceSession,
     ModelTarget,
+    OpsEnvironment,
+    SessionEvents,
     VacuumEngine,
 )
 
@@ -38,7 +41,7 @@ def _as_setup_failure(call: Callable[[], T]) -> T:
         raise MaintenanceError(str(err).strip()) from err
 
 
-class DbtEnvironment:
+class DbtEnvironment(OpsEnvironment):
     """What the ops run with, through dbt's connection (``OpsEnvironment``).
 
     Args:
@@ -65,26 +68,31 @@ class DbtEnvironment:
         self._names = dict(names)
         self._advice = advice
 
-    def spark(self) -> Any:  # noqa: D102
+    @override
+    def spark(self) -> Any:
         return _as_setup_failure(self._connection.ops_spark)
 
-    def delta_sql(self) -> DeltaSql | None:  # noqa: D102
+    @override
+    def delta_sql(self) -> DeltaSql | None:
         return self._connection.delta_sql({k: str(v) for k, v in self._names.items()})
 
-    def vacuum_engine(self) -> VacuumEngine:  # noqa: D102
+    @override
+    def vacuum_engine(self) -> VacuumEngine:
         return self._connection.vacuum_engine()
 
-    def history(self) -> HistoryStore | None:  # noqa: D102
+    @override
+    def history(self) -> HistoryStore | None:
         node = self._history_node
         if node is None:
             return None
         return _as_setup_failure(lambda: self._history.store(node))
 
-    def advice_for(self) -> AdviceFor | None:  # noqa: D102
+    @override
+    def advice_for(self) -> AdviceFor | None:
         return self._advice
 
 
-class DbtEvents:
+class DbtEvents(SessionEvents):
     """Where a session's words go in dbt (``SessionEvents``).
 
     Args:
@@ -100,10 +108,12 @@ class DbtEvents:
         self._history_node = history_node
         self._node = node
 
-    def warn(self, message: str, target: ModelTarget | None) -> None:  # noqa: D102
+    @override
+    def warn(self, message: str, target: ModelTarget | None) -> None:
         maintenance_events.warn(message, node=self._node if target is not None else None)
 
-    def history_ready(self) -> None:  # noqa: D102
+    @override
+    def history_ready(self) -> None:
         if self._history_node is not None:
             self._history.register(self._history_node)
 

@@ -92,11 +92,13 @@ class SparkDeltaAdapter(SparkAdapter):
         super().cleanup_connections()
 
     @property
-    def default_python_submission_method(self) -> str:  # noqa: D102
+    def default_python_submission_method(self) -> str:
+        """Python models run on the adapter's own session."""
         return "session"
 
     @property
-    def python_submission_helpers(self) -> dict[str, Any]:  # noqa: D102
+    def python_submission_helpers(self) -> dict[str, Any]:
+        """The one submission method, ``session`` (``SessionPythonJobHelper``)."""
         return {"session": SessionPythonJobHelper}
 
     def get_relation(self, database: str, schema: str, identifier: str) -> BaseRelation | None:

@@ -24,7 +24,8 @@ class SessionPythonJobHelper(PythonJobHelper):
         self.parsed_model = parsed_model
         self.credentials = credentials
 
-    def submit(self, compiled_code: str) -> Any:  # noqa: D102
+    def submit(self, compiled_code: str) -> Any:
+        """Run a Python model's compiled code on the session; its table is written there."""
         schema, identifier = self.parsed_model["schema"], self.parsed_model["alias"]
         if self.credentials.method != SparkConnectionMethod.SESSION:
             raise DbtRuntimeError(
