@@ -48,6 +48,28 @@ class StorageError(MaintenanceError):
     """A storage call (list, read, delete) failed for a reason other than a missing file."""
 
 
+class LiveFilesMissingError(StorageError):
+    """Data files the table's log references are not in storage: a rewrite refused.
+
+    Raised before the rewrite wrote anything (exit 2: nothing changed).
+
+    Args:
+        location: The table.
+        op: The op that refused (``OPTIMIZE``).
+        missing: The missing files, relative to the table root.
+    """
+
+    def __init__(self, location: str, op: str, missing: list[str]):
+        self.missing = tuple(missing)
+        shown = ", ".join(f"'{m}'" for m in missing[:5])
+        more = f" and {len(missing) - 5} more" if len(missing) > 5 else ""
+        super().__init__(
+            f"{op} of {location} refused: {len(missing)} live data file(s) the table's log "
+            f"references are missing from storage: {shown}{more}. Restore them before "
+            "rewriting the table. Nothing was written or committed."
+        )
+
+
 class ConfigError(MaintenanceError):
     """A setting has a bad value.
 

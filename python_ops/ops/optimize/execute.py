@@ -29,6 +29,7 @@ from python_ops.delta.protocol import Op
 from python_ops.delta.snapshot import Snapshot, read_snapshot
 from python_ops.errors import ChangedThenFailedError, ConfigError, OptimizeConflictError
 from python_ops.ops.audit import Audit, as_audit
+from python_ops.ops.live_files import require_live_files
 from python_ops.ops.log_cleanup import remove_stale_staged
 from python_ops.ops.optimize.clustering import cluster, is_clustered
 from python_ops.ops.optimize.delta_run import optimize_statement as optimize_statement
@@ -258,6 +259,7 @@ def _write(
         remove_stale_staged(open_storage(location), latest_version=plan.version, now_ms=now)
     if not plan.work or dry_run:
         return
+    _require_inputs(plan)  # a partition committed before a missing input cannot be taken back
     if not use_sql or sql is None:
         run.untracked = rewrite_natively(
             plan, failures=run.failures, outcomes=run.outcomes,
@@ -275,6 +277,21 @@ def _write(
             "(delta.enableExpiredLogCleanup): %s",
             location, len(run.log_deleted), ", ".join(run.log_deleted),
         )  # fmt: skip
+
+
+def _require_inputs(plan: OptimizePlan) -> None:
+    """Refuse the plan before anything is written when one of its inputs is not in storage.
+
+    Raises:
+        LiveFilesMissingError: Naming the missing files (exit 2: nothing changed).
+    """
+    storage = open_storage(plan.location)
+    snapshot = plan.snapshot
+    if snapshot is None or snapshot.version != plan.version:
+        snapshot = read_snapshot(storage, version=plan.version)
+    files = {f.identity: f for f in snapshot.files}
+    planned = [files[i] for p in plan.work for b in p.bins for i in b.files]
+    require_live_files(storage, planned, op="OPTIMIZE")
 
 
 def _result(plan: OptimizePlan, run: _Run, *, dry_run: bool, started: float) -> OptimizeResult:

@@ -47,12 +47,13 @@ def read_inputs(storage: Storage, inputs: list[AddFile]) -> pa.Table:
         except FileNotFoundError as err:
             raise StorageError(
                 f"{storage.root}: live data file '{f.relative_path}' is missing from storage; "
-                "the table cannot be rewritten until it is restored (nothing was committed)"
+                "the table cannot be rewritten until it is restored (this partition was not "
+                "committed)"
             ) from err
         except (OSError, pa.ArrowInvalid) as err:
             raise StorageError(
                 f"{storage.root}: live data file '{f.relative_path}' cannot be read as Parquet "
-                f"({err}); nothing was committed"
+                f"({err}); this partition was not committed"
             ) from err
         tables.append(table)
     return pa.concat_tables(tables, promote_options="permissive")

@@ -150,12 +150,13 @@ def _reading(storage: Storage, relative: str) -> Iterator[None]:
     except FileNotFoundError as err:
         raise StorageError(
             f"{storage.root}: live data file '{relative}' is missing from storage; "
-            "the table cannot be rewritten until it is restored (nothing was committed)"
+            "the table cannot be rewritten until it is restored (this partition was not "
+            "committed)"
         ) from err
     except (OSError, pa.ArrowInvalid) as err:
         raise StorageError(
             f"{storage.root}: live data file '{relative}' cannot be read as Parquet "
-            f"({err}); nothing was committed"
+            f"({err}); this partition was not committed"
         ) from err
 
 
