@@ -18,8 +18,9 @@ from python_ops.advise.advisor import (
     rank_columns,
     target_bytes_of,
 )
+from python_ops.advise.compiled import CompiledSql
 from python_ops.advise.predicates import QueryReader
-from python_ops.advise.sources import compiled_sql, is_maintained, readers_of
+from python_ops.advise.sources import is_maintained, readers_of
 from python_ops.delta.snapshot import Snapshot, read_snapshot
 from python_ops.errors import MaintenanceError
 
@@ -51,16 +52,18 @@ def advise_project(
     selected: Collection[str] | None = None,
     measure_skipping: bool = True,
     target_size: TargetSize | None = None,
+    target_path: str = "target",
 ) -> tuple[ModelAdvice, ...]:
     """The advice for each selected maintained model of a compiled project.
 
     Args:
         manifest: dbt's ``manifest.json``, as a dict (after ``dbt compile``/``run``/``build``).
-        project_dir: The project directory (for ``target/compiled``).
+        project_dir: The project directory (for ``target/compiled`` and ``target/run``).
         locate: A model node to its table's location (None: not built).
         selected: The maintained models' unique ids to advise on (None: all of them).
         measure_skipping: Measure files admitted per lookup (reads a sample of each table).
         target_size: A model node to its configured OPTIMIZE target size (None: unset).
+        target_path: dbt's target path, relative to ``project_dir`` (or absolute).
 
     Returns:
         One advice per selected maintained model, in manifest order.
@@ -75,8 +78,10 @@ def advise_project(
         uid: tuple(f["name"] for f in s.metadata.schema_fields()) for uid, s in snapshots.items()
     }
 
+    compiled = CompiledSql.of(manifest, project_dir, target_path)
+
     def sql_of(node: Mapping[str, Any]) -> str | None:
-        return compiled_sql(node, project_dir).sql
+        return compiled.resolve(node).sql
 
     reader = QueryReader(project_relations(nodes, manifest.get("sources") or {}, schemas, sql_of))
     uses: dict[str, dict[str, set[Evidence]]] = defaultdict(lambda: defaultdict(set))
@@ -85,7 +90,7 @@ def advise_project(
     for reader_uid, models in sorted(readers_of(nodes, maintained).items()):
         for model in models:
             read_by[model].append(reader_uid)
-        source = compiled_sql(nodes[reader_uid], project_dir)
+        source = compiled.resolve(nodes[reader_uid])
         if source.sql is None:
             for model in models:
                 unresolved[model].append(Unresolved(reader_uid, source.problem))

@@ -1,17 +1,12 @@
-"""What the advisor reads: dbt's manifest and each node's compiled SQL, as files.
+"""What the advisor reads from dbt's manifest: the maintained models and their readers.
 
-Plain JSON and text: this module never imports dbt. A node's compiled SQL is the manifest's
-``compiled_code`` (written by ``dbt compile``, ``run``, ``build``), else the file dbt wrote under
-``target/compiled/``; a node with neither, a Python model, and SQL with Jinja left in it are
-answered with the reason the advisor cannot read them (never guessed).
+Plain JSON: this module never imports dbt. A reader's compiled SQL is ``compiled.CompiledSql``'s
+(the manifest, else the files dbt wrote under ``target/``, never an earlier run's).
 """
 
 from __future__ import annotations
 
-import os
-import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from python_ops.maintenance.selection.targets import load_manifest as read_manifest
@@ -20,22 +15,6 @@ from python_ops.maintenance.selection.targets import load_manifest as read_manif
 READER_TYPES = ("model", "snapshot", "test", "analysis")
 # Materializations that leave a Delta table (the ones maintenance maintains).
 MAINTAINED = ("table", "incremental", "snapshot")
-_JINJA = re.compile(r"\{\{|\{%|\{#")
-
-
-@dataclass(frozen=True)
-class NodeSql:
-    """A node's compiled SQL, or why there is none to read.
-
-    Attributes:
-        unique_id: The dbt node.
-        sql: The compiled SQL (None when it cannot be read).
-        problem: Why there is no SQL to parse ('' when there is).
-    """
-
-    unique_id: str
-    sql: str | None
-    problem: str = ""
 
 
 def load_manifest(project_dir: str, target_path: str = "target") -> dict[str, Any]:
@@ -65,41 +44,6 @@ def is_maintained(node: Mapping[str, Any]) -> bool:
         and config.get("materialized") in MAINTAINED
         and config.get("enabled") is not False
     )
-
-
-def compiled_sql(node: Mapping[str, Any], project_dir: str, target_path: str = "target") -> NodeSql:
-    """The node's compiled SQL from the manifest or ``target/compiled``, or why not.
-
-    Args:
-        node: A manifest node.
-        project_dir: The dbt project directory.
-        target_path: dbt's target path, relative to it.
-
-    Returns:
-        The SQL, or the problem that keeps the advisor from reading it.
-    """
-    uid = str(node.get("unique_id"))
-    if node.get("language") == "python":
-        return NodeSql(uid, None, "a Python model: its DataFrame code is not SQL the advisor reads")
-    sql = node.get("compiled_code") if node.get("compiled") else None
-    if not sql:
-        path = node.get("compiled_path") or os.path.join(
-            target_path,
-            "compiled",
-            str(node.get("package_name")),
-            str(node.get("original_file_path")),
-        )
-        full = path if os.path.isabs(path) else os.path.join(project_dir, path)
-        try:
-            with open(full, encoding="utf-8") as handle:
-                sql = handle.read()
-        except OSError:
-            return NodeSql(
-                uid, None, "not compiled yet (no compiled SQL in the manifest or target/compiled)"
-            )
-    if _JINJA.search(sql):
-        return NodeSql(uid, None, "Jinja left uncompiled in its SQL")
-    return NodeSql(uid, sql)
 
 
 def readers_of(

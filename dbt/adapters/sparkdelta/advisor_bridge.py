@@ -43,13 +43,14 @@ class ProjectAdvisor:
         self._locator = locator
 
     def _paths(self) -> tuple[str, str]:
+        """The project root and dbt's target path relative to it (as the CLI's ``target``)."""
         config = self._adapter.config
         root = str(config.project_root)
-        return root, os.path.join(root, str(getattr(config, "target_path", "target")))
+        target = os.path.join(root, str(getattr(config, "target_path", "target")))
+        return root, os.path.relpath(target, root)
 
     def _manifest(self) -> dict[str, Any]:
-        root, target = self._paths()
-        return load_manifest(root, os.path.relpath(target, root))
+        return load_manifest(*self._paths())
 
     def locate(self, node: Mapping[str, Any]) -> str | None:
         """A manifest node's table, where dbt's catalog (or its location_root) says."""
@@ -63,7 +64,10 @@ class ProjectAdvisor:
         def advise(target: Any) -> Any:
             if "advice" not in state:
                 try:
-                    state["advice"] = ProjectAdvice(self._manifest(), self._paths()[0], self.locate)
+                    root, target_path = self._paths()
+                    state["advice"] = ProjectAdvice(
+                        self._manifest(), root, self.locate, target_path
+                    )
                 except MaintenanceError:
                     state["advice"] = None
                     raise
@@ -89,6 +93,7 @@ class ProjectAdvisor:
                 locate=self.locate,
                 selected=None if unique_ids is None else set(unique_ids),
                 target_size=target_size,
+                target_path=self._paths()[1],
             )
         except MaintenanceError as err:
             raise DbtRuntimeError(str(err)) from err

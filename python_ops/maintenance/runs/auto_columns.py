@@ -36,15 +36,24 @@ class ProjectAdvice:
     """The advisor over one project, run once (on first use) and kept for the run.
 
     Args:
-        manifest: dbt's manifest as a dict (with the compiled SQL, or ``target/compiled``).
+        manifest: dbt's manifest as a dict (with the compiled SQL, or ``target/``'s files).
         project_dir: The project directory.
         locate: A model node to its table (None: not built).
+        target_path: dbt's target path, relative to ``project_dir`` (or absolute): the compiled
+            and run SQL the advisor reads when the manifest has none.
     """
 
-    def __init__(self, manifest: Mapping[str, Any], project_dir: str, locate: NodeLocator) -> None:
+    def __init__(
+        self,
+        manifest: Mapping[str, Any],
+        project_dir: str,
+        locate: NodeLocator,
+        target_path: str = "target",
+    ) -> None:
         self._manifest = manifest
         self._project_dir = project_dir
         self._locate = locate
+        self._target_path = target_path
         self._by_id: dict[str, ModelAdvice] | None = None
 
     def __call__(self, target: ModelTarget) -> ModelAdvice | None:
@@ -53,7 +62,11 @@ class ProjectAdvice:
             from python_ops.advise.project import advise_project
 
             advice = advise_project(
-                self._manifest, self._project_dir, locate=self._locate, measure_skipping=False
+                self._manifest,
+                self._project_dir,
+                locate=self._locate,
+                measure_skipping=False,
+                target_path=self._target_path,
             )
             self._by_id = {a.unique_id: a for a in advice}
         found = self._by_id.get(target.unique_id)
