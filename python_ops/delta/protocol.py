@@ -237,8 +237,10 @@ FEATURES: dict[str, Feature] = {
                 "partition filters are refused",
                 Op.VACUUM,
             ),
-            rw=_refuse(
-                "rewrites must map logical to physical column names; run OPTIMIZE with Delta",
+            rw=_rule(
+                "name mode: files are read and written by their physical column names, "
+                "statistics keyed and Z-order columns mapped to them; id mode (Parquet field "
+                "ids) is rewritten by Delta's own writer",
                 *REWRITE_OPS,
             ),
             stats=_rule(

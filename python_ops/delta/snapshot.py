@@ -9,7 +9,7 @@ never listed or opened.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -95,6 +95,22 @@ class TableMetadata:
         """The top-level fields of the schema (name, type, nullable, metadata)."""
         fields: list[dict[str, Any]] = json.loads(self.schema_string).get("fields", [])
         return fields
+
+    def column_mapping_mode(self) -> str:
+        """``delta.columnMapping.mode``: ``none`` (also when unset), ``name`` or ``id``."""
+        return self.configuration.get("delta.columnMapping.mode", "none")
+
+    def physical(self, columns: Iterable[str]) -> list[str]:
+        """Top-level columns by the names the data files use (physical under column mapping).
+
+        Args:
+            columns: Logical (the table's) column names.
+
+        Returns:
+            Each column's physical name, in order; a name the schema lacks stays as it is.
+        """
+        by_logical = {logical: physical for physical, logical in self.logical_names().items()}
+        return [by_logical.get(c, c) for c in columns]
 
     def logical_names(self) -> dict[str, str]:
         """Physical to logical top-level column names under column mapping (else empty).

@@ -40,6 +40,7 @@ def delta_writer_for(
     """
     try:
         check_protocol(snapshot.protocol, op, location=location, writer=Writer.DELTA_RS)
+        _require_name_mapping(snapshot, op, location)
         return Writer.DELTA_RS, sql
     except UnsupportedFeatureError as refusal:
         check_protocol(snapshot.protocol, op, location=location, writer=Writer.DELTA)
@@ -56,6 +57,22 @@ def delta_writer_for(
             ) from refusal
         require_start_allowed()
         return Writer.DELTA, writer().sql()
+
+
+def _require_name_mapping(snapshot: Snapshot, op: Op, location: str) -> None:
+    """Column mapping in ``id`` mode is Delta's to rewrite (files must carry field ids).
+
+    Raises:
+        UnsupportedFeatureError: For ``id`` mode, naming the feature.
+    """
+    if snapshot.metadata.column_mapping_mode() == "id":
+        raise UnsupportedFeatureError(
+            table=location,
+            feature="columnMapping",
+            op=str(op),
+            reason="column mapping in id mode: the rewritten files must carry the schema's "
+            "Parquet field ids, which Delta's own writer keeps",
+        )
 
 
 def checkpoint_writer(snapshot: Snapshot, location: str) -> tuple[Writer | None, str | None]:

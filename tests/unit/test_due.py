@@ -160,24 +160,25 @@ def test_optimize_due_for_z_order_and_its_column_checks(shared_snapshot: Snapsho
 def test_optimize_due_leaves_the_gate_to_the_writer_that_runs(
     shared_snapshot: SnapshotOf, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # Delta's own OPTIMIZE rewrites column-mapping tables: whether it is due does not depend
+    # Delta's own OPTIMIZE rewrites identity-column tables: whether it is due does not depend
     # on the writer; without an engine with Delta the local Delta writer would run it, and
     # when that is turned off (or Java or the jars are missing) the refusal stands
     from python_ops.delta.local_writer import LOCAL_DELTA_ENV, writer
     from python_ops.ops.optimize.execute import optimize
 
-    snapshot = shared_snapshot("table_with_column_mapping")
+    snapshot = shared_snapshot("checkpoint-v2-table")  # identityColumns, 8 small files
     due("optimize", snapshot, 0)
     started = writer().started
-    # one file: nothing worth rewriting, so the local Delta writer is not started for it
+    # fewer than 10 small files: nothing worth rewriting, so the local Delta writer is not
+    # started for it
     assert optimize(snapshot.location, snapshot=snapshot, dry_run=True).files_removed == 0
     assert writer().started == started
     monkeypatch.setenv(LOCAL_DELTA_ENV, "off")
     with pytest.raises(
         UnsupportedFeatureError,
-        match=r"compaction refused.*columnMapping.*Delta's own writer.*LOCAL_DELTA=off",
+        match=r"compaction refused.*identityColumns.*Delta's own writer.*LOCAL_DELTA=off",
     ):
-        optimize(snapshot.location, snapshot=snapshot, min_small_files=1)
+        optimize(snapshot.location, snapshot=snapshot, min_small_files=2)
 
 
 # --- log cleanup: commits before a checkpoint older than the log retention ---------------------

@@ -140,7 +140,7 @@ def test_decisions(feature: str, op: Op, refused: bool) -> None:
     [
         # delta-rs limits: Delta's own OPTIMIZE writes these features
         ("deletionVectors", Op.COMPACTION, Verdict.RULE),
-        ("columnMapping", Op.ZORDER, Verdict.SUPPORTED),
+        ("columnMapping", Op.ZORDER, Verdict.RULE),  # name mode here; id mode: Delta
         ("rowTracking", Op.COMPACTION, Verdict.SUPPORTED),
         ("v2Checkpoint", Op.COMPACTION, Verdict.SUPPORTED),
         ("identityColumns", Op.COMPACTION, Verdict.SUPPORTED),
@@ -196,8 +196,8 @@ def test_delta_writes_every_feature_delta_rs_writes_for_the_rewrite_ops() -> Non
 
 
 def test_writer_ops_refuse_unsupported_features_before_planning() -> None:
-    table = shared_table("table_with_column_mapping")  # planning reads only: the original will do
-    with pytest.raises(UnsupportedFeatureError, match=r"compaction refused.*columnMapping"):
+    table = shared_table("checkpoint-v2-table")  # planning reads only: the original will do
+    with pytest.raises(UnsupportedFeatureError, match=r"compaction refused.*identityColumns"):
         plan_optimize(str(table))
 
 
@@ -371,7 +371,15 @@ EXPECTED_ON_FIXTURES = {
     },
     "table_with_column_mapping": {
         Op.VACUUM: ("changeDataFeed", "columnMapping"),
-        Op.COMPACTION: "refused",
+        # name mode: rewritten here by physical names (each other feature's rule holds)
+        Op.COMPACTION: (
+            "appendOnly",
+            "changeDataFeed",
+            "checkConstraints",
+            "columnMapping",
+            "generatedColumns",
+            "invariants",
+        ),
         Op.CLEANUP_LOGS: (),
     },
     "checkpoint-v2-table": {Op.CLEANUP_LOGS: ("v2Checkpoint",), Op.CHECKPOINT: "refused"},

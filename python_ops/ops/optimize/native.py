@@ -45,16 +45,20 @@ def _write_partition(
     plan: OptimizePlan,
     partition: PartitionPlan,
     files: dict[str, AddFile],
-    columns: list[str],
+    physical: tuple[list[str], list[str]],
     memory_budget_bytes: int,
 ) -> list[WrittenFile]:
-    """Write one partition's rewrite (Z-order, or one file per compaction bin); no commit."""
+    """Write one partition's rewrite (Z-order, or one file per compaction bin); no commit.
+
+    ``physical``: the statistics columns and the Z-order columns as the files name them.
+    """
+    columns, zorder = physical
     if plan.zorder_by:
         inputs = [files[i] for b in partition.bins for i in b.files]
         return write_clustered(
             storage,
             inputs,
-            columns=list(plan.zorder_by),
+            columns=zorder,
             target_size_bytes=plan.target_size_bytes,
             stats_columns=columns,
             memory_budget_bytes=memory_budget_bytes,
@@ -88,12 +92,13 @@ def rewrite_natively(
     outcomes: list[Outcome],
     memory_budget_bytes: int = DEFAULT_MEMORY_BUDGET,
 ) -> list[str]:
-    """Rewrite and commit the plan partition by partition; stop at the first conflict.
+    """Rewrite and commit the plan partition by partition; a conflict loses one partition.
 
     Each commit's outcome is appended to ``outcomes`` as it is made, so a caller that meets an
     error later still knows what was committed. A partition whose commit conflicts (a
     concurrent commit removed one of its inputs, or changed the metadata) is not committed:
-    the files it wrote are deleted and it is recorded in ``failures``.
+    the files it wrote are deleted, it is recorded in ``failures``, and the next partition is
+    rewritten (its inputs are its own: a conflict in one partition says nothing of another).
 
     Returns:
         Files written and not committed that could not be deleted (named, for VACUUM).
@@ -112,13 +117,16 @@ def rewrite_natively(
     files = {f.identity: f for f in snapshot.files}
     if plan.zorder_by:
         check_supported(snapshot.metadata.configuration, list(snapshot.files))
-    columns = indexed_columns(snapshot)
+    # the files' names: physical under column mapping (name mode), the table's otherwise
+    columns = snapshot.metadata.physical(indexed_columns(snapshot))
+    zorder = snapshot.metadata.physical(plan.zorder_by or ())
+    untracked: list[str] = []
     for partition in plan.work:
         inputs = [files[i] for b in partition.bins for i in b.files]
         written: list[WrittenFile] = []
         try:
             written = _write_partition(
-                storage, plan, partition, files, columns, memory_budget_bytes
+                storage, plan, partition, files, (columns, zorder), memory_budget_bytes
             )
             rewrite = RewriteCommit(tuple(inputs), tuple(written), _parameters(plan))
             after = max((o.version or 0 for o in outcomes), default=plan.version)
@@ -137,7 +145,8 @@ def rewrite_natively(
                     "attempts": 1,
                 }
             )
-            return discard_written(storage, written)
+            untracked += discard_written(storage, written)
+            continue
         except ChangedThenFailedError:
             raise  # the commit is in the log: its files are the table's now
         except BaseException:
@@ -146,4 +155,4 @@ def rewrite_natively(
                 log.warning("OPTIMIZE %s: uncommitted files left: %s", plan.location, left)
             raise
         outcomes.append(rewrite_outcome(partition, inputs, written, version, retried))
-    return []
+    return untracked

@@ -108,11 +108,12 @@ def check_supported(configuration: dict[str, str], files: list[AddFile]) -> None
     """Refuse tables whose files the rewrite cannot read or write faithfully.
 
     Raises:
-        ZOrderUnsupportedError: For column mapping or files outside the root (files with
-            deletion vectors are read without their deleted rows).
+        ZOrderUnsupportedError: For column mapping in id mode or files outside the root (files
+            with deletion vectors are read without their deleted rows; in name mode the files'
+            physical columns are sorted and written).
     """
     mode = configuration.get("delta.columnMapping.mode", "none")
-    if mode != "none":
+    if mode not in ("none", "name"):
         raise ZOrderUnsupportedError(
             f"Z-order of a table with column mapping mode '{mode}' is not supported here; run "
             "it with delta-spark (profile mode attach with Delta) or use compaction only."

@@ -77,7 +77,8 @@ def _purge_partition(
     written: list[Any] = []
     predicate = partitions_predicate([p.partition_values], logical) or "true"
     try:
-        write_bins(storage, plan, {f.identity: f for f in files}, stats_columns(snapshot), written)
+        columns = snapshot.metadata.physical(stats_columns(snapshot))  # as the files name them
+        write_bins(storage, plan, {f.identity: f for f in files}, columns, written)
         rewrite = RewriteCommit(
             tuple(files),
             tuple(written),
