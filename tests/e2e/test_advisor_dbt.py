@@ -91,14 +91,22 @@ def test_advisor_names_exactly_the_filtered_and_joined_columns(compiled: tuple[P
 def test_advise_run_operation_and_command_line(compiled: tuple[Path, Path], capsys):
     project, _warehouse = compiled
     said: list[str] = []
-    _dbt(project, "run-operation", "maintenance_advise", "--args", "{select: [events]}", said=said)
+    select = "{select: [events, users]}"
+    _dbt(project, "run-operation", "maintenance_advise", "--args", select, said=said)
     assert any("events: recommend user_id, event_id, region" in m for m in said)
+    # the run-operation's own manifest has no compiled SQL: the yml test is read from its
+    # folder under target/compiled, the snapshot from its first run's SQL under target/run
+    lines = [line.strip() for m in said for line in m.splitlines()]
+    assert not [x for x in lines if x.startswith(("unresolved: test.", "unresolved: snapshot."))]
     from python_ops.cli.main import main
 
     argv = ["advise", "--project-dir", str(project), "--profiles-dir", str(project), "--json"]
     assert main(argv) == 0
     printed = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert next(a for a in printed if a["model"] == "events")["columns"] == list(EXPECTED)
+    users = next(a for a in printed if a["model"] == "users")
+    assert {r.split(".")[0] for r in users["readers"]} >= {"test", "snapshot"}
+    assert not [u for u in users["unresolved"] if u["node"].split(".")[0] != "model"]
 
 
 def test_auto_clusters_on_the_advised_columns_once(compiled: tuple[Path, Path]):

@@ -10,6 +10,10 @@
 - ``with_source`` (an analysis): an unqualified ``flag`` beside a source of unknown columns
   (unresolved: ambiguous); its join key ``event_id`` is resolved.
 
+``users`` is read by a generic test defined in ``models/schema.yml`` (dbt compiles it into the
+folder ``target/compiled/advised/models/schema.yml/``) and by the snapshot ``users_snapshot``
+(dbt writes no compiled file for a snapshot: its first run's SQL is under ``target/run/``).
+
 So the advisor must name exactly ``user_id`` (equality 3 + join 2), ``event_id`` (range 2 +
 join 2), ``region`` (in 3); ``event_date`` (range 2) ranks fourth; ``users.country``, a
 partition column, is excluded.
@@ -73,6 +77,26 @@ select cast(id as bigint) as user_id, concat('user ', id) as name,
 from (select explode(sequence(0, 99)) as id) generated
 """
 
+SCHEMA = """
+version: 2
+models:
+  - name: users
+    columns:
+      - name: country
+        data_tests:
+          - accepted_values:
+              arguments:
+                values: ['DE', 'FR']
+"""
+
+SNAPSHOT = """
+{% snapshot users_snapshot %}
+{{ config(target_schema='adv', unique_key='user_id', strategy='check', check_cols=['name'],
+          file_format='delta') }}
+select * from {{ ref('users') }} where country = 'DE'
+{% endsnapshot %}
+"""
+
 MODELS = {
     "events_view.sql": (
         "{{ config(materialized='view') }}\n"
@@ -128,10 +152,13 @@ def write_project(
     """Write the project at ``root`` (tables under ``warehouse``); returns ``root``."""
     (root / "models").mkdir(parents=True, exist_ok=True)
     (root / "analyses").mkdir(parents=True, exist_ok=True)
+    (root / "snapshots").mkdir(parents=True, exist_ok=True)
+    (root / "snapshots" / "users_snapshot.sql").write_text(SNAPSHOT)
     (root / "dbt_project.yml").write_text(PROJECT)
     (root / "profiles.yml").write_text(PROFILES.format(warehouse=warehouse))
     models = root / "models"
     (models / "sources.yml").write_text(SOURCES)
+    (models / "schema.yml").write_text(SCHEMA)
     (models / "events.sql").write_text(
         EVENTS.format(target=target, users=users, rows=rows, partitions=partitions)
     )
