@@ -80,9 +80,11 @@ def test_a_name_mapped_table_is_rewritten_here(
     )
 
     assert result.writer == (WRITER_ZORDER if zorder else WRITER_COMPACT)  # here, no JVM
-    assert result.commits and result.files_removed == 8
+    assert result.commits
+    assert result.files_removed == 8
     keys = new_stats_keys(table, result.commits[-1])
-    assert keys and keys <= physical  # statistics keyed by physical names
+    assert keys
+    assert keys <= physical  # statistics keyed by physical names
     assert oracle(delta_spark, table) == before
     assert probes(delta_spark, table) == probed
 
@@ -97,7 +99,8 @@ def test_a_name_mapped_table_with_deletion_vectors_is_purged_here(
 
     result = purge(str(table), audit=False)
 
-    assert result.writer == WRITER_NATIVE and result.files_removed > 0
+    assert result.writer == WRITER_NATIVE
+    assert result.files_removed > 0
     assert not any(f.deletion_vector for f in read_snapshot(str(table)).files)
     assert oracle(delta_spark, table) == before
     assert probes(delta_spark, table) == probed
