@@ -77,10 +77,41 @@ def test_concurrent_delete_fails_cleanly(tmp_path: Path, sail_spark, zorder: boo
     assert result.untracked_files == ()
     on_disk = {str(p.relative_to(table)) for p in table.rglob("*.parquet")}
     assert on_disk - {str(p) for p in live} == before_files - live
-    # the rerun plans on the new version and succeeds
+    # the other partitions were committed all the same; a rerun plans on the new version
+    assert result.partitions_optimized == len(plan.work) - 1
     again = optimize(str(table), zorder_by=ZORDER if zorder else None, min_small_files=FEW)
-    assert again.partitions_optimized >= 1
+    assert again.failed_partitions == ()
     assert content(table) == after_delete
+
+
+def test_conflict_loses_one_partition_not_the_run(tmp_path: Path, sail_spark) -> None:
+    # the soak (bench/optimize_soak_bench.py): a run stopped at its first conflicted partition
+    # and compacted nothing after it; the other partitions' inputs are untouched, so they commit
+    table = tmp_path / "t"
+    small_files_table(sail_spark, table, batches=3)
+    plan = plan_optimize(str(table), min_small_files=FEW)
+    first = plan.work[0].partition_values  # the partition rewritten first
+    assert len(plan.work) == 3
+    run_writer(table, f"dt.delete(\"day = '{first['day']}' AND id % 2 = 0\")")
+    after_delete = content(table)
+    live = read_snapshot(str(table)).files
+    conflicted = {f.relative_path for f in live if f.partition_values == first}
+
+    with pytest.raises(OptimizeConflictError, match=r"Partitions committed: 2 of 3") as err:
+        execute(plan)
+
+    result = err.value.result
+    assert [f["partition_values"] for f in result.failed_partitions] == [first]
+    assert result.partitions_optimized == 2
+    assert len(result.commits) == 2
+    assert result.untracked_files == ()
+    files = read_snapshot(str(table)).files
+    others = [f.partition_values["day"] for f in files if f.partition_values != first]
+    assert sorted(others) == sorted(set(others))  # compacted: one file each
+    assert len(others) == 2
+    # the conflicted partition is exactly as the delete left it
+    assert {f.relative_path for f in files if f.partition_values == first} == conflicted
+    assert content(table) == after_delete  # deleted rows stay deleted, nothing lost
 
 
 def test_conflict_elsewhere_is_retried(tmp_path: Path, sail_spark) -> None:

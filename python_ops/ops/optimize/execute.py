@@ -12,9 +12,10 @@
 
 Conflicts (SPEC §3.7), as Delta decides them: a concurrent append never conflicts (the commit
 moves to the next version); a concurrent commit that removed one of the inputs, or changed the
-metadata, fails that partition cleanly with ``OptimizeConflictError``, whose ``result`` lists the
-partitions committed and the one that failed; the files the failed attempt wrote are deleted
-(any that could not be are named in ``untracked_files``).
+metadata, fails that partition cleanly (the other partitions are still rewritten and committed)
+and the run raises ``OptimizeConflictError``, whose ``result`` lists the partitions committed and
+the ones that failed; the files a failed attempt wrote are deleted (any that could not be are
+named in ``untracked_files``).
 """
 
 from __future__ import annotations
@@ -324,10 +325,12 @@ def _conflict_message(plan: OptimizePlan, result: OptimizeResult, failed: dict[s
     if "committed_version" in failed:
         return f"OPTIMIZE of {plan.location}: {failed['reason']}."
     left = result.untracked_files
+    others = len(result.failed_partitions) - 1
     return (
         f"OPTIMIZE of {plan.location} ({_where_values(failed['partition_values'])}) was not "
-        f"committed: {failed['reason']}. Partitions committed before it: "
-        f"{result.partitions_optimized}. "
+        f"committed: {failed['reason']}. "
+        + (f"{others} other partition(s) conflicted too. " if others > 0 else "")
+        + f"Partitions committed: {result.partitions_optimized} of {len(plan.work)}. "
         + (
             f"{len(left)} file(s) the failed attempt wrote could not be deleted and are not "
             "referenced by the table; VACUUM removes them after the retention period."
