@@ -3,6 +3,7 @@
       dbt run-operation cleanup_logs_table --args '{model: fct_orders, retention_days: 30}'
 -#}
 {% macro cleanup_logs_table(model, retention_days=none, dry_run=true) %}
+  {{ refuse_unknown_arguments('cleanup_logs_table', kwargs, ['model', 'retention_days', 'dry_run']) }}
   {{ return(adapter.dispatch('cleanup_logs_table')(model, retention_days, dry_run)) }}
 {% endmacro %}
 

@@ -6,6 +6,7 @@
   Dispatched: see maintain_model.
 -#}
 {% macro maintain_all(select=none, exclude=none, dry_run=false, retention_hours=none, threads=1, time_budget_s=none, ops=none, selector=none, state=none) %}
+  {{ refuse_unknown_arguments('maintain_all', kwargs, ['select', 'exclude', 'dry_run', 'retention_hours', 'threads', 'time_budget_s', 'ops', 'selector', 'state']) }}
   {#- selector/state are passed only when given, so an override with the older signature still works -#}
   {%- if selector is not none or state is not none -%}
     {{ return(adapter.dispatch('maintain_all')(select, exclude, dry_run, retention_hours, threads, time_budget_s, ops, selector, state)) }}

@@ -8,6 +8,7 @@
   Dispatched: see maintain_model.
 -#}
 {% macro maintenance_advise(select=none, exclude=none, selector=none, state=none, as_json=false) %}
+  {{ refuse_unknown_arguments('maintenance_advise', kwargs, ['select', 'exclude', 'selector', 'state', 'as_json']) }}
   {{ return(adapter.dispatch('maintenance_advise')(select, exclude, selector, state, as_json)) }}
 {% endmacro %}
 

@@ -6,6 +6,7 @@
   Dispatched: see maintain_model.
 -#}
 {% macro maintenance_report(select=none, exclude=none, selector=none, state=none) %}
+  {{ refuse_unknown_arguments('maintenance_report', kwargs, ['select', 'exclude', 'selector', 'state']) }}
   {#- selector/state are passed only when given, so an override with the older signature still works -#}
   {%- if selector is not none or state is not none -%}
     {{ return(adapter.dispatch('maintenance_report')(select, exclude, selector, state)) }}

@@ -8,6 +8,7 @@
   A model not built yet is listed as such; a selected view or ephemeral model is a warning.
 -#}
 {% macro print_table_health(select=none, small_file_threshold_bytes=none) %}
+  {{ refuse_unknown_arguments('print_table_health', kwargs, ['select', 'small_file_threshold_bytes']) }}
   {{ return(adapter.dispatch('print_table_health')(select, small_file_threshold_bytes)) }}
 {% endmacro %}
 

@@ -5,6 +5,7 @@
   table's own); the model's maintenance_vacuum_allow_short_retention applies here too.
 -#}
 {% macro vacuum_table(model, retention_hours=none, dry_run=true, partition_filter=none) %}
+  {{ refuse_unknown_arguments('vacuum_table', kwargs, ['model', 'retention_hours', 'dry_run', 'partition_filter']) }}
   {{ return(adapter.dispatch('vacuum_table')(model, retention_hours, dry_run, partition_filter)) }}
 {% endmacro %}
 

@@ -15,7 +15,13 @@ from tests.helpers.paths import ROOT
 MACROS = ROOT / "macros"
 INCLUDE = ROOT / "dbt" / "include" / "sparkdelta"
 # helpers the public macros call, not meant to be run on their own
-INTERNAL = {"built_relation", "maintenance_history", "maintenance_nodes", "run_maintenance"}
+INTERNAL = {
+    "built_relation",
+    "maintenance_history",
+    "maintenance_nodes",
+    "refuse_unknown_arguments",
+    "run_maintenance",
+}
 
 
 def test_the_adapter_ships_the_top_level_macros_folder_itself() -> None:

@@ -34,6 +34,7 @@ from dbt.adapters.sparkdelta.engines import EmbeddedEngine
 from dbt.adapters.sparkdelta.history_catalog import flush_histories
 from dbt.adapters.sparkdelta.incremental import registration_ddl, spark_type_name
 from dbt.adapters.sparkdelta.locator import cached_relation
+from dbt.adapters.sparkdelta.macro_arguments import unknown_arguments_text
 from dbt.adapters.sparkdelta.maintenance_bridge import MaintenanceParts
 from dbt.adapters.sparkdelta.python_models import SessionPythonJobHelper
 from dbt.adapters.sparkdelta.run_operations import CommandEnd
@@ -534,6 +535,20 @@ class SparkDeltaAdapter(SparkAdapter):
         if requested is None:
             return retention_text(float(hours))
         return retention_text(float(requested), applied=float(hours))
+
+    @available
+    def unknown_arguments_text(self, caller_name: str, given: Any, valid: Any) -> str:
+        """A run-operation's refusal of arguments it does not take (``macro_arguments``).
+
+        Args:
+            caller_name: The run-operation.
+            given: The arguments it does not take (the macro's ``kwargs``).
+            valid: The arguments it takes.
+
+        Returns:
+            E.g. ``maintain_all: unknown argument 'selct' (did you mean 'select'?). ...``.
+        """
+        return unknown_arguments_text(caller_name, list(given), list(valid))
 
     @available
     def size_text(self, size_bytes: Any) -> str:
