@@ -63,9 +63,9 @@ def test_maintain_a_deletion_vector_table_here_without_a_jvm(
 
 def test_a_post_hook_defers_an_op_that_would_start_a_jvm(tmp_path: Path, delta_spark: Any) -> None:
     """No surprise JVM (issue 64 item 3): where only Delta's writer can rewrite the table (a
-    Z-order of a column-mapping table), the post-hook's deferral records the op as deferred,
-    with the reason, starts nothing and changes nothing; it stays due, and a run that may start
-    the local writer runs it."""
+    Z-order of a table with column mapping in id mode), the post-hook's deferral records the op
+    as deferred, with the reason, starts nothing and changes nothing; it stays due, and a run
+    that may start the local writer runs it."""
     from python_ops import runtime
     from python_ops.delta.local_writer import starts_deferred
     from python_ops.maintenance.running.report import render_report, report_rows
@@ -75,7 +75,7 @@ def test_a_post_hook_defers_an_op_that_would_start_a_jvm(tmp_path: Path, delta_s
     name = table_sql(table)
     delta_spark.sql(
         f"CREATE TABLE {name} (id BIGINT, `v x` STRING) USING delta "
-        "TBLPROPERTIES ('delta.columnMapping.mode' = 'name')"
+        "TBLPROPERTIES ('delta.columnMapping.mode' = 'id')"
     ).collect()
     for i in range(3):
         delta_spark.sql(f"INSERT INTO {name} VALUES ({i}, 'x')").collect()

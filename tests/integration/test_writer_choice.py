@@ -122,11 +122,12 @@ def test_cleanup_logs_deletes_exactly_what_it_reports(tmp_path: Path, delta_spar
 
 
 def _dv_table(spark: Any, table: Path) -> None:
-    """A table only Delta writes: column mapping (deletion vectors are rewritten here now)."""
+    """A table only Delta writes: column mapping in id mode (name mode and deletion vectors are
+    rewritten here now)."""
     name = table_sql(table)
     spark.sql(
         f"CREATE TABLE {name} (id BIGINT, v STRING) USING delta "
-        "TBLPROPERTIES ('delta.columnMapping.mode' = 'name', 'delta.minReaderVersion' = '2', "
+        "TBLPROPERTIES ('delta.columnMapping.mode' = 'id', 'delta.minReaderVersion' = '2', "
         "'delta.minWriterVersion' = '5')"
     ).collect()
     for i in range(3):
