@@ -48,3 +48,20 @@ def test_models_that_allow_it_or_skip_vacuum_are_not_refused(
     check_retention_argument([allowed, no_vacuum], 1)
     check_retention_argument([target(table, "c")], 168)  # at the minimum
     check_retention_argument([target(table, "d")], None)  # each model's own
+
+
+def test_the_argument_is_rounded_as_vacuum_rounds_it(tmp_path: Path) -> None:
+    """Half up, as Delta and VACUUM round ``RETAIN n HOURS`` (Python's ``round`` gave 0.5 -> 0
+    and refused a run VACUUM would have allowed: 0.5 h is 1 h to it)."""
+    import pyarrow as pa
+    from deltalake import write_deltalake
+
+    table = tmp_path / "t"
+    write_deltalake(
+        str(table),
+        pa.table({"id": [1]}),
+        configuration={"delta.deletedFileRetentionDuration": "interval 3 hours"},
+    )
+    check_retention_argument([target(table, "t")], 2.5)  # VACUUM keeps 3 h: the minimum
+    with pytest.raises(RetentionTooShortError, match=r"t \(3 h\)"):
+        check_retention_argument([target(table, "t")], 2.4)

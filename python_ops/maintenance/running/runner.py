@@ -38,6 +38,7 @@ from python_ops.maintenance.selection.targets import ModelTarget
 from python_ops.ops.lean_arrow import lean_arrow
 from python_ops.ops.vacuum import vacuum_retention
 from python_ops.ops.vacuum.candidates import ListingEvidence
+from python_ops.ops.vacuum.retention import delta_round_hours
 from python_ops.ops.vacuum_modes import VacuumEngine
 from python_ops.spark_sessions import DeltaSql
 from python_ops.values import retention_text
@@ -635,7 +636,7 @@ def check_retention_argument(targets: Sequence[ModelTarget], retention_hours: fl
     """
     if retention_hours is None:
         return
-    hours = float(round(float(retention_hours)))  # as VACUUM rounds it
+    hours = float(delta_round_hours(float(retention_hours)))  # as VACUUM rounds it: half up
     short: list[tuple[str, float]] = []
     for target in targets:
         c = target.config
