@@ -78,7 +78,7 @@ def test_a_retention_the_user_set_stays_a_floor(tmp_path: Path, sail_spark) -> N
     events_table(sail_spark, table, batches=1)
     set_table_properties(str(table), {RETENTION: "interval 2 weeks"})  # tblproperties, by hand
     lowered = _target(table, maintenance_vacuum_retention_hours=200)
-    with pytest.raises(RetentionTooShortError, match=r"minimum for table .* is 336 hours"):
+    with pytest.raises(RetentionTooShortError, match=r"minimum for table .* is 336 h "):
         decide(lowered, read_snapshot(str(table)), ops=("vacuum",))
     # log cleanup records a higher model retention elsewhere, never over the user's value
     higher = _target(table, maintenance_vacuum_retention_hours=400)
