@@ -112,6 +112,7 @@ class Campaign:
     rs_on_dv: bool = False
     out: Path = RESULTS
     started: float = field(default_factory=time.monotonic)
+    commit: str = field(default_factory=lambda: _commit())  # the code under test, at the start
     explored: int = 0
     shrink_runs: int = 0
     generated: int = 0
@@ -310,7 +311,7 @@ class Campaign:
             "# Differential fuzz campaign: mixed writers, our ops, Delta 4.4 as the oracle",
             "",
             f"Written {datetime.now(UTC):%Y-%m-%d %H:%M} UTC by `bench/fuzz_campaign.py` at "
-            f"commit `{_commit()}` (working tree as it was). {_versions()}.",
+            f"commit `{self.commit}` (the code as the run started). {_versions()}.",
             "",
             f"- examples asked: {self.examples}; explored: {self.explored}"
             + (" (stopped by the time limit)" if self.stopped_by_time else "")
