@@ -8,6 +8,7 @@ import pytest
 
 from python_ops.delta.snapshot import read_snapshot
 from python_ops.errors import OptimizeConflictError
+from python_ops.ops.optimize import native
 from python_ops.ops.optimize.execute import execute, optimize
 from python_ops.ops.optimize.plan import plan_optimize
 from tests.helpers.optimize import events_table, run_writer, small_files_table
@@ -52,7 +53,10 @@ def test_concurrent_append_survives(tmp_path: Path, sail_spark, zorder: bool) ->
 
 
 @pytest.mark.parametrize("zorder", [False, True], ids=["compaction", "zorder"])
-def test_concurrent_delete_fails_cleanly(tmp_path: Path, sail_spark, zorder: bool) -> None:
+def test_concurrent_delete_fails_cleanly_when_retries_run_out(
+    tmp_path: Path, sail_spark, zorder: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(native, "REPLANS", 0)  # no second plan: the conflict stands
     table = tmp_path / "t"
     if zorder:
         events_table(sail_spark, table, batches=3)
@@ -84,9 +88,12 @@ def test_concurrent_delete_fails_cleanly(tmp_path: Path, sail_spark, zorder: boo
     assert content(table) == after_delete
 
 
-def test_conflict_loses_one_partition_not_the_run(tmp_path: Path, sail_spark) -> None:
+def test_conflict_loses_one_partition_not_the_run(
+    tmp_path: Path, sail_spark, monkeypatch: pytest.MonkeyPatch
+) -> None:
     # the soak (bench/optimize_soak_bench.py): a run stopped at its first conflicted partition
     # and compacted nothing after it; the other partitions' inputs are untouched, so they commit
+    monkeypatch.setattr(native, "REPLANS", 0)  # no second plan: the conflict stands
     table = tmp_path / "t"
     small_files_table(sail_spark, table, batches=3)
     plan = plan_optimize(str(table), min_small_files=FEW)
@@ -112,6 +119,39 @@ def test_conflict_loses_one_partition_not_the_run(tmp_path: Path, sail_spark) ->
     # the conflicted partition is exactly as the delete left it
     assert {f.relative_path for f in files if f.partition_values == first} == conflicted
     assert content(table) == after_delete  # deleted rows stay deleted, nothing lost
+
+
+@pytest.mark.parametrize("zorder", [False, True], ids=["compaction", "zorder"])
+def test_a_conflicted_partition_is_planned_again_and_committed(
+    tmp_path: Path, sail_spark, zorder: bool
+) -> None:
+    # issue 64 item 4: a concurrent delete removed the partition's inputs; it is planned again
+    # on the new snapshot (the delete's files now) and committed: nothing resurrected
+    table = tmp_path / "t"
+    if zorder:
+        events_table(sail_spark, table, batches=3)
+        predicate = "day = '2024-01-01' AND amount < 50"
+    else:
+        small_files_table(sail_spark, table, batches=3)
+        predicate = "day = '2024-01-01' AND id % 2 = 0"
+    plan = plan_optimize(str(table), zorder_by=ZORDER if zorder else None, min_small_files=FEW)
+    run_writer(table, f"dt.delete({predicate!r})")
+    after_delete = content(table)
+    deleted_version = read_snapshot(str(table)).version
+
+    result = execute(plan)
+
+    assert result.failed_partitions == ()
+    assert min(result.commits) > deleted_version
+    assert content(table) == after_delete  # deleted rows stay deleted, nothing lost
+    # the conflicted partition was committed on its second plan, or the delete left nothing
+    # there worth rewriting (delta-rs wrote its survivors into one file)
+    live = read_snapshot(str(table)).files
+    left = [f for f in live if f.partition_values == {"day": "2024-01-01"}]
+    assert result.partitions_optimized == len(plan.work) or len(left) < FEW
+    assert result.partitions_optimized >= len(plan.work) - 1
+    if zorder:  # a Z-order rewrites the whole partition again: its second plan committed
+        assert result.partitions_optimized == len(plan.work)
 
 
 def test_conflict_elsewhere_is_retried(tmp_path: Path, sail_spark) -> None:

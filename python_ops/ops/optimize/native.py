@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import logging
+import time
 from typing import Any
 
 from python_ops.delta.actions import AddFile
@@ -85,6 +86,82 @@ def discard_written(storage: Storage, written: list[WrittenFile]) -> list[str]:
     return list(left)
 
 
+#: How often a conflicted partition is planned again and retried, and the pause before each.
+REPLANS = 2
+REPLAN_PAUSE_S = (0.2, 0.8)
+
+Attempt = tuple[OptimizePlan, PartitionPlan, dict[str, AddFile]]
+
+
+def _commit_partition(
+    storage: Storage,
+    attempt: Attempt,
+    outcomes: list[Outcome],
+    physical: tuple[list[str], list[str]],
+    memory_budget_bytes: int,
+) -> Outcome:
+    """Write one partition's rewrite and commit it after this run's previous commits.
+
+    Raises:
+        RewriteConflict: Nothing committed; the files it wrote are deleted (those left are in
+            its ``untracked``).
+        ChangedThenFailedError: The commit is in the log (its files are the table's).
+    """
+    plan, partition, files = attempt
+    inputs = [files[i] for b in partition.bins for i in b.files]
+    written: list[WrittenFile] = []
+    try:
+        written = _write_partition(storage, plan, partition, files, physical, memory_budget_bytes)
+        rewrite = RewriteCommit(tuple(inputs), tuple(written), _parameters(plan))
+        after = max((o.version or 0 for o in outcomes), default=plan.version)
+        version, retried = commit_rewrite(
+            storage, rewrite, read_version=plan.version, next_version=max(after, plan.version) + 1
+        )
+    except RewriteConflict as err:
+        err.untracked = tuple(discard_written(storage, written))
+        raise
+    except ChangedThenFailedError:
+        raise  # the commit is in the log: its files are the table's now
+    except BaseException:
+        left = discard_written(storage, written)
+        if left:
+            log.warning("OPTIMIZE %s: uncommitted files left: %s", plan.location, left)
+        raise
+    return rewrite_outcome(partition, inputs, written, version, retried)
+
+
+def _replanned(
+    storage: Storage, plan: OptimizePlan, partition: PartitionPlan, attempts: int
+) -> Attempt | None:
+    """The partition planned again on the latest snapshot, after a pause; None: no work left."""
+    from python_ops.ops.optimize.plan import plan_optimize  # the planner, on the new log
+
+    time.sleep(REPLAN_PAUSE_S[min(attempts, len(REPLAN_PAUSE_S)) - 1])
+    latest = read_snapshot(storage)
+    again = plan_optimize(
+        storage,
+        zorder_by=list(plan.zorder_by) or None,
+        full=True,
+        target_size_bytes=plan.target_size_bytes,
+        min_small_files=plan.min_small_files,
+        snapshot=latest,
+    )
+    for p in again.work:
+        if p.partition_values == partition.partition_values:
+            return again, p, {f.identity: f for f in latest.files}
+    return None
+
+
+def _conflict(partition: PartitionPlan, err: RewriteConflict, attempts: int) -> dict[str, Any]:
+    """A partition that still conflicted, as ``failures`` records it."""
+    return {
+        "partition_values": partition.partition_values,
+        "reason": str(err),
+        "inputs_still_live": False,
+        "attempts": attempts,
+    }
+
+
 def rewrite_natively(
     plan: OptimizePlan,
     *,
@@ -93,6 +170,10 @@ def rewrite_natively(
     memory_budget_bytes: int = DEFAULT_MEMORY_BUDGET,
 ) -> list[str]:
     """Rewrite and commit the plan partition by partition; a conflict loses one partition.
+
+    A partition whose commit conflicted is planned again on the latest snapshot (its live
+    files now) and retried after a pause, at most ``REPLANS`` times; it fails only when it
+    still conflicts, and is skipped when nothing there is worth rewriting any more.
 
     Each commit's outcome is appended to ``outcomes`` as it is made, so a caller that meets an
     error later still knows what was committed. A partition whose commit conflicts (a
@@ -120,39 +201,24 @@ def rewrite_natively(
     # the files' names: physical under column mapping (name mode), the table's otherwise
     columns = snapshot.metadata.physical(indexed_columns(snapshot))
     zorder = snapshot.metadata.physical(plan.zorder_by or ())
+    memory = memory_budget_bytes
     untracked: list[str] = []
     for partition in plan.work:
-        inputs = [files[i] for b in partition.bins for i in b.files]
-        written: list[WrittenFile] = []
-        try:
-            written = _write_partition(
-                storage, plan, partition, files, (columns, zorder), memory_budget_bytes
-            )
-            rewrite = RewriteCommit(tuple(inputs), tuple(written), _parameters(plan))
-            after = max((o.version or 0 for o in outcomes), default=plan.version)
-            version, retried = commit_rewrite(
-                storage,
-                rewrite,
-                read_version=plan.version,
-                next_version=max(after, plan.version) + 1,
-            )
-        except RewriteConflict as err:
-            failures.append(
-                {
-                    "partition_values": partition.partition_values,
-                    "reason": str(err),
-                    "inputs_still_live": False,
-                    "attempts": 1,
-                }
-            )
-            untracked += discard_written(storage, written)
-            continue
-        except ChangedThenFailedError:
-            raise  # the commit is in the log: its files are the table's now
-        except BaseException:
-            left = discard_written(storage, written)
-            if left:
-                log.warning("OPTIMIZE %s: uncommitted files left: %s", plan.location, left)
-            raise
-        outcomes.append(rewrite_outcome(partition, inputs, written, version, retried))
+        current, attempts = (plan, partition, files), 0
+        while True:
+            attempts += 1
+            try:
+                outcomes.append(
+                    _commit_partition(storage, current, outcomes, (columns, zorder), memory)
+                )
+                break
+            except RewriteConflict as err:
+                untracked += err.untracked
+                if attempts > REPLANS:  # retried enough: this partition failed
+                    failures.append(_conflict(partition, err, attempts))
+                    break
+                again = _replanned(storage, plan, partition, attempts)
+                if again is None:  # the concurrent writer left nothing worth rewriting there
+                    break
+                current = again
     return untracked

@@ -45,7 +45,13 @@ _SAFE = "/=!$&'()*+,;@"
 
 
 class RewriteConflict(WriterError):
-    """A concurrent commit removed one of the inputs or changed the metadata or protocol."""
+    """A concurrent commit removed one of the inputs or changed the metadata or protocol.
+
+    Attributes:
+        untracked: Files the failed attempt wrote and could not delete (named for VACUUM).
+    """
+
+    untracked: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
