@@ -66,7 +66,10 @@ AFTER_RUNS = (
     "not ended exit 2 on lost version races, not a conflict: `error: <table>: 5 concurrent "
     "commits took each version the OPTIMIZE commit tried; nothing was committed. Run the op "
     "again.` (``log_commit.MAX_ATTEMPTS`` = 5, no backoff, and the run's other partitions were "
-    "not tried)."
+    "not tried). Those soaks still lost every conflicted partition to the next run: 82 of 117 "
+    "planned partitions committed in 24 runs (21 with a conflict). Since da4b114 a conflicted "
+    "partition is planned again on the latest snapshot and retried (at most twice): the run "
+    "above is on that code."
 )
 
 WRITER = r"""
