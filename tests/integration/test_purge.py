@@ -215,3 +215,29 @@ def test_a_statement_delta_fails_is_a_named_error_and_nothing_changed(
     with pytest.raises(EngineError, match=r"DELTA_NON_PARTITION_COLUMN_REFERENCE|id"):
         sql.run_with_settings(f"REORG TABLE {table_sql(table)} WHERE id = 1 APPLY (PURGE)", {})
     assert read_snapshot(str(table)).version == version
+
+
+def test_a_purge_with_a_live_file_missing_refuses_before_writing(
+    tmp_path: Path, delta_spark: Any
+) -> None:
+    from python_ops.errors import LiveFilesMissingError
+
+    table = tmp_path / "dv-missing"
+    name = table_sql(table)
+    delta_spark.sql(
+        f"CREATE TABLE {name} (id BIGINT, p STRING) USING delta PARTITIONED BY (p) "
+        "TBLPROPERTIES ('delta.enableDeletionVectors' = 'true')"
+    ).collect()
+    for p in ("a", "b"):
+        delta_spark.sql(f"INSERT INTO {name} SELECT id, '{p}' FROM range(0, 100, 1, 1)").collect()
+    delta_spark.sql(f"DELETE FROM {name} WHERE id % 3 = 0").collect()
+    snapshot = read_snapshot(str(table))
+    (gone,) = [f for f in snapshot.files if f.partition_values == {"p": "b"}]
+    (table / str(gone.relative_path)).unlink()
+    on_disk = sorted(p for p in table.rglob("*") if p.is_file())
+
+    with pytest.raises(LiveFilesMissingError, match=r"purge of .* refused: 1 live data file.*p=b/"):
+        purge(str(table), audit=False)
+
+    assert read_snapshot(str(table)).version == snapshot.version  # nothing committed
+    assert sorted(p for p in table.rglob("*") if p.is_file()) == on_disk  # nothing written

@@ -12,6 +12,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from python_ops.delta.actions import AddFile
 from python_ops.delta.deletes import PartitionDeletes
 from python_ops.delta.snapshot import Snapshot
 from python_ops.errors import ChangedThenFailedError
@@ -30,10 +31,15 @@ def purge_natively(
         What was committed: the last version, files and bytes removed and added.
 
     Raises:
+        LiveFilesMissingError: When an input is not in storage (nothing written).
         RewriteConflict: When a concurrent commit removed one of the first partition's files
             (nothing committed).
         ChangedThenFailedError: When a later partition failed after earlier ones committed.
     """
+    from python_ops.ops.live_files import require_live_files
+
+    inputs = [f for p in due for f in _inputs(snapshot, p)]
+    require_live_files(storage, inputs, op="purge")  # before anything is written
     logical = snapshot.metadata.logical_names()
     done: dict[str, Any] = {"removed": 0, "added": 0, "bytes_removed": 0, "bytes_added": 0}
     for p in due:
@@ -53,6 +59,15 @@ def purge_natively(
     return done
 
 
+def _inputs(snapshot: Snapshot, p: PartitionDeletes) -> list[AddFile]:
+    """The partition's files with deletion vectors: what its purge rewrites."""
+    return [
+        f
+        for f in snapshot.files
+        if f.deletion_vector is not None and f.partition_values == p.partition_values
+    ]
+
+
 def _purge_partition(
     storage: Storage,
     snapshot: Snapshot,
@@ -67,11 +82,7 @@ def _purge_partition(
     from python_ops.ops.optimize.plan import Bin, PartitionPlan, stats_columns
     from python_ops.ops.optimize.rewrite_commit import RewriteCommit, commit_rewrite
 
-    files = [
-        f
-        for f in snapshot.files
-        if f.deletion_vector is not None and f.partition_values == p.partition_values
-    ]
+    files = _inputs(snapshot, p)
     bins = tuple(Bin((f.identity,), f.size_bytes) for f in files)
     plan = PartitionPlan(dict(p.partition_values), len(files), len(files), bins, None)
     written: list[Any] = []
