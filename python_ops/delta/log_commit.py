@@ -29,7 +29,7 @@ from typing import Any
 from python_ops.delta.actions import DeletionVector, file_key
 from python_ops.delta.commits import commit_actions
 from python_ops.delta.log_files import LOG_DIR
-from python_ops.errors import StatsUnsupportedError
+from python_ops.errors import DeltaLogError, StatsUnsupportedError
 from python_ops.storage import Storage, is_remote, is_s3
 
 MARKER = "python_ops.operation"  # as OPTIMIZE's own commits (ops.optimize.plan.OPERATION_MARKER)
@@ -166,6 +166,40 @@ def changed_since(storage: Storage, read_version: int, latest: int) -> tuple[boo
                 dv = DeletionVector.parse(raw.get("deletionVector"))
                 removed.add(file_key(str(raw.get("path")), storage.root, dv))
     return structural, removed
+
+
+def stamp_in_commit_timestamp(storage: Storage, version: int, actions: list[dict[str, Any]]) -> int:
+    """Give the commit ``version`` an in-commit timestamp, as the protocol asks of writers.
+
+    ``commitInfo`` is the first action; its ``inCommitTimestamp`` (and ``timestamp``) is the
+    greater of now and the previous commit's in-commit timestamp plus one millisecond, so the
+    table's commit times stay strictly increasing whatever the clocks of its writers say.
+
+    Args:
+        storage: The table's storage.
+        version: The version about to be written.
+        actions: The commit's actions, ``commitInfo`` first (changed in place).
+
+    Returns:
+        The in-commit timestamp written.
+
+    Raises:
+        DeltaLogError: When the previous commit has no in-commit timestamp to follow.
+    """
+    from python_ops.delta.commits import commit_actions  # the log's reader, for one commit
+
+    infos = [a["commitInfo"] for a in commit_actions(storage, version - 1) if "commitInfo" in a]
+    previous = infos[0].get("inCommitTimestamp") if infos and isinstance(infos[0], dict) else None
+    if not isinstance(previous, int):
+        raise DeltaLogError(
+            f"{storage.root}: commit {version - 1} has no inCommitTimestamp although the table "
+            "enables in-commit timestamps; nothing was written"
+        )
+    stamp = max(int(time.time() * 1000), previous + 1)
+    info = actions[0]["commitInfo"]
+    info["inCommitTimestamp"] = stamp
+    info["timestamp"] = stamp
+    return stamp
 
 
 def write_commit(storage: Storage, version: int, actions: list[dict[str, Any]]) -> bool:

@@ -350,10 +350,21 @@ FEATURES: dict[str, Feature] = {
                     Op.CLEANUP_LOGS,
                 ),
                 health=_rule("commit times are the commits' inCommitTimestamp", Op.HEALTH),
-                rw=_writer_unsupported(
-                    "every commit must carry a monotonic inCommitTimestamp; delta-rs does not "
-                    "write one here"
-                ),
+                rw={
+                    **_writer_unsupported(
+                        "every commit must carry a monotonic inCommitTimestamp; delta-rs does "
+                        "not write one here"
+                    ),
+                    **(
+                        _rule(
+                            "each rewrite's commit carries inCommitTimestamp = max(now, the "
+                            "previous commit's + 1 ms), commitInfo first",
+                            *REWRITE_OPS,
+                        )
+                        if name == "inCommitTimestamp"
+                        else {}
+                    ),
+                },
                 stats=_refuse(_STATS_NOT_HERE + " (an inCommitTimestamp)", Op.STATS),
             )
             for name in IN_COMMIT_TIMESTAMP_FEATURES

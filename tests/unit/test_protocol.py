@@ -144,7 +144,7 @@ def test_decisions(feature: str, op: Op, refused: bool) -> None:
         ("rowTracking", Op.COMPACTION, Verdict.SUPPORTED),
         ("v2Checkpoint", Op.COMPACTION, Verdict.SUPPORTED),
         ("identityColumns", Op.COMPACTION, Verdict.SUPPORTED),
-        ("inCommitTimestamp", Op.ZORDER, Verdict.SUPPORTED),
+        ("inCommitTimestamp", Op.ZORDER, Verdict.RULE),  # here: the commit carries one
         ("typeWidening", Op.COMPACTION, Verdict.SUPPORTED),
         ("domainMetadata", Op.COMPACTION, Verdict.SUPPORTED),
         ("clustering", Op.COMPACTION, Verdict.RULE),  # Delta clusters the table

@@ -15,8 +15,9 @@ from typing import Any
 
 from python_ops.delta.actions import AddFile
 from python_ops.delta.log_commit import require_atomic_commits
+from python_ops.delta.properties import IN_COMMIT_TIMESTAMPS
 from python_ops.delta.protocol import Op, Writer, check_protocol
-from python_ops.delta.snapshot import read_snapshot
+from python_ops.delta.snapshot import Snapshot, read_snapshot
 from python_ops.errors import ChangedThenFailedError
 from python_ops.ops.optimize.external_sort import DEFAULT_MEMORY_BUDGET
 from python_ops.ops.optimize.outcome import Outcome, rewrite_outcome
@@ -112,7 +113,12 @@ def _commit_partition(
     written: list[WrittenFile] = []
     try:
         written = _write_partition(storage, plan, partition, files, physical, memory_budget_bytes)
-        rewrite = RewriteCommit(tuple(inputs), tuple(written), _parameters(plan))
+        rewrite = RewriteCommit(
+            tuple(inputs),
+            tuple(written),
+            _parameters(plan),
+            in_commit_timestamps=in_commit_timestamps(plan.snapshot),
+        )
         after = max((o.version or 0 for o in outcomes), default=plan.version)
         version, retried = commit_rewrite(
             storage, rewrite, read_version=plan.version, next_version=max(after, plan.version) + 1
@@ -128,6 +134,12 @@ def _commit_partition(
             log.warning("OPTIMIZE %s: uncommitted files left: %s", plan.location, left)
         raise
     return rewrite_outcome(partition, inputs, written, version, retried)
+
+
+def in_commit_timestamps(snapshot: Snapshot | None) -> bool:
+    """Whether the table enables in-commit timestamps (each commit must carry one)."""
+    config = snapshot.metadata.configuration if snapshot is not None else {}
+    return config.get(IN_COMMIT_TIMESTAMPS, "false").lower() == "true"
 
 
 def _replanned(

@@ -33,6 +33,7 @@ from python_ops.delta.log_commit import (
     FileKey,
     changed_since,
     commit_info,
+    stamp_in_commit_timestamp,
     write_commit,
 )
 from python_ops.errors import ChangedThenFailedError, WriterError
@@ -63,12 +64,15 @@ class RewriteCommit:
         written: The files the rewrite wrote (relative physical paths).
         parameters: ``operationParameters`` (``predicate``, ``zOrderBy``, ``targetSize``).
         operation: The operation recorded (``OPTIMIZE``; ``REORG`` for a purge).
+        in_commit_timestamps: The table enables in-commit timestamps: the commit carries
+            ``inCommitTimestamp`` (``log_commit.in_commit_timestamp``).
     """
 
     inputs: tuple[AddFile, ...]
     written: tuple[WrittenFile, ...]
     parameters: dict[str, str]
     operation: str = "OPTIMIZE"
+    in_commit_timestamps: bool = False
 
 
 def log_path(relative: str) -> str:
@@ -172,7 +176,10 @@ def commit_rewrite(
             if structural or wanted & removed:
                 raise RewriteConflict(_conflict_reason(structural, wanted & removed))
             read = version - 1
-        if write_commit(storage, version, _actions(rewrite, read, run)):
+        actions = _actions(rewrite, read, run)
+        if rewrite.in_commit_timestamps:  # monotonic: after the commit before this version
+            stamp_in_commit_timestamp(storage, version, actions)
+        if write_commit(storage, version, actions):
             verify_commit(storage, version, rewrite)
             return version, attempt
         version = max(commit_versions(storage)) + 1

@@ -77,7 +77,7 @@ def _purge_partition(
 ) -> dict[str, Any]:
     """Rewrite one partition's files with deletion vectors and commit (after ``last``)."""
     # imported here: the writer's machinery is not for a dry run or a plan
-    from python_ops.ops.optimize.native import discard_written
+    from python_ops.ops.optimize.native import discard_written, in_commit_timestamps
     from python_ops.ops.optimize.own_compact import write_bins
     from python_ops.ops.optimize.plan import Bin, PartitionPlan, stats_columns
     from python_ops.ops.optimize.rewrite_commit import RewriteCommit, commit_rewrite
@@ -95,6 +95,7 @@ def _purge_partition(
             tuple(written),
             {"predicate": json.dumps([predicate]), "applyPurge": "true"},
             operation="REORG",
+            in_commit_timestamps=in_commit_timestamps(snapshot),
         )
         version, _ = commit_rewrite(
             storage,
