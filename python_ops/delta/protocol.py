@@ -253,7 +253,14 @@ FEATURES: dict[str, Feature] = {
         _feature(
             "identityColumns",
             reader=False,
-            rw=_writer_unsupported(),
+            rw={
+                **_writer_unsupported(),
+                **_rule(
+                    "a rewrite writes no new identity value: the rows keep theirs, the "
+                    "high-water mark in the schema is untouched",
+                    *REWRITE_OPS,
+                ),
+            },
         ),
         _feature(
             "deletionVectors",
@@ -297,10 +304,17 @@ FEATURES: dict[str, Feature] = {
                 "older than the cutoff",
                 Op.CLEANUP_LOGS,
             ),
-            rw=_writer_unsupported(
-                "delta-rs writes classic checkpoints only (also after its own commits), which "
-                "a v2-checkpoint table must not get"
-            ),
+            rw={
+                **_writer_unsupported(
+                    "delta-rs writes classic checkpoints only (also after its own commits), "
+                    "which a v2-checkpoint table must not get"
+                ),
+                **_rule(
+                    "a rewrite publishes one JSON commit and no checkpoint; the table's (v2) "
+                    "checkpoints stay Delta's to write",
+                    *REWRITE_OPS,
+                ),
+            },
             stats=_rule(
                 "the files' add actions are read from the checkpoint's sidecars; the op commits "
                 "JSON only and writes no checkpoint",

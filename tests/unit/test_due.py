@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from python_ops.delta.snapshot import Snapshot
+from python_ops.delta.snapshot import Snapshot, read_snapshot
 from python_ops.errors import ConfigError, RetentionTooShortError, UnsupportedFeatureError
 from python_ops.maintenance.configuration.config import parse_config
 from python_ops.maintenance.decisions.due import Decision, decide
@@ -158,15 +158,20 @@ def test_optimize_due_for_z_order_and_its_column_checks(shared_snapshot: Snapsho
 
 
 def test_optimize_due_leaves_the_gate_to_the_writer_that_runs(
-    shared_snapshot: SnapshotOf, monkeypatch: pytest.MonkeyPatch
+    fixture_table: Callable[[str], Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # Delta's own OPTIMIZE rewrites identity-column tables: whether it is due does not depend
-    # on the writer; without an engine with Delta the local Delta writer would run it, and
-    # when that is turned off (or Java or the jars are missing) the refusal stands
+    # Delta's own OPTIMIZE rewrites row-tracking tables: whether it is due does not depend on
+    # the writer; without an engine with Delta the local Delta writer would run it, and when
+    # that is turned off (or Java or the jars are missing) the refusal stands. A copy of a
+    # fixture (8 small files) whose protocol also names rowTracking: nothing may write into
+    # the shared original
     from python_ops.delta.local_writer import LOCAL_DELTA_ENV, writer
     from python_ops.ops.optimize.execute import optimize
 
-    snapshot = shared_snapshot("checkpoint-v2-table")  # identityColumns, 8 small files
+    copy = read_snapshot(str(fixture_table("checkpoint-v2-table")))
+    protocol = dict(copy.protocol)
+    protocol["writerFeatures"] = [*protocol["writerFeatures"], "domainMetadata", "rowTracking"]
+    snapshot = dataclasses.replace(copy, protocol=protocol)
     due("optimize", snapshot, 0)
     started = writer().started
     # fewer than 10 small files: nothing worth rewriting, so the local Delta writer is not
@@ -176,7 +181,8 @@ def test_optimize_due_leaves_the_gate_to_the_writer_that_runs(
     monkeypatch.setenv(LOCAL_DELTA_ENV, "off")
     with pytest.raises(
         UnsupportedFeatureError,
-        match=r"compaction refused.*identityColumns.*Delta's own writer.*LOCAL_DELTA=off",
+        match=r"compaction refused.*'(domainMetadata|rowTracking)'.*Delta's own writer.*"
+        r"LOCAL_DELTA=off",
     ):
         optimize(snapshot.location, snapshot=snapshot, min_small_files=2)
 

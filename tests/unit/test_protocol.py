@@ -26,7 +26,7 @@ from python_ops.delta.protocol import (
     support_table,
     table_features,
 )
-from python_ops.delta.snapshot import Snapshot
+from python_ops.delta.snapshot import Snapshot, read_snapshot
 from python_ops.errors import DeltaLogError, UnsupportedFeatureError
 from python_ops.ops.log_cleanup import cleanup_logs, commit_timestamps
 from python_ops.ops.optimize.plan import plan_optimize
@@ -142,8 +142,8 @@ def test_decisions(feature: str, op: Op, refused: bool) -> None:
         ("deletionVectors", Op.COMPACTION, Verdict.RULE),
         ("columnMapping", Op.ZORDER, Verdict.RULE),  # name mode here; id mode: Delta
         ("rowTracking", Op.COMPACTION, Verdict.SUPPORTED),
-        ("v2Checkpoint", Op.COMPACTION, Verdict.SUPPORTED),
-        ("identityColumns", Op.COMPACTION, Verdict.SUPPORTED),
+        ("v2Checkpoint", Op.COMPACTION, Verdict.RULE),  # here: one JSON commit, no checkpoint
+        ("identityColumns", Op.COMPACTION, Verdict.RULE),  # here: no identity value written
         ("inCommitTimestamp", Op.ZORDER, Verdict.RULE),  # here: the commit carries one
         ("typeWidening", Op.COMPACTION, Verdict.SUPPORTED),
         ("domainMetadata", Op.COMPACTION, Verdict.SUPPORTED),
@@ -196,9 +196,15 @@ def test_delta_writes_every_feature_delta_rs_writes_for_the_rewrite_ops() -> Non
 
 
 def test_writer_ops_refuse_unsupported_features_before_planning() -> None:
+    import dataclasses
+
     table = shared_table("checkpoint-v2-table")  # planning reads only: the original will do
-    with pytest.raises(UnsupportedFeatureError, match=r"compaction refused.*identityColumns"):
-        plan_optimize(str(table))
+    snapshot = read_snapshot(str(table))
+    protocol = dict(snapshot.protocol)
+    protocol["writerFeatures"] = [*protocol["writerFeatures"], "domainMetadata", "rowTracking"]
+    refused = r"compaction refused.*(domainMetadata|rowTracking)"
+    with pytest.raises(UnsupportedFeatureError, match=refused):
+        plan_optimize(str(table), snapshot=dataclasses.replace(snapshot, protocol=protocol))
 
 
 def test_checkpoint_not_written_for_a_feature_delta_rs_cannot_carry(
