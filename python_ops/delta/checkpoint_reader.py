@@ -57,6 +57,14 @@ def _numbers(rows: Any, start: int, count: int) -> Sequence[int]:
     return numbers
 
 
+def _optional_chunk(column: Any, start: int, rows: int) -> list[Any]:
+    """One chunk of an optional column's values (all None where the column is absent)."""
+    if column is None:
+        return [None] * min(_ROWS_PER_CHUNK, rows - start)
+    values: list[Any] = column.slice(start, _ROWS_PER_CHUNK).to_pylist()
+    return values
+
+
 def _well_formed_adds(column: Any, root: str) -> list[tuple[int, AddFile]] | None:
     """A checkpoint's ``add`` rows parsed column by column, or None to parse row by row.
 
@@ -74,7 +82,7 @@ def _well_formed_adds(column: Any, root: str) -> list[tuple[int, AddFile]] | Non
     mtime = adds.field(fields["modificationTime"])
     values = adds.field(fields["partitionValues"])
     paths = adds.field(fields["path"])
-    has_stats = "stats" in fields
+    stats = adds.field(fields["stats"]) if "stats" in fields else None
     providers = adds.field(fields["clusteringProvider"]) if "clusteringProvider" in fields else None
     # A plain relative path is its own relative path; anything that may need decoding or
     # normalising goes through relativize.
@@ -84,16 +92,8 @@ def _well_formed_adds(column: Any, root: str) -> list[tuple[int, AddFile]] | Non
     shared: dict[tuple[tuple[str, str | None], ...], dict[str, str | None]] = {}
     out: list[tuple[int, AddFile]] = []
     for start in range(0, len(adds), _ROWS_PER_CHUNK):
-        chunk_stats = (
-            adds.field(fields["stats"]).slice(start, _ROWS_PER_CHUNK).to_pylist()
-            if has_stats
-            else [None] * min(_ROWS_PER_CHUNK, len(adds) - start)
-        )
-        chunk_providers = (
-            providers.slice(start, _ROWS_PER_CHUNK).to_pylist()
-            if providers is not None
-            else [None] * min(_ROWS_PER_CHUNK, len(adds) - start)
-        )
+        chunk_stats = _optional_chunk(stats, start, len(adds))
+        chunk_providers = _optional_chunk(providers, start, len(adds))
         for index, path, odd, size_bytes, mtime_ms, pairs, stat, provider in zip(
             _numbers(indexes, start, _ROWS_PER_CHUNK),
             paths.slice(start, _ROWS_PER_CHUNK).to_pylist(),

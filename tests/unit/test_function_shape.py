@@ -18,7 +18,6 @@ MAX_POSITIONAL = 7
 # (file name, function): body lines today. Shrink it; never add to it.
 STILL_LONG = {
     ("maintain.py", "run_maintain"): 83,
-    ("checkpoint_reader.py", "_well_formed_adds"): 62,
     ("snapshot.py", "reconstruct"): 83,
     ("reclaim.py", "vacuum_due"): 86,
     ("plan.py", "plan_optimize"): 65,
