@@ -60,6 +60,7 @@ from tests.helpers.mixed_writers import (  # noqa: E402
     apply_steps,
     describe,
     first_line,
+    for_op,
     ops,
     run_op,
     tables,
@@ -154,6 +155,7 @@ class Campaign:
             self.shrink_runs += 1
         else:
             self.explored += 1
+        spec = for_op(spec, op)  # a purge gets a table with deletion vectors
         path = Path(tempfile.mkdtemp(prefix="t", dir=self.workdir)) / "table"
         begun = time.monotonic()
         signature, error = None, None

@@ -303,6 +303,23 @@ def ops(draw: st.DrawFn, *names: str) -> OpSpec:
     return OpSpec(name)
 
 
+def for_op(spec: TableSpec, op: OpSpec) -> TableSpec:
+    """The table the op gets: for a purge, one with deletion vectors to purge.
+
+    Drawn tables rarely hold a deletion vector that keeps rows (a campaign's 48 purges changed
+    nothing): a purge's table is created by Delta with deletion vectors on, and ends with a
+    Delta ``DELETE`` of every third row (a deletion vector on every file keeping rows).
+    """
+    if op.name != PURGE:
+        return spec
+    first = spec.steps[0]
+    if first.engine != DELTA:
+        first = Step(DELTA, "append", values=first.values)
+    first = Step(DELTA, "append", values=first.values, dv=True, nostats=first.nostats)
+    last = Step(DELTA, "delete", where="id % 3 = 0", dv=True)
+    return TableSpec(spec.partitioned, (first, *spec.steps[1:], last), spec.mapped)
+
+
 # ------------------------------------------------------------------------------------- writing
 
 

@@ -33,6 +33,7 @@ from tests.helpers.mixed_writers import (
     GenerationFailed,
     TableSpec,
     apply_steps,
+    for_op,
     ops,
     run_op,
     tables,
@@ -83,6 +84,7 @@ def test_our_ops_keep_what_delta_reads(
     spec: TableSpec,
 ) -> None:
     op = data.draw(ops(op_name), label="op")
+    spec = for_op(spec, op)
     path = next(table_paths)
     path.parent.mkdir(parents=True)
     try:
