@@ -25,7 +25,7 @@
     {#- a model whose config was refused or whose table could not be read fails the report
         (exit 1) after every other row was printed -#}
     {%- if run.problems -%}
-      {{ exceptions.raise_compiler_error("maintenance_report: " ~ (run.problems | length) ~ " model(s) could not be reported:\n  - " ~ (run.problems | join("\n  - "))) }}
+      {{ adapter.fail_run_operation("maintenance_report: " ~ (run.problems | length) ~ " model(s) could not be reported:\n  - " ~ (run.problems | join("\n  - "))) }}
     {%- endif -%}
     {{ return(run.text) }}
   {%- endif -%}

@@ -58,7 +58,7 @@
     {%- endfor -%}
     {{ print(lines | join('\n')) }}
     {%- if missing -%}
-      {{ exceptions.raise_compiler_error("print_table_health: " ~ (missing | length) ~ " table(s) missing:\n  - " ~ (missing | map('join', ': ') | join("\n  - "))) }}
+      {{ adapter.fail_run_operation("print_table_health: " ~ (missing | length) ~ " table(s) missing:\n  - " ~ (missing | map('join', ': ') | join("\n  - "))) }}
     {%- endif -%}
     {{ return(rows) }}
   {%- endif -%}

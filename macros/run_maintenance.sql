@@ -19,12 +19,12 @@
         run-operation exists to maintain, so any failed op fails it (exit 1), after every other
         op has run: a scheduler sees the failure -#}
     {%- if run.ops_failed > 0 -%}
-      {{ exceptions.raise_compiler_error(caller_name ~ ": " ~ run.ops_failed ~ " op(s) failed (see the table above; the other ops ran)") }}
+      {{ adapter.fail_run_operation(caller_name ~ ": " ~ run.ops_failed ~ " op(s) failed (see the table above; the other ops ran)") }}
     {%- endif -%}
     {#- a model with a bad maintenance config is that model's problem: every one is named with
         its fix, the others were maintained, and the run-operation fails (exit 1) -#}
     {%- if run.config_refused -%}
-      {{ exceptions.raise_compiler_error(caller_name ~ ": " ~ (run.config_refused | length) ~ " model(s) refused for their maintenance config (the others were maintained):\n  - " ~ (run.config_refused.values() | join("\n  - "))) }}
+      {{ adapter.fail_run_operation(caller_name ~ ": " ~ (run.config_refused | length) ~ " model(s) refused for their maintenance config (the others were maintained):\n  - " ~ (run.config_refused.values() | join("\n  - "))) }}
     {%- endif -%}
     {{ return(run) }}
   {%- endif -%}

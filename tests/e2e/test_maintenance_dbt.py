@@ -162,6 +162,9 @@ def test_a_failed_op_fails_the_run_operation_after_the_others_ran(
     captured = capfd.readouterr()
     out = captured.out
     assert "optimize_all: 1 op(s) failed (see the table above; the other ops ran)" in out
+    # a failed op is dbt's runtime error, not a compilation problem (issue 65 item 6)
+    assert "Runtime Error" in out + captured.err
+    assert "Compilation Error" not in out + captured.err
     # its warning is a run-operation's: it says nothing of a model build that did not happen
     warned = [line for line in (out + captured.err).splitlines() if "failed" in line]
     assert any("maintenance optimize of model fct_orders failed:" in line for line in warned)

@@ -551,6 +551,19 @@ class SparkDeltaAdapter(SparkAdapter):
         return unknown_arguments_text(caller_name, list(given), list(valid))
 
     @available
+    def fail_run_operation(self, message: str) -> None:
+        """End a run-operation that ran but failed: dbt's runtime error, exit 1.
+
+        A failed op, a model refused for its config or a table missing is no compilation
+        problem: ``exceptions.raise_compiler_error`` printed "Compilation Error in macro
+        maintain_all ... > in macro run_maintenance" although nothing failed to compile.
+
+        Raises:
+            DbtRuntimeError: Always, with ``message``.
+        """
+        raise DbtRuntimeError(message)
+
+    @available
     def size_text(self, size_bytes: Any) -> str:
         """A size for printing in scaled units: ``512 B``, ``12.3 KB``, ``4.56 MB``."""
         return size_text(int(size_bytes or 0))
