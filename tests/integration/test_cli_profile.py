@@ -185,3 +185,26 @@ def test_project_dir_defaults_to_dbt_project_dir(
     monkeypatch.setenv("DBT_PROJECT_DIR", str(project))
     places = resolve_places(args(project, project_dir=None))
     assert (places.project_dir, places.warehouse) == (str(project), str(project / "wh"))
+
+
+def test_a_misspelt_profile_key_is_refused_as_dbt_refuses_it(project: Path) -> None:
+    # before: 'warehous' was ignored and the tables were looked for in <project>/warehouse
+    (project / "profiles.yml").write_text(
+        "shop:\n  target: dev\n  outputs:\n    dev:\n      type: sparkdelta\n"
+        "      schema: shop\n      warehous: /data/wh\n"
+    )
+    with pytest.raises(
+        ConfigError,
+        match=r"setting 'profile key' has bad value 'warehous'.*did you mean 'warehouse'\?",
+    ):
+        read_profile_target(str(project))
+
+
+def test_the_profile_keys_are_the_adapters() -> None:
+    import dataclasses
+
+    from dbt.adapters.sparkdelta.connections import SparkDeltaCredentials
+    from python_ops.maintenance.configuration.dbt_profile import PROFILE_KEYS
+
+    fields = {f.name for f in dataclasses.fields(SparkDeltaCredentials)}
+    assert fields | {"type", "threads"} == PROFILE_KEYS

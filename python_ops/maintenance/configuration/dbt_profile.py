@@ -29,6 +29,44 @@ PROFILES_FILE = "profiles.yml"
 PROJECT_FILE = "dbt_project.yml"
 ADAPTER_TYPE = "sparkdelta"
 DEFAULT_WAREHOUSE = "warehouse"
+#: Every key a ``type: sparkdelta`` output may have, as dbt checks it: the adapter's credentials
+#: (``SparkDeltaCredentials``, dbt-spark's and this adapter's own fields) and dbt's ``type`` and
+#: ``threads`` (a unit test keeps this equal to the adapter's fields; python_ops never imports
+#: dbt). dbt refuses any other key; so does the command line, rather than fall back silently.
+PROFILE_KEYS = frozenset(
+    {
+        "type",
+        "threads",
+        "auth",
+        "cluster",
+        "connect_retries",
+        "connect_timeout",
+        "connect_url",
+        "connection_string_suffix",
+        "database",
+        "driver",
+        "endpoint",
+        "engine_port",
+        "host",
+        "kerberos_service_name",
+        "location_root",
+        "method",
+        "mode",
+        "organization",
+        "password",
+        "poll_interval",
+        "port",
+        "query_retries",
+        "query_timeout",
+        "retry_all",
+        "schema",
+        "server_side_parameters",
+        "token",
+        "use_ssl",
+        "user",
+        "warehouse",
+    }
+)
 
 _ENV_VAR = re.compile(
     r"""\{\{-?\s*env_var\(\s*(?P<q1>['"])(?P<name>[^'"]+)(?P=q1)\s*"""
@@ -198,6 +236,27 @@ def _value(output: dict[str, Any], key: str, path: str) -> str | None:
     return render_env_vars(str(raw), key=key, path=path).strip() or None
 
 
+def _refuse_unknown_keys(output: dict[str, Any], profile: str, target: str, path: str) -> None:
+    """Refuse a key dbt refuses (a misspelt ``warehous:``), naming the closest valid one.
+
+    Raises:
+        ConfigError: Naming the key, the profile and target, and the fix.
+    """
+    import difflib
+
+    for key in sorted(str(k) for k in output):
+        if key in PROFILE_KEYS:
+            continue
+        close = difflib.get_close_matches(key, sorted(PROFILE_KEYS), n=1)
+        hint = f"did you mean '{close[0]}'? " if close else ""
+        raise ConfigError(
+            setting="profile key",
+            value=key,
+            fix=f"Target '{target}' of profile '{profile}' in {path} has a key dbt does not "
+            f"know ({hint}dbt refuses it too). Fix the key, or remove it.",
+        )
+
+
 def read_profile_target(
     project_dir: str,
     *,
@@ -253,6 +312,7 @@ def read_profile_target(
             fix=f"Target '{chosen}' of profile '{name}' in {path} is not 'type: {ADAPTER_TYPE}'; "
             "these tables are not this adapter's. Pass --target, or --warehouse.",
         )
+    _refuse_unknown_keys(output, name, chosen, path)
     method = _value(output, "method", path) or "session"
     mode = engine_mode(_value(output, "mode", path))
     warehouse = _value(output, "warehouse", path)
