@@ -113,6 +113,22 @@ class ConfigError(MaintenanceError):
         )
 
 
+class SelectionError(ConfigError):
+    """dbt refused a ``--select``/``--exclude``: its own words, said once.
+
+    dbt's message already names the criterion, suggests the closest model and says what to
+    do; wrapping it as a bad setting ("setting 'select' has bad value '<dbt's message>'. Use a
+    selection dbt ls accepts.") said it twice.
+
+    Args:
+        message: dbt's message.
+    """
+
+    def __init__(self, message: str):
+        super().__init__(setting="select", value=message, fix="")
+        self.args = (message,)
+
+
 class ConfigErrors(ConfigError):
     """Several settings of one model have bad values: every one is listed, so one fix run does.
 

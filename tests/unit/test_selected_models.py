@@ -61,6 +61,15 @@ def test_a_rejected_selection_is_a_config_error_with_dbt_s_message() -> None:
         parse_resolution('{"error": "\'colour\' is not a valid method name"}')
 
 
+def test_dbt_s_refusal_is_said_once_not_wrapped_as_a_bad_setting() -> None:
+    # issue 65 item 8: "setting 'select' has bad value \"the selection criterion ... (did you
+    # mean 'fct_orders'?) ...\". Use a selection dbt ls accepts." said dbt's message twice over
+    said = "the selection criterion 'fct_order' does not match (did you mean 'fct_orders'?)"
+    with pytest.raises(ConfigError) as err:
+        parse_resolution(json.dumps({"error": said}))
+    assert str(err.value) == said
+
+
 def test_no_answer_says_dbt_may_be_missing() -> None:
     with pytest.raises(ConfigError, match="is the sparkdelta adapter"):
         parse_resolution("ModuleNotFoundError: No module named 'dbt'")

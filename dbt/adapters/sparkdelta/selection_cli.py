@@ -20,7 +20,7 @@ from typing import Any
 from dbt_common.exceptions import DbtRuntimeError
 
 from dbt.adapters.sparkdelta.dbt_selector import Selection, select_models
-from python_ops.errors import ConfigError
+from python_ops.errors import SelectionError
 from python_ops.maintenance import ResolvedSelection, SelectionRequest
 
 
@@ -93,11 +93,7 @@ class ManifestResolver:
                 state=request.state,
             )
         except Exception as err:  # dbt's errors, as the child process reports them
-            raise ConfigError(
-                setting="select",
-                value=str(getattr(err, "msg", err)).strip(),
-                fix="Use a selection dbt ls accepts.",
-            ) from err
+            raise SelectionError(str(getattr(err, "msg", err)).strip()) from err
         return ResolvedSelection(selection.unique_ids, selection.warnings, selection.selector)
 
 

@@ -19,7 +19,7 @@ import sys
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
-from python_ops.errors import ConfigError
+from python_ops.errors import ConfigError, SelectionError
 from python_ops.maintenance.selection.selected_models import ResolvedSelection
 
 RESOLVER = "dbt.adapters.sparkdelta.selection_cli"
@@ -75,9 +75,7 @@ def parse_resolution(output: str) -> ResolvedSelection:
             "Python environment?",
         )
     if "error" in answer:
-        raise ConfigError(
-            setting="select", value=answer["error"], fix="Use a selection dbt ls accepts."
-        )
+        raise SelectionError(str(answer["error"]))
     ids = answer.get("unique_ids")
     return ResolvedSelection(
         unique_ids=None if ids is None else frozenset(ids),
