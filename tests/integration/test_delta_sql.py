@@ -21,7 +21,6 @@ import numpy as np
 import pyarrow as pa
 import pytest
 from deltalake import write_deltalake
-from pyspark.errors import AnalysisException
 from pyspark.sql import SparkSession
 
 from python_ops.delta.actions import DeletionVector, file_key, identity_text
@@ -179,7 +178,7 @@ def test_settings_are_restored_after_a_failed_statement_on_both_kinds_of_connect
     delta_spark.conf.set(BATCH_SIZE, "5")
     try:
         for sql in (session_sql(delta_spark), sql_only(delta_spark)):
-            with pytest.raises(AnalysisException, match="DELTA_MISSING_DELTA_TABLE"):
+            with pytest.raises(EngineError, match="DELTA_MISSING_DELTA_TABLE"):
                 sql.run_with_settings(f"OPTIMIZE {missing}", wanted)
             assert settings_of(delta_spark) == {
                 **dict.fromkeys(SETTINGS),
