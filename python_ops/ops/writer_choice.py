@@ -10,6 +10,8 @@ run the op; when Delta 4.4 itself does not support the table, its refusal is the
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+
 from python_ops.delta.local_writer import require_start_allowed, unavailable_reason, writer
 from python_ops.delta.protocol import Op, Writer, check_protocol
 from python_ops.delta.snapshot import Snapshot
@@ -57,6 +59,51 @@ def delta_writer_for(
             ) from refusal
         require_start_allowed()
         return Writer.DELTA, writer().sql()
+
+
+def keeps_empty_partition_values(
+    snapshot: Snapshot,
+    op: Op,
+    partitions: Sequence[Mapping[str, str | None]],
+    location: str,
+) -> bool:
+    """Whether the rewrite must stay here because Delta's writer would change a partition value.
+
+    Measured on Delta 4.4: its OPTIMIZE (compaction and Z-order) rewrites a file whose partition
+    value is the empty string (another engine wrote it so: Sail does) with that value null, and
+    Delta then reads null where it read ``''``. Our writer copies each add's partition values
+    byte for byte. So a rewrite of such a partition never goes to Delta's writer.
+
+    Args:
+        snapshot: The table's snapshot.
+        op: The rewrite (``Op.COMPACTION``, ``Op.ZORDER``; purges as compaction).
+        partitions: The partition values of the partitions to rewrite.
+        location: The table location.
+
+    Returns:
+        False when no partition has an empty-string value; True when one has and our writer
+        supports the table (it runs here instead).
+
+    Raises:
+        UnsupportedFeatureError: When one has and only Delta's writer supports the table:
+            refused before anything is written, naming the partition.
+    """
+    empty = [dict(p) for p in partitions if any(v == "" for v in p.values())]
+    if not empty:
+        return False
+    try:
+        check_protocol(snapshot.protocol, op, location=location, writer=Writer.DELTA_RS)
+        _require_name_mapping(snapshot, op, location)
+    except UnsupportedFeatureError as refusal:
+        raise UnsupportedFeatureError(
+            table=location,
+            feature=refusal.feature,
+            op=str(op),
+            reason=f"{refusal.reason}; and Delta 4.4's writer would rewrite the empty-string "
+            f"partition value of {empty[0]} as null, changing the rows Delta reads. Leave that "
+            "partition out (a partition condition) or rewrite the value first",
+        ) from refusal
+    return True
 
 
 def _require_name_mapping(snapshot: Snapshot, op: Op, location: str) -> None:

@@ -46,7 +46,7 @@ from python_ops.ops.optimize.plan import (
     plan_summary,
 )
 from python_ops.ops.results import OptimizeResult
-from python_ops.ops.writer_choice import delta_writer_for
+from python_ops.ops.writer_choice import delta_writer_for, keeps_empty_partition_values
 from python_ops.spark_sessions import DeltaSql, session_sql
 from python_ops.storage import Storage, open_storage
 
@@ -261,6 +261,10 @@ def _write(
     if not plan.work or dry_run:
         return
     _require_inputs(plan)  # a partition committed before a missing input cannot be taken back
+    if use_sql and plan.snapshot is not None:  # Delta would turn '' partition values to null
+        op = Op.ZORDER if plan.zorder_by else Op.COMPACTION
+        values = [p.partition_values for p in plan.work]
+        use_sql = not keeps_empty_partition_values(plan.snapshot, op, values, location)
     if not use_sql or sql is None:
         run.untracked = rewrite_natively(
             plan, failures=run.failures, outcomes=run.outcomes,

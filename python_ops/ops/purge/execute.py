@@ -72,9 +72,11 @@ def execute_purge(
 def _rewrite(plan: PurgePlan, storage: Storage, sql: DeltaSql | None) -> tuple[dict[str, Any], str]:
     """Purge the due partitions: Delta's REORG where the engine has Delta, else here."""
     # imported here: the writer's machinery is not for a dry run
-    from python_ops.ops.writer_choice import delta_writer_for
+    from python_ops.ops.writer_choice import delta_writer_for, keeps_empty_partition_values
 
     _gate, engine = delta_writer_for(plan.snapshot, Op.COMPACTION, sql, plan.location)
-    if engine is not None and engine.has_delta(plan.location):
+    values = [p.partition_values for p in plan.due]
+    here = keeps_empty_partition_values(plan.snapshot, Op.COMPACTION, values, plan.location)
+    if not here and engine is not None and engine.has_delta(plan.location):
         return reorg(engine, plan.snapshot, list(plan.due)), f"{WRITER_REORG} on {engine.where}"
     return purge_natively(storage, plan.snapshot, list(plan.due)), WRITER_NATIVE
