@@ -24,9 +24,9 @@ pytestmark = [pytest.mark.classic_spark, pytest.mark.delta_jars]
 def sail_written(sail: Any, table: Path) -> None:
     for batch in range(2):
         rows = [(batch * 10 + i, v, f"s{batch}") for i, v in enumerate(("", "", "a"))]
-        sail.createDataFrame(rows, "id long, p string, v string").write.format(
-            "delta"
-        ).partitionBy("p").mode("append").save(str(table))
+        sail.createDataFrame(rows, "id long, p string, v string").write.format("delta").partitionBy(
+            "p"
+        ).mode("append").save(str(table))
 
 
 def rows(spark: Any, table: Path) -> list[tuple[int, Any, bool]]:
