@@ -241,3 +241,42 @@ def test_a_purge_with_a_live_file_missing_refuses_before_writing(
 
     assert read_snapshot(str(table)).version == snapshot.version  # nothing committed
     assert sorted(p for p in table.rglob("*") if p.is_file()) == on_disk  # nothing written
+
+
+def test_delta_s_reorg_answering_a_removal_it_did_not_commit_is_no_change(
+    tmp_path: Path, delta_spark: Any
+) -> None:
+    # found by the campaign: a file written without statistics whose one row a DELETE marked
+    # deleted (a deletion vector, as Delta cannot know the file holds no other row); Delta's
+    # REORG ... APPLY (PURGE) answered numFilesRemoved = 1 and committed nothing. We said
+    # "rewrote 1 file(s) ... history cannot be attributed" (exit 1) though nothing changed
+    from python_ops.errors import EngineError
+
+    table = tmp_path / "dv-one-row"
+    name = table_sql(table)
+    delta_spark.sql(
+        f"CREATE TABLE {name} (id BIGINT, p STRING) USING delta PARTITIONED BY (p) "
+        "TBLPROPERTIES ('delta.enableDeletionVectors' = 'true')"
+    ).collect()
+    delta_spark.sql(f"INSERT INTO {name} VALUES (0, 'x'), (1, 'y')").collect()
+    delta_spark.conf.set("spark.databricks.delta.stats.collect", "false")
+    try:
+        delta_spark.sql(f"INSERT INTO {name} VALUES (3, 'x')").collect()
+    finally:
+        delta_spark.conf.unset("spark.databricks.delta.stats.collect")
+    delta_spark.sql(f"DELETE FROM {name} WHERE id = 3").collect()
+    snapshot = read_snapshot(str(table))
+    assert any(f.deletion_vector for f in snapshot.files)
+    before = oracle(delta_spark, table)
+
+    # Delta's answer and its log disagree: said so, as nothing changed (exit 2)
+    with pytest.raises(EngineError, match=r"answered it rewrote 1 file.*committed nothing"):
+        purge(str(table), deleted_ratio=0.0, spark=delta_spark, audit=False)
+    assert read_snapshot(str(table)).version == snapshot.version
+    assert oracle(delta_spark, table) == before
+    # here (no engine): the file whose rows are all deleted is removed, nothing added
+    done = purge(str(table), deleted_ratio=0.0, audit=False)
+    assert done.writer == WRITER_NATIVE
+    assert done.files_removed >= 1
+    assert not any(f.deletion_vector for f in read_snapshot(str(table)).files)
+    assert oracle(delta_spark, table) == before

@@ -38,6 +38,7 @@ from python_ops.ops.optimize.delta_statement import (
     marked_commit,
     optimize_metrics,
     run_marked,
+    unmarked_answer,
 )
 from python_ops.ops.results import OptimizeResult
 from python_ops.ops.writer_choice import delta_writer_for
@@ -226,9 +227,11 @@ def cluster(
             if int(metrics.get("numFilesAdded") or 0) or int(metrics.get("numFilesRemoved") or 0):
                 found = marked_commit(location, snapshot.version, marker)
                 if found is None:
-                    raise EngineError(
-                        f"Delta's OPTIMIZE of {table} committed, but no commit after version "
-                        f"{snapshot.version} carries its marker {marker!r}"
+                    raise unmarked_answer(
+                        location,
+                        snapshot.version,
+                        marker,
+                        f"Delta's clustering OPTIMIZE of {table} answered it rewrote files",
                     )
                 version = found[0]
         except Exception as err:

@@ -12,7 +12,6 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from python_ops.errors import ChangedThenFailedError
 from python_ops.ops.optimize.delta_statement import (
     BATCH_SIZE,
     MARKER_PREFIX,
@@ -25,6 +24,7 @@ from python_ops.ops.optimize.delta_statement import (
     optimize_metrics,
     partitions_predicate,
     run_marked,
+    unmarked_answer,
 )
 from python_ops.ops.optimize.outcome import Outcome
 from python_ops.ops.optimize.plan import OptimizePlan
@@ -119,10 +119,12 @@ def run_with_delta_sql(
     if added or removed:
         found = _marked_commit(plan, marker)
         if found is None:
-            raise ChangedThenFailedError(
-                f"Delta's OPTIMIZE of {table} on {sql.where} rewrote {removed} file(s), but no "
-                f"commit after version {plan.version} carries its marker {marker!r} "
-                f"({USER_METADATA}); its history cannot be attributed"
+            raise unmarked_answer(
+                plan.location,
+                plan.version,
+                marker,
+                f"Delta's OPTIMIZE of {table} on {sql.where} answered it rewrote {removed} "
+                f"file(s) ({USER_METADATA} {marker!r})",
             )
         version, paths = found
         planned = {f for p in plan.work for b in p.bins for f in b.files}

@@ -8,7 +8,7 @@ from typing import Any
 
 from python_ops.delta.deletes import PartitionDeletes
 from python_ops.delta.snapshot import Snapshot
-from python_ops.errors import ChangedThenFailedError, EngineError
+from python_ops.errors import EngineError
 from python_ops.ops.optimize.delta_statement import (
     MARKER_PREFIX,
     USER_METADATA,
@@ -16,6 +16,7 @@ from python_ops.ops.optimize.delta_statement import (
     marked_commit,
     partitions_predicate,
     run_marked,
+    unmarked_answer,
 )
 from python_ops.spark_sessions import DeltaSql
 
@@ -66,10 +67,12 @@ def reorg(sql: DeltaSql, snapshot: Snapshot, due: list[PartitionDeletes]) -> dic
     m = as_dict(rows[0]["metrics"])
     found = marked_commit(snapshot.location, snapshot.version, marker)
     if found is None and (m.get("numFilesAdded") or m.get("numFilesRemoved")):
-        raise ChangedThenFailedError(  # as OPTIMIZE: a rewrite whose commit is not found
-            f"Delta's REORG of {snapshot.location} on {sql.where} rewrote "
-            f"{m.get('numFilesRemoved') or 0} file(s), but no commit after version "
-            f"{snapshot.version} carries its marker {marker!r}; its history cannot be attributed"
+        raise unmarked_answer(  # as OPTIMIZE: a rewrite whose commit is not found
+            snapshot.location,
+            snapshot.version,
+            marker,
+            f"Delta's REORG of {snapshot.location} on {sql.where} answered it rewrote "
+            f"{m.get('numFilesRemoved') or 0} file(s)",
         )
     return {
         "version": found[0] if found else None,
