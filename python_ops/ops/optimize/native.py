@@ -100,6 +100,8 @@ def _commit_partition(
     outcomes: list[Outcome],
     physical: tuple[list[str], list[str]],
     memory_budget_bytes: int,
+    *,
+    stamp: bool,
 ) -> Outcome:
     """Write one partition's rewrite and commit it after this run's previous commits.
 
@@ -117,7 +119,7 @@ def _commit_partition(
             tuple(inputs),
             tuple(written),
             _parameters(plan),
-            in_commit_timestamps=in_commit_timestamps(plan.snapshot),
+            in_commit_timestamps=stamp,
         )
         after = max((o.version or 0 for o in outcomes), default=plan.version)
         version, retried = commit_rewrite(
@@ -214,6 +216,7 @@ def rewrite_natively(
     columns = snapshot.metadata.physical(indexed_columns(snapshot))
     zorder = snapshot.metadata.physical(plan.zorder_by or ())
     memory = memory_budget_bytes
+    stamp = in_commit_timestamps(snapshot)  # from the snapshot read here, plan's or not
     untracked: list[str] = []
     for partition in plan.work:
         current, attempts = (plan, partition, files), 0
@@ -221,7 +224,9 @@ def rewrite_natively(
             attempts += 1
             try:
                 outcomes.append(
-                    _commit_partition(storage, current, outcomes, (columns, zorder), memory)
+                    _commit_partition(
+                        storage, current, outcomes, (columns, zorder), memory, stamp=stamp
+                    )
                 )
                 break
             except RewriteConflict as err:
