@@ -227,12 +227,8 @@ def cluster(
             if int(metrics.get("numFilesAdded") or 0) or int(metrics.get("numFilesRemoved") or 0):
                 found = marked_commit(location, snapshot.version, marker)
                 if found is None:
-                    raise unmarked_answer(
-                        location,
-                        snapshot.version,
-                        marker,
-                        f"Delta's clustering OPTIMIZE of {table} answered it rewrote files",
-                    )
+                    said = f"Delta's clustering OPTIMIZE of {table} answered it rewrote files"
+                    raise unmarked_answer(location, snapshot.version, marker, said)
                 version = found[0]
         except Exception as err:
             as_audit(audit).record("optimize", location, "failed", {**params, "error": str(err)})
