@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import logging
 import sys
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, TextIO
 
@@ -24,6 +25,7 @@ from python_ops.cli.project import Places, maintained_models, node_location, res
 from python_ops.errors import ConfigError, MaintenanceError
 from python_ops.maintenance.records.history import HistoryStore
 from python_ops.maintenance.records.outcomes import Status
+from python_ops.maintenance.running.runner import MaintenanceRun
 from python_ops.maintenance.running.session import (
     MaintenanceSession,
     OpsEnvironment,
@@ -159,29 +161,7 @@ def run_maintain(args: Any, resolver: SelectionResolver | None = None) -> int:
     targets, _ = targets_from_nodes(models, locate, refused=refused)
     _report_refused(refused, nothing_else=not targets)
     _check_found(targets, models, places, refused)
-    selector, state = getattr(args, "selector", None), getattr(args, "state", None)
-    if needs_resolution(args.select, args.exclude, selector, manifest.get("selectors")):
-        request = SelectionRequest(
-            project_dir,
-            select=tuple(args.select or ()),
-            exclude=tuple(args.exclude or ()),
-            selector=selector,
-            state=state,
-        )
-        selection = (resolver or ChildProcessResolver()).resolve(request)
-        for warning in selection.warnings:
-            print(f"maintain: warning: {warning}", file=sys.stderr)
-        chosen = keep_selected(targets, selection.unique_ids)
-        if not chosen:
-            raise ConfigError(
-                setting="select",
-                value=" ".join(args.select or []) or selector,
-                fix=f"The selection keeps none of the {len(targets)} built table models "
-                f"({', '.join(t.name for t in targets)}); nothing was run. Check it with "
-                "'dbt ls --resource-type model --select ...'.",
-            )
-    else:
-        chosen = list(targets)
+    chosen = _chosen(args, project_dir, manifest, targets, resolver)
     history = HistoryStore(
         args.history_location
         or default_history_location(places.warehouse, models, location_root=places.location_root)
@@ -193,25 +173,12 @@ def run_maintain(args: Any, resolver: SelectionResolver | None = None) -> int:
         file=sys.stderr,
     )
 
-    from python_ops.spark_sessions import SailEngine
+    def table_location(node: Mapping[str, Any]) -> str | None:
+        name = str(node.get("alias") or node.get("name"))
+        return locate(str(node.get("schema")), name, node_config(node))
 
-    engine = SailEngine()  # VACUUM selects files with the DataFrame API
-    try:
-        advice = ProjectAdvice(
-            manifest,
-            project_dir,
-            lambda node: locate(
-                str(node.get("schema")),
-                str(node.get("alias") or node.get("name")),
-                node_config(node),
-            ),
-        )
-        session = MaintenanceSession(
-            args.invocation, CliEnvironment(engine.spark, history, advice), CliEvents()
-        )
-        run = session.maintain(chosen, options, on_progress=ProgressBar(sys.stderr))
-    finally:
-        engine.stop()
+    advice = ProjectAdvice(manifest, project_dir, table_location)
+    run = _run_session(args, chosen, options, history, advice)
     try:  # rows kept for the command's end (VACUUM's due-check bounds): one commit
         history.flush()
     except MaintenanceError as err:  # the ops' runs stand; say what was not recorded
@@ -225,6 +192,63 @@ def run_maintain(args: Any, resolver: SelectionResolver | None = None) -> int:
             file=sys.stderr,
         )
     return 1 if failed or refused else 0
+
+
+def _chosen(
+    args: Any,
+    project_dir: Any,
+    manifest: dict[str, Any],
+    targets: list[ModelTarget],
+    resolver: SelectionResolver | None,
+) -> list[ModelTarget]:
+    """The targets the command line's selection keeps (all when it selects by nothing).
+
+    Raises:
+        ConfigError: When the selection keeps none of the built table models.
+    """
+    selector, state = getattr(args, "selector", None), getattr(args, "state", None)
+    if not needs_resolution(args.select, args.exclude, selector, manifest.get("selectors")):
+        return list(targets)
+    request = SelectionRequest(
+        project_dir,
+        select=tuple(args.select or ()),
+        exclude=tuple(args.exclude or ()),
+        selector=selector,
+        state=state,
+    )
+    selection = (resolver or ChildProcessResolver()).resolve(request)
+    for warning in selection.warnings:
+        print(f"maintain: warning: {warning}", file=sys.stderr)
+    chosen = keep_selected(targets, selection.unique_ids)
+    if not chosen:
+        raise ConfigError(
+            setting="select",
+            value=" ".join(args.select or []) or selector,
+            fix=f"The selection keeps none of the {len(targets)} built table models "
+            f"({', '.join(t.name for t in targets)}); nothing was run. Check it with "
+            "'dbt ls --resource-type model --select ...'.",
+        )
+    return chosen
+
+
+def _run_session(
+    args: Any,
+    chosen: list[ModelTarget],
+    options: RunOptions,
+    history: HistoryStore,
+    advice: ProjectAdvice,
+) -> MaintenanceRun:
+    """Maintain ``chosen`` in one session on the embedded engine, stopped at the end."""
+    from python_ops.spark_sessions import SailEngine
+
+    engine = SailEngine()  # VACUUM selects files with the DataFrame API
+    try:
+        session = MaintenanceSession(
+            args.invocation, CliEnvironment(engine.spark, history, advice), CliEvents()
+        )
+        return session.maintain(chosen, options, on_progress=ProgressBar(sys.stderr))
+    finally:
+        engine.stop()
 
 
 def _report_refused(refused: dict[str, str], *, nothing_else: bool) -> None:

@@ -9,7 +9,7 @@ never listed or opened.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -320,60 +320,15 @@ def reconstruct(
         f.version: f for f in log_files if f.kind is LogFileKind.COMMIT and f.version is not None
     }
     checkpoints = complete_checkpoints(log_files)
-    known = set(commits) | set(checkpoints)
-    if not known:
-        raise TableNotFoundError(
-            f"no Delta table at {root}: '{LOG_DIR}' is missing or has no commits. "
-            "Check the location, or build the model first."
-        )
-    target = max(known) if version is None else version
-    if target not in known and not any(v > target for v in known):
-        raise DeltaLogError(f"{root}: version {target} does not exist (latest is {max(known)})")
+    target = _target_version(root, version, set(commits) | set(checkpoints))
     usable = [v for v in checkpoints if v <= target]
     start = max(usable) if usable else None
-
     replay = LogReplay(root)
     if start is not None:
-        for part in checkpoints[start]:
-            for at, action in checkpoint_actions(
-                storage, part, with_stats=with_stats, parse_adds=True, columns=columns
-            ):
-                replay.apply(at, action)
-        for sidecar in replay.sidecars:
-            where = f"{root}/{SIDECAR_DIR}/{sidecar}"
-            data = storage.read_arrow_buffer(f"{SIDECAR_DIR}/{sidecar}")
-            sidecar_actions = read_parquet_actions(
-                data, where, with_stats=with_stats, root=root, columns=columns
-            )
-            del data  # the reader's copy is the one held (see read_parquet_actions)
-            for at, action in sidecar_actions:
-                replay.apply(at, action)
+        _replay_checkpoint(storage, replay, checkpoints[start], with_stats, columns)
     first = 0 if start is None else start + 1
-    missing = [v for v in range(first, target + 1) if v not in commits]
-    if missing:
-        named = last_checkpoint_version(storage)
-        hint = (
-            f"_last_checkpoint names version {named}, whose checkpoint is missing or incomplete"
-            if named is not None and named not in checkpoints
-            else "the log was cleaned past the last checkpoint, or a commit was lost"
-        )
-        raise DeltaLogError(
-            f"{root}: cannot reconstruct version {target}: commit(s) {missing[:5]} are missing "
-            f"and no checkpoint covers them ({hint}). Restore the missing log files; no op "
-            "runs on a log it cannot read completely."
-        )
-    timestamp = 0
-    for v in range(first, target + 1):
-        try:
-            lines = commit_lines(storage, commits[v].path)
-            for at, action in lines:
-                replay.apply(at, action)
-        except DeltaLogError as err:
-            raise DeltaLogError(
-                f"{err}. {damaged_commit_way_forward(commits[v].path, v, start, target)}"
-            ) from err
-        actions = [action for _, action in lines]
-        timestamp = commit_info(v, actions, commits[v].modification_time_ms).timestamp_ms
+    _require_commits(storage, commits, checkpoints, range(first, target + 1))
+    timestamp, actions = _replay_commits(storage, replay, commits, start, target)
     if target >= first and replay.metadata is not None:
         require_in_commit_timestamp(root, target, replay.metadata, actions)
     if replay.metadata is None or replay.protocol is None:
@@ -394,6 +349,92 @@ def reconstruct(
         commit_timestamp_ms=timestamp,
         ambiguous=ambiguous_files(replay.files, replay.tombstones),
     )
+
+
+def _target_version(root: str, version: int | None, known: set[int]) -> int:
+    """The version to reconstruct: ``version``, or the latest the log knows when None."""
+    if not known:
+        raise TableNotFoundError(
+            f"no Delta table at {root}: '{LOG_DIR}' is missing or has no commits. "
+            "Check the location, or build the model first."
+        )
+    target = max(known) if version is None else version
+    if target not in known and not any(v > target for v in known):
+        raise DeltaLogError(f"{root}: version {target} does not exist (latest is {max(known)})")
+    return target
+
+
+def _replay_checkpoint(
+    storage: Storage,
+    replay: LogReplay,
+    parts: Sequence[LogFile],
+    with_stats: bool,
+    columns: list[FileColumns] | None,
+) -> None:
+    """Apply a complete checkpoint's parts, then the v2 sidecars they name."""
+    root = storage.root
+    for part in parts:
+        for at, action in checkpoint_actions(
+            storage, part, with_stats=with_stats, parse_adds=True, columns=columns
+        ):
+            replay.apply(at, action)
+    for sidecar in replay.sidecars:
+        where = f"{root}/{SIDECAR_DIR}/{sidecar}"
+        data = storage.read_arrow_buffer(f"{SIDECAR_DIR}/{sidecar}")
+        sidecar_actions = read_parquet_actions(
+            data, where, with_stats=with_stats, root=root, columns=columns
+        )
+        del data  # the reader's copy is the one held (see read_parquet_actions)
+        for at, action in sidecar_actions:
+            replay.apply(at, action)
+
+
+def _require_commits(
+    storage: Storage,
+    commits: Mapping[int, LogFile],
+    checkpoints: Mapping[int, Any],
+    versions: range,
+) -> None:
+    """Refuse when a commit the replay needs is missing, saying why it may be."""
+    missing = [v for v in versions if v not in commits]
+    if not missing:
+        return
+    named = last_checkpoint_version(storage)
+    hint = (
+        f"_last_checkpoint names version {named}, whose checkpoint is missing or incomplete"
+        if named is not None and named not in checkpoints
+        else "the log was cleaned past the last checkpoint, or a commit was lost"
+    )
+    raise DeltaLogError(
+        f"{storage.root}: cannot reconstruct version {versions.stop - 1}: commit(s) "
+        f"{missing[:5]} are missing and no checkpoint covers them ({hint}). Restore the missing "
+        "log files; no op runs on a log it cannot read completely."
+    )
+
+
+def _replay_commits(
+    storage: Storage,
+    replay: LogReplay,
+    commits: Mapping[int, LogFile],
+    start: int | None,
+    target: int,
+) -> tuple[int, list[dict[str, Any]]]:
+    """Apply the JSON commits after the checkpoint: the last one's timestamp and actions."""
+    first = 0 if start is None else start + 1
+    timestamp = 0
+    actions: list[dict[str, Any]] = []
+    for v in range(first, target + 1):
+        try:
+            lines = commit_lines(storage, commits[v].path)
+            for at, action in lines:
+                replay.apply(at, action)
+        except DeltaLogError as err:
+            raise DeltaLogError(
+                f"{err}. {damaged_commit_way_forward(commits[v].path, v, start, target)}"
+            ) from err
+        actions = [action for _, action in lines]
+        timestamp = commit_info(v, actions, commits[v].modification_time_ms).timestamp_ms
+    return timestamp, actions
 
 
 def require_in_commit_timestamp(

@@ -136,15 +136,35 @@ def select_models(
     Raises:
         DbtRuntimeError: For a bad argument, an unknown selector or a criterion dbt rejects.
     """
-    from dbt.artifacts.resources.types import NodeType
-    from dbt.compilation import Linker
-    from dbt.graph.cli import parse_difference
-    from dbt.graph.graph import Graph
-    from dbt.graph.selector import ResourceTypeSelector
-
     chosen = _as_list(select, "select")
     dropped = _as_list(exclude, "exclude")
-    selectors = selectors or {}
+    selector, spec = _spec(chosen, dropped, selector, selectors or {})
+    if spec is None:
+        return Selection(unique_ids=None)
+    node_selector = _node_selector(manifest, previous_state)
+    selected = frozenset(node_selector.get_selected(spec, warn_on_no_nodes=False))
+    warnings = _criterion_warnings(manifest, node_selector, spec, leaves=bool(selector))
+    if not warnings:
+        models = [manifest.nodes[u] for u in sorted(selected)]
+        if not models:
+            warnings.append("the selection matches no model")
+        elif not any(_maintained(m) for m in models):
+            warnings.append(
+                f"nothing selected is a table or incremental model: {_kinds(models)}; "
+                "views and ephemeral models have no Delta table to maintain"
+            )
+    return Selection(unique_ids=selected, warnings=tuple(warnings), selector=selector)
+
+
+def _spec(
+    chosen: list[str] | None,
+    dropped: list[str] | None,
+    selector: str | None,
+    selectors: Mapping[str, Mapping[str, Any]],
+) -> tuple[str | None, Any]:
+    """The selector used (given or the project's default) and dbt's spec; None: select all."""
+    from dbt.graph.cli import parse_difference
+
     if selector and (chosen or dropped):
         raise DbtRuntimeError(
             f"selector '{selector}' cannot be combined with select/exclude: put the whole "
@@ -153,34 +173,43 @@ def select_models(
     if not selector and not (chosen or dropped):
         selector = next((n for n, s in selectors.items() if s.get("default") is True), None)
         if selector is None:
-            return Selection(unique_ids=None)
-    if selector:
-        if selector not in selectors:
-            raise DbtRuntimeError(
-                f"no selector named '{selector}' in selectors.yml (selectors: "
-                f"{', '.join(sorted(selectors)) or 'none'})"
-            )
-        spec = selectors[selector]["definition"]
-    else:
-        spec = parse_difference(chosen, dropped)
+            return None, None
+    if not selector:
+        return None, parse_difference(chosen, dropped)
+    if selector not in selectors:
+        raise DbtRuntimeError(
+            f"no selector named '{selector}' in selectors.yml (selectors: "
+            f"{', '.join(sorted(selectors)) or 'none'})"
+        )
+    return selector, selectors[selector]["definition"]
+
+
+def _node_selector(manifest: Any, previous_state: Any) -> Any:
+    """The dbt selector over the manifest's graph, for models and snapshots."""
+    from dbt.artifacts.resources.types import NodeType
+    from dbt.compilation import Linker
+    from dbt.graph.graph import Graph
+    from dbt.graph.selector import ResourceTypeSelector
 
     linker = Linker()
     linker.link_graph(manifest)
-    node_selector = ResourceTypeSelector(
+    return ResourceTypeSelector(
         graph=Graph(linker.graph),
         manifest=manifest,
         previous_state=previous_state,
         resource_types=[NodeType(t) for t in RESOURCE_TYPES],  # models and snapshots
         include_empty_nodes=True,
     )
-    selected = frozenset(node_selector.get_selected(spec, warn_on_no_nodes=False))
 
+
+def _criterion_warnings(manifest: Any, node_selector: Any, spec: Any, *, leaves: bool) -> list[str]:
+    """What each criterion misses: raise for one matching nothing, warn for one with no table."""
     warnings: list[str] = []
     misses: list[str] = []
     model_names = sorted(
         {n.name for n in manifest.nodes.values() if n.resource_type in RESOURCE_TYPES}
     )
-    for criterion in _criteria(spec, leaves=bool(selector)):
+    for criterion in _criteria(spec, leaves=leaves):
         direct, _ = node_selector.select_nodes(criterion, warn_on_no_nodes=False)
         models = [
             manifest.nodes[u]
@@ -208,13 +237,4 @@ def select_models(
             "; ".join(misses) + ". Nothing was maintained: fix the selection (dbt ls --select "
             "shows what a criterion selects)."
         )
-    if not warnings:
-        models = [manifest.nodes[u] for u in sorted(selected)]
-        if not models:
-            warnings.append("the selection matches no model")
-        elif not any(_maintained(m) for m in models):
-            warnings.append(
-                f"nothing selected is a table or incremental model: {_kinds(models)}; "
-                "views and ephemeral models have no Delta table to maintain"
-            )
-    return Selection(unique_ids=selected, warnings=tuple(warnings), selector=selector)
+    return warnings

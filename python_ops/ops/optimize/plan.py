@@ -343,25 +343,18 @@ def plan_optimize(
     for f in snapshot.files:
         if scope is None or scope.matches(f.partition_values):
             by_partition[tuple(sorted(f.partition_values.items()))].append(f)
-    plans = []
-    for key, files in sorted(by_partition.items(), key=lambda kv: str(kv[0])):
-        if changed is not None and key not in changed:
-            plans.append(
-                PartitionPlan(dict(key), len(files), 0, (), "unchanged since its last OPTIMIZE")
-            )
-            continue
-        candidates = files if columns else [f for f in files if f.size_bytes < target]
-        reason = None
-        if not columns and len(candidates) < min_small_files:
-            reason = (
-                f"{len(candidates)} small file(s), fewer than min_small_files={min_small_files}"
-            )
-        elif columns and not full and len(files) == 1 and files[0].size_bytes <= target:
-            # a partition's only file: its min/max statistics stay what they are (FULL, asked
-            # for explicitly, still sorts it within, as Delta's OPTIMIZE ZORDER does)
-            reason = "one file: Z-ordering it changes no file's statistics"
-        bins = () if reason else tuple(_bins(candidates, target, single_bin=bool(columns)))
-        plans.append(PartitionPlan(dict(key), len(files), len(candidates), bins, reason))
+    plans = [
+        _partition_plan(
+            key,
+            files,
+            unchanged=changed is not None and key not in changed,
+            columns=columns,
+            target=target,
+            min_small_files=min_small_files,
+            full=full,
+        )
+        for key, files in sorted(by_partition.items(), key=lambda kv: str(kv[0]))
+    ]
     return OptimizePlan(
         location=storage.root,
         version=snapshot.version,
@@ -375,6 +368,31 @@ def plan_optimize(
         partitions=tuple(plans),
         snapshot=snapshot,
     )
+
+
+def _partition_plan(
+    key: PartitionKey,
+    files: list[AddFile],
+    *,
+    unchanged: bool,
+    columns: list[str],
+    target: int,
+    min_small_files: int,
+    full: bool,
+) -> PartitionPlan:
+    """One partition's plan: its bins, or why nothing is rewritten there."""
+    if unchanged:
+        return PartitionPlan(dict(key), len(files), 0, (), "unchanged since its last OPTIMIZE")
+    candidates = files if columns else [f for f in files if f.size_bytes < target]
+    reason = None
+    if not columns and len(candidates) < min_small_files:
+        reason = f"{len(candidates)} small file(s), fewer than min_small_files={min_small_files}"
+    elif columns and not full and len(files) == 1 and files[0].size_bytes <= target:
+        # a partition's only file: its min/max statistics stay what they are (FULL, asked
+        # for explicitly, still sorts it within, as Delta's OPTIMIZE ZORDER does)
+        reason = "one file: Z-ordering it changes no file's statistics"
+    bins = () if reason else tuple(_bins(candidates, target, single_bin=bool(columns)))
+    return PartitionPlan(dict(key), len(files), len(candidates), bins, reason)
 
 
 def plan_summary(plan: OptimizePlan) -> dict[str, Any]:
