@@ -16,9 +16,7 @@ from tests.helpers.paths import ROOT
 MAX_LINES = 60
 MAX_POSITIONAL = 7
 # (file name, function): body lines today. Shrink it; never add to it.
-STILL_LONG = {
-    ("reclaim.py", "vacuum_due"): 86,
-}
+STILL_LONG: dict[tuple[str, str], int] = {}
 
 
 def _functions() -> Iterator[tuple[Path, ast.FunctionDef | ast.AsyncFunctionDef]]:

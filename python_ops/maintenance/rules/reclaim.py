@@ -153,11 +153,7 @@ def vacuum_due(
     )
     cutoff = retention.cutoff_ms(now_ms)
     older = f"older than the {retention.hours_text} retention"
-    expired = sum(1 for t in head.tombstones if t.deletion_timestamp_ms < cutoff)
-    if paths is not None:
-        import pyarrow.compute as pc
-
-        expired += sum(pc.less(col.removed_at_ms, cutoff).true_count for col in paths.columns)
+    expired = _expired(head, paths, cutoff)
     if expired:
         return VacuumDue(True, f"{expired} removed file(s) {older}")
     if c.vacuum_mode is VacuumMode.LITE:  # LITE deletes removed files only: no listing to estimate
@@ -169,6 +165,51 @@ def vacuum_due(
     )
     if bound is not None:
         return VacuumDue(False, bounded_not_due(older, bound, proof))
+    unlisted = _due_without_listing(
+        target, seen, head, paths, cutoff=cutoff, now_ms=now_ms, older=older
+    )
+    if unlisted is not None:
+        return unlisted
+    due = _due_from_listing(
+        target,
+        seen if paths is None else effective_paths(paths),
+        now_ms,
+        older=older,
+        invocation=invocation,
+    )
+    if due.due or due.evidence is None:
+        return due
+    listing = due.evidence.take(due.evidence.key)  # not due: nothing follows that would use it
+    if history is not None and listing is not None:
+        bound = bound_from_listing(
+            listing, listed_at_ms=now_ms, cutoff_ms=cutoff, retention_hours=retention.hours
+        )
+        record_bound(history, target, bound, invocation_id=invocation.id if invocation else "")
+    return VacuumDue(False, due.why)
+
+
+def _expired(head: Snapshot, paths: FilePaths | None, cutoff: int) -> int:
+    """How many files the log removed before ``cutoff`` (tombstones and checkpoint columns)."""
+    expired = sum(1 for t in head.tombstones if t.deletion_timestamp_ms < cutoff)
+    if paths is not None:
+        import pyarrow.compute as pc
+
+        expired += sum(pc.less(col.removed_at_ms, cutoff).true_count for col in paths.columns)
+    return expired
+
+
+def _due_without_listing(
+    target: ModelTarget,
+    seen: Snapshot,
+    head: Snapshot,
+    paths: FilePaths | None,
+    *,
+    cutoff: int,
+    now_ms: int,
+    older: str,
+) -> VacuumDue | None:
+    """The decision when untracked files are not listed for it; None: list them."""
+    c = target.config
     if c.vacuum_mode is VacuumMode.AUTO:  # untracked files count only when this run would be FULL
         choice = choose_mode(
             open_storage(target.location),
@@ -200,6 +241,22 @@ def vacuum_due(
             f"untracked files not estimated ({known} files in the log, above {LISTING_LIMIT} "
             "listed per decision): runs once per maintenance_vacuum_interval_hours",
         )
+    return None
+
+
+def _due_from_listing(
+    target: ModelTarget,
+    seen: Snapshot | FilePaths,
+    now_ms: int,
+    *,
+    older: str,
+    invocation: Invocation | None,
+) -> VacuumDue:
+    """The decision from a dry run of VACUUM: due when it finds untracked files to delete.
+
+    Its evidence is the dry run's listing either way; the caller keeps it only when due.
+    """
+    c = target.config
     options = VacuumOptions(
         retention_hours=c.vacuum_retention_hours,
         allow_short_retention=c.vacuum_allow_short_retention,
@@ -207,11 +264,10 @@ def vacuum_due(
         audit=Audit(enabled=False),  # an estimate for the decision, not a VACUUM run: unaudited
         keep_listing=True,  # the run it decides selects from this listing: one per decision
     )
-    storage = open_storage(target.location)
     plan = plan_vacuum(
-        storage,
+        open_storage(target.location),
         options=options,
-        snapshot=seen if paths is None else effective_paths(paths),
+        snapshot=seen,
         invocation=invocation,
         words=model_words(c.model),
     )
@@ -219,13 +275,9 @@ def vacuum_due(
     if found.files_found:
         why = f"{found.files_found} untracked file(s) ({size_text(found.bytes_found)}) {older}"
         return VacuumDue(True, why, plan.listing)
-    listing = plan.listing.take(plan.listing.key) if plan.listing is not None else None
-    if history is not None and listing is not None:
-        bound = bound_from_listing(
-            listing, listed_at_ms=now_ms, cutoff_ms=cutoff, retention_hours=retention.hours
-        )
-        record_bound(history, target, bound, invocation_id=invocation.id if invocation else "")
-    return VacuumDue(False, f"nothing to reclaim: no removed or untracked file {older}")
+    return VacuumDue(
+        False, f"nothing to reclaim: no removed or untracked file {older}", plan.listing
+    )
 
 
 def lite_not_due(older: str) -> str:
