@@ -20,11 +20,15 @@ import argparse
 import json
 import os
 import sys
+import textwrap
 import time
+from datetime import timedelta
 from pathlib import Path
 
 from dbt.cli.main import dbtRunner
 
+from python_ops.delta.properties import DELETED_FILE_RETENTION, resolve_retention
+from python_ops.delta.snapshot import read_snapshot
 from python_ops.maintenance.rules.wording import size_text
 from python_ops.maintenance.selection.locations import warehouse_locator
 from python_ops.maintenance.selection.targets import (
@@ -33,6 +37,7 @@ from python_ops.maintenance.selection.targets import (
     targets_from_nodes,
 )
 from python_ops.ops.health import table_health
+from python_ops.values import retention_text
 
 ROOT = Path(__file__).resolve().parent.parent
 PROFILES = "--profiles-dir profiles_example"
@@ -86,6 +91,44 @@ def before_after(before: Snapshot, after: Snapshot) -> str:
             f"{size_text(b[2]):>9} -> {size_text(a[2]):<9} {b[3]:>4} -> {a[3]:<4}"
         )
     return "\n".join(lines)
+
+
+def retentions(warehouse: Path) -> dict[str, float]:
+    """Each model's VACUUM retention in hours: its config, else its table's, else Delta's."""
+    models = manifest_models(load_manifest(str(ROOT)))
+    targets, _ = targets_from_nodes(models, warehouse_locator(str(warehouse)))
+    hours = {}
+    for target in targets:
+        requested = target.config.vacuum_retention_hours
+        configuration = read_snapshot(target.location).metadata.configuration
+        retention = resolve_retention(
+            configuration,
+            DELETED_FILE_RETENTION,
+            requested=None if requested is None else timedelta(hours=requested),
+        )
+        hours[target.name] = retention.period / timedelta(hours=1)
+    return hours
+
+
+def disk_note(before: Snapshot, after: Snapshot, retention_hours: dict[str, float]) -> str:
+    """Why size on disk grew while the live size fell: what the table above cannot say.
+
+    OPTIMIZE writes new files and only marks the ones it replaced as removed: they stay on
+    disk (time travel still reads them) until VACUUM deletes them once they are older than
+    the model's retention. Empty when no model's size on disk grew.
+    """
+    grew = sorted(m for m in before if m in after and after[m][2] > before[m][2])
+    if not grew:
+        return ""
+    waits = sorted({retention_text(retention_hours[m]) for m in grew if m in retention_hours})
+    added = sum(after[m][2] - before[m][2] for m in grew)
+    return (
+        f"size on disk grew by {size_text(added)} ({', '.join(grew)}): OPTIMIZE wrote new "
+        "files and marked the ones they replace as removed; those stay on disk, and time travel "
+        "still reads them, until they are older than the model's VACUUM retention "
+        f"({' / '.join(waits) or 'its setting'}). VACUUM deletes them then; the live size above "
+        "is what a query reads now."
+    )
 
 
 def next_batch(warehouse: Path) -> int:
@@ -181,6 +224,9 @@ def main() -> None:
     print("\n== before / after maintain_all (files and size of the current version, size of")
     print("   all data files on disk, Delta log files)")
     print(before_after(before, after))
+    note = disk_note(before, after, retentions(warehouse))
+    if note:
+        print("\n" + textwrap.fill(note, width=96))
     total_s = time.perf_counter() - started
     print(
         f"\nfirst dbt build {build_s:.1f} s; {len(batches)} batch loads {batches_s:.1f} s; "

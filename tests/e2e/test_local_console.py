@@ -1,4 +1,4 @@
-"""``mode: local`` keeps Hive's noise out of dbt's console.
+"""``mode: local`` keeps Hive's and the JVM's start-up noise out of dbt's console.
 
 A Delta table rebuilt on classic local Spark with Hive's metastore (``mode: local``) makes Hive
 refuse the schema change before Spark stores the table in its own format: Hive's
@@ -85,5 +85,12 @@ def test_a_rebuild_on_mode_local_prints_no_hive_warning_or_stack_trace(tmp_path:
         "WARN HiveExternalCatalog",
         "WARN HiveConf",
         "InvocationTargetException",
+        # the JVM's start (issue 65 item 14): Spark's default profile, the loopback host name,
+        # the native Hadoop library, a schema directory already there
+        "Using Spark's default log4j profile",
+        "resolves to a loopback address",
+        "NativeCodeLoader",
+        "was created concurrently",
+        "RetryingHMSHandler",
     ):
         assert noise not in console, console[-5000:]

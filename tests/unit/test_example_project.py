@@ -6,7 +6,9 @@ from the repository root as written (``tests/integration/test_example_commands.p
 
 from __future__ import annotations
 
+import importlib.util
 import re
+from typing import Any
 
 import yaml
 
@@ -52,3 +54,22 @@ def test_every_spark_submit_command_runs_from_the_repository_root() -> None:
     assert len(commands) == 3  # spark_submit, connect, thrift
     # .venv/bin/spark-submit alone cannot find its Spark (no SPARK_HOME, python3 without pyspark)
     assert all(command == PATH_PREFIX for command in commands), commands
+
+
+def _run_example() -> Any:
+    spec = importlib.util.spec_from_file_location("run_example", ROOT / "scripts/run_example.py")
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_demo_says_why_size_on_disk_grew_after_optimize() -> None:
+    job = _run_example()
+    before = {"fct_orders": (7, 71_200, 487_000, 26), "dim_customers": (1, 9_000, 9_000, 3)}
+    after = {"fct_orders": (3, 42_100, 529_000, 29), "dim_customers": (1, 9_000, 9_000, 3)}
+    note = job.disk_note(before, after, {"fct_orders": 336.0, "dim_customers": 168.0})
+    assert note.startswith("size on disk grew by 42.0 KB (fct_orders): OPTIMIZE wrote new files")
+    assert "until they are older than the model's VACUUM retention (336 h)" in note
+    assert job.disk_note(before, before, {}) == ""

@@ -60,6 +60,64 @@ QUIET_LOGGERS = {
 }
 
 
+#: Loggers whose start-up lines no dbt user can act on: the JVM found no native Hadoop
+#: library (it uses Java's, as it should), and ``CREATE SCHEMA IF NOT EXISTS`` found the
+#: schema's directory already there. Set from the JVM's first line, by ``startup_log_options``.
+QUIET_AT_START = {
+    # Spark's own default levels (``log4j2-defaults.properties``), kept as they are
+    "org.sparkproject.jetty": "WARN",
+    "org.sparkproject.jetty.util.component.AbstractLifeCycle": "ERROR",
+    "org.apache.hadoop.hive.metastore.RetryingHMSHandler": "FATAL",
+    "org.apache.parquet.CorruptStatistics": "ERROR",
+    "parquet.CorruptStatistics": "ERROR",
+    # and ours
+    "org.apache.hadoop.util.NativeCodeLoader": "ERROR",
+    "org.apache.spark.sql.execution.datasources.v2.CreateNamespaceExec": "ERROR",
+}
+LOG4J_FILE = "log4j2-sparkdelta.properties"
+
+
+def startup_log_options(warehouse: str, extra_java_options: str) -> str:
+    """A log4j 2 file for the JVM's start: Spark's default console at WARN, the quiet loggers.
+
+    Spark's own default (``log4j2-defaults.properties``) logs at WARN from a shell and says so
+    in three lines; with it the JVM's start also warns that no native Hadoop library was found.
+    This file is Spark's default console layout at WARN with ``QUIET_AT_START`` and
+    ``QUIET_LOGGERS`` quieter, written to the warehouse beside ``derby.log``. A user's own
+    configuration wins: a ``log4j2.properties`` in ``SPARK_CONF_DIR``, or a
+    ``-Dlog4j2.configurationFile`` in the profile's ``spark.driver.extraJavaOptions``.
+
+    Args:
+        warehouse: The warehouse directory (absolute, existing).
+        extra_java_options: The driver's Java options so far.
+
+    Returns:
+        The Java option naming the file, or "" when the user configures logging.
+    """
+    conf_dir = os.environ.get("SPARK_CONF_DIR")
+    if "log4j" in extra_java_options or (
+        conf_dir and os.path.exists(os.path.join(conf_dir, "log4j2.properties"))
+    ):
+        return ""
+    lines = [
+        "rootLogger.level = warn",
+        "rootLogger.appenderRef.stderr.ref = console",
+        "appender.console.type = Console",
+        "appender.console.name = console",
+        "appender.console.target = SYSTEM_ERR",
+        "appender.console.layout.type = PatternLayout",
+        "appender.console.layout.pattern = %d{yy/MM/dd HH:mm:ss} %p %c{1}: %m%n%ex",
+    ]
+    quiet = {**QUIET_AT_START, **QUIET_LOGGERS}
+    for n, (name, level) in enumerate(sorted(quiet.items())):
+        lines += [f"logger.q{n}.name = {name}", f"logger.q{n}.level = {level.lower()}"]
+    path = os.path.join(warehouse, LOG4J_FILE)
+    with open(path, "w", encoding="utf-8") as out:
+        out.write("# written by dbt-sparkdelta's mode: local at each start\n")
+        out.write("\n".join(lines) + "\n")
+    return f"-Dlog4j2.configurationFile=file:{path}"
+
+
 def quiet_hive_logs(spark: Any) -> None:
     """Set ``QUIET_LOGGERS``' levels in the session's JVM (log4j 2's ``Configurator``)."""
     jvm = spark._jvm
@@ -107,6 +165,10 @@ class LocalEngine(Engine):
             if key == "spark.driver.extraJavaOptions":
                 value = f"{conf[key]} {value}"
             conf[key] = str(value)
+        java = conf["spark.driver.extraJavaOptions"]
+        conf["spark.driver.extraJavaOptions"] = (
+            f"{java} {startup_log_options(self.warehouse, java)}".strip()
+        )
         if _uses_spark_connect():
             raise EngineError(
                 "mode: local needs classic (JVM) Spark, but PySpark in this process is already "
@@ -126,6 +188,9 @@ class LocalEngine(Engine):
                     f"classic Spark (warehouse {current}); one process has one. Use mode: attach "
                     "to run on that session, or run dbt in a process of its own."
                 )
+        # the driver binds to 127.0.0.1 already: say so, and Spark does not warn at start that
+        # the host name resolves to a loopback address (a user's own SPARK_LOCAL_IP wins)
+        os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
         try:
             builder = SparkSession.builder.master(conf.pop("spark.master", "local[*]"))
             builder = builder.appName("dbt-sparkdelta")
