@@ -52,7 +52,9 @@ else
 fi
 # Delta Lake's JVM jars (pinned, checksummed; nothing happens when they are already there)
 "$root/scripts/fetch_delta_jars.sh"
-# the tests' own JVM jars (S3Proxy); the demo needs none
+# the tests' own JVM jars (S3Proxy), and the headless Chromium the HTML report's tests drive;
+# the demo needs neither
 if [ "$want_set" = "dev" ]; then
   "$root/scripts/fetch_test_jars.sh"
+  "$root/scripts/install_chromium.sh"
 fi

@@ -167,6 +167,25 @@ def _advise_arguments(adv: argparse.ArgumentParser) -> None:
     _json_flag(adv, "the advice")
 
 
+def _report_arguments(rep: argparse.ArgumentParser) -> None:
+    add_project_arguments(rep)
+    rep.add_argument(
+        "--select", nargs="*", default=None, help="dbt selection (as dbt ls --select), by dbt"
+    )
+    rep.add_argument("--exclude", nargs="*", default=None, help="dbt selection to leave out")
+    rep.add_argument("--selector", default=None, help="a selector of the project's selectors.yml")
+    rep.add_argument("--state", default=None, help="artifacts directory for state: methods")
+    rep.add_argument("--history-location", default=None, help="maintenance history table")
+    rep.add_argument(
+        "--html",
+        default=None,
+        metavar="FILE",
+        help="write the history as charts to FILE: one self-contained HTML page (no server, "
+        "nothing fetched when it opens) instead of printing the table",
+    )
+    _json_flag(rep, "the rows")
+
+
 def _health_arguments(health: argparse.ArgumentParser) -> None:
     _table_argument(health)
     _json_flag(health, "the health")
@@ -206,6 +225,11 @@ COMMANDS: tuple[Command, ...] = (
         "advise",
         "clustering columns from the project's SQL: what readers filter and join on",
         _advise_arguments,
+    ),
+    Command(
+        "report",
+        "what dbt run-operation maintenance_report prints (--html: the history as charts)",
+        _report_arguments,
     ),
     Command("health", "table health from the Delta log", _health_arguments),
     Command(

@@ -65,6 +65,10 @@ def _dispatch(args: argparse.Namespace, spark: Any) -> int:
             from python_ops.cli.maintain import run_maintain
 
             return run_maintain(args)
+        if args.op == "report":
+            from python_ops.cli.report import run_report
+
+            return run_report(args)
         if args.op == "advise":
             from python_ops.cli.advise import run_advise
 
@@ -124,7 +128,7 @@ def _starts_no_engine(args: argparse.Namespace) -> bool:
     """Whether the command runs wholly in this process (no Spark engine, which needs pandas)."""
     if args.op == "vacuum":
         return bool(args.engine == "in-process" and not args.cluster_listing)
-    return bool(args.op in ("health", "cleanup-logs", "stats"))
+    return bool(args.op in ("health", "cleanup-logs", "stats", "report"))
 
 
 def _run_vacuum(args: Any, spark: Any) -> int:

@@ -68,6 +68,7 @@ if TYPE_CHECKING:
     from python_ops.maintenance.records.history import HistoryStore
     from python_ops.maintenance.rules.wording import files_text, size_text
     from python_ops.maintenance.running.report import render_report, report_rows
+    from python_ops.maintenance.running.report_page import page_data, write_page
     from python_ops.maintenance.running.runner import MaintenanceRun, OpOutcome
     from python_ops.maintenance.running.session import (
         MaintenanceSession,
@@ -171,6 +172,8 @@ _EXPORTS: dict[str, str] = {
     "placed_location": "python_ops.maintenance.selection.locations",
     "render_report": "python_ops.maintenance.running.report",
     "report_rows": "python_ops.maintenance.running.report",
+    "page_data": "python_ops.maintenance.running.report_page",
+    "write_page": "python_ops.maintenance.running.report_page",
     "RunOptions": "python_ops.maintenance.runs.run_options",
     "MaintenanceRun": "python_ops.maintenance.running.runner",
     "OpOutcome": "python_ops.maintenance.running.runner",
@@ -283,6 +286,7 @@ __all__ = [
     "node_value",
     "normalize_location",
     "open_storage",
+    "page_data",
     "parse_config",
     "placed_location",
     "policy_properties",
@@ -300,6 +304,7 @@ __all__ = [
     "size_text",
     "table_health",
     "targets_from_nodes",
+    "write_page",
 ]
 
 

@@ -462,14 +462,19 @@ class SparkDeltaAdapter(SparkAdapter):
 
     @available
     def maintenance_report_run(
-        self, nodes: list[Any], history: dict[str, Any] | None = None
+        self, nodes: list[Any], history: dict[str, Any] | None = None, html: Any = None
     ) -> dict[str, Any]:
         """The report's text and the models it could not report (the run-operation then fails).
+
+        Args:
+            nodes: The selected model nodes (``maintenance_nodes``).
+            history: The history's node (``maintenance_history``).
+            html: A file to write the history as charts to, instead of the table (None).
 
         Returns:
             ``text`` and ``problems`` (``RunOperations.report_run``).
         """
-        return self.maintenance.run_operations.report_run(nodes, history or {})
+        return self.maintenance.run_operations.report_run(nodes, history or {}, html)
 
     @available
     def maintenance_advise(self, nodes: list[Any], as_json: bool = False) -> str:

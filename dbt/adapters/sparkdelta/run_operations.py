@@ -35,8 +35,10 @@ from python_ops.maintenance import (
     commits_shared,
     holds_first_commit,
     node_value,
+    page_data,
     render_report,
     report_rows,
+    write_page,
 )
 
 # the history's {schema, name, location}, or the maintenance_history macro that gives it
@@ -380,22 +382,45 @@ class RunOperations:
         """Per model: health, reclaimable bytes, last run of each op; as a printed table."""
         return str(self.report_run(nodes, history)["text"])
 
-    def report_run(self, nodes: list[Any], history: Mapping[str, Any]) -> dict[str, Any]:
+    def report_run(
+        self, nodes: list[Any], history: Mapping[str, Any], html: Any = None
+    ) -> dict[str, Any]:
         """The report's text, and the models it could not report (refused, unreadable).
 
+        Args:
+            nodes: The selected model nodes.
+            history: The history's node (``maintenance_history``).
+            html: A file to write the history as charts to (``report_page``), instead of the
+                table; relative to the directory dbt runs in. None: the table.
+
         Returns:
-            ``text`` (the printed table) and ``problems`` (one line per model whose config was
-            refused or whose row could not be read; the report then fails, exit 1).
+            ``text`` (the printed table, or the line naming the page written) and ``problems``
+            (one line per model whose config was refused or whose row could not be read; the
+            report then fails, exit 1).
+
+        Raises:
+            DbtRuntimeError: When ``html`` is not a file name.
         """
+        if html is not None and (not isinstance(html, str) or not html.strip()):
+            raise DbtRuntimeError(
+                f"maintenance_report: html must be a file to write, e.g. "
+                f"'{{html: maintenance.html}}', got {html!r}"
+            )
         chosen, located = self._locator.locate(nodes)
+        store = self._history.store(history)
         with maintenance_events.python_ops_logs_to_dbt():  # its warnings as dbt's, not bare
             rows = report_rows(
                 chosen,
                 spark=self._connection.ops_spark(),
-                history=self._history.store(history),
+                history=store,
                 vacuum_engine=self._connection.vacuum_engine(),
                 invocation=self._invocations.get(get_invocation_id()),
             )
         problems = [f"{name}: {reason}" for name, reason in sorted(located.refused.items())]
         problems += [f"{r['model']}: {r['error']}" for r in rows if r.get("error")]
-        return {"text": render_report(rows) + located.lines(26), "problems": problems}
+        if html is None:
+            return {"text": render_report(rows) + located.lines(26), "problems": problems}
+        data = page_data(rows, store.records(), {t.name: t.location for t in chosen})
+        written = write_page(os.path.abspath(html), data)
+        text = f"maintenance_report: {len(rows)} model(s) written to {written}"
+        return {"text": text + located.lines(26), "problems": problems}
