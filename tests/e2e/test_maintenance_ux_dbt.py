@@ -427,3 +427,76 @@ def test_cleanup_logs_table_uses_the_models_log_retention(
     )
     assert given.success, given.exception
     assert "(retention 5 days, given)" in capfd.readouterr().out
+
+
+def _op_reasons(table: str) -> dict[tuple[str, str], tuple[str, str]]:
+    """(model, op) -> (status, reason) from an ops table as the run-operations and CLI print it."""
+    rows = {}
+    for line in table.splitlines():
+        match = re.match(r"^(\w+)\s+(vacuum|optimize|cleanup_logs|purge|stats)\s+(\w+)\s", line)
+        if match:
+            rows[(match[1], match[2])] = (match[3], line.split("  ")[-1].strip())
+    return rows
+
+
+def test_every_front_end_words_the_same_situation_alike(
+    built_project: Path, dbt: Dbt, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """UX round three, what to build 2: one wording per reason, retention, size and count.
+
+    The same warehouse, nothing changed in between: ``maintain_all``'s dry run, the CLI's
+    ``maintain --dry-run`` and the post-hook's history rows say the same thing for each op of
+    each model, word for word; the report's VACUUM retention is the same words too.
+    """
+    edit_fct_orders(
+        built_project,
+        "maintenance_vacuum_retention_hours=336",
+        "maintenance_vacuum_retention_hours=0.01, maintenance_vacuum_allow_short_retention=true",
+    )
+    assert dbt(built_project, "build", "--select", "fct_orders").success
+    posthook = {
+        (r.model, r.op): r.reason for r in history(built_project) if r.model == "fct_orders"
+    }
+    capfd.readouterr()
+    run = dbt(built_project, "run-operation", "maintain_all", "--args", "{dry_run: true}")
+    assert run.success, run.exception
+    operation = _op_reasons(capfd.readouterr().out)
+    env = {k: v for k, v in os.environ.items() if k != "DBT_PROFILES_DIR"}
+    cli = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "python_ops",
+            "maintain",
+            "--dry-run",
+            "--project-dir",
+            str(built_project),
+            "--profiles-dir",
+            str(built_project / "profiles_example"),
+        ],
+        capture_output=True,
+        text=True,
+        env={**env, "PYTHONPATH": str(ROOT)},
+        timeout=300,
+        check=False,
+    )
+    assert cli.returncode == 0, cli.stderr
+    command_line = _op_reasons(cli.stdout)
+    assert operation, "no ops table in maintain_all's output"
+    assert operation == command_line
+    # the retention as the user set it, exact, in every front end (never "0 h", never "0.0 h")
+    vacuum = operation[("fct_orders", "vacuum")][1]
+    assert "0.01 h" in vacuum, vacuum
+    for _, reason in operation.values():
+        assert reason.count(" 0 h") == reason.count("rounded to 0 h"), reason
+        assert "0.0 h" not in reason
+    for key, reason in posthook.items():
+        if key in operation and reason and operation[key][0] == "not_due":
+            assert reason.endswith(operation[key][1]) or operation[key][1] in reason, key
+    capfd.readouterr()
+    assert dbt(built_project, "run-operation", "maintenance_report").success
+    report = capfd.readouterr().out
+    assert "0.01 h" in report
+    # "0 h" only where it says what VACUUM applies: Delta rounds RETAIN n HOURS
+    assert report.count(" 0 h") == report.count("rounded to 0 h"), report
+    assert "0.0 h" not in report
