@@ -1,11 +1,13 @@
-"""The maintenance advisor: per maintained model, the columns its readers filter and join on.
+"""The maintenance advisor: per maintained model, the layout its readers would skip most under.
 
 Every reader node (model, snapshot, test, analysis) of a maintained table is read
-(``predicates``), its uses gathered per model and column, and the columns ranked by evidence:
-equality and IN lookups weigh 3, range predicates and join keys 2, each (reader, kind) once.
-At most three are recommended for Z-order (or liquid clustering); partition columns and columns
-without statistics are listed as excluded, with the reason. With ``measure``, the files
-admitted per lookup on each is measured now and the ideal after clustering given beside it.
+(``predicates``): its uses per column are the evidence, its reads (``Scan``) with their
+constants are scored (``scoring``): each candidate layout (Z-order on up to three columns) is
+simulated on a sample of the table (``layouts``) and the one whose files the readers, weighted by
+how often they run, would skip most is recommended. Partition columns and columns without
+statistics are listed as excluded, with the reason. When the sample cannot be read the columns
+are ranked by predicate kind (``WEIGHTS``) instead. With ``measure``, the files admitted per
+lookup on each recommended column is measured now and the ideal after clustering given beside.
 """
 
 from __future__ import annotations
@@ -17,7 +19,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from python_ops.advise.layouts import LayoutModel
 from python_ops.advise.predicates import PredicateKind, Relation, RelationKey
+from python_ops.advise.scoring import ReaderShare, WeightedScan, choose
 from python_ops.advise.skipping import expected_after, files_admitted
 from python_ops.advise.sources import is_maintained, node_config
 from python_ops.delta.snapshot import Snapshot
@@ -25,11 +29,13 @@ from python_ops.errors import MaintenanceError
 from python_ops.ops.optimize.plan import ENGINE_DEFAULT_TARGET_BYTES, stats_columns
 
 MAX_COLUMNS = 3
+# Only when a table's sample cannot be read (column mapping): the kinds' rough worth. A join
+# skips files only through a constant it carries (scoring), which a kind alone does not tell.
 WEIGHTS = {
     PredicateKind.EQUALITY: 3,
     PredicateKind.IN: 3,
     PredicateKind.RANGE: 2,
-    PredicateKind.JOIN: 2,
+    PredicateKind.JOIN: 0,
 }
 NodeLocator = Callable[[Mapping[str, Any]], str | None]  # a model node -> its table, if built
 
@@ -48,13 +54,14 @@ class ColumnEvidence:
 
     Attributes:
         column: The column.
-        score: The sum of the weights of its distinct (node, kind) uses.
+        score: The weighted share of the table its readers would skip under a Z-order on it
+            alone (``scoring``); unscored, the sum of ``WEIGHTS`` of its (node, kind) uses.
         uses: The uses.
         excluded: Why it is not recommended ('' when it may be).
     """
 
     column: str
-    score: int
+    score: float
     uses: tuple[Evidence, ...]
     excluded: str = ""
 
@@ -85,6 +92,12 @@ class ModelAdvice:
         admitted_now: Files admitted per lookup now, per recommended column.
         admitted_after: The ideal after clustering on ``columns``: F^(1-1/k) per column.
         problem: Why nothing was measured ('' when it was, or was not asked).
+        reads: Each read of the table: its share scanned now and under ``columns``.
+        layout_scores: Each candidate layout's score (weighted share skipped).
+        scored: Whether ``columns`` was chosen by scoring layouts on the table's sample.
+        tie: Scores closer than this to the best are a tie (``scoring``): ``auto`` keeps its
+            last choice while it is within a tie of the best, so a table never flips between
+            layouts its sample cannot tell apart (its size changes when it is clustered).
     """
 
     model: str
@@ -100,6 +113,10 @@ class ModelAdvice:
     admitted_now: dict[str, float] = field(default_factory=dict)
     admitted_after: dict[str, float] = field(default_factory=dict)
     problem: str = ""
+    reads: tuple[ReaderShare, ...] = ()
+    layout_scores: dict[str, float] = field(default_factory=dict)
+    scored: bool = False
+    tie: float = 0.0
 
 
 def project_relations(
@@ -141,9 +158,61 @@ def rank_columns(
             excluded = "not a column of the table"
         elif with_stats is not None and column not in with_stats:
             excluded = "no statistics (not among the table's indexed columns)"
-        ranked.append(ColumnEvidence(column, score, tuple(sorted(evidence, key=str)), excluded))
+        ranked.append(
+            ColumnEvidence(column, float(score), tuple(sorted(evidence, key=str)), excluded)
+        )
     ranked.sort(key=lambda c: (-c.score, -len({e.node for e in c.uses}), c.column))
     return tuple(ranked)
+
+
+def score_layouts(
+    advice: ModelAdvice, snapshot: Snapshot, scans: list[WeightedScan], target_bytes: int
+) -> ModelAdvice:
+    """The advice with its layout chosen by scoring candidates on the table's sample.
+
+    Without a readable sample (column mapping, unreadable files) the kind-ranked columns stay,
+    with the reason in ``problem``.
+    """
+    allowed = [c.column for c in advice.candidates if not c.excluded]
+    columns = sorted({p.column for s in scans for p in s.scan.predicates} & set(allowed))
+    try:
+        model = LayoutModel(snapshot, columns, target_bytes)
+    except MaintenanceError as err:
+        kept = tuple(c for c in advice.columns if _score_of(advice, c) > 0)
+        return _replace(advice, columns=kept, problem=f"layouts not scored: {err}")
+    choice = choose(model, scans, allowed)
+    candidates = sorted(
+        (
+            dataclasses.replace(c, score=choice.column_scores.get(c.column, 0.0))
+            for c in advice.candidates
+        ),
+        key=lambda c: (bool(c.excluded), -c.score, -len({e.node for e in c.uses}), c.column),
+    )
+    return _replace(
+        advice,
+        columns=choice.layout,
+        candidates=tuple(candidates),
+        reads=choice.reads,
+        layout_scores=choice.layout_scores,
+        files_after=model.files_after,
+        scored=True,
+        tie=choice.tie,
+    )
+
+
+def steady_columns(advice: ModelAdvice, previous: tuple[str, ...] | None) -> tuple[str, ...]:
+    """The columns ``auto`` clusters on: the last choice while it ties the best, else the best."""
+    if not (advice.scored and previous and advice.columns):
+        return advice.columns
+    scores = {frozenset(k.split(",")): v for k, v in advice.layout_scores.items()}
+    best, kept = scores.get(frozenset(advice.columns)), scores.get(frozenset(previous))
+    if best is not None and kept is not None and kept >= best - advice.tie:
+        return previous
+    return advice.columns
+
+
+def _score_of(advice: ModelAdvice, column: str) -> float:
+    return next((c.score for c in advice.candidates if c.column == column), 0.0)
 
 
 def _files_after(snapshot: Snapshot, target_bytes: int) -> int:

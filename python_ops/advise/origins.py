@@ -79,6 +79,7 @@ class ColumnOrigins:
         self._schema = _schema(self._relations)
         self._learn_view_columns()
         self._lookup = relation_lookup(self._relations)
+        self.aggregated = False  # set when a column followed passes a GROUP BY or aggregate
 
     def _learn_view_columns(self) -> None:
         """Give each view the columns its SQL selects (views over views: a few passes)."""
@@ -243,6 +244,8 @@ class ColumnOrigins:
         if index >= len(projections) or isinstance(projections[index], exp.Star):
             return "SELECT * over a relation whose columns are not known"
         projection = projections[index]
+        if scope.expression.args.get("group") or scope.expression.find(exp.AggFunc):
+            self.aggregated = True
         inner = projection.this if isinstance(projection, exp.Alias) else projection
         if isinstance(inner, exp.Column) and not isinstance(inner.this, exp.Star):
             return self.origins(scope, inner.table, inner.name, depth + 1, inner)

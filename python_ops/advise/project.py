@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections import defaultdict
 from collections.abc import Callable, Collection, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from python_ops.advise.advisor import (
@@ -16,10 +18,12 @@ from python_ops.advise.advisor import (
     measure,
     project_relations,
     rank_columns,
+    score_layouts,
     target_bytes_of,
 )
 from python_ops.advise.compiled import CompiledSql
 from python_ops.advise.predicates import QueryReader
+from python_ops.advise.scoring import WeightedScan, reader_weight
 from python_ops.advise.sources import is_maintained, readers_of
 from python_ops.delta.snapshot import Snapshot, read_snapshot
 from python_ops.errors import MaintenanceError
@@ -44,6 +48,71 @@ def _snapshots(
     return snapshots, problems
 
 
+@dataclass
+class _Readings:
+    """What the readers say, per maintained model: uses, weighted scans, problems, readers."""
+
+    uses: dict[str, dict[str, set[Evidence]]] = field(
+        default_factory=lambda: defaultdict(lambda: defaultdict(set))
+    )
+    scans: dict[str, list[WeightedScan]] = field(default_factory=lambda: defaultdict(list))
+    unresolved: dict[str, list[Unresolved]] = field(default_factory=lambda: defaultdict(list))
+    read_by: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))
+
+
+def _read_all(
+    nodes: Mapping[str, Mapping[str, Any]],
+    maintained: Mapping[str, Mapping[str, Any]],
+    compiled: CompiledSql,
+    reader: QueryReader,
+) -> _Readings:
+    out = _Readings()
+    for reader_uid, models in sorted(readers_of(nodes, maintained).items()):
+        for model in models:
+            out.read_by[model].append(reader_uid)
+        source = compiled.resolve(nodes[reader_uid])
+        if source.sql is None:
+            for model in models:
+                out.unresolved[model].append(Unresolved(reader_uid, source.problem))
+            continue
+        reading = reader.read(source.sql)
+        for use in reading.uses:
+            if use.model != reader_uid:
+                out.uses[use.model][use.column].add(Evidence(reader_uid, str(use.kind)))
+        weight = reader_weight(nodes[reader_uid])
+        for scan in reading.scans:
+            if scan.model != reader_uid:
+                out.scans[scan.model].append(WeightedScan(reader_uid, weight, scan))
+        for problem in reading.problems:
+            for model in models:
+                out.unresolved[model].append(Unresolved(reader_uid, problem))
+    return out
+
+
+def _advise_one(
+    uid: str,
+    node: Mapping[str, Any],
+    snapshot: Snapshot | None,
+    readings: _Readings,
+    target_bytes: int | None,
+) -> ModelAdvice:
+    ranked: tuple[ColumnEvidence, ...] = rank_columns(readings.uses.get(uid, {}), snapshot)
+    advice = ModelAdvice(
+        model=str(node.get("name")),
+        unique_id=uid,
+        location=snapshot.location if snapshot else None,
+        columns=tuple(c.column for c in ranked if not c.excluded)[:MAX_COLUMNS],
+        candidates=ranked,
+        partition_columns=tuple(snapshot.metadata.partition_columns) if snapshot else (),
+        readers=tuple(readings.read_by.get(uid, ())),
+        unresolved=tuple(readings.unresolved.get(uid, ())),
+    )
+    scans = readings.scans.get(uid, [])
+    if snapshot is None or not ranked:
+        return advice
+    return score_layouts(advice, snapshot, scans, target_bytes_of(snapshot, target_bytes))
+
+
 def advise_project(
     manifest: Mapping[str, Any],
     project_dir: str,
@@ -61,7 +130,8 @@ def advise_project(
         project_dir: The project directory (for ``target/compiled`` and ``target/run``).
         locate: A model node to its table's location (None: not built).
         selected: The maintained models' unique ids to advise on (None: all of them).
-        measure_skipping: Measure files admitted per lookup (reads a sample of each table).
+        measure_skipping: Also measure files admitted per lookup on the recommended columns
+            (the layout is chosen from a sample of each table either way).
         target_size: A model node to its configured OPTIMIZE target size (None: unset).
         target_path: dbt's target path, relative to ``project_dir`` (or absolute).
 
@@ -71,55 +141,26 @@ def advise_project(
     nodes: Mapping[str, Mapping[str, Any]] = manifest.get("nodes") or {}
     maintained = {uid: n for uid, n in nodes.items() if is_maintained(n)}
     chosen = [uid for uid in maintained if selected is None or uid in selected]
-    snapshots, table_problems = _snapshots(
-        maintained, locate, with_stats=chosen if measure_skipping else ()
-    )
+    snapshots, table_problems = _snapshots(maintained, locate, with_stats=chosen)
     schemas = {
         uid: tuple(f["name"] for f in s.metadata.schema_fields()) for uid, s in snapshots.items()
     }
-
     compiled = CompiledSql.of(manifest, project_dir, target_path)
 
     def sql_of(node: Mapping[str, Any]) -> str | None:
         return compiled.resolve(node).sql
 
     reader = QueryReader(project_relations(nodes, manifest.get("sources") or {}, schemas, sql_of))
-    uses: dict[str, dict[str, set[Evidence]]] = defaultdict(lambda: defaultdict(set))
-    unresolved: dict[str, list[Unresolved]] = defaultdict(list)
-    read_by: dict[str, list[str]] = defaultdict(list)
-    for reader_uid, models in sorted(readers_of(nodes, maintained).items()):
-        for model in models:
-            read_by[model].append(reader_uid)
-        source = compiled.resolve(nodes[reader_uid])
-        if source.sql is None:
-            for model in models:
-                unresolved[model].append(Unresolved(reader_uid, source.problem))
-            continue
-        reading = reader.read(source.sql)
-        for use in reading.uses:
-            if use.model != reader_uid:
-                uses[use.model][use.column].add(Evidence(reader_uid, str(use.kind)))
-        for problem in reading.problems:
-            for model in models:
-                unresolved[model].append(Unresolved(reader_uid, problem))
+    readings = _read_all(nodes, maintained, compiled, reader)
     out = []
     for uid in chosen:
         node = maintained[uid]
         snapshot = snapshots.get(uid)
-        ranked: tuple[ColumnEvidence, ...] = rank_columns(uses.get(uid, {}), snapshot)
-        advice = ModelAdvice(
-            model=str(node.get("name")),
-            unique_id=uid,
-            location=snapshot.location if snapshot else None,
-            columns=tuple(c.column for c in ranked if not c.excluded)[:MAX_COLUMNS],
-            candidates=ranked,
-            partition_columns=tuple(snapshot.metadata.partition_columns) if snapshot else (),
-            readers=tuple(read_by.get(uid, ())),
-            unresolved=tuple(unresolved.get(uid, ())),
-            problem=table_problems.get(uid, ""),
-        )
+        configured = target_size(node) if target_size else None
+        advice = _advise_one(uid, node, snapshot, readings, configured)
+        if table_problems.get(uid):
+            advice = dataclasses.replace(advice, problem=table_problems[uid])
         if snapshot is not None and measure_skipping and advice.columns:
-            configured = target_size(node) if target_size else None
             advice = measure(advice, snapshot, target_bytes_of(snapshot, configured))
         out.append(advice)
     return tuple(out)

@@ -2,7 +2,8 @@
 
 Real dbt (``dbtRunner``) builds and compiles ``tests/helpers/advisor_project.py``'s project on
 the embedded engine; the advisor reads the manifest and compiled SQL dbt wrote and must name
-exactly the columns the readers filter and join on, and report what it cannot resolve.
+exactly the columns whose layout would skip most of the readers' files, and report what it
+cannot resolve.
 ``maintenance_zorder_by: auto`` then clusters on those columns in ``maintain_all``: files
 admitted per lookup on each drop to at most 3 * sqrt(F), rows and checksum are unchanged, and a
 second run does not re-cluster.
@@ -22,6 +23,7 @@ from python_ops.advise.project import advise_project
 from python_ops.advise.skipping import files_admitted
 from python_ops.advise.sources import load_manifest
 from python_ops.delta.snapshot import read_snapshot
+from python_ops.maintenance.configuration.config import parse_config
 from python_ops.maintenance.records.history import HistoryStore
 from python_ops.maintenance.selection.locations import warehouse_locator
 from tests.helpers.advisor_project import EXPECTED, write_project
@@ -53,6 +55,7 @@ def _advice(project: Path, warehouse: Path) -> dict[str, object]:
         load_manifest(str(project)),
         str(project),
         locate=lambda n: placed(str(n["schema"]), str(n["alias"]), n.get("config") or {}),
+        target_size=lambda n: parse_config(n["name"], n.get("config") or {}).target_file_size_bytes,
     )
     return {a.model: a for a in advice}
 
@@ -68,8 +71,15 @@ def test_advisor_names_exactly_the_filtered_and_joined_columns(compiled: tuple[P
     by_model = _advice(project, warehouse)
     events = by_model["events"]
     assert events.columns == EXPECTED
-    ranked = [(c.column, c.score) for c in events.candidates]
-    assert ranked == [("user_id", 5), ("event_id", 4), ("region", 3), ("event_date", 2)]
+    assert events.scored
+    ranked = [c.column for c in events.candidates]
+    assert ranked == ["user_id", "event_date", "region", "event_id"]
+    scores = {c.column: c.score for c in events.candidates}
+    assert scores["user_id"] > scores["region"] > 0
+    assert scores["event_id"] == 0  # keeps 99 % of the rows: near-full
+    reads = {r.reader.split(".")[-1]: r for r in events.reads}
+    assert reads["by_user"].share_after < reads["by_user"].share_now == 1.0
+    assert any("near-full" in why for why in reads["by_event"].ignored)
     uses = {c.column: {(e.node.split(".")[-1], e.kind) for e in c.uses} for c in events.candidates}
     assert uses["user_id"] == {("by_user", "equality"), ("by_user", "join")}  # CTE + alias
     assert uses["event_id"] == {("with_source", "join"), ("by_event", "range")}  # via a view
@@ -80,7 +90,7 @@ def test_advisor_names_exactly_the_filtered_and_joined_columns(compiled: tuple[P
     assert any(n == "with_source" and "flag" in r for n, r in unresolved)
     assert len(events.unresolved) == 2
     users = by_model["users"]
-    assert users.columns == ("user_id",)
+    assert users.columns == ()  # one file per partition: no layout skips a file
     country = next(c for c in users.candidates if c.column == "country")
     assert country.excluded.startswith("a partition column")
     # measured: every one of the table's files admits every value before clustering
@@ -93,7 +103,7 @@ def test_advise_run_operation_and_command_line(compiled: tuple[Path, Path], caps
     said: list[str] = []
     select = "{select: [events, users]}"
     _dbt(project, "run-operation", "maintenance_advise", "--args", select, said=said)
-    assert any("events: recommend user_id, event_id, region" in m for m in said)
+    assert any("events: recommend user_id, event_date" in m for m in said)
     # the run-operation's own manifest has no compiled SQL: the yml test is read from its
     # folder under target/compiled, the snapshot from its first run's SQL under target/run
     lines = [line.strip() for m in said for line in m.splitlines()]

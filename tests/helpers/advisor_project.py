@@ -14,9 +14,12 @@
 folder ``target/compiled/advised/models/schema.yml/``) and by the snapshot ``users_snapshot``
 (dbt writes no compiled file for a snapshot: its first run's SQL is under ``target/run/``).
 
-So the advisor must name exactly ``user_id`` (equality 3 + join 2), ``event_id`` (range 2 +
-join 2), ``region`` (in 3); ``event_date`` (range 2) ranks fourth; ``users.country``, a
-partition column, is excluded.
+Scored on the table's sample cut into files of 128 KB (issue 66): ``user_id = 42`` and the one
+month of ``event_date`` skip most files, so the advisor names exactly ``user_id`` and
+``event_date``; ``region IN ('eu', 'us')`` (Delta skips an IN list by its smallest and largest
+value: ``eu`` to ``us`` keeps three regions of four) skips next to nothing, ``event_id > 1000``
+keeps 99 % of the rows (near-full: it counts nothing), and the joins on ``user_id`` and
+``event_id`` carry no constant to ``events``; ``users.country``, a partition column, is excluded.
 """
 
 from __future__ import annotations
@@ -136,7 +139,7 @@ MODELS = {
     ),
 }
 
-EXPECTED = ("user_id", "event_id", "region")
+EXPECTED = ("user_id", "event_date")
 
 
 def write_project(

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from python_ops.advise.skipping import files_admitted
 from python_ops.delta.snapshot import read_snapshot
 from python_ops.errors import MaintenanceError
-from python_ops.maintenance.configuration.config import AutoChoice
+from python_ops.maintenance.configuration.config import AutoChoice, parse_config
 from python_ops.maintenance.records.history import HistoryStore
 from python_ops.maintenance.selection.targets import ModelTarget
 
@@ -66,6 +66,7 @@ class ProjectAdvice:
                 self._project_dir,
                 locate=self._locate,
                 measure_skipping=False,
+                target_size=_target_size,
                 target_path=self._target_path,
             )
             self._by_id = {a.unique_id: a for a in advice}
@@ -73,6 +74,18 @@ class ProjectAdvice:
         if found is None:
             found = next((a for a in self._by_id.values() if a.model == target.name), None)
         return found
+
+
+def _target_size(node: Mapping[str, Any]) -> int | None:
+    """A model's configured OPTIMIZE target size: the files the advisor cuts its sample into."""
+    config = dict(node.get("config") or {})
+    return parse_config(str(node.get("name")), config).target_file_size_bytes
+
+
+def _steady(advice: ModelAdvice, previous: tuple[str, ...] | None) -> tuple[str, ...]:
+    from python_ops.advise.advisor import steady_columns
+
+    return steady_columns(advice, previous)
 
 
 def _previous(history: HistoryStore | None, model: str) -> tuple[str, ...] | None:
@@ -105,7 +118,8 @@ def resolve_auto(
         log.warning("model %s: maintenance_*_by auto: %s; no columns chosen", c.model, note)
     if advice is None and not note:
         note = "the advisor has no advice for this model (not in the compiled manifest)"
-    columns = advice.columns if advice else ()
+    previous = _previous(history, c.model)
+    columns = _steady(advice, previous) if advice else ()
     evidence = {
         col.column: [f"{e.node} ({e.kind})" for e in col.uses]
         for col in (advice.candidates if advice else ())
@@ -115,7 +129,7 @@ def resolve_auto(
         note = "; ".join(f"unresolved: {u.node}: {u.reason}" for u in advice.unresolved)
     choice = AutoChoice(
         columns=columns,
-        previous=_previous(history, c.model),
+        previous=previous,
         evidence=json.dumps(evidence, sort_keys=True),
         note=note,
     )

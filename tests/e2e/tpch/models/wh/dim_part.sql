@@ -1,0 +1,1 @@
+select * from {{ ref('base_part') }}
