@@ -18,13 +18,9 @@ engine), then a run-operation selecting one model in a fresh engine. Counted:
 - the adapter's debug lines of the post-hooks' own times: one per dbt command, every hook in it
   (one event per model cost each hook's thread as much as a hook with nothing due), with the
   history rows the hooks kept for the command's end counted when they are written;
-- listings of a model's log when its build starts (``build_clock``, the version before the
-  build): one per model with the post-hook on, all at the command's first start (none for a
-  table not there yet: one ``lstat`` of its location says so; none for a table whose look the
-  previous command's end kept and which still holds, ``looks_kept``: one ``lstat`` of its log
-  instead, and no checksum file read), and then one check by each start
-  (an ``lstat`` of the log where the look's stamp is trusted, else two names asked,
-  ``head_still``); none with it off (``maintenance_post_hook: false``), so a build without
+- the version before each build (``build_clock``): one ``head_version`` by each start with the
+  post-hook on (a table not there yet: its log directory's size, then one ``lstat`` of its
+  location); none with it off (``maintenance_post_hook: false``), so a build without
   maintenance pays only for the config check; and the post-hooks' questions whether the table's
   log exists: none for a table whose start listed a commit;
 - whether the run-operation with nothing due started the embedded Sail server: it does not (the
@@ -34,10 +30,8 @@ engine), then a run-operation selecting one model in a fresh engine. Counted:
   nothing is due and the builds' commits (or the log's head), Sail's checksums and the
   history's bounds prove it (``build_decisions``); each read costs a listing of the log and
   its checkpoint;
-- the checksum files read: each table's at the command's first build start (its version's;
-  none where a kept look holds),
-  none by the post-hooks, which derive the table after the build from it and the build's
-  commits (``derived_checksum``).
+- the checksum files read: none by a created table's post-hook (its build's commits are its
+  whole log, replayed), one by a rebuilt table's (the version its build made).
 """
 
 from __future__ import annotations
@@ -53,19 +47,15 @@ import pytest
 from dbt.adapters.cache import RelationsCache
 from dbt.cli.main import dbtRunner
 
-from dbt.adapters.sparkdelta import build_clock, locator, looks_kept
+from dbt.adapters.sparkdelta import build_clock, locator
 from dbt.adapters.sparkdelta import runtime as adapter_runtime
 from dbt.adapters.sparkdelta.engines import get_engine, shutdown_engines
 from python_ops import runtime
-from python_ops.delta.commits import commit_actions, commit_versions
-from python_ops.delta.version_checksum import derived_checksum, read_version_checksum
-from python_ops.maintenance.facts import build_start
 from python_ops.maintenance.records import history
 from python_ops.maintenance.records.history import HistoryStore
 from python_ops.maintenance.rules import known_table
 from python_ops.maintenance.rules.empty_origin import ORIGIN_OP
 from python_ops.maintenance.rules.log_bounds import PROOF_OPS
-from python_ops.storage import open_storage
 from python_ops.storage.local import LocalStorage
 from tests.helpers.fleet_project import write_fleet_project
 
@@ -82,26 +72,14 @@ def log_listings(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
     real ones still run)."""
     counted: Counter[str] = Counter()
     listing: Callable[..., Any] = build_clock.head_version
-    checking: Callable[..., Any] = build_clock.head_still
-    stamped: Callable[..., Any] = build_clock.log_unchanged
     asking: Callable[..., Any] = locator.is_delta_table
     reading: Callable[..., Any] = known_table.read_version_checksum
-    reading_ahead: Callable[..., Any] = build_start.read_version_checksum
     fetching: Callable[..., Any] = LocalStorage.read_bytes
     probing: Callable[..., Any] = LocalStorage.exists
 
     def head_version(location: Any) -> Any:
         counted["head_version"] += 1
         return listing(location)
-
-    def head_still(location: Any, version: int) -> Any:
-        counted["head_still"] += 1
-        return checking(location, version)
-
-    def log_unchanged(stamp: Any) -> Any:
-        held = stamped(stamp)
-        counted["log_unchanged held" if held else "log_unchanged broken"] += 1
-        return held
 
     def is_delta_table(location: Any) -> Any:
         counted["is_delta_table"] += 1
@@ -110,10 +88,6 @@ def log_listings(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
     def read_version_checksum(storage: Any, version: int) -> Any:
         counted["checksum files read"] += 1
         return reading(storage, version)
-
-    def read_ahead(storage: Any, version: int) -> Any:
-        counted["checksum files read at build start"] += 1
-        return reading_ahead(storage, version)
 
     def read_bytes(storage: LocalStorage, rel: str) -> bytes:
         if rel.endswith(".json") and not storage.root.endswith("maintenance_history"):
@@ -125,26 +99,8 @@ def log_listings(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
             counted["commit names asked for"] += 1
         return bool(probing(storage, rel))
 
-    holding: Callable[..., Any] = build_clock.holding_look
-
-    def holding_look(entry: Any, **kwargs: Any) -> Any:
-        held = holding(entry, **kwargs)
-        counted["kept looks held" if held is not None else "kept looks broken"] += 1
-        return held
-
-    keeping: Callable[..., Any] = looks_kept.keep_look
-
-    def keep_look(location: str, **kwargs: Any) -> Any:
-        counted["looks checked at the command's end"] += 1
-        return keeping(location, **kwargs)
-
-    monkeypatch.setattr(build_clock, "holding_look", holding_look)
-    monkeypatch.setattr(looks_kept, "keep_look", keep_look)
     monkeypatch.setattr(build_clock, "head_version", head_version)
-    monkeypatch.setattr(build_clock, "head_still", head_still)
-    monkeypatch.setattr(build_clock, "log_unchanged", log_unchanged)
     monkeypatch.setattr(known_table, "read_version_checksum", read_version_checksum)
-    monkeypatch.setattr(build_start, "read_version_checksum", read_ahead)
     monkeypatch.setattr(LocalStorage, "read_bytes", read_bytes)
     monkeypatch.setattr(LocalStorage, "exists", exists)
     monkeypatch.setattr(locator, "is_delta_table", is_delta_table)
@@ -206,24 +162,6 @@ def _proofs(warehouse: Path) -> Counter[str]:
     return Counter(r.op for r in history.records() if r.op in PROOF_OPS)
 
 
-def _derived_as_sail_wrote(warehouse: Path) -> int:
-    """Tables whose newest checksum Sail wrote is the one derived from the checksum before it
-    and the newest commit (``derived_checksum``, what each post-hook used); any other fails."""
-    derived = 0
-    for table in sorted((warehouse / "fleet").iterdir()):
-        if table.name == "maintenance_history" or not (table / "_delta_log").is_dir():
-            continue
-        storage = open_storage(str(table))
-        head = commit_versions(storage)[-1]
-        before, after = (read_version_checksum(storage, v) for v in (head - 1, head))
-        assert before is not None, table.name
-        assert after is not None, table.name
-        state = derived_checksum(before, [(head, commit_actions(storage, head))])
-        assert state == after, table.name
-        derived += 1
-    return derived
-
-
 def _measure(
     root: Path,
     tables: int,
@@ -259,19 +197,8 @@ def _measure(
         counts["journal rewrites"] = engine.journal.compactions - rewrites  # type: ignore[attr-defined]
         counts["cache scans"] = scans["get_relations"]
         counts["log listings at build start"] = listings["head_version"]
-        counts["kept looks held"] = listings["kept looks held"]
-        counts["kept looks broken"] = listings["kept looks broken"]
-        counts["looks checked at the command's end"] = listings[
-            "looks checked at the command's end"
-        ]
-        counts["versions checked at build start"] = listings["head_still"]
-        counts["log stamps held at build start"] = listings["log_unchanged held"]
-        counts["log stamps broken at build start"] = listings["log_unchanged broken"]
         counts["hooks asking for a log"] = listings["is_delta_table"]
         counts["checksum files read"] = listings["checksum files read"]
-        counts["checksum files read at build start"] = listings[
-            "checksum files read at build start"
-        ]
         counts["commit files read"] = listings["commit files read"]
         counts["commit names asked for"] = listings["commit names asked for"]
         counts["history tables read"] = listings["history tables read"]
@@ -279,8 +206,6 @@ def _measure(
         lines, timed, flushed = _hook_time_lines(project)
         counts["hook time lines"], counts["hooks timed"] = lines, timed
         counts["hook lines with the history's rows"] = flushed
-        if step == "repeat build":
-            counts["rebuilt tables derived as Sail's checksum"] = _derived_as_sail_wrote(warehouse)
         if step == "first build":  # every table built where nothing was: bounded, not listed
             proofs = _proofs(warehouse)
             counts["tables kept as created where nothing existed"] = proofs[ORIGIN_OP]
@@ -339,47 +264,19 @@ def test_catalog_work_per_model_stays_flat_from_10_to_60_models(
             assert counts[step]["table snapshots read"] == 0, (step, size)
             assert counts[step]["hook time lines"] == 1, (step, size)
             assert counts[step]["hooks timed"] == size + INCREMENTAL, (step, size)
-            # a first build's tables are not there yet: one lstat each says so, no listing; a
-            # rebuilt one is listed unless the first build's end kept its look, which holds
-            kept = counts[step]["kept looks held"]
-            listed = 0 if step == first else size + INCREMENTAL - kept
-            assert counts[step]["log listings at build start"] == listed, (step, size)
-            assert counts[step]["kept looks broken"] == 0, (step, size)  # nothing wrote between
-    # no look to keep before the first build; the tables built earlier than the racy window
-    # before the first build's end are kept (all but the last few: at 60, some are)
-    assert small[first]["kept looks held"] == large[first]["kept looks held"] == 0
-    assert large[repeat]["kept looks held"] > 0
-    for size, counts in zip(SIZES, (small, large), strict=True):
-        # each hook that ran no op leaves its table's look to the command's end: one check each
-        # (a stamp, one name, the commit file), and none with the hook off
-        for step in (first, repeat):
-            assert counts[step]["looks checked at the command's end"] == size + INCREMENTAL
-        assert counts["build, hook off"]["looks checked at the command's end"] == 0
+            # each start asks its own table's version once (a first build's: not there)
+            listed = counts[step]["log listings at build start"]
+            assert listed == size + INCREMENTAL, (step, size)
     for size, counts in zip(SIZES, (small, large), strict=True):
         # a created table's state is replayed from its build's commits (its whole log); a
-        # rebuilt one's is derived from its build's commits and the checksum before them, which
-        # the command's first start read with every other table's: no hook reads one
+        # rebuilt one's hook reads the checksum file of the version its build made
         assert counts[first]["checksum files read"] == 0, size
-        assert counts[first]["checksum files read at build start"] == 0, size  # no version
-        assert counts[repeat]["checksum files read"] == 0, size
-        kept = counts[repeat]["kept looks held"]  # a kept look has its table's state
-        assert counts[repeat]["checksum files read at build start"] == size + INCREMENTAL - kept
-        assert counts[repeat]["rebuilt tables derived as Sail's checksum"] == size + INCREMENTAL
+        assert counts[repeat]["checksum files read"] == size + INCREMENTAL, size
         # each hook reads its build's commit once and asks for the next one by name (not
         # there): a plain answer, no read tried and failed
         for step in (first, repeat):
             assert counts[step]["commit files read"] == size + INCREMENTAL, (step, size)
-        assert counts[first]["commit names asked for"] == size + INCREMENTAL, size
-        # the command's first start read every table's version; each start then checks it
-        # once and reads nothing again: one lstat of the log where the look's stamp of it is
-        # trusted (a log unchanged for RACY_NS before the look: the tables the first build
-        # made early), else two names (its version's commit there, the next one not)
-        assert counts[first]["versions checked at build start"] == 0, size  # nothing there
-        assert counts[first]["log stamps held at build start"] == 0, size
-        names = counts[repeat]["versions checked at build start"]
-        assert names + counts[repeat]["log stamps held at build start"] == size + INCREMENTAL
-        assert counts[repeat]["log stamps broken at build start"] == 0, size
-        assert counts[repeat]["commit names asked for"] == size + INCREMENTAL + 2 * names, size
+            assert counts[step]["commit names asked for"] == size + INCREMENTAL, (step, size)
     for size, counts in zip(SIZES, (small, large), strict=True):
         # no hook asks whether its table's log exists: a rebuilt table's start listed a commit
         # in it, and a created one's hook reads the build's first commit (which the build's

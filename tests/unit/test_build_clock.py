@@ -13,7 +13,6 @@ import dataclasses
 import time
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Any
 
 import pytest
 from dbt.artifacts.resources import Hook, NodeConfig
@@ -98,10 +97,3 @@ def test_where_the_hook_knows_a_log_is_without_asking(tmp_path: Path) -> None:
     assert _logged(unknown) == set()
     assert _logged(None) == set()
     assert _logged(_started(None)) == set()
-
-
-def test_the_checksum_the_start_read_holds_only_where_it_looked() -> None:
-    checksum: Any = object()  # carried as is
-    started = dataclasses.replace(_started("/w/fleet/m"), checksum_before=checksum)
-    assert started.facts("/w/fleet/m").checksum_before is checksum
-    assert started.facts("/w/old_root/m").checksum_before is None

@@ -78,17 +78,13 @@ class SparkDeltaAdapter(SparkAdapter):
     def cleanup_connections(self) -> None:
         """At the end of a dbt command: first what its post-hooks left for it, if any ran.
 
-        The history rows the hooks kept (their skips), and the tables' looks for the next
-        command (``LooksKept.keep``): the hooks' cost, in their line.
+        The history rows the hooks kept (their skips): the hooks' cost, in their line.
         """
         started, cpu = time.perf_counter(), time.thread_time()
         rows = flush_histories()
         if "maintenance" in self.__dict__:  # built: this command ran maintenance (post-hooks)
-            operations = self.maintenance.run_operations
-            kept = operations.build_clock.looks
-            looks = kept.keep() if kept is not None else 0
-            end = CommandEnd(rows, looks, time.perf_counter() - started, time.thread_time() - cpu)
-            operations.report_hook_times(end)
+            end = CommandEnd(rows, time.perf_counter() - started, time.thread_time() - cpu)
+            self.maintenance.run_operations.report_hook_times(end)
         maintenance_events.release_python_ops_logs()  # held by the post-hooks, if any ran
         super().cleanup_connections()
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -25,7 +25,6 @@ from dbt.adapters.sparkdelta.dbt_connection import DbtConnection
 from dbt.adapters.sparkdelta.dbt_session import dbt_session
 from dbt.adapters.sparkdelta.history_catalog import HistoryCatalog
 from dbt.adapters.sparkdelta.locator import TableLocator
-from dbt.adapters.sparkdelta.looks_kept import LOOKS_FILE, LooksKept
 from python_ops.errors import MaintenanceError
 from python_ops.maintenance import (
     Invocation,
@@ -52,24 +51,21 @@ class CommandEnd:
 
     Attributes:
         rows: History rows the hooks kept, written now (``flush_histories``).
-        looks: Tables' looks kept for the next command (``LooksKept.keep``).
-        wall_s: The wall seconds of both.
-        cpu_s: Their thread CPU seconds.
+        wall_s: The wall seconds it took.
+        cpu_s: Its thread CPU seconds.
     """
 
     rows: int
-    looks: int
     wall_s: float
     cpu_s: float
 
     def text(self) -> str:
         """The part of the hooks' line that says it ('' when nothing was done)."""
-        if not (self.rows or self.looks):
+        if not self.rows:
             return ""
         return (
-            f" (of which at the command's end the {self.rows} history row(s) written and "
-            f"{self.looks} table look(s) kept: wall ms {self.wall_s * 1000:.1f}, thread CPU "
-            f"ms {self.cpu_s * 1000:.1f})"
+            f" (of which at the command's end the {self.rows} history row(s) written: wall ms "
+            f"{self.wall_s * 1000:.1f}, thread CPU ms {self.cpu_s * 1000:.1f})"
         )
 
 
@@ -133,37 +129,7 @@ class RunOperations:
         self._connection = connection
         self._locator = locator
         self._history = history
-        self.build_clock = BuildClock(
-            locator, nodes=self._manifest_nodes, looks=LooksKept(self._looks_path)
-        )
-
-    def _looks_path(self) -> str | None:
-        """The file the build clock keeps tables' looks in between commands (in the target)."""
-        config = getattr(self._adapter, "config", None)
-        root = getattr(config, "project_root", None)
-        if not root:
-            return None
-        return os.path.join(str(root), str(getattr(config, "target_path", "target")), LOOKS_FILE)
-
-    def _manifest_nodes(self) -> Iterable[Any]:
-        """The manifest's nodes this dbt command selected (none before it has a manifest).
-
-        dbt's selector keeps the command's selection for its Jinja context
-        (``selected_resources``) before any node runs: a ``-s one_model`` build looks ahead
-        at that model's table only. Without one (not set by this command's kind), every node.
-        """
-        from dbt.contracts.graph.manifest import Manifest
-
-        from dbt import selected_resources
-
-        manifest = self._adapter.get_macro_resolver()
-        if not isinstance(manifest, Manifest):
-            return ()
-        selected = set(selected_resources.SELECTED_RESOURCES)
-        nodes = manifest.nodes
-        if not selected:
-            return nodes.values()
-        return [nodes[key] for key in selected if key in nodes]
+        self.build_clock = BuildClock(locator)
 
     def after_build(self, model: Any, invocation_id: str, history: HistoryNode) -> str:
         """Post-hook: run the maintenance that is due for the model just built.
@@ -262,8 +228,6 @@ class RunOperations:
             )
         except MaintenanceError as err:  # could not start, and the model says on_error: fail
             raise DbtRuntimeError(str(err)) from err
-        if self.build_clock.looks is not None:  # where it left its table: kept as the command ends
-            self.build_clock.looks.finished(build, target.location, done)
         if target.config.on_error == "fail" and done.failed:
             raise DbtRuntimeError(
                 "; ".join(

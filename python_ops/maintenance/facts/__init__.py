@@ -1,9 +1,8 @@
 """The facts room.
 
-What a build did, as the post-hook sees it: the build's start (``build_start``), what it wrote
-(``build_writes``), the log's change since a kept look (``log_change``) and the looks kept from
-one dbt command to the next (``kept_looks``). Nothing here decides what is deleted: VACUUM's
-protected set and log cleanup's selection always come from the table's own log.
+What a build did, as the post-hook sees it: the build's start (``build_start``) and what it
+wrote (``build_writes``). Nothing here decides what is deleted: VACUUM's protected set and log
+cleanup's selection always come from the table's own log.
 
 May import: ``configuration`` (``tests/unit/test_layers.py`` holds the order).
 """

@@ -16,7 +16,6 @@ from collections.abc import Iterable
 
 from python_ops.delta.checkpoint_reader import last_checkpoint_version
 from python_ops.delta.log_files import LOG_DIR
-from python_ops.delta.version_checksum import VersionChecksum, read_version_checksum
 from python_ops.errors import MaintenanceError
 from python_ops.storage import Storage, is_remote, open_storage
 
@@ -72,48 +71,6 @@ def head_version(location: str | Storage) -> int | None:
         if found is not None:
             return found
         return _newest_commit(storage.list_names(LOG_DIR))
-    except (MaintenanceError, OSError):
-        return None
-
-
-def head_still(location: str | Storage, version: int) -> bool:
-    """Whether the table's latest commit is still ``version``: two names asked, nothing listed.
-
-    Commit ``version`` exists and ``version + 1`` does not: Delta writes N+1 only after N, so
-    no later commit exists either (what ``head_version`` would find). False where names cannot
-    be asked one by one (an object store: ``Storage.probes_by_name``), and on any error: the
-    caller asks ``head_version`` then.
-
-    Args:
-        location: The table (or its open storage).
-        version: The version seen earlier.
-    """
-    try:
-        storage = location if isinstance(location, Storage) else open_storage(location)
-        if not storage.probes_by_name:
-            return False
-        return not storage.exists(f"{LOG_DIR}/{version + 1:020d}.json") and storage.exists(
-            f"{LOG_DIR}/{version:020d}.json"
-        )
-    except (MaintenanceError, OSError):
-        return False
-
-
-def checksum_at(location: str | Storage, version: int) -> VersionChecksum | None:
-    """The table's checksum file of ``version`` (None: none, or not trusted).
-
-    What a front end may record with ``version_before`` (``BuildFacts.checksum_before``):
-    the post-hook then derives the table after the build from it and the build's commits.
-    Worth it only where reads come cheap: a command's first build start reads every table's
-    at once; a single start leaves it to the post-hook.
-
-    Args:
-        location: The table (or its open storage).
-        version: The version (``head_version``'s answer).
-    """
-    try:
-        storage = location if isinstance(location, Storage) else open_storage(location)
-        return read_version_checksum(storage, version)
     except (MaintenanceError, OSError):
         return None
 

@@ -33,11 +33,7 @@ from typing import Any
 from python_ops.delta.commits import commit_actions, commit_info, commit_versions
 from python_ops.delta.json_text import loads
 from python_ops.delta.log_files import LOG_DIR
-from python_ops.delta.version_checksum import (
-    VersionChecksum,
-    derived_checksum,
-    replayed_checksum,
-)
+from python_ops.delta.version_checksum import VersionChecksum, replayed_checksum
 from python_ops.errors import MaintenanceError
 from python_ops.storage import Storage, open_storage
 
@@ -70,17 +66,12 @@ class BuildFacts:
         build_s: Seconds the build took, up to the post-hook.
         location_was_empty: Nothing existed at the table's location then (a local path the
             front end checked, ``location_is_empty``): every file there was written since.
-        checksum_before: The checksum of ``version_before``, when the front end read it (its
-            command's first build start reads every table's at once, where reads are cheap):
-            the state after the build is then derived from it and the build's commits
-            (``derived_checksum``) instead of read again.
     """
 
     started_at_ms: int
     version_before: int | None
     build_s: float
     location_was_empty: bool = False
-    checksum_before: VersionChecksum | None = None
 
 
 @dataclass(frozen=True)
@@ -119,8 +110,8 @@ class BuildWrites:
         head_version: The newest version read (the build's, or maintenance's after it); None:
             no commit was found.
         state: The table at ``head_version`` replayed from the commits read, when they are its
-            whole log (a table the build created; ``replayed_checksum``), or derived from the
-            checksum before them (``derived_checksum``); None: not known.
+            whole log (a table the build created; ``replayed_checksum``); None: not known (the
+            hook reads the newest version's checksum file).
     """
 
     facts: BuildFacts
@@ -349,23 +340,21 @@ def read_build_writes(location: str | Storage, facts: BuildFacts) -> BuildWrites
             columns = columns or tuple(c for c, _ in partition)
     head = window[-1][0] if window else None
     return BuildWrites(
-        facts, tuple(commits), tuple(others), columns, head, _state_after(storage, facts, window)
+        facts, tuple(commits), tuple(others), columns, head, _state_after(storage, window)
     )
 
 
 def _state_after(
-    storage: Storage, facts: BuildFacts, window: list[tuple[int, list[dict[str, Any]]]]
+    storage: Storage, window: list[tuple[int, list[dict[str, Any]]]]
 ) -> VersionChecksum | None:
-    """The table after the window's commits, its checksum file not read (None: not known).
+    """The table after the window's commits, replayed from them (None: not known).
 
-    Replayed when the commits are its whole log, else derived from the checksum before them.
+    Known only when they are its whole log (a table its build created); else the post-hook
+    reads the newest version's checksum file.
     """
-    if not window:
-        return None
-    if window[0][0] == 0 and sum(len(a) for _, a in window) <= _MAX_REPLAYED_ACTIONS:
+    if window and window[0][0] == 0 and sum(len(a) for _, a in window) <= _MAX_REPLAYED_ACTIONS:
         return replayed_checksum(storage.root, window)
-    before = facts.checksum_before  # of another version than the window's: not known
-    return derived_checksum(before, window) if before is not None else None
+    return None
 
 
 # a created table's state is replayed from its commits up to this many actions (a few hundred
