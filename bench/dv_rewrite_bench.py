@@ -236,7 +236,8 @@ def section(
     command += f" --local-repeats {args.local_repeats}" if args.local_repeats else ""
     command += " --partitioned" if args.partitioned else ""
     lines = [
-        "## Deletion-vector tables: OPTIMIZE, Z-order and purge in process vs the local-Spark path",
+        f"## Deletion-vector tables ({', '.join(f'{r:,}' for r in args.rows)} rows): "
+        "OPTIMIZE, Z-order and purge in process vs the local-Spark path",
         "",
         f"`{command}` on {time.strftime('%Y-%m-%d')} (main {args.head}): a table with "
         "deletion vectors enabled "
@@ -312,6 +313,11 @@ def main() -> None:
     parser.add_argument("--local-repeats", type=int, help="local-Spark runs (default: --repeats)")
     parser.add_argument("--ops", nargs="+", default=list(OPS), choices=list(OPS))
     parser.add_argument("--no-write", action="store_true", help="print, do not write the doc")
+    parser.add_argument(
+        "--section",
+        default="DV-REWRITE",
+        help="the docs/benchmarks.md section to write (DV-REWRITE-10M for a 10M-row run)",
+    )
     args = parser.parse_args()
     args.load_start = os.getloadavg()[0]
     head = ["git", "rev-parse", "--short", "HEAD"]
@@ -333,7 +339,7 @@ def main() -> None:
     lines = section(results, args)
     print("\n".join(lines))
     if not args.no_write:
-        write_section("DV-REWRITE", lines, source="bench/dv_rewrite_bench.py")
+        write_section(args.section, lines, source="bench/dv_rewrite_bench.py")
 
 
 if __name__ == "__main__":
