@@ -1,13 +1,14 @@
 """What each read of a table would admit under a candidate layout, from a sample of its rows.
 
-A layout is the columns a Z-order sorts by. For a candidate, a sample of the table's rows (every
-file's rows up to ``SAMPLE_ROWS``, a seeded subsample beyond) is sorted along the Z-order curve
-of those columns (``zorder_key``, as OPTIMIZE sorts them) within each partition, and cut into the
-files OPTIMIZE would write at the model's target size (per partition, at least one); each cut's
-smallest and largest value of every column are its statistics. A read (``Scan``) admits a file
-when every predicate admits the file's [min, max]; the share of the table it scans is the share
-of files admitted. The share it scans now comes from the live files' own ``add.stats``, by
-bytes. A predicate's selectivity is the share of sampled rows it keeps.
+A layout is the columns a Z-order sorts by. For a candidate, a sample of the table's rows
+(about ``SAMPLE_ROWS``, seeded, from up to ``SAMPLE_FILES`` files, each by its size) is sorted
+along the Z-order curve of those columns (``zorder_key``, as OPTIMIZE sorts them) within each
+partition, and cut into the files OPTIMIZE would write at the model's target size (per
+partition, at least one); each cut's smallest and largest value of every column are its
+statistics. A read (``Scan``) admits a file when every predicate admits the file's [min, max];
+the share of the table it scans is the share of files admitted. The share it scans now comes
+from the live files' own ``add.stats``, by bytes. A predicate's selectivity is the share of
+sampled rows it keeps.
 
 Values are compared by rank: each column's distinct sampled values are sorted once and every row
 and bound becomes a position in that order, so dates, strings and numbers compare alike.
@@ -56,20 +57,29 @@ def files_per_partition(snapshot: Snapshot, target_bytes: int) -> dict[Partition
 
 
 def _read(snapshot: Snapshot, columns: Sequence[str]) -> tuple[pa.Table, list[Partition]]:
-    """The rows of ``columns`` from up to ``SAMPLE_FILES`` files, each row's partition beside."""
+    """A seeded sample of ``columns`` from up to ``SAMPLE_FILES`` files spread over the table.
+
+    Each file read gives its share of ``SAMPLE_ROWS`` by its size, so no more than about that
+    many rows are ever kept; each row's partition is beside it.
+    """
     import pyarrow.parquet as pq
 
     files = sorted((f for f in snapshot.files if f.relative_path), key=lambda f: f.path)
-    step = max(1, math.ceil(len(files) / SAMPLE_FILES))
+    chosen = files[:: max(1, math.ceil(len(files) / SAMPLE_FILES))]
+    total = sum(max(1, f.size_bytes) for f in chosen)
     storage = open_storage(snapshot.location)
+    rng = random.Random(0)
     pieces: list[pa.Table] = []
     partitions: list[Partition] = []
-    for add in files[::step]:
+    for add in chosen:
         try:
             data = pa.BufferReader(storage.read_bytes(str(add.relative_path)))
             table = pq.read_table(data, columns=list(columns), use_threads=False)
         except (OSError, KeyError, ValueError) as err:
             raise StorageError(f"cannot read the sample from {add.path}: {err}") from err
+        quota = math.ceil(SAMPLE_ROWS * max(1, add.size_bytes) / total)
+        if table.num_rows > quota:
+            table = table.take(pa.array(sorted(rng.sample(range(table.num_rows), quota))))
         pieces.append(table)
         partitions += [_partition(add)] * table.num_rows
     if not pieces:
@@ -110,11 +120,6 @@ class LayoutModel:
         names = {f["name"] for f in snapshot.metadata.schema_fields()}
         self.columns = tuple(c for c in columns if c in names and c not in partitioned)
         table, partitions = _read(snapshot, self.columns)
-        keep = list(range(table.num_rows))
-        if len(keep) > SAMPLE_ROWS:
-            keep = sorted(random.Random(0).sample(keep, SAMPLE_ROWS))
-            table = table.take(pa.array(keep))
-            partitions = [partitions[i] for i in keep]
         self.rows = int(table.num_rows)
         self.values = {c: _plain(table.column(c)) for c in self.columns}
         self._uniques = {c: pc.unique(v.drop_null()).sort() for c, v in self.values.items()}
