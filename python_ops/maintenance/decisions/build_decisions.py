@@ -47,6 +47,7 @@ from python_ops.maintenance.configuration.op_keys import as_model_setting, model
 from python_ops.maintenance.configuration.policy import stale_policy_of
 from python_ops.maintenance.decisions.due import Decision, decided_without_table
 from python_ops.maintenance.facts.build_writes import BuildWrites, build_commit
+from python_ops.maintenance.facts.layout import ROW_LEVEL_OPERATIONS
 from python_ops.maintenance.records.history import HistoryStore
 from python_ops.maintenance.records.outcomes import Reason
 from python_ops.maintenance.rules.due_rules import REBUILT_MIN_FILES
@@ -188,11 +189,26 @@ RULES: dict[str, Rule] = {
 }
 
 
+def _rebuilt_zorder(known: KnownTable, settled: Decision) -> bool:
+    """OPTIMIZE too soon for a Z-ordered model whose build just rewrote every file."""
+    c = known.target.config
+    return (
+        settled.op == "optimize"
+        and settled.reason is Reason.TOO_SOON
+        and bool(c.zorder_by or c.zorder_auto)
+        and known.rewrote_every_file()
+        and known.last_commit is not None
+        and known.last_commit.operation not in ROW_LEVEL_OPERATIONS
+    )
+
+
 def _decide(known: KnownTable) -> list[Decision] | None:
     """Every op's decision, when none is due; None: any may be."""
     decisions = []
     for op in OPS:
         settled = decided_without_table(known.target, op, known.history, known.now_ms / 1000)
+        if settled is not None and _rebuilt_zorder(known, settled):
+            return None  # the snapshot decides whether the interval gives way (``due``)
         if settled is not None:
             decisions.append(settled)
             continue

@@ -16,7 +16,7 @@ from python_ops.delta.snapshot import Snapshot
 from python_ops.invocation import Invocation
 from python_ops.maintenance.records.history import HistoryStore
 from python_ops.maintenance.records.outcomes import Reason
-from python_ops.maintenance.rules.due_rules import vacuum_decision
+from python_ops.maintenance.rules.due_rules import rebuilt_layout, vacuum_decision
 from python_ops.maintenance.runs.registry import OPS, op_spec
 from python_ops.maintenance.selection.targets import ModelTarget
 from python_ops.ops.vacuum.candidates import ListingEvidence
@@ -64,6 +64,18 @@ def _too_soon(
     return None
 
 
+def _interval_waived(
+    target: ModelTarget, settled: Decision, snapshot: Snapshot | FilePaths
+) -> bool:
+    """Whether OPTIMIZE's interval gives way: a build replaced a Z-ordered table's files."""
+    return (
+        settled.op == "optimize"
+        and settled.reason is Reason.TOO_SOON
+        and isinstance(snapshot, Snapshot)
+        and rebuilt_layout(target, snapshot) is not None
+    )
+
+
 def decide(
     target: ModelTarget,
     snapshot: Snapshot | FilePaths,
@@ -100,7 +112,7 @@ def decide(
     out = []
     for op in ops:
         settled = decided_without_table(target, op, history, now)
-        if settled is not None:
+        if settled is not None and not _interval_waived(target, settled, snapshot):
             out.append(settled)
             continue
         if op == "vacuum":  # decided with its evidence: the listing its dry run made

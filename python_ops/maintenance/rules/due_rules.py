@@ -21,6 +21,7 @@ from python_ops.maintenance.configuration.policy import (
     effective_snapshot,
     stale_policy,
 )
+from python_ops.maintenance.facts.layout import last_replacement
 from python_ops.maintenance.records.history import HistoryStore
 from python_ops.maintenance.rules.reclaim import VacuumDue, vacuum_due
 from python_ops.maintenance.selection.targets import ModelTarget
@@ -125,8 +126,41 @@ def _written_whole_by_last_commit(target: ModelTarget, snapshot: Snapshot) -> bo
     return all(f.path in added for f in snapshot.files)
 
 
+def rebuilt_layout(target: ModelTarget, snapshot: Snapshot) -> str | None:
+    """Why a Z-ordered model is re-clustered now, whatever its interval; None: it is not.
+
+    A write replaced every live file since the table's last rewrite (``last_replacement``: a
+    ``table`` model's build, a full refresh), so the Z-order the model asks for went with the
+    files an earlier OPTIMIZE wrote. A table of one file, or without Z-order columns (none
+    asked for, or ``auto`` chose none), or liquid-clustered (Delta's own rules), is not.
+
+    Args:
+        target: The model, ``auto`` already resolved to its columns.
+        snapshot: Its table's latest snapshot.
+
+    Returns:
+        The reason in words, or None.
+    """
+    columns = target.config.zorder_by
+    if not columns or len(snapshot.files) < 2 or is_clustered(snapshot):
+        return None
+    live = [f.path for f in snapshot.files]
+    found = last_replacement(open_storage(target.location), snapshot.version, live)
+    if found is None:
+        return None
+    how = f" ({found.operation})" if found.operation else ""
+    return (
+        f"rebuilt: version {found.version}{how} replaced all {len(live)} file(s), and with "
+        f"them the Z-order on {', '.join(columns)}; re-clustered now, whatever "
+        "maintenance_optimize_interval_hours"
+    )
+
+
 def optimize_is_due(target: ModelTarget, snapshot: Snapshot, now_ms: int) -> tuple[bool, str]:
-    """OPTIMIZE: the plan has work (clustered: ``_clustering_due``; just rebuilt: 50 files)."""
+    """OPTIMIZE: the plan has work (clustered: ``_clustering_due``; just rebuilt: 50 files).
+
+    A Z-ordered model its build replaced whole says so (``rebuilt_layout``).
+    """
     c = target.config
     choice = c.auto_choice
     if choice is not None and choice.changed:
@@ -161,7 +195,9 @@ def optimize_is_due(target: ModelTarget, snapshot: Snapshot, now_ms: int) -> tup
     if work:
         kind = "Z-order" if plan.zorder_by else "compaction"
         files = sum(len(b.files) for p in work for b in p.bins)
-        return True, f"{kind}: {files} file(s) in {len(work)} partition(s){where} worth rewriting"
+        why = f"{kind}: {files} file(s) in {len(work)} partition(s){where} worth rewriting"
+        replaced = rebuilt_layout(target, snapshot) if plan.zorder_by else None
+        return True, f"{replaced}; {why}" if replaced else why
     return False, f"nothing{where} worth rewriting (min_small_files={c.min_small_files})"
 
 

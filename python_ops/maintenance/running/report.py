@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+import datetime as dt
 import json
 import time
 from collections.abc import Sequence
@@ -13,16 +15,19 @@ from python_ops.invocation import Invocation
 from python_ops.maintenance.configuration.op_keys import as_model_setting, model_words
 from python_ops.maintenance.configuration.policy import effective_snapshot
 from python_ops.maintenance.decisions.due import Decision, decide
+from python_ops.maintenance.facts.layout import Replacement, layout_replaced
 from python_ops.maintenance.records.history import HistoryRecord, HistoryStore
 from python_ops.maintenance.records.outcomes import Reason, Status
 from python_ops.maintenance.rules.reclaim import hours_to_expiry
 from python_ops.maintenance.rules.wording import size_text
+from python_ops.maintenance.runs.auto_columns import admitted_per_column
 from python_ops.maintenance.runs.registry import OPS
 from python_ops.maintenance.selection.targets import ModelTarget
 from python_ops.ops.audit import Audit
 from python_ops.ops.health import table_health
 from python_ops.ops.vacuum import vacuum
 from python_ops.ops.vacuum_modes import VacuumEngine
+from python_ops.storage import open_storage
 
 
 def hours_text(hours: float) -> str:
@@ -85,6 +90,19 @@ def _next(
     return next_action(decisions, expiry)
 
 
+def recorded_choice(t: ModelTarget, record: HistoryRecord | None) -> ModelTarget:
+    """``t`` with ``auto`` Z-order columns as its last ``auto`` clustering recorded them.
+
+    The report runs no advisor: what is due next is decided on the last choice (a rebuilt
+    table's re-clustering is due on those columns, ``rebuilt_layout``).
+    """
+    c = t.config
+    if not c.zorder_auto or c.zorder_by or record is None or not record.clustering_columns:
+        return t
+    columns = tuple(x for x in record.clustering_columns.split(",") if x)
+    return dataclasses.replace(t, config=dataclasses.replace(c, zorder_by=columns))
+
+
 def files_per_lookup_text(record: HistoryRecord | None) -> str:
     """Files admitted per lookup before and after the last ``auto`` clustering, in words.
 
@@ -106,6 +124,62 @@ def files_per_lookup_text(record: HistoryRecord | None) -> str:
         for c in record.clustering_columns.split(",")
     ]
     return f"{', '.join(parts)} (clustered {record.started_at:%Y-%m-%d %H:%M})"
+
+
+def replaced_text(
+    columns: Sequence[str], gone: Replacement, now: dict[str, float], files: int
+) -> str:
+    """Files admitted per lookup now, for a table whose clustering's files were all replaced.
+
+    Args:
+        columns: The clustering's columns.
+        gone: The commit that replaced the last of its files (``layout_replaced``).
+        now: Files admitted per lookup measured on the table now, per column.
+        files: The table's live files now.
+
+    Returns:
+        E.g. ``not clustered since version 7 replaced its files (CREATE OR REPLACE TABLE AS
+        SELECT, 2026-12-05 03:10): user_id 8 of 8 files now``.
+    """
+    what = [gone.operation] if gone.operation else []
+    if gone.timestamp_ms is not None:
+        stamp = dt.datetime.fromtimestamp(gone.timestamp_ms / 1000, tz=dt.UTC)
+        what.append(f"{stamp:%Y-%m-%d %H:%M}")
+    how = f" ({', '.join(what)})" if what else ""
+    when = f"version {gone.version}" if gone.version is not None else "a later version"
+    measured = [f"{c} {now[c]:g} of {files} files now" for c in columns if c in now]
+    return f"not clustered since {when} replaced its files{how}: " + (
+        ", ".join(measured) or "not measured"
+    )
+
+
+def lookup_text(t: ModelTarget, snapshot: Snapshot | None, record: HistoryRecord | None) -> str:
+    """What the model's last ``auto`` clustering left, if its files are still the table's.
+
+    Its figures (``files_per_lookup_text``) while one of the files it wrote is live; once a
+    build replaced them all, the files per lookup measured now (``replaced_text``).
+
+    Args:
+        t: The model.
+        snapshot: Its table's snapshot now (None: not read).
+        record: The model's last successful OPTIMIZE that recorded an ``auto`` choice.
+
+    Returns:
+        The words; '' for none.
+    """
+    text = files_per_lookup_text(record)
+    if not text or record is None or snapshot is None:
+        return text
+    if record.version_before is None or record.version_after is None:
+        return text
+    live = [f.path for f in snapshot.files]
+    written = (record.version_before, record.version_after)
+    gone = layout_replaced(open_storage(t.location), written, snapshot.version, live)
+    if gone is None:
+        return text
+    columns = [c for c in (record.clustering_columns or "").split(",") if c]
+    now = admitted_per_column(t.location, tuple(columns))
+    return replaced_text(columns, gone, now, len(snapshot.files))
 
 
 def report_rows(
@@ -145,6 +219,7 @@ def report_rows(
     rows = []
     for t in targets:
         row: dict[str, Any] = {"model": t.name}
+        snapshot: Snapshot | None = None
         try:
             snapshot = read_snapshot(t.location)  # read once: health, VACUUM, what is next
             h = table_health(t.location, snapshot=snapshot)
@@ -165,9 +240,10 @@ def report_rows(
                 reclaimable_bytes=None,
             )
             row.update(_vacuum_columns(t, snapshot, spark, vacuum_engine, invocation))
-            row["next"] = _next(t, snapshot, history, now, invocation)
+            chosen = recorded_choice(t, clustered.get(t.name))
+            row["next"] = _next(chosen, snapshot, history, now, invocation)
         row.update(_last_runs(t.name, last))
-        row["files_per_lookup"] = files_per_lookup_text(clustered.get(t.name))
+        row["files_per_lookup"] = lookup_text(t, snapshot, clustered.get(t.name))
         row.update(shares.get(t.name, {}))
         rows.append(row)
     return rows
