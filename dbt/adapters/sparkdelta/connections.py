@@ -19,6 +19,7 @@ from dbt.adapters.spark.session import Cursor, SessionConnectionWrapper
 from dbt_common.exceptions import DbtRuntimeError
 
 from dbt.adapters.sparkdelta.config_aliases import translate_config_aliases
+from dbt.adapters.sparkdelta.engine_limits import explain
 from dbt.adapters.sparkdelta.engines import Engine, get_engine
 from dbt.adapters.sparkdelta.profile_checks import (
     check_engine_port,
@@ -151,7 +152,10 @@ class EngineCursor(Cursor):
         try:
             self._df = self._engine.sql(sql)
         except Exception as exc:  # Spark Connect and classic Spark raise different types
-            raise DbtRuntimeError(engine_error_text(exc)) from exc
+            text = engine_error_text(exc)
+            if self._engine.mode == "embedded":  # a known Sail limit: the model's line, Spark's way
+                text += explain(sql, text)
+            raise DbtRuntimeError(text) from exc
 
 
 def engine_error_text(exc: BaseException) -> str:
