@@ -336,7 +336,8 @@ class MaintenanceConfig:
             "list of columns | auto",
             "Z-order columns; empty: compaction only; auto: the advisor's columns (what the "
             "project's SQL filters and joins on, docs/advisor.md), re-clustered once when the "
-            "choice changes",
+            "choice changes. A build that replaces every file (a table model, a full refresh) "
+            "is re-clustered by its post-hook whatever the interval",
             _columns,
             param="zorder_by",
             op="optimize",
@@ -395,7 +396,8 @@ class MaintenanceConfig:
             "number >= 0",
             "minimum time between OPTIMIZEs; null: 24 with maintenance_zorder_by (a Z-order "
             "rewrites each changed partition whole), else 0 (compaction: whenever the threshold "
-            "is met)",
+            "is met). Not waited for when a write replaced every file of a Z-ordered table "
+            "since its last OPTIMIZE: the Z-order went with them",
             _interval,
             op="optimize",
         ),
