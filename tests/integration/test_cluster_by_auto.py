@@ -34,6 +34,9 @@ CONFIG = {
     "materialized": "table",
     "maintenance_cluster_by": "auto",
     "maintenance_min_small_files": 2,
+    # files of 2 KB: the advisor scores layouts by the files its readers skip, and a table of
+    # one file skips none under any layout
+    "maintenance_target_file_size": "2KB",
 }
 
 

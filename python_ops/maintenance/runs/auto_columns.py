@@ -65,6 +65,7 @@ class ProjectAdvice:
                 self._manifest,
                 self._project_dir,
                 locate=self._locate,
+                selected=_auto_models(self._manifest) | {target.unique_id},
                 measure_skipping=False,
                 target_size=_target_size,
                 target_path=self._target_path,
@@ -74,6 +75,20 @@ class ProjectAdvice:
         if found is None:
             found = next((a for a in self._by_id.values() if a.model == target.name), None)
         return found
+
+
+def _auto_models(manifest: Mapping[str, Any]) -> set[str]:
+    """The models asking for ``auto`` columns: the only tables whose sample is read for them."""
+    found = set()
+    for uid, node in (manifest.get("nodes") or {}).items():
+        try:
+            config = parse_config(str(node.get("name")), dict(node.get("config") or {}))
+        except MaintenanceError:
+            found.add(uid)  # its config is refused elsewhere; advising it costs one sample
+            continue
+        if config.zorder_auto or config.cluster_auto:
+            found.add(uid)
+    return found
 
 
 def _target_size(node: Mapping[str, Any]) -> int | None:
