@@ -50,7 +50,7 @@ tpch:
       engine_port: 0
       threads: 1
 """
-TARGETS = {"fct_orders_items": 72 * 1024, "fct_orders": 28 * 1024}  # about 25 files each
+TARGETS = {"fct_orders_items": "72KB", "fct_orders": "28KB"}  # about 25 files each
 REFERENCE = {"fct_orders_items": "ship_date", "fct_orders": "order_date"}
 
 
@@ -95,7 +95,11 @@ def tpch(tmp_path: Path, fresh_engines: None) -> tuple[Path, Path]:
     project, warehouse = tmp_path / "project", tmp_path / "warehouse"
     shutil.copytree(PROJECT, project)
     (project / "profiles.yml").write_text(PROFILES.format(warehouse=warehouse))
-    variables = {"tpch_data": str(data), "items_target": "72KB", "orders_target": "28KB"}
+    variables = {
+        "tpch_data": str(data),
+        "items_target": TARGETS["fct_orders_items"],
+        "orders_target": TARGETS["fct_orders"],
+    }
     settings = "".join(f"  {k}: {v}\n" for k, v in variables.items())
     text = (project / "dbt_project.yml").read_text()
     (project / "dbt_project.yml").write_text(text.replace("  tpch_data: /tmp/tpch\n", settings))
@@ -125,11 +129,12 @@ def test_the_advisor_beats_or_ties_the_tpch_layout_and_auto_clusters_on_it(
     for model, target in TARGETS.items():  # the reference layout, on a copy
         copy = tmp_path / "reference" / model
         shutil.copytree(warehouse / "tpch" / model, copy)
+        size = parse_config(model, {"maintenance_target_file_size": target})
         optimize(
             str(copy),
             zorder_by=[REFERENCE[model]],
             full=True,
-            target_size_bytes=target,
+            target_size_bytes=size.target_file_size_bytes,
             audit=False,
         )
     _dbt(
