@@ -98,30 +98,26 @@ def test_the_html_report_from_dbt_and_the_command_line(
     assert maintained <= set(shown)
 
     cli_page = tmp_path / "pages" / "cli.html"
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "python_ops",
-            "report",
-            "--project-dir",
-            str(built_project),
-            "--profiles-dir",
-            str(built_project / "profiles_example"),
-            "--html",
-            str(cli_page),
-        ],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=300,
-        check=False,
-    )
+    done = _report_command(built_project, "--html", str(cli_page))
     assert done.returncode == 0, done.stderr
     assert f"written to {cli_page}" in done.stderr
     # the dbt report's own rows (its VACUUM due checks' proofs) are history now too
     assert _check_page(cli_page, _history(built_project)) == shown
+    # without --html: the run-operation's table
+    table = _report_command(built_project)
+    assert table.returncode == 0, table.stderr
+    assert "next action" in table.stdout
+    assert "total (6 models)" in table.stdout
+
+
+def _report_command(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """``python -m python_ops report`` on the project, as a scheduler runs it."""
+    return subprocess.run(
+        [sys.executable, "-m", "python_ops", "report", "--project-dir", str(project),
+         "--profiles-dir", str(project / "profiles_example"), *args],
+        capture_output=True, text=True, env=dict(os.environ, PYTHONPATH=str(ROOT)), timeout=300,
+        check=False,
+    )  # fmt: skip
 
 
 def test_a_misspelt_or_bad_html_argument_is_refused_with_words(

@@ -213,3 +213,25 @@ def test_the_page_needs_nothing_from_outside(tmp_path: Path) -> None:
     assert '<link rel="stylesheet"' not in text
     payload = text.split('id="report-data">', 1)[1].split("</script>", 1)[0]
     assert json.loads(payload.replace("<\\/", "</"))["totals"]["models"] == len(MODELS)
+
+
+def test_versions_cleaned_from_the_log_are_gaps_and_a_checkpoint_starts_the_replay(
+    tmp_path: Path,
+) -> None:
+    from deltalake import DeltaTable
+
+    from python_ops.maintenance.running.report_states import table_states
+
+    location = _table(tmp_path, "cleaned", 12)
+    DeltaTable(location).create_checkpoint()  # at version 11
+    for v in range(6):  # a log cleanup took the oldest commits
+        (Path(location) / "_delta_log" / f"{v:020d}.json").unlink()
+    states = table_states(location, [(v, 0) for v in range(12)])
+    assert states[:11] == [None] * 11  # no checkpoint at or before them, commit 0 is gone
+    newest = read_snapshot(location)
+    last = states[11]
+    assert last is not None
+    assert (last.files, last.bytes) == (len(newest.files), sum(f.size_bytes for f in newest.files))
+    # a point naming no version takes the newest commit written by its time
+    (by_time,) = table_states(location, [(None, 2**62)])
+    assert by_time == last

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from python_ops.maintenance.records.history import HistoryRecord
-from python_ops.maintenance.rules.wording import size_text
+from python_ops.maintenance.rules.wording import files_text, size_text
 from python_ops.maintenance.running.report_series import estate_totals, model_entry
 
 ASSETS = Path(__file__).with_name("report_assets")
@@ -91,9 +91,10 @@ def _now_text(now: Mapping[str, Any]) -> str:
     if now.get("files") is None:
         return ""
     reclaim = now.get("reclaimable_bytes")
+    logs = now["log_files"]
     return (
-        f"{now['files']} files ({now['small_files']} small), {size_text(now['bytes'])}, "
-        f"{now['log_files']} log files"
+        f"now: {files_text(now['files'], now['bytes'])}, {now['small_files']} small; "
+        f"{logs} log file{'' if logs == 1 else 's'}"
         + (f"; VACUUM could free {size_text(reclaim)}" if reclaim else "")
     )
 

@@ -49,8 +49,10 @@ def _version(records: Sequence[HistoryRecord]) -> int | None:
     """The newest table version an invocation's rows name (after its ops, else its build)."""
     found = [v for r in records for v in (r.version_after, r.version_before) if v is not None]
     for r in records:
+        if not r.build_versions or r.build_versions == "[]":
+            continue
         try:
-            found += [int(v) for v in json.loads(r.build_versions or "[]")]
+            found += [int(v) for v in json.loads(r.build_versions)]
         except (TypeError, ValueError):
             continue
     return max(found) if found else None

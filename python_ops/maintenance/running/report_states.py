@@ -96,7 +96,7 @@ def _replayed(
     at = -1
     for version in wanted:
         if replay is None or any(v not in commits for v in range(at + 1, version + 1)):
-            replay, at = _start(storage, version, checkpoints)
+            replay, at = _start(storage, version, checkpoints, 0 in commits)
             if replay is None:
                 continue
         try:
@@ -111,13 +111,23 @@ def _replayed(
     return out
 
 
-def _start(storage: Storage, version: int, checkpoints: list[int]) -> tuple[LogReplay | None, int]:
-    """A replay at the newest checkpoint at or before ``version`` (or at ``version`` itself).
+def _start(
+    storage: Storage, version: int, checkpoints: list[int], first_commit: bool
+) -> tuple[LogReplay | None, int]:
+    """A replay at the newest checkpoint at or before ``version``; else before version 0.
+
+    Args:
+        storage: The table's storage.
+        version: The version the replay is to reach.
+        checkpoints: The log's complete checkpoints' versions, ascending.
+        first_commit: Whether the log still has version 0's commit.
 
     Returns:
         The replay and the version it holds; (None, -1) when the log cannot give one.
     """
-    base = max((c for c in checkpoints if c <= version), default=version)
+    base = max((c for c in checkpoints if c <= version), default=None)
+    if base is None:  # every commit from the first (the caller finds any that is missing)
+        return (LogReplay(storage.root), -1) if first_commit else (None, -1)
     try:
         snapshot = read_snapshot(storage, version=base)
     except (MaintenanceError, OSError):

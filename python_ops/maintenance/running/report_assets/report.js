@@ -63,8 +63,13 @@
       fmt: count }
   ];
 
-  function draw(holder, spec, cols, xs, xLabel, xTick) {
-    var width = Math.max(240, holder.clientWidth || 300);
+  /* the holders' width, read once (reading it per chart made the browser lay out the whole
+     page again for each chart just drawn); read again after a resize */
+  var modelWidth = null;
+  window.addEventListener("resize", function () { modelWidth = null; });
+
+  function draw(holder, spec, cols, xs, xLabel, xTick, holderWidth) {
+    var width = Math.max(240, holderWidth || 300);
     var opts = {
       title: spec.title, width: width, height: 170, legend: { live: true },
       cursor: { drag: { x: false, y: false } },
@@ -94,9 +99,12 @@
     };
     var tick = function (i) { return "#" + Math.round(i); };
     var charts = report.charts[m.model] = {};
-    MODEL_CHARTS.forEach(function (spec) {
-      var holder = section.querySelector('[data-chart="' + spec.name + '"]');
-      charts[spec.name] = draw(holder, spec, s, xs, label, tick);
+    var holders = MODEL_CHARTS.map(function (spec) {
+      return section.querySelector('[data-chart="' + spec.name + '"]');
+    });
+    if (modelWidth === null) modelWidth = holders[0].clientWidth;
+    MODEL_CHARTS.forEach(function (spec, i) {
+      charts[spec.name] = draw(holders[i], spec, s, xs, label, tick, modelWidth);
     });
     report.drawn++;
   }
@@ -110,7 +118,7 @@
       var holder = document.querySelector('[data-chart="' + spec.name + '"]');
       charts[spec.name] = draw(holder, spec, days, xs, label, function (i) {
         return label(i).slice(5);
-      });
+      }, holder.clientWidth);
     });
   }
 
