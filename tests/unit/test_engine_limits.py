@@ -43,6 +43,20 @@ def _statement(model: str) -> str:
             "line 3 of the model's compiled SQL: having sum(v) > (select",
             "Join the subquery's value",
         ),
+        (  # a window over an aggregate, ordered by an expression of the GROUP BY
+            "select\n  date_trunc('month', d) as m,\n  sum(x) as total,\n"
+            "  lag(sum(x)) over (order by date_trunc('month', d)) as prev\nfrom t\ngroup by 1",
+            'No field named t."#47". Did you mean \'"sum(t.#54)"\'?',
+            "line 4 of the model's compiled SQL: lag(sum(x)) over (order by",
+            "Spark 4.2 matches the expression to the grouping",
+        ),
+        (  # decimals compared where no nullif is: the windowed sum beside the sums
+            "with r as (select k, sum(v) as total from t group by k)\nselect\n  k,\n"
+            "  sum(total) over () as grand,\n  total / grand as share\nfrom r",
+            "Invalid comparison operation: Decimal128(38, 4) == Decimal128(36, 4)",
+            "line 4 of the model's compiled SQL: sum(total) over () as grand,",
+            "Spark 4.2 widens both sides",
+        ),
         (
             "select\n  l.price as base_price,\n  base_price * 2 as doubled\nfrom l",
             'attribute ObjectName([Identifier("base_price")]) is missing from the schema',

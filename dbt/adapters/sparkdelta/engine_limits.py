@@ -13,7 +13,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-LineFinder = Callable[["re.Match[str]"], str | None]  # the error's match -> a line pattern
+LineFinder = Callable[["re.Match[str]"], tuple[str, ...]]  # the error -> line patterns, in order
 
 
 @dataclass(frozen=True)
@@ -25,15 +25,17 @@ class KnownLimit:
     spark: str
 
 
-def _having_alias(match: re.Match[str]) -> str | None:
-    return rf"(?i)\bhaving\b.*\(\s*{re.escape(match.group('alias'))}\s*\)"
+def _having_alias(match: re.Match[str]) -> tuple[str, ...]:
+    alias = re.escape(match.group("alias"))
+    return (rf"(?i)\bhaving\b.*\(\s*{alias}\s*\)",)
 
 
-def _lateral_alias(match: re.Match[str]) -> str | None:
+def _lateral_alias(match: re.Match[str]) -> tuple[str, ...]:
     name = re.escape(match.group("alias"))
-    return rf"(?i)(?<!\bas )\b{name}\b(?!\s*,?\s*$)"
+    return (rf"(?i)(?<!\bas )\b{name}\b(?!\s*,?\s*$)",)
 
 
+AGGREGATE = r"(sum|avg|min|max|count)\s*\("
 LIMITS = (
     KnownLimit(
         re.compile(r"is nested inside '\w+\(\w+\(.*\) AS (?P<alias>\w+)\)'"),
@@ -43,13 +45,26 @@ LIMITS = (
     ),
     KnownLimit(
         re.compile(r"Invalid comparison operation: Decimal128\(\d+, \d+\) \S+ Decimal128"),
-        lambda _m: r"(?i)\bnullif\s*\(|\b(coalesce|sum|avg|round)\s*\(.*(?<![<>!])=(?!>)",
-        "Sail 0.7 compares decimals only of one precision; Spark 4.2 widens both sides to one "
-        "decimal type and runs it. Cast both sides to one decimal type.",
+        lambda _m: (
+            r"(?i)\bnullif\s*\(",
+            rf"(?i)\b{AGGREGATE}.*\)\s*over\s*\(",
+            r"(?i)\b(coalesce|sum|avg|round)\s*\(.*(?<![<>!])=(?!>)",
+        ),
+        "Sail 0.7 compares decimals only of one precision (here a decimal beside a wider one, as "
+        "a sum beside a sum of it); Spark 4.2 widens both sides to one decimal type and runs it. "
+        "Cast both sides to one decimal type.",
     ),
     KnownLimit(
-        re.compile(r"No field named (?P<field>\S+)\. Did you mean"),
-        lambda _m: r"(?i)\bhaving\b.*\(\s*select\b",
+        re.compile(r"No field named \S+?\.?(\s|$)"),
+        lambda _m: (rf"(?i)\b\w+\s*\(\s*{AGGREGATE}.*\bover\s*\(",),
+        "Sail 0.7 does not resolve a window function over an aggregate ordered or partitioned by "
+        "an expression of the GROUP BY (lag(sum(x)) over (order by date_trunc('month', d)) ... "
+        "group by 1); Spark 4.2 matches the expression to the grouping and runs it. Compute the "
+        "aggregate in a CTE, then the window over its columns.",
+    ),
+    KnownLimit(
+        re.compile(r"No field named \S+?\.?(\s|$)"),
+        lambda _m: (r"(?i)\bhaving\b.*\(\s*select\b",),
         "Sail 0.7 does not resolve a scalar subquery over a CTE in HAVING; Spark 4.2 runs it. "
         "Join the subquery's value instead.",
     ),
@@ -72,8 +87,21 @@ def _model_sql(statement: str) -> str:
     return statement if found is None else statement[found.end() :]
 
 
+def _line(sql: str, patterns: tuple[str, ...]) -> str:
+    """The first line of ``sql`` the first pattern that finds one finds, with its number."""
+    lines = sql.splitlines()
+    for pattern in patterns:
+        for number, text in enumerate(lines, start=1):
+            if re.search(pattern, text):
+                return f"line {number} of the model's compiled SQL: {text.strip()}\n"
+    return ""
+
+
 def explain(statement: str, message: str) -> str:
     """What to add to the embedded engine's ``message`` for a known limit ('' for none).
+
+    The first limit whose message matches and whose construct is found in the model wins;
+    else the first whose message matches, without a line.
 
     Args:
         statement: The SQL dbt sent.
@@ -82,16 +110,12 @@ def explain(statement: str, message: str) -> str:
     Returns:
         Lines naming the model's line (of its compiled SQL), what Spark does and the fix.
     """
-    for limit in LIMITS:
-        match = limit.message.search(message)
-        if match is None:
-            continue
-        sql = _model_sql(statement)
-        pattern = limit.line(match)
-        where = ""
-        for number, text in enumerate(sql.splitlines(), start=1):
-            if pattern and re.search(pattern, text):
-                where = f"line {number} of the model's compiled SQL: {text.strip()}\n"
-                break
-        return f"\n{where}{limit.spark} (docs/known-limits.md)"
+    sql = _model_sql(statement)
+    matching = [(limit, m) for limit in LIMITS if (m := limit.message.search(message))]
+    for limit, match in matching:
+        where = _line(sql, limit.line(match))
+        if where:
+            return f"\n{where}{limit.spark} (docs/known-limits.md)"
+    if matching:
+        return f"\n{matching[0][0].spark} (docs/known-limits.md)"
     return ""
