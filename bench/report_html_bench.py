@@ -7,7 +7,7 @@ Two estates:
   ``dbt run-operation maintenance_report --args '{html: ...}'`` in process;
 - 1,000 models: 1,000 real Delta tables (delta-rs appends, one version per build) and a real
   history table of 10 builds per model (post-hook rows: OPTIMIZE every build, VACUUM every
-  third, log cleanup every fifth; 25,000 rows). The page is written from the history and the
+  third, log cleanup every fifth; 15,000 rows). The page is written from the history and the
   tables' logs (``page_data`` then ``write_page``: the history read, one log replay per table,
   the page rendered and written); the text report's rows (``report_rows``: each table's health
   and a VACUUM dry run) are timed beside it, as the command runs both.

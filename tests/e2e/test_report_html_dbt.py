@@ -129,3 +129,7 @@ def test_a_misspelt_or_bad_html_argument_is_refused_with_words(
     result = dbt(built_project, "run-operation", "maintenance_report", "--args", "{html: true}")
     assert not result.success
     assert "html must be a file to write" in str(result.exception) + capfd.readouterr().out
+    folder = f"{{html: '{built_project}'}}"  # a folder: no page is written over it
+    result = dbt(built_project, "run-operation", "maintenance_report", "--args", folder)
+    assert not result.success
+    assert "could not be written there" in str(result.exception) + capfd.readouterr().out

@@ -18,7 +18,7 @@ from deltalake import write_deltalake
 from python_ops.delta.snapshot import read_snapshot
 from python_ops.maintenance.records.history import HistoryRecord, HistoryStore
 from python_ops.maintenance.running.report_page import page_data, write_page
-from python_ops.maintenance.running.report_series import model_points
+from python_ops.maintenance.running.report_series import estate_totals, model_points
 from tests.helpers.browser import drawn_charts, opened_report
 
 BASE = dt.datetime(2026, 11, 20, 6, tzinfo=dt.UTC)
@@ -235,3 +235,10 @@ def test_versions_cleaned_from_the_log_are_gaps_and_a_checkpoint_starts_the_repl
     # a point naming no version takes the newest commit written by its time
     (by_time,) = table_states(location, [(None, 2**62)])
     assert by_time == last
+
+
+def test_a_page_that_cannot_be_written_is_refused_naming_the_file(tmp_path: Path) -> None:
+    from python_ops.errors import ConfigError
+
+    with pytest.raises(ConfigError, match=r"setting 'html' has bad value .*could not be written"):
+        write_page(tmp_path, {"models": [], "totals": estate_totals([])})

@@ -385,6 +385,9 @@ class RunOperations:
         if html is None:
             return {"text": render_report(rows) + located.lines(26), "problems": problems}
         data = page_data(rows, store.records(), {t.name: t.location for t in chosen})
-        written = write_page(os.path.abspath(html), data)
+        try:
+            written = write_page(os.path.abspath(html), data)
+        except MaintenanceError as err:
+            raise DbtRuntimeError(f"maintenance_report: {err}") from err
         text = f"maintenance_report: {len(rows)} model(s) written to {written}"
         return {"text": text + located.lines(26), "problems": problems}

@@ -17,6 +17,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from python_ops.errors import ConfigError
 from python_ops.maintenance.records.history import HistoryRecord
 from python_ops.maintenance.rules.wording import files_text, size_text
 from python_ops.maintenance.running.report_series import estate_totals, model_entry
@@ -156,8 +157,20 @@ def write_page(path: str | Path, data: Mapping[str, Any]) -> Path:
 
     Returns:
         The file written.
+
+    Raises:
+        ConfigError: When the file cannot be written there (a folder, no permission).
     """
     target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(render_page(data), encoding="utf-8")
+    page = render_page(data)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(page, encoding="utf-8")
+    except OSError as err:
+        raise ConfigError(
+            setting="html",
+            value=str(path),
+            fix=f"The page could not be written there ({err.strerror or err}); name a file "
+            "in a folder this process can write.",
+        ) from err
     return target
