@@ -281,9 +281,10 @@ def _bounds_of(node: exp.Expression) -> tuple[exp.Column, PredicateKind, Bounds]
         if NOT_CONSTANT in (low, high):
             return None
         return node.this, PredicateKind.RANGE, Bounds(low, high)
-    if not isinstance(node, (exp.EQ, exp.GT, exp.GTE, exp.LT, exp.LTE)):
+    if not isinstance(node, (exp.EQ, exp.NullSafeEQ, exp.GT, exp.GTE, exp.LT, exp.LTE)):
         return None
-    kind = PredicateKind.EQUALITY if isinstance(node, exp.EQ) else PredicateKind.RANGE
+    equal = isinstance(node, (exp.EQ, exp.NullSafeEQ))
+    kind = PredicateKind.EQUALITY if equal else PredicateKind.RANGE
     for col, other, on_left in (
         (node.this, node.expression, True),
         (node.expression, node.this, False),

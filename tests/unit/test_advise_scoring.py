@@ -72,6 +72,11 @@ def test_a_read_holds_the_conjuncts_with_constants(reader: QueryReader) -> None:
     assert (fct["flag"].kind, fct["flag"].bounds) == (PredicateKind.IN, Bounds("A", "C"))
 
 
+def test_null_safe_equality_is_an_equality(reader: QueryReader) -> None:
+    scans = _scans(reader, "select * from s.fct where flag <=> 'A'")
+    assert scans[FCT]["flag"] == ScanPredicate("flag", PredicateKind.EQUALITY, Bounds("A", "A"))
+
+
 def test_predicates_under_or_make_no_read(reader: QueryReader) -> None:
     assert _scans(reader, "select * from s.fct where qty = 1 or day = date '1994-01-01'") == {}
 
