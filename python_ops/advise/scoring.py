@@ -29,8 +29,10 @@ NEAR_FULL = 0.9  # a predicate keeping this share of the rows or more counts not
 TIE = 0.01  # scores at least this close (a share of the readers' total weight) are a tie
 MAX_CANDIDATES = 4  # columns whose combinations (up to MAX_LAYOUT of them) are scored
 MAX_LAYOUT = 3
-# How often a reader runs, by its config ``maintenance_reader_frequency`` or its tags, in runs
-# of the project's usual job: a model built on every run counts 1, a weekly report 1/7.
+# How often a reader runs, by its ``meta: {maintenance_reader_frequency: ...}`` (dbt's place for
+# a project's own keys: a ``maintenance_*`` config key is a maintenance setting, checked as one)
+# or its tags, in runs of the project's usual job: a model built on every run counts 1, a weekly
+# report 1/7.
 FREQUENCIES = {"every_run": 1.0, "hourly": 1.0, "daily": 1.0, "weekly": 1 / 7, "monthly": 1 / 30}
 
 
@@ -79,7 +81,8 @@ class Choice:
 def reader_weight(node: Mapping[str, Any]) -> float:
     """How often a reader runs, relative to the project's usual job (1: on every run)."""
     config = node.get("config") or {}
-    said = config.get("maintenance_reader_frequency")
+    meta = {**(node.get("meta") or {}), **(config.get("meta") or {})}
+    said = meta.get("maintenance_reader_frequency")
     if isinstance(said, (int, float)) and not isinstance(said, bool) and said >= 0:
         return float(said)
     names = [str(said)] if said else []

@@ -16,6 +16,7 @@ from python_ops.advise.layouts import LayoutModel, files_admitting
 from python_ops.advise.predicates import PredicateKind, QueryReader, Relation, Scan, ScanPredicate
 from python_ops.advise.scoring import NEAR_FULL, WeightedScan, choose, reader_weight
 from python_ops.delta.snapshot import read_snapshot
+from python_ops.maintenance.configuration.config import parse_config
 
 FCT = "model.p.fct"
 DIM = "model.p.dim"
@@ -96,13 +97,14 @@ def test_never_through_an_aggregate(reader: QueryReader) -> None:
     assert FCT not in _scans(reader, sql)
 
 
-def test_reader_weight_from_config_or_tags() -> None:
+def test_reader_weight_from_meta_or_tags() -> None:
     assert reader_weight({"config": {}}) == 1.0
     assert reader_weight({"tags": ["weekly"]}) == pytest.approx(1 / 7)
-    assert reader_weight({"config": {"maintenance_reader_frequency": "monthly"}}) == pytest.approx(
-        1 / 30
-    )
-    assert reader_weight({"config": {"maintenance_reader_frequency": 0.5}}) == 0.5
+    monthly = {"config": {"meta": {"maintenance_reader_frequency": "monthly"}}}
+    assert reader_weight(monthly) == pytest.approx(1 / 30)
+    assert reader_weight({"meta": {"maintenance_reader_frequency": 0.5}}) == 0.5
+    # in meta, not a maintenance setting: a model's config check does not refuse it
+    assert parse_config("m", monthly["config"]).zorder_by == ()
 
 
 @pytest.fixture
