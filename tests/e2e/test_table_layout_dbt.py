@@ -160,8 +160,10 @@ def test_every_build_leaves_the_table_clustered(measured: Measured) -> None:
     for n, build in enumerate(measured.builds, 1):
         for model in MODELS:
             files, admitted = build[model]
-            assert files >= 4, (n, model, files)  # the clustering wrote several files
-            assert admitted <= 2.0, (n, model, files, admitted)
+            # several files (Delta's own Z-order on Spark writes 2, ours 4), each value in
+            # about one: unclustered, 2 files admit 2.0 per lookup, the build's 8 admit 8.0
+            assert files >= 2, (n, model, files)
+            assert admitted <= 1.5, (n, model, files, admitted)
     # the unclustered build the post-hook left alone: every file admits every value
     files, admitted = measured.unmaintained
     assert admitted > 4.0, measured.unmaintained
