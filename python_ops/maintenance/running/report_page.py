@@ -67,18 +67,18 @@ def page_data(
 def _tiles(totals: Mapping[str, Any]) -> str:
     """The estate's totals as labelled tiles."""
     tiles = [
-        ("models", str(totals["models"])),
-        ("with work due now", str(totals["due_now"])),
-        ("live files", str(totals["files"])),
-        ("small files", str(totals["small_files"])),
+        ("models", f"{totals['models']:,}"),
+        ("with work due now", f"{totals['due_now']:,}"),
+        ("live files", f"{totals['files']:,}"),
+        ("small files", f"{totals['small_files']:,}"),
         ("live size", size_text(totals["bytes"])),
-        ("log files", str(totals["log_files"])),
+        ("log files", f"{totals['log_files']:,}"),
         ("VACUUM could free now", size_text(totals["reclaimable_bytes"])),
-        ("maintenance time (builds drawn)", f"{totals['maintenance_s']:.2f} s"),
+        ("maintenance time (builds drawn)", f"{totals['maintenance_s']:,.2f} s"),
         ("VACUUM freed", size_text(totals["vacuum_bytes"])),
-        ("files VACUUM deleted", str(int(totals["vacuum_files"]))),
-        ("files OPTIMIZE compacted", str(int(totals["optimize_files"]))),
-        ("log files deleted", str(int(totals["cleanup_logs_files"]))),
+        ("files VACUUM deleted", f"{int(totals['vacuum_files']):,}"),
+        ("files OPTIMIZE compacted", f"{int(totals['optimize_files']):,}"),
+        ("log files deleted", f"{int(totals['cleanup_logs_files']):,}"),
     ]
     return "".join(
         f'<div class="tile" data-total="{html.escape(label)}"><b>{html.escape(value)}</b>'

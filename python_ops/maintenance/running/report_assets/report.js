@@ -18,7 +18,12 @@
     return v.toFixed(Math.abs(v) < 10 ? 2 : Math.abs(v) < 100 ? 1 : 0) + " " + UNITS[unit];
   }
   function count(v) { return v == null ? "-" : String(Math.round(v * 100) / 100); }
-  function seconds(v) { return v == null ? "-" : v.toFixed(v < 10 ? 2 : 1) + " s"; }
+  function seconds(v) {
+    if (v == null) return "-";
+    if (v === 0) return "0 s";
+    if (v > 0 && v < 1) return (v * 1000).toFixed(v < 0.01 ? 1 : 0) + " ms";
+    return v.toFixed(v < 10 ? 2 : 1) + " s";
+  }
   function when(t) { return new Date(t * 1000).toISOString().slice(0, 16).replace("T", " "); }
   function day(t) { return new Date(t * 1000).toISOString().slice(0, 10); }
 
@@ -46,7 +51,8 @@
                ["bytes", line("live bytes", COLORS.bytes, sizeText)]], fmt: sizeText },
     { name: "time", title: "maintenance seconds per build",
       series: [["maintenance_s", bars("maintenance", COLORS.time, seconds, 0.6)],
-               ["build_s", line("build", COLORS.build, seconds)]], fmt: seconds },
+               ["build_s", line("build (right axis)", COLORS.build, seconds, "build")]],
+      fmt: seconds },
     { name: "reclaimed", title: "files each op reclaimed",
       series: [["vacuum_files", bars("VACUUM deleted", COLORS.vacuum, count, 0.9)],
                ["optimize_files", bars("OPTIMIZE compacted", COLORS.optimize, count, 0.6)],
@@ -84,6 +90,13 @@
     };
     var columns = [xs];
     spec.series.forEach(function (s) { opts.series.push(s[1]); columns.push(cols[s[0]]); });
+    if (spec.series.some(function (s) { return s[1].scale === "build"; })) {
+      /* the build's seconds on an axis of their own: beside them a hook's milliseconds
+         would be a flat line at zero */
+      opts.scales.build = { range: opts.scales.y.range };
+      opts.axes.push({ scale: "build", side: 1, size: 64, grid: { show: false },
+                       values: function (u, ticks) { return ticks.map(spec.fmt); } });
+    }
     return new uPlot(opts, columns, holder);
   }
 
