@@ -59,8 +59,9 @@ def files_per_partition(snapshot: Snapshot, target_bytes: int) -> dict[Partition
 def _read(snapshot: Snapshot, columns: Sequence[str]) -> tuple[pa.Table, list[Partition]]:
     """A seeded sample of ``columns`` from up to ``SAMPLE_FILES`` files spread over the table.
 
-    Each file read gives its share of ``SAMPLE_ROWS`` by its size, so no more than about that
-    many rows are ever kept; each row's partition is beside it.
+    Each file read gives its share of ``SAMPLE_ROWS`` by its size, from only the row groups
+    that hold it (ranged reads of the columns' chunks, on object stores too), so about that many
+    rows are ever read and kept; each row's partition is beside it.
     """
     import pyarrow.parquet as pq
 
@@ -72,12 +73,13 @@ def _read(snapshot: Snapshot, columns: Sequence[str]) -> tuple[pa.Table, list[Pa
     pieces: list[pa.Table] = []
     partitions: list[Partition] = []
     for add in chosen:
+        quota = math.ceil(SAMPLE_ROWS * max(1, add.size_bytes) / total)
+        fs, path = storage.arrow_path(str(add.relative_path))
         try:
-            data = pa.BufferReader(storage.read_bytes(str(add.relative_path)))
-            table = pq.read_table(data, columns=list(columns), use_threads=False)
+            with fs.open_input_file(path) as handle:
+                table = _row_groups(pq.ParquetFile(handle), columns, quota)
         except (OSError, KeyError, ValueError) as err:
             raise StorageError(f"cannot read the sample from {add.path}: {err}") from err
-        quota = math.ceil(SAMPLE_ROWS * max(1, add.size_bytes) / total)
         if table.num_rows > quota:
             table = table.take(pa.array(sorted(rng.sample(range(table.num_rows), quota))))
         pieces.append(table)
@@ -85,6 +87,16 @@ def _read(snapshot: Snapshot, columns: Sequence[str]) -> tuple[pa.Table, list[Pa
     if not pieces:
         return pa.table({c: pa.array([], pa.int64()) for c in columns}), []
     return pa.concat_tables(pieces, promote_options="permissive"), partitions
+
+
+def _row_groups(parquet: Any, columns: Sequence[str], quota: int) -> pa.Table:
+    """The columns of enough row groups, evenly spread, to hold ``quota`` rows (ranged reads)."""
+    groups, rows = parquet.num_row_groups, parquet.metadata.num_rows
+    if groups <= 1 or rows <= quota:
+        return parquet.read(columns=list(columns), use_threads=False)
+    wanted = min(groups, math.ceil(quota * groups / rows) + 1)
+    picked = sorted({round(i * (groups - 1) / max(1, wanted - 1)) for i in range(wanted)})
+    return parquet.read_row_groups(picked, columns=list(columns), use_threads=False)
 
 
 def _plain(values: pa.ChunkedArray) -> pa.Array:
