@@ -178,8 +178,12 @@ def test_the_page_loads_offline_with_no_console_error_and_charts_the_history(
         nexts = loaded.page.eval_on_selector_all(
             "section.model .next", "els => els.map(e => e.textContent)"
         )
+        due = loaded.page.eval_on_selector_all(
+            "p.due-list a", "els => els.map(e => e.getAttribute('href'))"
+        )
         assert loaded.errors() == []
     assert nexts == ["optimize now", "vacuum in 5 h", "vacuum in 5 h"]
+    assert due == ["#model-0"]  # the one model due now, linked at the top
     assert set(charts) == {*MODELS, "(estate)"}
     for model in MODELS:
         want = _expected(records, model)

@@ -87,6 +87,23 @@ def _tiles(totals: Mapping[str, Any]) -> str:
     )
 
 
+#: Models due now listed by name at the top (the rest counted).
+DUE_LISTED = 50
+
+
+def _due_list(models: Sequence[Mapping[str, Any]]) -> str:
+    """The models with work due now, each a link to its section (``DUE_LISTED`` at most)."""
+    due = [(i, m) for i, m in enumerate(models) if str(m["next"]).endswith(" now")]
+    if not due:
+        return '<p class="due-list">nothing due now</p>'
+    links = ", ".join(
+        f'<a href="#model-{i}">{html.escape(m["model"])}</a> ({html.escape(m["next"])})'
+        for i, m in due[:DUE_LISTED]
+    )
+    more = f" and {len(due) - DUE_LISTED:,} more" if len(due) > DUE_LISTED else ""
+    return f'<p class="due-list">due now: {links}{more}</p>'
+
+
 def _now_text(now: Mapping[str, Any]) -> str:
     """A model's layout now, in the text report's words."""
     if now.get("files") is None:
@@ -139,6 +156,7 @@ def render_page(data: Mapping[str, Any], *, title: str = "Delta maintenance repo
         f"{generated}; each point is one run of maintenance (a build's post-hook, a "
         "run-operation or a command line run) from the maintenance history.</p></header>"
         f'<section id="estate"><div class="tiles">{_tiles(totals)}</div>'
+        f"{_due_list(data['models'])}"
         f'<div class="charts">{estate}</div></section>'
         '<nav><input id="filter" type="search" placeholder="filter models by name"></nav>'
         f"<main>{sections}</main>"
