@@ -61,6 +61,32 @@ def delta_writer_for(
         return Writer.DELTA, writer().sql()
 
 
+def writer_gate(snapshot: Snapshot, op: Op, location: str) -> Writer:
+    """The writer a rewrite of the table needs, from its protocol alone (nothing is asked).
+
+    For a plan, before anything runs: which Delta would run it (the engine's, or the local
+    writer started for it) is asked only when the plan has work (``delta_writer_for``).
+
+    Args:
+        snapshot: The table's snapshot (its protocol).
+        op: The write (``Op.COMPACTION``, ``Op.ZORDER``).
+        location: The table location.
+
+    Returns:
+        ``Writer.DELTA_RS`` when delta-rs supports the table, else ``Writer.DELTA``.
+
+    Raises:
+        UnsupportedFeatureError: When Delta 4.4 does not support the table either.
+    """
+    try:
+        check_protocol(snapshot.protocol, op, location=location, writer=Writer.DELTA_RS)
+        _require_name_mapping(snapshot, op, location)
+        return Writer.DELTA_RS
+    except UnsupportedFeatureError:
+        check_protocol(snapshot.protocol, op, location=location, writer=Writer.DELTA)
+        return Writer.DELTA
+
+
 def keeps_empty_partition_values(
     snapshot: Snapshot,
     op: Op,

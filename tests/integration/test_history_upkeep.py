@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import json
 from pathlib import Path
 
 from deltalake import DeltaTable
@@ -13,6 +14,8 @@ from python_ops.maintenance.records.outcomes import Status
 from python_ops.maintenance.running.history_upkeep import upkeep_history
 from python_ops.maintenance.running.runner import Maintainer
 from python_ops.maintenance.selection.locations import HISTORY_NAME
+from python_ops.ops.optimize.execute import WRITER_COMPACT
+from python_ops.spark_sessions import DeltaSql
 from tests.helpers.vacuum import content
 
 
@@ -53,3 +56,32 @@ def test_the_history_is_compacted_once_small_files_pile_up(tmp_path: Path) -> No
     # the next invocation decides again: nothing is due so soon after
     again = upkeep_history(Maintainer(spark=None, history=store, invocation=Invocation("later")))
     assert not [o for o in again if o.ran], again
+
+
+def test_the_history_upkeep_runs_here_whatever_engine_the_run_has(tmp_path: Path) -> None:
+    """Issue 65 item 3: on ``mode: local`` the upkeep's compaction went to Delta's own OPTIMIZE
+    on the JVM (31 s of an ``optimize_all`` that rewrote nothing in any model). The history is
+    ours: compacted here, no statement sent, Spark not touched."""
+    store = HistoryStore(str(tmp_path / HISTORY_NAME))
+    for i in range(10):
+        store.append([_record(i)])
+    sent: list[str] = []
+
+    def execute(statement: str) -> list[dict[str, object]]:
+        sent.append(statement)
+        raise AssertionError(f"the history's upkeep sent {statement!r} to the engine")
+
+    class Untouchable:
+        def __getattr__(self, name: str) -> object:
+            raise AssertionError(f"the history's upkeep used the Spark session ({name})")
+
+    engine = DeltaSql(execute, where="a local Spark with Delta", has_delta=True)
+    maintainer = Maintainer(
+        spark=Untouchable(), history=store, invocation=Invocation("now"), sql=engine
+    )
+    outcomes = {o.op: o for o in upkeep_history(maintainer)}
+    assert outcomes["optimize"].status is Status.SUCCEEDED, outcomes
+    assert outcomes["optimize"].counts.files_removed == 10
+    assert sent == []
+    (row,) = [r for r in store.records() if r.model == HISTORY_NAME and r.op == "optimize"]
+    assert json.loads(row.parameters)["writer"] == WRITER_COMPACT

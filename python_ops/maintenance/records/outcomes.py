@@ -77,6 +77,20 @@ class OpCounts:
             **self.clustering,
         }
 
+    def changed(self) -> bool:
+        """Whether the run changed the table: a commit, or files deleted or written.
+
+        A VACUUM or log cleanup deletes without a commit; OPTIMIZE, a purge and statistics
+        upkeep commit. (For a dry run, the counts say what would be: not a change.)
+        """
+        return bool(
+            self.files_removed
+            or self.files_added
+            or self.bytes_removed
+            or self.bytes_added
+            or self.version_after != self.version_before
+        )
+
     def failed(self) -> OpCounts:
         """The counts of a run that failed: what it did before, no version after, no note."""
         return dataclasses.replace(self, version_after=None, note="")

@@ -26,9 +26,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from python_ops.delta.commits import list_log
-from python_ops.delta.protocol import Op
+from python_ops.delta.protocol import Op, Writer
 from python_ops.delta.snapshot import Snapshot, read_snapshot
-from python_ops.errors import ChangedThenFailedError, ConfigError, OptimizeConflictError
+from python_ops.errors import (
+    ChangedThenFailedError,
+    ConfigError,
+    JvmDeferredError,
+    OptimizeConflictError,
+)
 from python_ops.ops.audit import Audit, as_audit
 from python_ops.ops.live_files import require_live_files
 from python_ops.ops.log_cleanup import remove_stale_staged
@@ -46,7 +51,11 @@ from python_ops.ops.optimize.plan import (
     plan_summary,
 )
 from python_ops.ops.results import OptimizeResult
-from python_ops.ops.writer_choice import delta_writer_for, keeps_empty_partition_values
+from python_ops.ops.writer_choice import (
+    delta_writer_for,
+    keeps_empty_partition_values,
+    writer_gate,
+)
 from python_ops.spark_sessions import DeltaSql, session_sql
 from python_ops.storage import Storage, open_storage
 
@@ -146,9 +155,19 @@ def optimize(  # noqa: D417 (the options are documented once, on OptimizeOptions
 def _plan(
     storage: Storage, snapshot: Snapshot, options: OptimizeOptions, sql: DeltaSql | None
 ) -> tuple[OptimizePlan, DeltaSql | None]:
-    """Our plan, gated for the writer that will run it (and where Delta's SQL would run)."""
+    """Our plan, gated for the writer that will run it (and where Delta's SQL would run).
+
+    The plan decides first, from the protocol alone (``writer_gate``): where only Delta's
+    writer may rewrite the table, which Delta runs it (the engine, asked whether it has Delta
+    with a statement; or the local writer, started for it) is asked only when the plan has
+    work. Nothing to rewrite asks no engine and starts nothing (issue 65 item 3); a dry run
+    where the local writer may not start (a post-hook) is planned, not deferred.
+
+    Raises:
+        JvmDeferredError: When the plan has work only the deferred local writer could do.
+    """
     op = Op.ZORDER if options.zorder_by else Op.COMPACTION
-    gate, sql = delta_writer_for(snapshot, op, sql, storage.root)
+    gate = writer_gate(snapshot, op, storage.root)
     plan = plan_optimize(
         storage,
         writer=gate,
@@ -159,6 +178,13 @@ def _plan(
         min_small_files=options.min_small_files,
         snapshot=snapshot,
     )
+    if gate is Writer.DELTA_RS or not plan.work:
+        return plan, sql
+    try:
+        _gate, sql = delta_writer_for(snapshot, op, sql, storage.root)
+    except JvmDeferredError:
+        if not options.dry_run:  # a dry run starts nothing: planned all the same
+            raise
     return plan, sql
 
 
