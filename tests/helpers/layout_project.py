@@ -1,9 +1,11 @@
 """A dbt project of ``table`` models that ask for a Z-order layout, and how to measure it.
 
 ``events`` asks for ``maintenance_zorder_by: [user_id]``, ``picked`` for ``auto`` (read by the
-view ``picked_by_user``, which filters on ``user_id``). Both are built from ``range`` over 8
-partitions: each build writes 8 files that span every ``user_id``, so an unclustered table
-admits all its files per lookup. The optimize interval is the default (24 h with Z-order).
+view ``picked_by_user``, which filters on ``user_id``); on an engine with Delta, ``liquid`` and
+``liquid_auto`` ask the same of liquid clustering (``maintenance_cluster_by``). All are built
+from ``range`` over 8 partitions: each build writes 8 files that span every ``user_id``, so an
+unclustered table admits all its files per lookup. The optimize interval is the default (24 h
+with Z-order).
 
 ``files_per_lookup`` measures a column from the live files' own ``add.stats`` (every distinct
 value of the column looked up against each file's min/max), independent of the advisor's
@@ -58,7 +60,7 @@ layout:
 """
 
 TABLE = """
-{{{{ config(materialized='table', maintenance_zorder_by={zorder}) }}}}
+{{{{ config(materialized='table', {layout}) }}}}
 select
   cast(id as bigint) as event_id,
   cast(pmod(id * 7919, {users}) as bigint) as user_id,
@@ -67,23 +69,42 @@ from range(0, {rows}, 1, 8) generated
 """
 
 READER = (
-    "{{ config(materialized='view') }}\n"
-    "select event_id, amount from {{ ref('picked') }} where user_id = 42\n"
+    "{{{{ config(materialized='view') }}}}\n"
+    "select event_id, amount from {{{{ ref('{model}') }}}} where user_id = 42\n"
 )
+
+#: model name to its layout config: Z-order on both engines, liquid clustering (Delta's own
+#: ``CLUSTER BY``) only where the engine has Delta
+ZORDERED = {"events": "maintenance_zorder_by=['user_id']", "picked": "maintenance_zorder_by='auto'"}
+LIQUID = {
+    "liquid": "maintenance_cluster_by=['user_id']",
+    "liquid_auto": "maintenance_cluster_by='auto'",
+}
+AUTO = ("picked", "liquid_auto")
 
 
 def write_project(
-    root: Path, warehouse: Path, *, target: str = "embedded", connect_url: str = ""
+    root: Path,
+    warehouse: Path,
+    *,
+    target: str = "embedded",
+    connect_url: str = "",
+    liquid: bool = False,
 ) -> Path:
-    """Write the project at ``root`` (its tables under ``warehouse``); returns ``root``."""
+    """Write the project at ``root`` (its tables under ``warehouse``); returns ``root``.
+
+    ``liquid``: also the liquid-clustered models (``LIQUID``; an engine with Delta only).
+    """
     models = root / "models"
     models.mkdir(parents=True, exist_ok=True)
     (root / "dbt_project.yml").write_text(PROJECT)
     profiles = PROFILES.format(target=target, warehouse=warehouse, connect_url=connect_url)
     (root / "profiles.yml").write_text(profiles)
-    (models / "events.sql").write_text(TABLE.format(zorder="['user_id']", users=USERS, rows=ROWS))
-    (models / "picked.sql").write_text(TABLE.format(zorder="'auto'", users=USERS, rows=ROWS))
-    (models / "picked_by_user.sql").write_text(READER)
+    layouts = {**ZORDERED, **(LIQUID if liquid else {})}
+    for model, layout in layouts.items():
+        (models / f"{model}.sql").write_text(TABLE.format(layout=layout, users=USERS, rows=ROWS))
+        if model in AUTO:
+            (models / f"{model}_by_user.sql").write_text(READER.format(model=model))
     return root
 
 

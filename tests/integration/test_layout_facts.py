@@ -3,18 +3,24 @@
 Tables written by delta-rs (appends, an overwrite, a property change) and Z-ordered by the
 package's own OPTIMIZE: ``last_replacement`` finds the overwrite through the commits that write
 no data and never an append or a rewrite; ``layout_replaced`` says a Z-order's files are gone
-only once the commit that removed the last of them is in the log.
+only once the commit that removed the last of them is in the log; ``clustering_columns`` reads
+the newest ``delta.clustering`` domain.
 """
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pyarrow as pa
 from deltalake import DeltaTable, write_deltalake
 
 from python_ops.delta.snapshot import read_snapshot
-from python_ops.maintenance.facts.layout import last_replacement, layout_replaced
+from python_ops.maintenance.facts.layout import (
+    clustering_columns,
+    last_replacement,
+    layout_replaced,
+)
 from python_ops.ops.optimize.execute import optimize
 from python_ops.storage import open_storage
 
@@ -81,3 +87,29 @@ def test_a_zorders_files_are_replaced_only_by_the_write_that_removes_them(
     assert gone is not None
     assert gone.version == head
     assert gone.operation  # delta-rs names its commit
+
+
+def _commit(log: Path, version: int, *actions: dict[str, object]) -> None:
+    lines = [json.dumps(a) for a in ({"commitInfo": {"operation": "WRITE"}}, *actions)]
+    (log / f"{version:020d}.json").write_text("\n".join(lines) + "\n")
+
+
+def test_the_clustering_columns_are_the_newest_delta_clustering_domains(tmp_path: Path) -> None:
+    log = tmp_path / "t" / "_delta_log"
+    log.mkdir(parents=True)
+
+    def domain(columns: list[list[str]]) -> dict[str, object]:
+        config = {"clusteringColumns": columns, "domainName": "delta.clustering"}
+        body = {"domain": "delta.clustering", "configuration": json.dumps(config)}
+        return {"domainMetadata": {**body, "removed": False}}
+
+    _commit(log, 0, domain([["u"], ["a", "b"]]))
+    _commit(log, 1)  # a commit without the domain: the one before still holds
+    _commit(log, 2, domain([]))  # CREATE OR REPLACE without CLUSTER BY: emptied
+    storage = open_storage(str(tmp_path / "t"))
+    assert clustering_columns(storage, 1) == ("u", "a.b")
+    assert clustering_columns(storage, 2) == ()
+    other = tmp_path / "o" / "_delta_log"
+    other.mkdir(parents=True)
+    _commit(other, 0)
+    assert clustering_columns(open_storage(str(tmp_path / "o")), 0) is None  # not known

@@ -190,12 +190,12 @@ RULES: dict[str, Rule] = {
 
 
 def _rebuilt_zorder(known: KnownTable, settled: Decision) -> bool:
-    """OPTIMIZE too soon for a Z-ordered model whose build just rewrote every file."""
+    """OPTIMIZE too soon for a clustered model whose build just rewrote every file."""
     c = known.target.config
     return (
         settled.op == "optimize"
         and settled.reason is Reason.TOO_SOON
-        and bool(c.zorder_by or c.zorder_auto)
+        and bool(c.zorder_by or c.zorder_auto or c.cluster_by or c.cluster_auto)
         and known.rewrote_every_file()
         and known.last_commit is not None
         and known.last_commit.operation not in ROW_LEVEL_OPERATIONS

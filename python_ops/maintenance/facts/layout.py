@@ -14,6 +14,7 @@ table is gone with the files it wrote. Two questions, both answered from a few c
 
 from __future__ import annotations
 
+import json
 from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any
@@ -139,3 +140,37 @@ def layout_replaced(
         if not left:
             return _replacement(version, actions)
     return Replacement(None)
+
+
+def clustering_columns(storage: Storage, head: int) -> tuple[str, ...] | None:
+    """The liquid-clustering columns the table's log names at ``head`` (``delta.clustering``).
+
+    Read back from ``head`` to the newest ``domainMetadata`` of the ``delta.clustering`` domain
+    (every create or replace of a clustered table writes one; Delta 4.4's ``CREATE OR REPLACE
+    TABLE ... AS SELECT`` without ``CLUSTER BY`` writes it empty).
+
+    Args:
+        storage: The table's storage.
+        head: The version to read at.
+
+    Returns:
+        The columns (nested fields joined with '.'); () for a removed domain or none named;
+        None when no such action is within ``LOOKBACK`` commits (not known).
+    """
+    for version in range(head, max(-1, head - LOOKBACK), -1):
+        try:
+            actions = commit_actions(storage, version)
+        except (MaintenanceError, OSError):
+            return None
+        for domain in reversed(_paths(actions, "domainMetadata")):
+            if domain.get("domain") != "delta.clustering":
+                continue
+            if domain.get("removed") is True:
+                return ()
+            try:
+                config = json.loads(str(domain.get("configuration") or "{}"))
+            except ValueError:
+                return None
+            names = config.get("clusteringColumns") or []
+            return tuple(".".join(str(p) for p in name) for name in names)
+    return None

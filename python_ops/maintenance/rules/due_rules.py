@@ -130,9 +130,10 @@ def rebuilt_layout(target: ModelTarget, snapshot: Snapshot) -> str | None:
     """Why a Z-ordered model is re-clustered now, whatever its interval; None: it is not.
 
     A write replaced every live file since the table's last rewrite (``last_replacement``: a
-    ``table`` model's build, a full refresh), so the Z-order the model asks for went with the
-    files an earlier OPTIMIZE wrote. A table of one file, or without Z-order columns (none
-    asked for, or ``auto`` chose none), or liquid-clustered (Delta's own rules), is not.
+    ``table`` model's build, a full refresh), so the Z-order (or liquid clustering: Delta 4.4
+    writes a ``CLUSTER BY`` CTAS's files unclustered) the model asks for went with the files an
+    earlier OPTIMIZE wrote. A table of one file, or without Z-order or clustering columns (none
+    asked for, or ``auto`` chose none), is not.
 
     Args:
         target: The model, ``auto`` already resolved to its columns.
@@ -141,8 +142,8 @@ def rebuilt_layout(target: ModelTarget, snapshot: Snapshot) -> str | None:
     Returns:
         The reason in words, or None.
     """
-    columns = target.config.zorder_by
-    if not columns or len(snapshot.files) < 2 or is_clustered(snapshot):
+    columns = target.config.zorder_by or target.config.cluster_by
+    if not columns or len(snapshot.files) < 2:
         return None
     live = [f.path for f in snapshot.files]
     found = last_replacement(open_storage(target.location), snapshot.version, live)
@@ -151,7 +152,7 @@ def rebuilt_layout(target: ModelTarget, snapshot: Snapshot) -> str | None:
     how = f" ({found.operation})" if found.operation else ""
     return (
         f"rebuilt: version {found.version}{how} replaced all {len(live)} file(s), and with "
-        f"them the Z-order on {', '.join(columns)}; re-clustered now, whatever "
+        f"them the clustering on {', '.join(columns)}; re-clustered now, whatever "
         "maintenance_optimize_interval_hours"
     )
 
@@ -170,7 +171,9 @@ def optimize_is_due(target: ModelTarget, snapshot: Snapshot, now_ms: int) -> tup
             "partition is re-clustered once"
         )
     if is_clustered(snapshot):
-        return _clustering_due(target, snapshot)
+        due, why = _clustering_due(target, snapshot)
+        replaced = None if due else rebuilt_layout(target, snapshot)
+        return (True, f"{replaced}; {why}") if replaced else (due, why)
     rebuilt = not c.zorder_by and _written_whole_by_last_commit(target, snapshot)
     if rebuilt and len(snapshot.files) < REBUILT_MIN_FILES:
         return False, (

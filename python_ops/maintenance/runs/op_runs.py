@@ -16,6 +16,7 @@ from python_ops.delta.file_paths import FilePaths
 from python_ops.delta.snapshot import Snapshot, read_snapshot
 from python_ops.errors import EngineError
 from python_ops.invocation import Invocation
+from python_ops.maintenance.configuration.config import AutoChoice
 from python_ops.maintenance.configuration.op_keys import as_model_setting, model_audit, model_words
 from python_ops.maintenance.configuration.policy import (
     effective_paths,
@@ -23,6 +24,7 @@ from python_ops.maintenance.configuration.policy import (
     pending_policy,
     unrecorded_note,
 )
+from python_ops.maintenance.facts.layout import clustering_columns
 from python_ops.maintenance.records.outcomes import OpCounts
 from python_ops.maintenance.runs.auto_columns import admitted_per_column, clustering_fields
 from python_ops.maintenance.selection.targets import ModelTarget
@@ -32,6 +34,7 @@ from python_ops.ops.vacuum import vacuum
 from python_ops.ops.vacuum.candidates import ListingEvidence
 from python_ops.ops.vacuum_modes import VacuumEngine
 from python_ops.spark_sessions import DeltaSql
+from python_ops.storage import open_storage
 
 
 @dataclass(frozen=True)
@@ -192,7 +195,7 @@ def run_optimize(target: ModelTarget, ctx: RunContext) -> OpCounts:
     before: dict[str, float] = {}
     if choice is not None:
         before = admitted_per_column(target.location, choice.columns)
-        if c.cluster_auto and choice.changed and not ctx.dry_run:
+        if c.cluster_auto and _cluster_by_due(target.location, choice) and not ctx.dry_run:
             apply_cluster_by(target.location, choice.columns, ctx.sql)
     snapshot = ctx.snapshot if choice is None or not c.cluster_auto else None
     where = params.get("where")
@@ -238,6 +241,21 @@ def run_optimize(target: ModelTarget, ctx: RunContext) -> OpCounts:
         note=_optimize_note(o.writer, o.log_files_deleted),
         clustering=clustering,
     )
+
+
+def _cluster_by_due(location: str, choice: AutoChoice) -> bool:
+    """``maintenance_cluster_by: auto``: whether the table must be altered to the choice.
+
+    A new choice, or a table its build re-created without it (Delta 4.4's ``CREATE OR
+    REPLACE TABLE ... AS SELECT`` without ``CLUSTER BY`` empties the clustering columns).
+    """
+    if not choice.columns:
+        return False
+    if choice.changed:
+        return True
+    storage = open_storage(location)
+    head = read_snapshot(storage).version
+    return clustering_columns(storage, head) not in (None, choice.columns)
 
 
 def apply_cluster_by(location: str, columns: tuple[str, ...], sql: DeltaSql | None) -> None:
