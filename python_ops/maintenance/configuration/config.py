@@ -349,9 +349,11 @@ class MaintenanceConfig:
             "list of columns | auto",
             "liquid clustering columns (alias: dbt-databricks' liquid_clustered_by): on engines "
             "with Delta the table is created, or altered when they change, with CLUSTER BY, and "
-            "OPTIMIZE is Delta's clustering OPTIMIZE (OPTIMIZE FULL once after a change); the "
+            "OPTIMIZE is Delta's clustering OPTIMIZE (OPTIMIZE FULL once after a change; at once "
+            "after a build that replaced every file, which Delta writes unclustered); the "
             "embedded engine cannot cluster and warns. Not with maintenance_zorder_by. auto: the "
-            "advisor's columns, applied with ALTER TABLE ... CLUSTER BY on an engine with Delta",
+            "advisor's columns, applied with ALTER TABLE ... CLUSTER BY on an engine with Delta "
+            "(again after a rebuild emptied them)",
             _columns,
             op="optimize",
         ),
