@@ -1,13 +1,14 @@
-"""A ``table`` model keeps the Z-order layout it asks for, rebuild after rebuild (issue 66, 3).
+"""A ``table`` model keeps the layout it asks for, rebuild after rebuild (issue 66, 3).
 
-Real dbt (``dbtRunner``) on the embedded engine builds ``tests/helpers/layout_project.py``'s
-project four times. Each build replaces every file of the two Z-ordered tables (8 files that
-span every ``user_id``); the post-hook must re-cluster them whatever the 24 h OPTIMIZE interval,
-so files admitted per lookup, measured from the live files' own statistics, stays near 1 after
-every build, and delta-rs reads the build's rows (count and checksum) after the re-clustering.
-A fourth build with the post-hook off leaves ``picked`` unclustered: ``maintenance_report``
-must then say so, with the files per lookup measured now, never the earlier clustering's
-figures.
+Real dbt (``dbtRunner``) builds ``tests/helpers/layout_project.py``'s project four times, on
+the embedded engine and on Spark with Delta 4.4 (``mode: attach`` to the run's Spark Connect
+server; there also two liquid-clustered models, explicit and ``auto``). Each build replaces
+every file of the tables (8 files that span every ``user_id``); the post-hook must re-cluster
+them whatever the 24 h OPTIMIZE interval, so files admitted per lookup, measured from the live
+files' own statistics, stays near 1 after every build, and the build's rows (count and
+checksum) are read after the re-clustering (delta-rs; Delta on the Spark leg). A fourth build
+with the post-hook off leaves ``picked`` unclustered: ``maintenance_report`` must then say so,
+with the files per lookup measured now, never the earlier clustering's figures.
 """
 
 from __future__ import annotations
