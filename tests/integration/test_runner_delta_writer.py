@@ -105,3 +105,48 @@ def test_a_post_hook_defers_an_op_that_would_start_a_jvm(tmp_path: Path, delta_s
     assert ran.status == Status.SUCCEEDED
     assert read_snapshot(str(table)).version > version
     assert oracle(delta_spark, table) == before
+
+
+def test_nothing_to_rewrite_on_a_table_only_delta_writes_starts_nothing(
+    tmp_path: Path, delta_spark: Any
+) -> None:
+    """Issue 65 item 3, on a real table: deletion vectors and row tracking (delta-rs does not
+    write row tracking: only Delta's own writer may rewrite it), one file. OPTIMIZE of every
+    model (``optimize_all``), in a post-hook's context too: nothing worth rewriting, said as
+    such (it was deferred as "needs Delta's own writer"); no local Delta writer started, no
+    commit."""
+    from python_ops import runtime
+    from python_ops.delta.local_writer import starts_deferred
+    from python_ops.maintenance.running.session import POST_HOOK_DEFERRAL
+    from python_ops.maintenance.runs.run_options import RunOptions
+
+    table = tmp_path / "dv_rows"
+    name = table_sql(table)
+    delta_spark.sql(
+        f"CREATE TABLE {name} (id BIGINT, v STRING) USING delta TBLPROPERTIES ("
+        "'delta.enableDeletionVectors' = 'true', 'delta.enableRowTracking' = 'true')"
+    ).collect()
+    delta_spark.sql(f"INSERT INTO {name} SELECT id, 'x' FROM range(0, 10, 1, 1)").collect()
+    snapshot = read_snapshot(str(table))
+    assert "rowTracking" in snapshot.protocol["writerFeatures"]
+    history = HistoryStore(str(tmp_path / "history"))
+    target = ModelTarget("dv_rows", str(table), parse_config("dv_rows", {}))
+    running = runtime.LOCAL_WRITER.value
+    was_started = running is not None and running.started
+
+    maintainer = Maintainer(spark=None, history=history, invocation=Invocation("hook"))
+    with starts_deferred(POST_HOOK_DEFERRAL):
+        (hook,) = maintainer.maintain_model(target, ops=("optimize",), only_due=False)
+    run = Maintainer(spark=None, history=history, invocation=Invocation("all")).maintain(
+        [target], RunOptions(ops=("optimize",), only_due=False)
+    )
+    for outcome in (hook, *run.outcomes):
+        assert (outcome.status, outcome.counts.files_removed) == (Status.SUCCEEDED, 0), outcome
+    now = runtime.LOCAL_WRITER.value
+    assert (now is not None and now.started) == was_started  # nothing started for it
+    assert read_snapshot(str(table)).version == snapshot.version
+    rows = [r for r in history.records() if r.op == "optimize"]
+    assert [(r.invocation_id, r.status) for r in rows] == [
+        ("hook", "succeeded"),
+        ("all", "succeeded"),
+    ]
