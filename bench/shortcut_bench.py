@@ -15,7 +15,7 @@ otherwise read from the table's log:
 - history summaries (``history_summary``): the last runs of the history's newest commit kept
   beside it, so a process's first hook does not read the history table.
 
-Each is switched off in a copy of the code under test (``git archive`` of HEAD, then the few
+Each is switched off in a copy of the code under test (``git archive`` of ``--commit``, then the few
 lines that take the shortcut replaced, each replacement found exactly once): no switch exists
 in the package. The first four depend on one another (a look needs a stamp and a derived
 state; a derived state needs the look-ahead's checksum), so they are taken off in that order,
@@ -28,10 +28,17 @@ line: starts, hooks and the command's end; a hook's CPU reaches the wall about 1
 HOOK-WALL), the median over rounds of each step's difference; the processes' wall and CPU are
 given beside it (their noise is larger than the savings).
 
+The four shortcuts of the chain were removed on the verdicts (docs/design.md, "Shortcuts
+kept"): the variants are measured on ``--commit`` (86ed063 by default, the last commit with
+every shortcut; their lines are not in later ones). The section's runs (bench/results):
+
     .venv/bin/python bench/shortcut_bench.py --size 1000 --repeats 2 --save r1000.json
-    .venv/bin/python bench/shortcut_bench.py --size 200 --repeats 3 --save r200.json
+    .venv/bin/python bench/shortcut_bench.py --size 200 --repeats 2 --save r200.json
+    .venv/bin/python bench/shortcut_bench.py --size 200 --repeats 4 --save r200b.json \
+        --variants "-derived checksums" "-build-start look-ahead" none
+    .venv/bin/python bench/shortcut_bench.py --size 200 --aged-history 100 --save a200.json
     .venv/bin/python bench/shortcut_bench.py --size 200 --slow --repeats 2 --save s200.json
-    .venv/bin/python bench/shortcut_bench.py --report r1000.json r200.json s200.json --write
+    .venv/bin/python bench/shortcut_bench.py --report r1000.json r200.json ... --write
 """
 
 from __future__ import annotations
@@ -58,8 +65,6 @@ from report import write_section  # noqa: E402
 from tests.helpers.fleet_project import write_fleet_project  # noqa: E402
 
 BIN = Path(sys.executable).parent
-BAR_MS = 0.5  # a shortcut is kept if it saves this much per model at 1,000 models
-BAR_PCT = 0.5  # or this share of the build
 
 # (file, the lines that take the shortcut, what replaces them)
 KEPT_LOOKS = (
@@ -173,7 +178,14 @@ def dbt(root: Path, code: Path, *args: str) -> tuple[float, float]:
 
 
 def measure(
-    work: Path, size: int, repeats: int, *, slow: bool, commit: str, aged: int = 0
+    work: Path,
+    size: int,
+    repeats: int,
+    *,
+    slow: bool,
+    commit: str,
+    aged: int = 0,
+    only: list[str] | None = None,
 ) -> dict[str, object]:
     """Set every variant up, then its timed repeat builds, rotated; the raw figures.
 
@@ -181,7 +193,7 @@ def measure(
     a skip and a bound for each of 1,000 other models), then one more untimed build (whatever
     upkeep of the history is due), for the history summaries alone.
     """
-    variants = list(SLOW_VARIANTS if slow else AGED_VARIANTS if aged else VARIANTS)
+    variants = list(only or (SLOW_VARIANTS if slow else AGED_VARIANTS if aged else VARIANTS))
     codes = {v: code_copy(work, v, commit) for v in variants}
     roots = {v: project(work, v, size, ONE_ROW) for v in variants}
     for v in variants:  # a first and a repeat build, untimed (the slow SQL only after them)
@@ -217,6 +229,7 @@ def measure(
             runs[v].append(one)
             print(f"N={size} slow={slow} round {r} {v}: {one}", flush=True)
     figures = {"size": size, "slow": slow, "aged": aged, "repeats": repeats, "runs": runs}
+    figures["only"] = only or []
     return {**figures, "head": head(commit)}
 
 
@@ -245,6 +258,7 @@ def main() -> None:
     parser.add_argument("--size", type=int, default=200)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--slow", action="store_true", help="models of about a second each")
+    parser.add_argument("--variants", nargs="*", choices=list(VARIANTS), help="these only")
     parser.add_argument("--aged-history", type=int, default=0, help="appends of 2,000 rows")
     parser.add_argument("--commit", default="86ed063", help="the code measured")
     parser.add_argument("--save", type=Path)
@@ -268,6 +282,7 @@ def main() -> None:
             slow=args.slow,
             commit=args.commit,
             aged=args.aged_history,
+            only=args.variants,
         )
     figures["period"] = f"{started}-{time.strftime('%H:%M', time.gmtime())} UTC"
     text = json.dumps(figures, indent=1)
