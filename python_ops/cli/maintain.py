@@ -21,7 +21,13 @@ from typing import Any, TextIO
 
 from typing_extensions import override
 
-from python_ops.cli.project import Places, maintained_models, node_location, resolve_places
+from python_ops.cli.project import (
+    Places,
+    maintained_models,
+    node_location,
+    resolve_places,
+    selected_targets,
+)
 from python_ops.errors import ConfigError, MaintenanceError
 from python_ops.maintenance.records.history import HistoryStore
 from python_ops.maintenance.records.outcomes import Status
@@ -34,10 +40,7 @@ from python_ops.maintenance.running.session import (
 from python_ops.maintenance.runs.auto_columns import AdviceFor, ProjectAdvice
 from python_ops.maintenance.runs.run_options import RunOptions
 from python_ops.maintenance.selection.locations import default_history_location, warehouse_locator
-from python_ops.maintenance.selection.selected_models import keep_selected, needs_resolution
 from python_ops.maintenance.selection.selection_resolver import (
-    ChildProcessResolver,
-    SelectionRequest,
     SelectionResolver,
 )
 from python_ops.maintenance.selection.targets import (
@@ -161,7 +164,7 @@ def run_maintain(args: Any, resolver: SelectionResolver | None = None) -> int:
     targets, _ = targets_from_nodes(models, locate, refused=refused)
     _report_refused(refused, nothing_else=not targets)
     _check_found(targets, models, places, refused)
-    chosen = _chosen(args, project_dir, manifest, targets, resolver)
+    chosen = selected_targets(args, project_dir, manifest, targets, resolver, command="maintain")
     history = HistoryStore(
         args.history_location
         or default_history_location(places.warehouse, models, location_root=places.location_root)
@@ -192,43 +195,6 @@ def run_maintain(args: Any, resolver: SelectionResolver | None = None) -> int:
             file=sys.stderr,
         )
     return 1 if failed or refused else 0
-
-
-def _chosen(
-    args: Any,
-    project_dir: Any,
-    manifest: dict[str, Any],
-    targets: list[ModelTarget],
-    resolver: SelectionResolver | None,
-) -> list[ModelTarget]:
-    """The targets the command line's selection keeps (all when it selects by nothing).
-
-    Raises:
-        ConfigError: When the selection keeps none of the built table models.
-    """
-    selector, state = getattr(args, "selector", None), getattr(args, "state", None)
-    if not needs_resolution(args.select, args.exclude, selector, manifest.get("selectors")):
-        return list(targets)
-    request = SelectionRequest(
-        project_dir,
-        select=tuple(args.select or ()),
-        exclude=tuple(args.exclude or ()),
-        selector=selector,
-        state=state,
-    )
-    selection = (resolver or ChildProcessResolver()).resolve(request)
-    for warning in selection.warnings:
-        print(f"maintain: warning: {warning}", file=sys.stderr)
-    chosen = keep_selected(targets, selection.unique_ids)
-    if not chosen:
-        raise ConfigError(
-            setting="select",
-            value=" ".join(args.select or []) or selector,
-            fix=f"The selection keeps none of the {len(targets)} built table models "
-            f"({', '.join(t.name for t in targets)}); nothing was run. Check it with "
-            "'dbt ls --resource-type model --select ...'.",
-        )
-    return chosen
 
 
 def _run_session(

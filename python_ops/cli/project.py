@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,8 +23,15 @@ from python_ops.maintenance.selection.locations import (
     journal_tables,
     placed_location,
 )
+from python_ops.maintenance.selection.selected_models import keep_selected, needs_resolution
+from python_ops.maintenance.selection.selection_resolver import (
+    ChildProcessResolver,
+    SelectionRequest,
+    SelectionResolver,
+)
 from python_ops.maintenance.selection.targets import (
     MAINTAINED,
+    ModelTarget,
     load_manifest,
     manifest_models,
     node_config,
@@ -207,3 +215,50 @@ def model_policy(args: Any) -> ModelPolicy:
     config = parse_config(args.model, node_config(node))
     history = default_history_location(places.warehouse, models, location_root=places.location_root)
     return ModelPolicy(config, node_location(node, places), places, history)
+
+
+def selected_targets(
+    args: Any,
+    project_dir: str,
+    manifest: dict[str, Any],
+    targets: list[ModelTarget],
+    resolver: SelectionResolver | None,
+    *,
+    command: str,
+) -> list[ModelTarget]:
+    """The targets the command line's selection keeps (all when it selects by nothing).
+
+    Args:
+        args: The sub-command's arguments (``select``, ``exclude``, ``selector``, ``state``).
+        project_dir: The dbt project directory, resolved.
+        manifest: The project's manifest.
+        targets: The built table models.
+        resolver: Resolves the selection with dbt (default: the adapter's, in a child process).
+        command: The sub-command, naming its warnings (``maintain``, ``report``).
+
+    Raises:
+        ConfigError: When the selection keeps none of the built table models.
+    """
+    selector, state = getattr(args, "selector", None), getattr(args, "state", None)
+    if not needs_resolution(args.select, args.exclude, selector, manifest.get("selectors")):
+        return list(targets)
+    request = SelectionRequest(
+        project_dir,
+        select=tuple(args.select or ()),
+        exclude=tuple(args.exclude or ()),
+        selector=selector,
+        state=state,
+    )
+    selection = (resolver or ChildProcessResolver()).resolve(request)
+    for warning in selection.warnings:
+        print(f"{command}: warning: {warning}", file=sys.stderr)
+    chosen = keep_selected(targets, selection.unique_ids)
+    if not chosen:
+        raise ConfigError(
+            setting="select",
+            value=" ".join(args.select or []) or selector,
+            fix=f"The selection keeps none of the {len(targets)} built table models "
+            f"({', '.join(t.name for t in targets)}); nothing was run. Check it with "
+            "'dbt ls --resource-type model --select ...'.",
+        )
+    return chosen

@@ -15,20 +15,15 @@ import json
 import sys
 from typing import Any
 
-from python_ops.cli.project import resolve_places
-from python_ops.errors import ConfigError
+from python_ops.cli.project import resolve_places, selected_targets
 from python_ops.maintenance.records.history import HistoryStore
 from python_ops.maintenance.running.report import render_report, report_rows
 from python_ops.maintenance.running.report_page import page_data, write_page
 from python_ops.maintenance.selection.locations import default_history_location, warehouse_locator
-from python_ops.maintenance.selection.selected_models import keep_selected, needs_resolution
 from python_ops.maintenance.selection.selection_resolver import (
-    ChildProcessResolver,
-    SelectionRequest,
     SelectionResolver,
 )
 from python_ops.maintenance.selection.targets import (
-    ModelTarget,
     load_manifest,
     manifest_models,
     targets_from_nodes,
@@ -56,7 +51,9 @@ def run_report(args: Any, resolver: SelectionResolver | None = None) -> int:
     locate = warehouse_locator(places.warehouse, location_root=places.location_root)
     refused: dict[str, str] = {}
     targets, _ = targets_from_nodes(models, locate, refused=refused)
-    chosen = _selected(args, places.project_dir, manifest, targets, resolver)
+    chosen = selected_targets(
+        args, places.project_dir, manifest, targets, resolver, command="report"
+    )
     history = HistoryStore(
         args.history_location
         or default_history_location(places.warehouse, models, location_root=places.location_root)
@@ -75,38 +72,3 @@ def run_report(args: Any, resolver: SelectionResolver | None = None) -> int:
     for line in problems:
         print(f"report: could not report {line}", file=sys.stderr)
     return 1 if problems else 0
-
-
-def _selected(
-    args: Any,
-    project_dir: Any,
-    manifest: dict[str, Any],
-    targets: list[ModelTarget],
-    resolver: SelectionResolver | None,
-) -> list[ModelTarget]:
-    """The targets the selection keeps (all when it selects by nothing).
-
-    Raises:
-        ConfigError: When a selection keeps none of the built table models.
-    """
-    if not needs_resolution(args.select, args.exclude, args.selector, manifest.get("selectors")):
-        return list(targets)
-    request = SelectionRequest(
-        project_dir,
-        select=tuple(args.select or ()),
-        exclude=tuple(args.exclude or ()),
-        selector=args.selector,
-        state=args.state,
-    )
-    selection = (resolver or ChildProcessResolver()).resolve(request)
-    for warning in selection.warnings:
-        print(f"report: warning: {warning}", file=sys.stderr)
-    chosen = keep_selected(targets, selection.unique_ids)
-    if not chosen:
-        raise ConfigError(
-            setting="select",
-            value=" ".join(args.select or []) or args.selector,
-            fix=f"The selection keeps none of the {len(targets)} built table models; nothing "
-            "was reported. Check it with 'dbt ls --resource-type model --select ...'.",
-        )
-    return chosen
