@@ -16,7 +16,7 @@ of ours and ``--local-repeats`` (default: as many) of the local-Spark path:
   (``python_ops compaction + own commit``, ``python_ops z-order + own commit``,
   ``python_ops purge + own commit``);
 - the local-Spark path as the CLI ran it before (a child Python process with classic local
-  Spark and Delta 4.4, ``python_ops.delta.local_writer``): a whole process that starts that
+  Spark and Delta 4.4, ``python_ops.delta.writing.local_writer``): a whole process that starts that
   writer and runs Delta's own ``OPTIMIZE delta.`<t>```, ``... ZORDER BY (id)`` or
   ``REORG TABLE delta.`<t>` APPLY (PURGE)``.
 
@@ -70,7 +70,7 @@ BASELINE_MB = 300
 DELETES = {10: "id % 10 = 0", 40: "id % 5 IN (0, 1)"}
 LOCAL_SPARK = (
     "import json, sys\n"
-    "from python_ops.delta.local_writer import writer\n"
+    "from python_ops.delta.writing.local_writer import writer\n"
     "w = writer().sql()\n"
     "print(json.dumps(w.execute(sys.argv[1]), default=str))\n"
 )
@@ -160,7 +160,7 @@ def fingerprint(spark: Any, table: Path) -> tuple[int, int]:
 
 def live_files(table: Path) -> tuple[int, int]:
     """Live files and those of them with a deletion vector (from the log)."""
-    from python_ops.delta.snapshot import read_snapshot
+    from python_ops.delta.state.snapshot import read_snapshot
 
     files = read_snapshot(str(table)).files
     return len(files), sum(1 for f in files if f.deletion_vector is not None)
@@ -225,7 +225,7 @@ def med(runs: list[dict[str, Any]], key: str) -> float:
 def section(
     results: list[tuple[int, int, str, dict[str, list[dict[str, Any]]]]], args: Any
 ) -> list[str]:
-    from python_ops.ops.optimize.memory_budget import DEFAULT_MEMORY_BUDGET
+    from python_ops.ops.optimize.sorting.memory_budget import DEFAULT_MEMORY_BUDGET
 
     budget_mb = DEFAULT_MEMORY_BUDGET / 2**20
     layout = (
@@ -252,7 +252,7 @@ def section(
         "`... optimize <t> --zorder-by id --full --json`, `python -m python_ops purge <t> "
         "--json` (writers `python_ops compaction / z-order / purge + own commit`, no JVM). "
         "Local Spark: the path the CLI took before, a process that starts "
-        "`python_ops.delta.local_writer` (classic local Spark with Delta 4.4 in a child "
+        "`python_ops.delta.writing.local_writer` (classic local Spark with Delta 4.4 in a child "
         "process) and runs Delta's ``OPTIMIZE delta.`<t>` ``, `... ZORDER BY (id)` or "
         "``REORG TABLE delta.`<t>` APPLY (PURGE)``. Peak RSS: the process tree (the JVM "
         "included), sampled every 50 ms. After every run Delta reads the same row count and "
@@ -297,7 +297,8 @@ def section(
         f"interpreter start included) / Delta on a warm session (the op alone): {warm_words}. "
         "Memory: the Z-order "
         f"budget is {budget_mb:.0f} MB (`maintenance_memory_budget` / `--memory-budget`, "
-        f"default 1 GiB, python_ops/ops/optimize/memory_budget.py: the sort's rows, keys and "
+        f"default 1 GiB, python_ops/ops/optimize/sorting/memory_budget.py: the sort's rows, keys "
+        f"and "
         f"buffers), and a process may hold {BASELINE_MB} MB beside it (the interpreter, Arrow, "
         f"delta-rs: the goal bench/zorder_memory_bench.py holds, {process_mb:.0f} MB); our "
         f"highest peak RSS of any run was {peak_ours:.0f} MB, "

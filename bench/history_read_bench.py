@@ -48,7 +48,8 @@ from python_ops.maintenance.records.history_last import LAST_RUN_COLUMNS, last_r
 # what a dbt process with the adapter has loaded before its first hook: the read is timed,
 # not its imports (delta-rs' ``pyarrow.dataset`` too)
 import pyarrow, pyarrow.compute, pyarrow._parquet
-import python_ops.delta.parquet_file, python_ops.delta.snapshot, python_ops.ops.vacuum.selection
+import python_ops.delta.state.parquet_file, python_ops.delta.state.snapshot
+import python_ops.ops.vacuum.rule.selection
 if arm == "delta-rs":
     import pyarrow.dataset
     from deltalake import DeltaTable

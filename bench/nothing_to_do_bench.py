@@ -169,7 +169,7 @@ out = io.StringIO()
 with contextlib.redirect_stdout(out):
     code = main(["optimize", sys.argv[1], "--json"])
 from python_ops import runtime
-from python_ops.delta.snapshot import read_snapshot
+from python_ops.delta.state.snapshot import read_snapshot
 writer = runtime.LOCAL_WRITER.value
 result = json.loads(out.getvalue())
 print(json.dumps({"code": code, "started": bool(writer is not None and writer.started),

@@ -113,7 +113,7 @@ def _micros(value: Any) -> int:
 
 def admitted(table: Path, lookups: dict[str, list[int]]) -> dict[str, float]:
     """Average number of files whose min/max admit each lookup value, per column."""
-    from python_ops.delta.snapshot import read_snapshot
+    from python_ops.delta.state.snapshot import read_snapshot
 
     files = read_snapshot(str(table), with_stats=True).files
     out = {}
@@ -177,7 +177,7 @@ def bench_variant(
     work = work / ("partitioned" if partitioned else "unpartitioned")
     base = work / "base"
     generate(base, rows=args.rows, files=args.files, days=args.days, partitioned=partitioned)
-    from python_ops.delta.snapshot import read_snapshot
+    from python_ops.delta.state.snapshot import read_snapshot
 
     snap = read_snapshot(str(base))
     size = sum(f.size_bytes for f in snap.files)

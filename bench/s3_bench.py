@@ -39,7 +39,7 @@ sys.path.insert(0, str(ROOT))
 from report import compile_package, write_section  # noqa: E402
 
 from python_ops.ops.vacuum import vacuum  # noqa: E402
-from python_ops.ops.vacuum.listing import list_visible  # noqa: E402
+from python_ops.ops.vacuum.sources.listing import list_visible  # noqa: E402
 from python_ops.spark_sessions import SailEngine  # noqa: E402
 from python_ops.storage.s3 import S3Storage  # noqa: E402
 from python_ops.storage.settings import S3Settings  # noqa: E402

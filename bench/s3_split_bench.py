@@ -33,9 +33,9 @@ from report import compile_package, write_section  # noqa: E402
 from s3_bench import Server, measured  # noqa: E402
 from s3_server import flat_names  # noqa: E402
 
-from python_ops.delta.file_paths import read_file_paths  # noqa: E402
+from python_ops.delta.state.file_paths import read_file_paths  # noqa: E402
 from python_ops.ops.vacuum import vacuum  # noqa: E402
-from python_ops.ops.vacuum.listing import list_visible  # noqa: E402
+from python_ops.ops.vacuum.sources.listing import list_visible  # noqa: E402
 from python_ops.storage.s3 import S3Storage  # noqa: E402
 
 SEED = 14

@@ -29,7 +29,7 @@ from python_ops.advise.layouts import files_admitting
 from python_ops.advise.predicates import QueryReader, Scan
 from python_ops.advise.project import advise_project, project_relations
 from python_ops.advise.sources import is_maintained, load_manifest, readers_of
-from python_ops.delta.snapshot import read_snapshot
+from python_ops.delta.state.snapshot import read_snapshot
 from python_ops.maintenance.configuration.config import parse_config
 from python_ops.maintenance.selection.locations import warehouse_locator
 from python_ops.ops.optimize import optimize

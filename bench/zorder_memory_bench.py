@@ -124,7 +124,7 @@ def delta_rs(table: Path, target: int) -> dict[str, float]:
 
 def bench_size(work: Path, rows: int, args: argparse.Namespace) -> dict[str, Any]:
     """Every runner on fresh copies of one generated table; medians and quality."""
-    from python_ops.delta.snapshot import read_snapshot
+    from python_ops.delta.state.snapshot import read_snapshot
 
     kept = Path(args.tables) / f"base-{rows}" if args.tables else None
     base = kept or work / f"base-{rows}"

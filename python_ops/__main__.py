@@ -12,7 +12,7 @@ import itertools
 import sys
 from collections.abc import Sequence
 
-from python_ops.delta.parquet_file import decode_on_threads
+from python_ops.delta.state.parquet_file import decode_on_threads
 from python_ops.ops.lean_arrow import (
     block_numpy_for_process,
     fix_mmap_threshold_for_process,

@@ -20,7 +20,8 @@ invocations, a test process hundreds, and each of these is right to share, for t
 - ``PARQUET_THREADS``: whether footers are decoded on Arrow's threads (a choice made once by a
   process that runs one op and exits).
 - ``HEAP_REUSE``: how many Z-order sorts run now with glibc's mmap threshold raised
-  (``ops.optimize.heap_reuse``): the setting is the process's, restored when the last leaves.
+  (``ops.optimize.sorting.heap_reuse``): the setting is the process's, restored when the last
+  leaves.
 
 Each is a ``Shared`` value with its own lock: take ``lock`` around every read-modify-write.
 Nothing else in the package keeps state at module level (``tests/unit/test_runtime.py``

@@ -98,7 +98,7 @@ def _age(path: Path) -> None:
 
 def _state(table: Path) -> dict[str, Any] | None:
     """What the table references now (None when our reader refuses the log)."""
-    from python_ops.delta.snapshot import read_snapshot
+    from python_ops.delta.state.snapshot import read_snapshot
     from python_ops.errors import MaintenanceError
 
     try:

@@ -27,8 +27,8 @@ from pathlib import Path
 
 from dbt.cli.main import dbtRunner
 
-from python_ops.delta.properties import DELETED_FILE_RETENTION, resolve_retention
-from python_ops.delta.snapshot import read_snapshot
+from python_ops.delta.state.snapshot import read_snapshot
+from python_ops.delta.table.properties import DELETED_FILE_RETENTION, resolve_retention
 from python_ops.maintenance.rules.wording import size_text
 from python_ops.maintenance.selection.locations import warehouse_locator
 from python_ops.maintenance.selection.targets import (

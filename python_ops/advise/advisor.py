@@ -24,9 +24,9 @@ from python_ops.advise.predicates import PredicateKind, Relation, RelationKey
 from python_ops.advise.scoring import ReaderShare, WeightedScan, choose
 from python_ops.advise.skipping import expected_after, files_admitted
 from python_ops.advise.sources import is_maintained, node_config
-from python_ops.delta.snapshot import Snapshot
+from python_ops.delta.state.snapshot import Snapshot
 from python_ops.errors import MaintenanceError
-from python_ops.ops.optimize.plan import ENGINE_DEFAULT_TARGET_BYTES, stats_columns
+from python_ops.ops.optimize.planning.plan import ENGINE_DEFAULT_TARGET_BYTES, stats_columns
 
 MAX_COLUMNS = 3
 # Only when a table's sample cannot be read (column mapping): the kinds' rough worth. A join

@@ -29,10 +29,10 @@ import pyarrow.compute as pc
 from python_ops.advise.bounds import Bounds
 from python_ops.advise.predicates import Scan, ScanPredicate
 from python_ops.advise.skipping import _bounds, _comparable
-from python_ops.delta.actions import AddFile
-from python_ops.delta.snapshot import Snapshot
+from python_ops.delta.log.actions import AddFile
+from python_ops.delta.state.snapshot import Snapshot
 from python_ops.errors import MaintenanceError, StorageError
-from python_ops.ops.optimize.zorder import zorder_key
+from python_ops.ops.optimize.sorting.zorder import zorder_key
 from python_ops.storage import open_storage
 
 if TYPE_CHECKING:

@@ -25,7 +25,7 @@ from python_ops.advise.compiled import CompiledSql
 from python_ops.advise.predicates import QueryReader
 from python_ops.advise.scoring import WeightedScan, reader_weight
 from python_ops.advise.sources import is_maintained, readers_of
-from python_ops.delta.snapshot import Snapshot, read_snapshot
+from python_ops.delta.state.snapshot import Snapshot, read_snapshot
 from python_ops.errors import MaintenanceError
 
 TargetSize = Callable[[Mapping[str, Any]], int | None]  # a model node -> its configured target

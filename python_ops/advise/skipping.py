@@ -18,8 +18,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from python_ops.delta.actions import AddFile
-from python_ops.delta.snapshot import Snapshot
+from python_ops.delta.log.actions import AddFile
+from python_ops.delta.state.snapshot import Snapshot
 from python_ops.errors import MaintenanceError, StorageError
 from python_ops.storage import open_storage
 

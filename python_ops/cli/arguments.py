@@ -15,8 +15,8 @@ from python_ops.cli.jars import add_jars_parser
 from python_ops.cli.project import add_project_arguments
 from python_ops.errors import MaintenanceError
 from python_ops.maintenance.configuration.config import parse_size
-from python_ops.ops.optimize.plan import DEFAULT_MIN_SMALL_FILES
-from python_ops.ops.vacuum.mode import MODES
+from python_ops.ops.optimize.planning.plan import DEFAULT_MIN_SMALL_FILES
+from python_ops.ops.vacuum.sources.mode import MODES
 
 
 @dataclass(frozen=True)

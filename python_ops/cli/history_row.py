@@ -19,7 +19,7 @@ from typing import Any
 
 from python_ops.cli.project import ModelPolicy
 from python_ops.errors import MaintenanceError
-from python_ops.ops.optimize.plan import OptimizePlan
+from python_ops.ops.optimize.planning.plan import OptimizePlan
 from python_ops.ops.results import LogCleanupResult, OptimizeResult, VacuumResult
 
 log = logging.getLogger(__name__)

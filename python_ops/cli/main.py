@@ -15,7 +15,7 @@ from python_ops.cli.history_row import recorded_run
 from python_ops.cli.jars import run_jars
 from python_ops.cli.lean_arrow import lean_arrow
 from python_ops.cli.logs import configure_logging
-from python_ops.delta.properties import DELETED_FILE_RETENTION, LOG_RETENTION
+from python_ops.delta.table.properties import DELETED_FILE_RETENTION, LOG_RETENTION
 from python_ops.errors import ChangedThenFailedError, MaintenanceError, OptimizeConflictError
 from python_ops.invocation import Invocation
 from python_ops.maintenance.configuration.op_keys import as_model_setting
@@ -216,7 +216,7 @@ def _run_cleanup_logs(args: Any) -> int:
 
 
 def _run_optimize(args: Any) -> int:
-    from python_ops.ops.optimize.plan import plan_optimize
+    from python_ops.ops.optimize.planning.plan import plan_optimize
 
     location, model = policy.resolve(args)
     options = policy.optimize_options(args, model)
@@ -224,8 +224,8 @@ def _run_optimize(args: Any) -> int:
     if args.dry_run and not args.json:
         # planned for the writer a real run would use (Delta's for tables delta-rs refuses);
         # nothing is started for a dry run
-        from python_ops.delta.protocol import Op
-        from python_ops.delta.snapshot import read_snapshot
+        from python_ops.delta.state.snapshot import read_snapshot
+        from python_ops.delta.table.protocol import Op
         from python_ops.ops.writer_choice import delta_writer_for
 
         snapshot = read_snapshot(location)

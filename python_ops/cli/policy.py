@@ -19,9 +19,9 @@ from contextlib import contextmanager
 from typing import Any
 
 from python_ops.cli.project import ModelPolicy, add_project_arguments, model_policy
-from python_ops.delta.recorded_retentions import policy_properties
+from python_ops.delta.table.recorded_retentions import policy_properties
 from python_ops.errors import ConfigError, RetentionTooShortError
-from python_ops.ops.vacuum.retention import OverrideWords
+from python_ops.ops.vacuum.rule.retention import OverrideWords
 from python_ops.storage import normalize_location
 
 OP_SETTING = {"vacuum": "vacuum", "cleanup-logs": "cleanup_logs", "optimize": "optimize"}

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from python_ops.maintenance.rules.wording import files_text as files
 from python_ops.maintenance.rules.wording import size_text as format_bytes
 from python_ops.maintenance.rules.wording import target_size_text
-from python_ops.ops.optimize.plan import OptimizePlan
+from python_ops.ops.optimize.planning.plan import OptimizePlan
 from python_ops.ops.results import (
     LogCleanupResult,
     OptimizeResult,
@@ -21,7 +21,7 @@ from python_ops.ops.results import (
     VacuumGroup,
     VacuumResult,
 )
-from python_ops.ops.vacuum.delete import group_by_prefix
+from python_ops.ops.vacuum.deleting.delete import group_by_prefix
 from python_ops.values import retention_text
 
 if TYPE_CHECKING:  # the stats op needs numpy, which VACUUM's command never imports

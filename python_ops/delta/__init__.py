@@ -1,10 +1,14 @@
 """The Delta table format: what a table is, read from its log, and how commits are written.
 
-``snapshot`` reads ``_delta_log`` (JSON commits and Parquet checkpoints) into the current
-state, checking every action strictly (``actions``); ``log_files`` names and classifies the
-log's files; ``protocol`` decides which table features each op supports; ``properties`` holds
-every table property this project reads, its default, and the retention resolvers; ``stats``
-reads per-file statistics; ``partition_scope`` and ``partitions`` evaluate partition
-conditions; ``writer`` opens a table in delta-rs and commits through it. Nothing here lists or
-deletes data files: that is the ops' work.
+Four rooms, lowest first (``tests/unit/test_layers.py`` holds the order):
+
+- ``log``: the ``_delta_log`` directory's files, JSON commits and their actions, checked strictly;
+- ``table``: what a table declares of itself: properties and retentions, the protocol gate (which
+  table features each op supports), file statistics, partition conditions;
+- ``state``: a table's state at one version, replayed from commits and Parquet checkpoints: the
+  snapshot, the paths VACUUM protects, checksums, deletion vectors, partition directories;
+- ``writing``: commits this project makes, through delta-rs, by hand, or by Delta's own writer
+  in a child process.
+
+Nothing here lists or deletes data files: that is the ops' work.
 """

@@ -24,12 +24,12 @@ if TYPE_CHECKING:
     from python_ops.advise.project import advise_project
     from python_ops.advise.render import advice_dict, advice_text
     from python_ops.advise.sources import load_manifest
-    from python_ops.delta.commits import commits_shared
-    from python_ops.delta.properties import DEFAULT_DELETED_FILE_RETENTION_HOURS
-    from python_ops.delta.recorded_retentions import policy_properties
-    from python_ops.delta.schema_edits import TableDocs, add_nullable_columns, set_comments
-    from python_ops.delta.snapshot import read_snapshot
-    from python_ops.delta.version_checksum import VersionChecksum
+    from python_ops.delta.log.commits import commits_shared
+    from python_ops.delta.state.snapshot import read_snapshot
+    from python_ops.delta.state.version_checksum import VersionChecksum
+    from python_ops.delta.table.properties import DEFAULT_DELETED_FILE_RETENTION_HOURS
+    from python_ops.delta.table.recorded_retentions import policy_properties
+    from python_ops.delta.writing.schema_edits import TableDocs, add_nullable_columns, set_comments
     from python_ops.delta_jars import LOCAL_CONF, require_delta_jars, session_conf
     from python_ops.invocation import Invocation, Invocations
     from python_ops.maintenance.configuration.config import (
@@ -90,7 +90,7 @@ if TYPE_CHECKING:
         targets_from_nodes,
     )
     from python_ops.ops.health import DEFAULT_SMALL_FILE_THRESHOLD_BYTES, table_health
-    from python_ops.ops.vacuum.retention import checked_retention
+    from python_ops.ops.vacuum.rule.retention import checked_retention
     from python_ops.ops.vacuum_modes import VacuumEngine
     from python_ops.runtime import Shared
     from python_ops.spark_sessions import DeltaSql, LazySession, Rows, SailEngine, session_sql
@@ -109,14 +109,14 @@ _EXPORTS: dict[str, str] = {
     "head_version": "python_ops.maintenance.facts.build_start",
     "holds_first_commit": "python_ops.maintenance.facts.build_writes",
     "location_is_empty": "python_ops.maintenance.facts.build_start",
-    "commits_shared": "python_ops.delta.commits",
-    "VersionChecksum": "python_ops.delta.version_checksum",
-    "DEFAULT_DELETED_FILE_RETENTION_HOURS": "python_ops.delta.properties",
-    "policy_properties": "python_ops.delta.recorded_retentions",
-    "TableDocs": "python_ops.delta.schema_edits",
-    "add_nullable_columns": "python_ops.delta.schema_edits",
-    "set_comments": "python_ops.delta.schema_edits",
-    "read_snapshot": "python_ops.delta.snapshot",
+    "commits_shared": "python_ops.delta.log.commits",
+    "VersionChecksum": "python_ops.delta.state.version_checksum",
+    "DEFAULT_DELETED_FILE_RETENTION_HOURS": "python_ops.delta.table.properties",
+    "policy_properties": "python_ops.delta.table.recorded_retentions",
+    "TableDocs": "python_ops.delta.writing.schema_edits",
+    "add_nullable_columns": "python_ops.delta.writing.schema_edits",
+    "set_comments": "python_ops.delta.writing.schema_edits",
+    "read_snapshot": "python_ops.delta.state.snapshot",
     "LOCAL_CONF": "python_ops.delta_jars",
     "require_delta_jars": "python_ops.delta_jars",
     "session_conf": "python_ops.delta_jars",
@@ -166,7 +166,7 @@ _EXPORTS: dict[str, str] = {
     "size_text": "python_ops.maintenance.rules.wording",
     "DEFAULT_SMALL_FILE_THRESHOLD_BYTES": "python_ops.ops.health",
     "table_health": "python_ops.ops.health",
-    "checked_retention": "python_ops.ops.vacuum.retention",
+    "checked_retention": "python_ops.ops.vacuum.rule.retention",
     "VacuumEngine": "python_ops.ops.vacuum_modes",
     "DeltaSql": "python_ops.spark_sessions",
     "LazySession": "python_ops.spark_sessions",

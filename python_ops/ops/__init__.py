@@ -4,5 +4,5 @@
 checkpoints), ``health`` (what maintenance a table needs, from its log alone) and ``optimize``
 (compaction and Z-order: ``plan``, ``execute``, ``zorder``). ``results`` holds the result
 dataclasses; ``audit`` writes the audit log line every destructive op leaves. Every op asks
-``python_ops.delta.protocol`` before it lists, writes or deletes anything.
+``python_ops.delta.table.protocol`` before it lists, writes or deletes anything.
 """

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Sequence
 
-from python_ops.delta.actions import AddFile
+from python_ops.delta.log.actions import AddFile
 from python_ops.errors import LiveFilesMissingError
 from python_ops.storage import Storage
 

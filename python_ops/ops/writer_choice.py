@@ -3,7 +3,7 @@
 delta-rs (in-process, no JVM) writes every table whose features it supports. Otherwise Delta
 4.4 writes it: the engine's own Delta when the engine has one (``DeltaSql.has_delta``), else
 a local Spark with Delta started in a child process on first need
-(``python_ops.delta.local_writer``).
+(``python_ops.delta.writing.local_writer``).
 When neither can (no Java, no jars, turned off), delta-rs's refusal stands and says what would
 run the op; when Delta 4.4 itself does not support the table, its refusal is the answer.
 """
@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from python_ops.delta.local_writer import require_start_allowed, unavailable_reason, writer
-from python_ops.delta.protocol import Op, Writer, check_protocol
-from python_ops.delta.snapshot import Snapshot
+from python_ops.delta.state.snapshot import Snapshot
+from python_ops.delta.table.protocol import Op, Writer, check_protocol
+from python_ops.delta.writing.local_writer import require_start_allowed, unavailable_reason, writer
 from python_ops.errors import UnsupportedFeatureError
 from python_ops.spark_sessions import DeltaSql
 

@@ -268,7 +268,7 @@ class Storage(ABC):
         """Read a whole file into memory Arrow owns (a ``pyarrow.Buffer``), for a Parquet reader.
 
         Arrow's threads may then decode it and drop their references to it without the GIL
-        (``delta.parquet_file``). This default copies ``read_bytes``; the local disk and S3
+        (``delta.state.parquet_file``). This default copies ``read_bytes``; the local disk and S3
         read straight into the buffer (a 1,000,000-file checkpoint: 29 MB, one copy less).
 
         Args:

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from python_ops.delta.snapshot import read_snapshot
+from python_ops.delta.state.snapshot import read_snapshot
 from python_ops.maintenance.records.history import HistoryRecord, HistoryStore
 from tests.helpers.dbt_runs import Dbt
 

@@ -10,7 +10,7 @@ import yaml
 from deltalake import DeltaTable
 
 from dbt.adapters.sparkdelta.engines import shutdown_engines
-from python_ops.delta.commits import read_history
+from python_ops.delta.log.commits import read_history
 from tests.helpers.dbt_runs import CUSTOMERS, PER_BATCH, Dbt
 from tests.helpers.vacuum import content, untracked
 

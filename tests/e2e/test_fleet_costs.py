@@ -47,9 +47,10 @@ import pytest
 from dbt.adapters.cache import RelationsCache
 from dbt.cli.main import dbtRunner
 
-from dbt.adapters.sparkdelta import build_clock, locator
-from dbt.adapters.sparkdelta import runtime as adapter_runtime
+from dbt.adapters.sparkdelta.bridge import locator
+from dbt.adapters.sparkdelta.common import runtime as adapter_runtime
 from dbt.adapters.sparkdelta.engines import get_engine, shutdown_engines
+from dbt.adapters.sparkdelta.operations import build_clock
 from python_ops import runtime
 from python_ops.maintenance.records import history
 from python_ops.maintenance.records.history import HistoryStore

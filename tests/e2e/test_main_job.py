@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from python_ops.delta.snapshot import read_snapshot
+from python_ops.delta.state.snapshot import read_snapshot
 from python_ops.maintenance.records.history import HistoryStore
 from tests.helpers.classic import classic_env
 from tests.helpers.delta_reads import table_sql

@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 from deltalake import DeltaTable
 
-from dbt.adapters.sparkdelta import runtime as adapter_runtime
-from python_ops.delta.snapshot import snapshot_reads
+from dbt.adapters.sparkdelta.common import runtime as adapter_runtime
+from python_ops.delta.state.snapshot import snapshot_reads
 from python_ops.maintenance.records.history import HistoryRecord, HistoryStore
 from python_ops.maintenance.rules.empty_origin import ORIGIN_OP
 from python_ops.maintenance.rules.log_bounds import BOUNDS_OP, PROOF_OPS

@@ -371,7 +371,7 @@ def test_the_selection_port_answers_alike_in_a_child_process_and_in_this_one(
 ) -> None:
     # python_ops reaches dbt's selector only through SelectionResolver; the CLI's implementation
     # runs the adapter's resolver in a child process, ManifestResolver is the same in-process
-    from dbt.adapters.sparkdelta.selection_cli import ManifestResolver
+    from dbt.adapters.sparkdelta.bridge.selection_cli import ManifestResolver
     from python_ops.errors import ConfigError
     from python_ops.maintenance.selection.selection_resolver import (
         ChildProcessResolver,

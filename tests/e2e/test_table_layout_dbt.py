@@ -22,8 +22,8 @@ from typing import Any
 import pytest
 from dbt.cli.main import dbtRunner
 
-from python_ops.delta.commits import commit_actions
-from python_ops.delta.snapshot import read_snapshot
+from python_ops.delta.log.commits import commit_actions
+from python_ops.delta.state.snapshot import read_snapshot
 from python_ops.storage import open_storage
 from tests.helpers.layout_project import (
     LIQUID,

@@ -27,7 +27,7 @@ from python_ops.advise.layouts import files_admitting
 from python_ops.advise.predicates import PredicateKind, Scan, ScanPredicate
 from python_ops.advise.project import advise_project
 from python_ops.advise.sources import load_manifest
-from python_ops.delta.snapshot import read_snapshot
+from python_ops.delta.state.snapshot import read_snapshot
 from python_ops.maintenance.configuration.config import parse_config
 from python_ops.maintenance.records.history import HistoryStore
 from python_ops.maintenance.selection.locations import warehouse_locator

@@ -20,7 +20,7 @@ from typing import Any
 
 from deltalake import DeltaTable
 
-from python_ops.delta.snapshot import read_snapshot
+from python_ops.delta.state.snapshot import read_snapshot
 
 ROWS = 40_000
 USERS = 500

@@ -9,7 +9,7 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
-from python_ops.delta.snapshot import read_snapshot
+from python_ops.delta.state.snapshot import read_snapshot
 
 
 def events_table(spark: Any, path: Path, *, batches: int = 8, days: int = 2) -> str:

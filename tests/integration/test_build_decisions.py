@@ -29,7 +29,7 @@ from deltalake import DeltaTable, write_deltalake
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from python_ops.delta.snapshot import Snapshot, read_snapshot
+from python_ops.delta.state.snapshot import Snapshot, read_snapshot
 from python_ops.invocation import Invocation
 from python_ops.maintenance.configuration.config import parse_config
 from python_ops.maintenance.decisions.build_decisions import decide_from_build, decide_from_log

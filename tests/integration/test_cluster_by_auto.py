@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from python_ops.delta.commits import commit_actions
-from python_ops.delta.snapshot import read_snapshot
+from python_ops.delta.log.commits import commit_actions
+from python_ops.delta.state.snapshot import read_snapshot
 from python_ops.invocation import Invocation
 from python_ops.maintenance.configuration.config import parse_config
 from python_ops.maintenance.records.history import HistoryStore

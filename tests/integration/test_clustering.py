@@ -14,13 +14,13 @@ from typing import Any
 
 import pytest
 
-from python_ops.delta.snapshot import read_snapshot
+from python_ops.delta.state.snapshot import read_snapshot
 from python_ops.errors import ConfigError
 from python_ops.maintenance.configuration.config import parse_config
 from python_ops.maintenance.runs.registry import op_spec
 from python_ops.maintenance.selection.targets import ModelTarget
-from python_ops.ops.optimize.clustering import clustering_state, is_clustered
 from python_ops.ops.optimize.execute import optimize
+from python_ops.ops.optimize.writers.clustering import clustering_state, is_clustered
 from python_ops.storage import open_storage
 from tests.helpers.delta_reads import oracle, table_sql
 

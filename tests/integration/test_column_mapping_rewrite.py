@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 
-from python_ops.delta.commits import commit_actions
-from python_ops.delta.snapshot import read_snapshot
+from python_ops.delta.log.commits import commit_actions
+from python_ops.delta.state.snapshot import read_snapshot
 from python_ops.ops.optimize.execute import WRITER_COMPACT, WRITER_ZORDER, optimize
 from python_ops.ops.purge import WRITER_NATIVE, purge
 from python_ops.storage import open_storage

@@ -23,13 +23,15 @@ import pytest
 from deltalake import write_deltalake
 from pyspark.sql import SparkSession
 
-from python_ops.delta.actions import DeletionVector, file_key, identity_text
-from python_ops.delta.commits import commit_actions
-from python_ops.delta.local_writer import LOCAL_DELTA_ENV
-from python_ops.delta.snapshot import read_snapshot
+from python_ops.delta.log.actions import DeletionVector, file_key, identity_text
+from python_ops.delta.log.commits import commit_actions
+from python_ops.delta.state.snapshot import read_snapshot
+from python_ops.delta.writing.local_writer import LOCAL_DELTA_ENV
 from python_ops.errors import ConfigError, EngineError, UnsupportedFeatureError
-from python_ops.ops.optimize.delta_run import optimize_statement
-from python_ops.ops.optimize.delta_statement import (
+from python_ops.ops.optimize.execute import WRITER_COMPACT, optimize
+from python_ops.ops.optimize.planning.plan import plan_optimize
+from python_ops.ops.optimize.writers.delta_run import optimize_statement
+from python_ops.ops.optimize.writers.delta_statement import (
     BATCH_SIZE,
     MARKER_PREFIX,
     MAX_DELETED_ROWS_RATIO,
@@ -38,8 +40,6 @@ from python_ops.ops.optimize.delta_statement import (
     USER_METADATA,
     WRITER_DELTA_SQL,
 )
-from python_ops.ops.optimize.execute import WRITER_COMPACT, optimize
-from python_ops.ops.optimize.plan import plan_optimize
 from python_ops.spark_sessions import DeltaSql, LazySession, Rows, session_sql
 from python_ops.storage import open_storage
 from tests.helpers.classic import classic_env
@@ -341,7 +341,7 @@ def test_a_clustered_table_is_clustered_by_delta(
 
 
 def _delta_writer() -> Any:
-    from python_ops.delta.protocol import Writer
+    from python_ops.delta.table.protocol import Writer
 
     return Writer.DELTA
 

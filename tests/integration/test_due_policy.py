@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from deltalake import DeltaTable
 
-from python_ops.delta.snapshot import read_snapshot
-from python_ops.delta.writer import set_table_properties
+from python_ops.delta.state.snapshot import read_snapshot
+from python_ops.delta.writing.writer import set_table_properties
 from python_ops.errors import RetentionTooShortError
 from python_ops.invocation import Invocation
 from python_ops.maintenance.configuration.config import parse_config

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from python_ops.delta.snapshot import read_snapshot
+from python_ops.delta.state.snapshot import read_snapshot
 from python_ops.invocation import Invocation
 from python_ops.maintenance.configuration.config import parse_config
 from python_ops.maintenance.decisions.due import decide
@@ -194,7 +194,7 @@ def test_vacuum_alone_is_decided_and_run_on_the_log_paths(
     from deltalake import DeltaTable, write_deltalake
 
     import python_ops.maintenance.running.runner as runner
-    from python_ops.delta.file_paths import read_file_paths
+    from python_ops.delta.state.file_paths import read_file_paths
     from python_ops.ops.vacuum import vacuum
 
     table = str(tmp_path / "events")

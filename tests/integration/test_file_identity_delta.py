@@ -26,9 +26,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from python_ops.delta.actions import relativize
-from python_ops.delta.file_identity import delta_identity, uri_class
-from python_ops.delta.snapshot import read_snapshot
+from python_ops.delta.log.actions import relativize
+from python_ops.delta.log.file_identity import delta_identity, uri_class
+from python_ops.delta.state.snapshot import read_snapshot
 from tests.helpers.delta_reads import table_sql
 
 pytestmark = [pytest.mark.classic_spark, pytest.mark.delta_jars, pytest.mark.slow]

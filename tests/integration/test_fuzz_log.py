@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from python_ops.delta.snapshot import read_snapshot
+from python_ops.delta.state.snapshot import read_snapshot
 from tests.helpers.trust import cli
 from tests.helpers.vacuum import age_everything
 

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from python_ops.delta.snapshot import read_snapshot
+from python_ops.delta.state.snapshot import read_snapshot
 from python_ops.ops.optimize.execute import WRITER_COMPACT, optimize
 from tests.helpers.delta_reads import oracle, table_sql
 from tests.helpers.paths import DELTA_TABLES, require_shared

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from python_ops.delta.commits import commit_actions
+from python_ops.delta.log.commits import commit_actions
 from python_ops.ops.optimize.execute import WRITER_COMPACT, optimize
 from python_ops.ops.purge import WRITER_NATIVE, purge
 from python_ops.storage import open_storage

@@ -15,7 +15,7 @@ from pathlib import Path
 import pyarrow as pa
 from deltalake import DeltaTable, write_deltalake
 
-from python_ops.delta.snapshot import read_snapshot
+from python_ops.delta.state.snapshot import read_snapshot
 from python_ops.maintenance.facts.layout import (
     clustering_columns,
     last_replacement,

@@ -15,7 +15,7 @@ import pyarrow as pa
 import pytest
 from deltalake import write_deltalake
 
-from python_ops.delta.local_writer import LocalDelta
+from python_ops.delta.writing.local_writer import LocalDelta
 from python_ops.errors import EngineError
 
 pytestmark = [pytest.mark.slow, pytest.mark.classic_spark, pytest.mark.delta_jars]

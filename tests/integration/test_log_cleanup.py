@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 from deltalake import DeltaTable
 
-from python_ops.delta.local_writer import LOCAL_DELTA_ENV
-from python_ops.delta.recorded_retentions import policy_properties
-from python_ops.delta.snapshot import read_snapshot
-from python_ops.delta.writer import set_table_properties
+from python_ops.delta.state.snapshot import read_snapshot
+from python_ops.delta.table.recorded_retentions import policy_properties
+from python_ops.delta.writing.local_writer import LOCAL_DELTA_ENV
+from python_ops.delta.writing.writer import set_table_properties
 from python_ops.errors import ConfigError, DeltaLogError
 from python_ops.ops.log_cleanup import cleanup_logs
 from tests.helpers.vacuum import DAY_S, age_everything, content, engine_content

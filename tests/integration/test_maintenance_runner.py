@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from python_ops.delta.snapshot import snapshot_reads
+from python_ops.delta.state.snapshot import snapshot_reads
 from python_ops.invocation import Invocation
 from python_ops.maintenance.configuration.config import parse_config
 from python_ops.maintenance.records.outcomes import Reason, Status
@@ -88,7 +88,7 @@ def test_an_op_after_a_commit_reads_the_log_again(tmp_path: Path, sail_spark) ->
 def test_a_table_its_build_just_rewrote_whole_is_not_compacted_right_after(
     tmp_path: Path, sail_spark
 ) -> None:
-    from python_ops.delta.snapshot import read_snapshot
+    from python_ops.delta.state.snapshot import read_snapshot
     from python_ops.maintenance.decisions.due import decide
 
     table = tmp_path / "rebuilt"

@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 from deltalake import DeltaTable
 
-from python_ops.delta.snapshot import read_snapshot
+from python_ops.delta.state.snapshot import read_snapshot
 from python_ops.errors import ConfigError
 from python_ops.maintenance.configuration.op_keys import as_model_setting
 from python_ops.ops.optimize.execute import optimize
-from python_ops.ops.optimize.plan import plan_optimize
+from python_ops.ops.optimize.planning.plan import plan_optimize
 from tests.helpers.optimize import small_files_table
 from tests.helpers.vacuum import content, engine_content
 

@@ -6,11 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from python_ops.delta.snapshot import read_snapshot
+from python_ops.delta.state.snapshot import read_snapshot
 from python_ops.errors import OptimizeConflictError
-from python_ops.ops.optimize import native
 from python_ops.ops.optimize.execute import execute, optimize
-from python_ops.ops.optimize.plan import plan_optimize
+from python_ops.ops.optimize.planning.plan import plan_optimize
+from python_ops.ops.optimize.writers import native
 from tests.helpers.optimize import events_table, run_writer, small_files_table
 from tests.helpers.vacuum import content
 

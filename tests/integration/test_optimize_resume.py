@@ -9,10 +9,10 @@ import textwrap
 import time
 from pathlib import Path
 
-from python_ops.delta.commits import commit_actions
-from python_ops.delta.snapshot import read_snapshot
+from python_ops.delta.log.commits import commit_actions
+from python_ops.delta.state.snapshot import read_snapshot
 from python_ops.ops.optimize.execute import optimize
-from python_ops.ops.optimize.plan import OPERATION_MARKER, plan_optimize
+from python_ops.ops.optimize.planning.plan import OPERATION_MARKER, plan_optimize
 from python_ops.storage import open_storage
 from tests.helpers.optimize import small_files_table
 from tests.helpers.paths import ROOT
@@ -25,7 +25,7 @@ def zorder_killed_after_first_commit(table: Path) -> subprocess.CompletedProcess
         f"""
         import os, signal
         import python_ops.ops.optimize.execute as op
-        import python_ops.ops.optimize.native as native
+        import python_ops.ops.optimize.writers.native as native
 
         commit = native.commit_rewrite
 

@@ -8,9 +8,9 @@ from pathlib import Path
 
 from deltalake import DeltaTable
 
-from python_ops.delta.snapshot import read_snapshot
+from python_ops.delta.state.snapshot import read_snapshot
 from python_ops.ops.optimize.execute import WRITER_ZORDER, optimize
-from python_ops.ops.optimize.plan import plan_optimize
+from python_ops.ops.optimize.planning.plan import plan_optimize
 from tests.helpers.optimize import admitted_files, events_table
 from tests.helpers.vacuum import content, engine_content
 

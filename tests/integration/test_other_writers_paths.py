@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 from deltalake import DeltaTable
 
-from python_ops.delta.commits import commit_actions, commit_versions
-from python_ops.delta.snapshot import read_snapshot
+from python_ops.delta.log.commits import commit_actions, commit_versions
+from python_ops.delta.state.snapshot import read_snapshot
 from python_ops.ops.optimize.execute import optimize
 from python_ops.ops.stats.execute import compute_stats
 from python_ops.ops.vacuum.run import vacuum

@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 
-from python_ops.delta.commits import commit_actions
-from python_ops.delta.local_writer import LOCAL_DELTA_ENV
-from python_ops.delta.snapshot import read_snapshot
+from python_ops.delta.log.commits import commit_actions
+from python_ops.delta.state.snapshot import read_snapshot
+from python_ops.delta.writing.local_writer import LOCAL_DELTA_ENV
 from python_ops.errors import ConfigError
 from python_ops.ops.health import table_health
 from python_ops.ops.purge import WRITER_NATIVE, WRITER_REORG, purge, purge_statement
@@ -153,7 +153,7 @@ def test_purge_without_a_delta_writer_runs_here_and_delta_reads_the_same_rows(
 
 
 def test_purge_statement_scopes_partitions_and_quotes_values() -> None:
-    from python_ops.delta.deletes import PartitionDeletes
+    from python_ops.delta.state.deletes import PartitionDeletes
 
     parts = [
         PartitionDeletes({"p": "it's", "d": None}, 10, 5, 1, 100, 50),

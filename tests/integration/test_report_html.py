@@ -15,7 +15,7 @@ import pyarrow as pa
 import pytest
 from deltalake import write_deltalake
 
-from python_ops.delta.snapshot import read_snapshot
+from python_ops.delta.state.snapshot import read_snapshot
 from python_ops.maintenance.records.history import HistoryRecord, HistoryStore
 from python_ops.maintenance.running.report_page import page_data, write_page
 from python_ops.maintenance.running.report_series import estate_totals, model_points

@@ -14,9 +14,9 @@ import pyarrow as pa
 import pytest
 from deltalake import DeltaTable, write_deltalake
 
-from python_ops.delta.properties import parse_interval
-from python_ops.delta.recorded_retentions import interval_literal, policy_properties
-from python_ops.delta.writer import set_table_properties
+from python_ops.delta.table.properties import parse_interval
+from python_ops.delta.table.recorded_retentions import interval_literal, policy_properties
+from python_ops.delta.writing.writer import set_table_properties
 from python_ops.errors import ConfigError
 from python_ops.maintenance.configuration.config import parse_config
 from tests.helpers.delta_reads import oracle, table_sql

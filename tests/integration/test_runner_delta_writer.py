@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from python_ops.delta.snapshot import read_snapshot
+from python_ops.delta.state.snapshot import read_snapshot
 from python_ops.invocation import Invocation
 from python_ops.maintenance.configuration.config import parse_config
 from python_ops.maintenance.records.history import HistoryStore
@@ -67,7 +67,7 @@ def test_a_post_hook_defers_an_op_that_would_start_a_jvm(tmp_path: Path, delta_s
     as deferred, with the reason, starts nothing and changes nothing; it stays due, and a run
     that may start the local writer runs it."""
     from python_ops import runtime
-    from python_ops.delta.local_writer import starts_deferred
+    from python_ops.delta.writing.local_writer import starts_deferred
     from python_ops.maintenance.running.report import render_report, report_rows
     from python_ops.maintenance.running.session import POST_HOOK_DEFERRAL
 
@@ -116,7 +116,7 @@ def test_nothing_to_rewrite_on_a_table_only_delta_writes_starts_nothing(
     such (it was deferred as "needs Delta's own writer"); no local Delta writer started, no
     commit."""
     from python_ops import runtime
-    from python_ops.delta.local_writer import starts_deferred
+    from python_ops.delta.writing.local_writer import starts_deferred
     from python_ops.maintenance.running.session import POST_HOOK_DEFERRAL
     from python_ops.maintenance.runs.run_options import RunOptions
 

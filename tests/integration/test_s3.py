@@ -284,8 +284,8 @@ def test_commits_are_refused_on_s3proxy_which_ignores_conditional_writes(s3: S3B
 def test_the_version_before_a_build_is_read_from_the_log_s_names_on_s3(s3: S3Bucket) -> None:
     # what a build's start records (``head_version``) from an object store's names: the
     # newest commit, as the log's classified listing has it; nothing there: no version
-    from python_ops.delta.commits import commit_versions
-    from python_ops.delta.log_files import LOG_DIR
+    from python_ops.delta.log.commits import commit_versions
+    from python_ops.delta.log.log_files import LOG_DIR
     from python_ops.maintenance.facts.build_start import head_version
 
     for version in (0, 1, 2, 11):

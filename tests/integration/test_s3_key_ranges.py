@@ -15,7 +15,7 @@ from deltalake import write_deltalake
 
 from python_ops.errors import StorageError
 from python_ops.ops.vacuum import vacuum
-from python_ops.ops.vacuum.listing import list_visible
+from python_ops.ops.vacuum.sources.listing import list_visible
 from python_ops.storage import key_ranges
 from python_ops.storage.key_ranges import key_ranges as ranges_of
 from python_ops.storage.s3 import S3Storage

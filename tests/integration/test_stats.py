@@ -139,7 +139,7 @@ def test_a_watched_column_outside_the_indexed_ones_is_indexed_and_filled(tmp_pat
 
 
 def _snapshot(table: Path) -> Any:
-    from python_ops.delta.snapshot import read_snapshot
+    from python_ops.delta.state.snapshot import read_snapshot
 
     return read_snapshot(str(table))
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from python_ops.delta.snapshot import read_snapshot
+from python_ops.delta.state.snapshot import read_snapshot
 from python_ops.errors import DeltaLogError
 from tests.helpers.trust import append_commit, cli, files_on_disk
 from tests.helpers.vacuum import age_everything, untracked

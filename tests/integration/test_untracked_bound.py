@@ -20,7 +20,7 @@ from deltalake import write_deltalake
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from python_ops.delta.snapshot import read_snapshot
+from python_ops.delta.state.snapshot import read_snapshot
 from python_ops.invocation import Invocation
 from python_ops.maintenance.configuration.config import parse_config
 from python_ops.maintenance.decisions.due import decide

@@ -16,7 +16,7 @@ import pytest
 from deltalake import DeltaTable, write_deltalake
 
 from python_ops.cli.main import EXIT_BROKEN_PIPE, main
-from python_ops.delta.snapshot import read_snapshot
+from python_ops.delta.state.snapshot import read_snapshot
 from python_ops.maintenance.configuration.config import parse_config
 from python_ops.maintenance.rules.due_rules import optimize_is_due
 from python_ops.maintenance.selection.targets import ModelTarget

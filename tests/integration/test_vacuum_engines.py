@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from python_ops.delta.snapshot import read_snapshot
+from python_ops.delta.state.snapshot import read_snapshot
 from python_ops.errors import ConfigError
 from python_ops.ops.vacuum import protected_paths, vacuum
-from python_ops.ops.vacuum.listing import list_visible
-from python_ops.ops.vacuum.selection import select_in_process, select_on_spark
+from python_ops.ops.vacuum.rule.selection import select_in_process, select_on_spark
+from python_ops.ops.vacuum.sources.listing import list_visible
 from python_ops.storage import open_storage
 from tests.helpers.paths import ROOT
 from tests.helpers.vacuum import age_everything, content, untracked

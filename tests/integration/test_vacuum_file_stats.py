@@ -1,4 +1,4 @@
-"""Sizes and times only where VACUUM's selection needs them (``ops/vacuum/file_stats``).
+"""Sizes and times only where VACUUM's selection needs them (``ops/vacuum/sources/file_stats``).
 
 On a local disk the listing leaves a protected file unstatted; these tests hold the selection
 made that way to the one made from a listing that stats everything, on real Delta tables that
@@ -17,12 +17,12 @@ import pyarrow.parquet as pq
 import pytest
 from deltalake import DeltaTable, write_deltalake
 
-from python_ops.delta.file_paths import read_file_paths
-from python_ops.delta.parquet_file import ParquetBytes, decode_on_threads
+from python_ops.delta.state.file_paths import read_file_paths
+from python_ops.delta.state.parquet_file import ParquetBytes, decode_on_threads
 from python_ops.ops.vacuum import vacuum
-from python_ops.ops.vacuum.file_stats import stat_unprotected
-from python_ops.ops.vacuum.listing import list_visible
-from python_ops.ops.vacuum.selection import select_in_process
+from python_ops.ops.vacuum.rule.selection import select_in_process
+from python_ops.ops.vacuum.sources.file_stats import stat_unprotected
+from python_ops.ops.vacuum.sources.listing import list_visible
 from python_ops.storage import open_storage
 from tests.helpers.python_run import python_stdout
 from tests.helpers.vacuum import age_everything, content, untracked
@@ -165,7 +165,7 @@ def test_the_log_read_on_threads_is_the_log_read_on_one(table: Path) -> None:
 def test_reading_a_checkpoint_loads_no_pyarrow_filesystem(table: Path) -> None:
     code = """
         import sys
-        from python_ops.delta.file_paths import read_file_paths
+        from python_ops.delta.state.file_paths import read_file_paths
         paths = read_file_paths(sys.argv[1])
         assert paths.columns, "the checkpoint was not read as columns"
         print(sorted(m for m in sys.modules if m.startswith(("pyarrow.fs", "pyarrow._s3fs"))))

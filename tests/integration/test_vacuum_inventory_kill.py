@@ -17,7 +17,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from python_ops.ops.vacuum import vacuum
-from python_ops.ops.vacuum.state import LAST_VACUUM_INFO
+from python_ops.ops.vacuum.sources.state import LAST_VACUUM_INFO
 from tests.helpers.paths import ROOT
 from tests.helpers.vacuum import age_everything, content, kill_when_marked, untracked
 from tests.integration.test_vacuum_lite import _files, generated

@@ -25,7 +25,7 @@ import pytest
 from deltalake import DeltaTable, write_deltalake
 
 from python_ops.cli.arguments import build_parser
-from python_ops.delta.snapshot import read_snapshot
+from python_ops.delta.state.snapshot import read_snapshot
 from python_ops.invocation import Invocation
 from python_ops.maintenance.configuration.config import parse_config
 from python_ops.maintenance.decisions.due import decide
@@ -34,8 +34,8 @@ from python_ops.maintenance.running.runner import Maintainer, MaintenanceRun
 from python_ops.maintenance.selection.targets import ModelTarget
 from python_ops.ops.log_cleanup import cleanup_logs
 from python_ops.ops.vacuum import vacuum
-from python_ops.ops.vacuum.lite import LiteVacuumUnavailableError
-from python_ops.ops.vacuum.state import LAST_VACUUM_INFO, read_last_vacuum_info
+from python_ops.ops.vacuum.sources.lite import LiteVacuumUnavailableError
+from python_ops.ops.vacuum.sources.state import LAST_VACUUM_INFO, read_last_vacuum_info
 from python_ops.storage import open_storage
 from tests.helpers.paths import ROOT
 from tests.helpers.trust import cli

@@ -20,7 +20,8 @@ from python_ops.errors import ConfigError
 from python_ops.ops.vacuum import vacuum
 from python_ops.ops.vacuum.candidates import KeptListing, ListingEvidence, Owned
 from python_ops.ops.vacuum.execute import Deletion, execute
-from python_ops.ops.vacuum.options import (
+from python_ops.ops.vacuum.plan import VacuumPlan, plan_vacuum
+from python_ops.ops.vacuum.rule.options import (
     CandidateSource,
     VacuumEngine,
     VacuumMode,
@@ -29,7 +30,6 @@ from python_ops.ops.vacuum.options import (
     checked_mode,
     vacuum_mode,
 )
-from python_ops.ops.vacuum.plan import VacuumPlan, plan_vacuum
 from python_ops.storage import open_storage
 from tests.helpers.vacuum import age_everything, content, untracked
 

@@ -17,9 +17,9 @@ import pyarrow as pa
 import pytest
 from deltalake import DeltaTable, write_deltalake
 
-from python_ops.delta.commits import commit_actions
-from python_ops.delta.local_writer import LOCAL_DELTA_ENV, WHERE, writer
-from python_ops.delta.snapshot import read_snapshot
+from python_ops.delta.log.commits import commit_actions
+from python_ops.delta.state.snapshot import read_snapshot
+from python_ops.delta.writing.local_writer import LOCAL_DELTA_ENV, WHERE, writer
 from python_ops.errors import UnsupportedFeatureError
 from python_ops.ops.log_cleanup import cleanup_logs
 from python_ops.ops.optimize.execute import WRITER_COMPACT, WRITER_DELTA_SQL, optimize

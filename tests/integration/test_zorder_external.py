@@ -19,22 +19,22 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from python_ops.delta.actions import AddFile
-from python_ops.delta.snapshot import read_snapshot
-from python_ops.delta.stats import delta_stats
+from python_ops.delta.log.actions import AddFile
+from python_ops.delta.state.snapshot import read_snapshot
+from python_ops.delta.table.stats import delta_stats
 from python_ops.errors import ConfigError, StorageError
 from python_ops.maintenance.configuration.config import parse_config
 from python_ops.ops.optimize.execute import optimize
-from python_ops.ops.optimize.external_sort import sort_by_key
-from python_ops.ops.optimize.own_compact import read_inputs
-from python_ops.ops.optimize.partition_batches import PartitionSource
-from python_ops.ops.optimize.plan import plan_optimize
-from python_ops.ops.optimize.spill_directory import SPILL_PREFIX, remove_orphans
-from python_ops.ops.optimize.zorder import (
+from python_ops.ops.optimize.planning.plan import plan_optimize
+from python_ops.ops.optimize.sorting.external_sort import sort_by_key
+from python_ops.ops.optimize.sorting.partition_batches import PartitionSource
+from python_ops.ops.optimize.sorting.spill_directory import SPILL_PREFIX, remove_orphans
+from python_ops.ops.optimize.sorting.zorder import (
     ZOrderKeys,
     write_clustered,
     zorder_sort,
 )
+from python_ops.ops.optimize.writers.own_compact import read_inputs
 from python_ops.storage import open_storage
 from tests.helpers.delta_reads import oracle
 from tests.helpers.trust import cli
@@ -96,7 +96,7 @@ def test_tiny_budget_spills_runs_keeps_rows_and_sorts_by_key(
     monkeypatch.setattr(tempfile, "tempdir", str(spill))  # the OS temp directory of this op
     size = sum(f.size_bytes for f in inputs)
 
-    with caplog.at_level(logging.INFO, logger="python_ops.ops.optimize.zorder"):
+    with caplog.at_level(logging.INFO, logger="python_ops.ops.optimize.sorting.zorder"):
         result = optimize(
             str(table),
             zorder_by=COLUMNS,

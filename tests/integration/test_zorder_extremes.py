@@ -34,8 +34,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from python_ops.errors import StorageError
-from python_ops.ops.optimize import clustered_output
 from python_ops.ops.optimize.execute import optimize
+from python_ops.ops.optimize.sorting import clustered_output
 from python_ops.storage.local import LocalStorage
 from tests.helpers.delta_reads import oracle, table_sql
 from tests.helpers.paths import ROOT

@@ -466,7 +466,7 @@ def _schema_at(spark: Any, table: Path, version: int, source: str) -> Any:
     """
     from pyspark.sql.types import StructType
 
-    from python_ops.delta.snapshot import read_snapshot
+    from python_ops.delta.state.snapshot import read_snapshot
 
     try:
         metadata = read_snapshot(str(table), version=version).metadata

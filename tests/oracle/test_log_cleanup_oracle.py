@@ -53,13 +53,13 @@ OLD_S = 5 * 86_400
 # Tables where our answer differs from Delta's on purpose, with the reason.
 DIFFERS_KNOWN: dict[str, str] = {
     "checkpoint_protection": (
-        "Project rule (python_ops.delta.protocol, checkpointProtection): we delete no commit or "
-        "checkpoint below delta.requireCheckpointProtectionBeforeVersion and skip the run; "
-        "Delta 4.4, which supports every protocol in that history, truncates it (versions 0-2 "
-        "here). Ours keeps more, never less"
+        "Project rule (python_ops.delta.table.protocol, checkpointProtection): we delete no "
+        "commit or checkpoint below delta.requireCheckpointProtectionBeforeVersion and skip "
+        "the run; Delta 4.4, which supports every protocol in that history, truncates it "
+        "(versions 0-2 here). Ours keeps more, never less"
     ),
     "in_commit_timestamps": (
-        "Project rule (python_ops.delta.protocol, inCommitTimestamp): expiry uses each "
+        "Project rule (python_ops.delta.table.protocol, inCommitTimestamp): expiry uses each "
         "commit's inCommitTimestamp (here minutes old), not file times; Delta 4.4's metadata "
         "cleanup still goes by the log files' modification times (backdated 5 days here) and "
         "deletes versions 0-2. Ours keeps more, never less"

@@ -72,7 +72,7 @@ CASE_IDS = [f"corpus/{t.name}" for t in TABLES] + CASE_IDS_FIXTURES
 # Tables we refuse although Delta vacuums them: gaps, each with why we refuse.
 GAPS_KNOWN: dict[str, str] = {
     "golden/table-with-icebegCompatV2Enabled": (
-        "Project rule (python_ops.delta.protocol): UniForm (icebergCompatV2) keeps Iceberg "
+        "Project rule (python_ops.delta.table.protocol): UniForm (icebergCompatV2) keeps Iceberg "
         "metadata beside the data that the Delta log does not reference; VACUUM it with Delta"
     ),
 }

@@ -1,6 +1,6 @@
 """The checksum files Delta 4.4 writes read as the table Delta's log says it is.
 
-``build_decisions`` trusts a version's checksum (``delta.version_checksum``) for the live file
+``build_decisions`` trusts a version's checksum (``delta.state.version_checksum``) for the live file
 count, the metadata and the protocol. Every table of the corpus Delta 4.4 writes in this test
 session (one per feature: partitions, deletion vectors, column mapping, clustering, checkpoints,
 ...) is held against its snapshot, as this project's log reader reconstructs it.
@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from python_ops.delta.commits import commit_actions, commit_versions
-from python_ops.delta.protocol import table_features
-from python_ops.delta.snapshot import read_snapshot
-from python_ops.delta.version_checksum import read_version_checksum, replayed_checksum
+from python_ops.delta.log.commits import commit_actions, commit_versions
+from python_ops.delta.state.snapshot import read_snapshot
+from python_ops.delta.state.version_checksum import read_version_checksum, replayed_checksum
+from python_ops.delta.table.protocol import table_features
 from python_ops.storage import open_storage
 
 pytestmark = pytest.mark.slow

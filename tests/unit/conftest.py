@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 import pytest
 
-from python_ops.delta.snapshot import Snapshot, read_snapshot
+from python_ops.delta.state.snapshot import Snapshot, read_snapshot
 from tests.helpers.paths import shared_table
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from dbt.adapters.sparkdelta.catalog_journal import parse_ddl
 from dbt.adapters.sparkdelta.engines import get_engine
+from dbt.adapters.sparkdelta.engines.catalog_journal import parse_ddl
 from python_ops.errors import ConfigError
 
 

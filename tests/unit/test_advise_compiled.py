@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from dbt.adapters.sparkdelta.advisor_bridge import ProjectAdvisor
+from dbt.adapters.sparkdelta.operations.advisor_bridge import ProjectAdvisor
 from python_ops.advise.compiled import CompiledSql, layout_path
 from python_ops.advise.predicates import QueryReader
 from python_ops.cli.main import main

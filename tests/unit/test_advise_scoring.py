@@ -15,7 +15,7 @@ from python_ops.advise.bounds import NOT_CONSTANT, Bounds, value_of
 from python_ops.advise.layouts import LayoutModel, files_admitting
 from python_ops.advise.predicates import PredicateKind, QueryReader, Relation, Scan, ScanPredicate
 from python_ops.advise.scoring import NEAR_FULL, WeightedScan, choose, reader_weight
-from python_ops.delta.snapshot import read_snapshot
+from python_ops.delta.state.snapshot import read_snapshot
 from python_ops.maintenance.configuration.config import parse_config
 
 FCT = "model.p.fct"

@@ -17,8 +17,8 @@ from types import SimpleNamespace
 import pytest
 from dbt.artifacts.resources import Hook, NodeConfig
 
-from dbt.adapters.sparkdelta.build_clock import StartedBuild, has_post_hook
-from dbt.adapters.sparkdelta.run_operations import _logged
+from dbt.adapters.sparkdelta.operations.build_clock import StartedBuild, has_post_hook
+from dbt.adapters.sparkdelta.operations.run_operations import _logged
 from python_ops.maintenance import parse_config
 
 HOOK = "{{ maintain_model() }}"

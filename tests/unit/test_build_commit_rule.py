@@ -14,7 +14,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from python_ops.delta.commits import commit_info
+from python_ops.delta.log.commits import commit_info
 from python_ops.maintenance.facts.build_writes import (
     FILE_METRICS,
     MAINTENANCE_OPERATIONS,

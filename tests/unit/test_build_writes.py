@@ -21,9 +21,9 @@ from deltalake import DeltaTable, write_deltalake
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from python_ops.delta.commits import commit_versions
-from python_ops.delta.partition_scope import parse_scope
-from python_ops.delta.snapshot import read_snapshot
+from python_ops.delta.log.commits import commit_versions
+from python_ops.delta.state.snapshot import read_snapshot
+from python_ops.delta.table.partition_scope import parse_scope
 from python_ops.maintenance.facts import build_start
 from python_ops.maintenance.facts.build_start import head_version, location_is_empty
 from python_ops.maintenance.facts.build_writes import BuildFacts, read_build_writes

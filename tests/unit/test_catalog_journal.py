@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from dbt.adapters.sparkdelta.catalog_journal import CatalogJournal, declared_location
+from dbt.adapters.sparkdelta.engines.catalog_journal import CatalogJournal, declared_location
 from python_ops.maintenance.selection.catalog_file import JOURNAL_NAME, LOG_NAME, read_catalog
 from python_ops.maintenance.selection.locations import journal_tables
 

@@ -20,9 +20,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from python_ops.delta import checkpoint_reader
-from python_ops.delta.actions import AddFile
-from python_ops.delta.checkpoint_reader import read_parquet_actions
+from python_ops.delta.log.actions import AddFile
+from python_ops.delta.state import checkpoint_reader
+from python_ops.delta.state.checkpoint_reader import read_parquet_actions
 from python_ops.errors import DeltaLogError
 from tests.helpers.paths import FIXTURES_ROOT, NEEDS_SHARED
 

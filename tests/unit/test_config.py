@@ -186,7 +186,7 @@ def test_a_key_like_no_other_lists_the_valid_keys() -> None:
 
 
 def test_policy_properties_refuse_bad_numbers_from_python_callers() -> None:
-    from python_ops.delta.recorded_retentions import policy_properties
+    from python_ops.delta.table.recorded_retentions import policy_properties
 
     with pytest.raises(ConfigError, match="deleted_file_retention_hours"):
         policy_properties(log_retention_days=None, deleted_file_retention_hours=float("nan"))
@@ -246,7 +246,7 @@ def test_one_bad_setting_keeps_the_single_message() -> None:
 
 
 def test_a_short_vacuum_retention_is_recorded_only_when_asked() -> None:
-    from python_ops.delta.recorded_retentions import policy_properties
+    from python_ops.delta.table.recorded_retentions import policy_properties
 
     # below Delta's 168 h default: left out, so the table keeps its own (or Delta's default)
     assert policy_properties(log_retention_days=7, deleted_file_retention_hours=1) == {

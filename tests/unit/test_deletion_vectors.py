@@ -17,8 +17,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pyroaring import BitMap
 
-from python_ops.delta.actions import DeletionVector
-from python_ops.delta.deletion_vectors import (
+from python_ops.delta.log.actions import DeletionVector
+from python_ops.delta.state.deletion_vectors import (
     MAGIC,
     deleted_rows,
     keep_mask,
@@ -124,7 +124,7 @@ def test_a_damaged_or_mismatched_vector_is_refused(tmp_path: Path) -> None:
 
 def test_the_fixture_written_by_delta_deletes_rows_0_and_9(fixture_table) -> None:
     table = fixture_table("table-with-dv-small")
-    from python_ops.delta.snapshot import read_snapshot
+    from python_ops.delta.state.snapshot import read_snapshot
 
     (live,) = read_snapshot(str(table)).files
     assert live.deletion_vector is not None

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from python_ops.delta.snapshot import Snapshot, read_snapshot
+from python_ops.delta.state.snapshot import Snapshot, read_snapshot
 from python_ops.errors import ConfigError, RetentionTooShortError, UnsupportedFeatureError
 from python_ops.maintenance.configuration.config import parse_config
 from python_ops.maintenance.decisions.due import Decision, decide
@@ -165,7 +165,7 @@ def test_optimize_due_leaves_the_gate_to_the_writer_that_runs(
     # that is turned off (or Java or the jars are missing) the refusal stands. A copy of a
     # fixture (8 small files) whose protocol also names rowTracking: nothing may write into
     # the shared original
-    from python_ops.delta.local_writer import LOCAL_DELTA_ENV, writer
+    from python_ops.delta.writing.local_writer import LOCAL_DELTA_ENV, writer
     from python_ops.ops.optimize.execute import optimize
 
     copy = read_snapshot(str(fixture_table("checkpoint-v2-table")))

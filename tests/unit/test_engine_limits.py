@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from dbt.adapters.sparkdelta.engine_limits import explain
+from dbt.adapters.sparkdelta.configs.engine_limits import explain
 
 HEAD = (
     '/* {"app": "dbt", "node_id": "model.tpch.q18"} */\n\n  \n    \n'

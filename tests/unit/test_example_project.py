@@ -12,7 +12,11 @@ from typing import Any
 
 import yaml
 
-from python_ops.delta.properties import DEFAULT_RETENTION, DELETED_FILE_RETENTION, LOG_RETENTION
+from python_ops.delta.table.properties import (
+    DEFAULT_RETENTION,
+    DELETED_FILE_RETENTION,
+    LOG_RETENTION,
+)
 from tests.helpers.paths import ROOT
 
 DELTA_VACUUM_HOURS = DEFAULT_RETENTION[DELETED_FILE_RETENTION].total_seconds() / 3600

@@ -10,8 +10,8 @@ from __future__ import annotations
 import pyarrow as pa
 import pytest
 
-from python_ops.delta.actions import relativize
-from python_ops.delta.file_columns import checkpoint_columns
+from python_ops.delta.log.actions import relativize
+from python_ops.delta.state.file_columns import checkpoint_columns
 
 ROOT = "/data/warehouse/t"
 PLAIN = [f"p={i % 3}/part-{i:05d}.parquet" for i in range(50)]

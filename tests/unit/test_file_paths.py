@@ -12,8 +12,8 @@ import json
 
 import pytest
 
-from python_ops.delta.file_paths import read_file_paths
-from python_ops.delta.snapshot import Snapshot, read_snapshot
+from python_ops.delta.state.file_paths import read_file_paths
+from python_ops.delta.state.snapshot import Snapshot, read_snapshot
 from python_ops.ops.results import VacuumFile, VacuumGroup, VacuumResult
 from tests.helpers.paths import delta_table_names
 from tests.helpers.trust import append_commit

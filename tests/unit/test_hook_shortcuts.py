@@ -15,14 +15,14 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from python_ops.delta.actions import optional_int
-from python_ops.delta.recorded_retentions import (
+from python_ops.delta.log.actions import optional_int
+from python_ops.delta.state.snapshot import _string_list, parse_protocol
+from python_ops.delta.table.recorded_retentions import (
     DELETED_FILE_RETENTION,
     LOG_RETENTION,
     recorded_by_package,
     recorded_marker,
 )
-from python_ops.delta.snapshot import _string_list, parse_protocol
 from python_ops.errors import DeltaLogError
 from python_ops.maintenance.configuration.config import MaintenanceConfig, parse_config
 from python_ops.maintenance.configuration.policy import _pending, stale_policy_of

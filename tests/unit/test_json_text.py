@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from python_ops.delta.json_text import loads, loads_bytes
+from python_ops.delta.log.json_text import loads, loads_bytes
 
 VALUES = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),

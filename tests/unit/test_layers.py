@@ -65,56 +65,103 @@ def test_no_module_imports_a_higher_layer(module: str, path: Path) -> None:
         )
 
 
-# python_ops.maintenance's rooms, lowest first: a room imports only itself and the rooms before
-# it (each room's __init__ says what it holds and may import).
-ROOMS: tuple[str, ...] = (
-    "configuration",
-    "facts",
-    "selection",
-    "records",
-    "rules",
-    "runs",
-    "decisions",
-    "running",
-)
+# Packages split into rooms, each room's rooms lowest first: a room imports only itself and the
+# rooms before it, never its package's own modules (those are the package's front, above every
+# room). Each room's __init__ says what it holds and what it may import.
+PACKAGE_ROOMS: dict[str, tuple[str, ...]] = {
+    "python_ops.maintenance": (
+        "configuration",
+        "facts",
+        "selection",
+        "records",
+        "rules",
+        "runs",
+        "decisions",
+        "running",
+    ),
+    "python_ops.delta": ("log", "table", "state", "writing"),
+    "python_ops.ops.vacuum": ("rule", "sources", "deleting", "executors"),
+    "python_ops.ops.optimize": ("sorting", "planning", "writers"),
+    "dbt.adapters.sparkdelta": (
+        "common",
+        "engines",
+        "configs",
+        "bridge",
+        "materializing",
+        "operations",
+    ),
+}
+# issue 67: no folder of python_ops or the adapter holds more than about a dozen modules
 MAX_ROOM_MODULES = 12
+ROOT = PACKAGE.parent
+ADAPTER = ROOT / "dbt" / "adapters" / "sparkdelta"
 
 
-def _room(module: str) -> int | None:
-    parts = module.split(".")
-    if parts[:2] != ["python_ops", "maintenance"] or len(parts) < 3:
+def _package_dir(package: str) -> Path:
+    return ROOT.joinpath(*package.split("."))
+
+
+def _place(package: str, module: str) -> int | None:
+    """``module``'s rank in ``package``: its room's index, len(rooms) for the package's own
+    modules (the front), None outside the package."""
+    rooms = PACKAGE_ROOMS[package]
+    if module == package:
+        return len(rooms)
+    if not module.startswith(package + "."):
         return None
-    assert parts[2] in ROOMS, f"{module} is in no room of python_ops.maintenance"
-    return ROOMS.index(parts[2])
+    head = module[len(package) + 1 :].split(".")[0]
+    return rooms.index(head) if head in rooms else len(rooms)
 
 
-@pytest.mark.parametrize(
-    ("module", "path"),
-    [(m, p) for m, p in _modules() if m.startswith("python_ops.maintenance.")],
-    ids=lambda v: str(v),
-)
-def test_no_maintenance_room_imports_a_later_room(module: str, path: Path) -> None:
-    own = _room(module)
+def _room_cases() -> list[tuple[str, str, Path]]:
+    cases = []
+    for package in PACKAGE_ROOMS:
+        modules = _modules(_package_dir(package), ROOT)
+        cases += [(package, module, path) for module, path in modules]
+    return cases
+
+
+@pytest.mark.parametrize(("package", "module", "path"), _room_cases(), ids=lambda v: str(v))
+def test_no_room_imports_a_later_room_or_its_front(package: str, module: str, path: Path) -> None:
+    own = _place(package, module)
+    rooms = PACKAGE_ROOMS[package]
     assert own is not None
-    for imported in _imports(path):
-        room = _room(imported)
-        assert room is None or room <= own, (
-            f"{module} (room {ROOMS[own]}) imports {imported} (room {ROOMS[room]})"
-        )
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            # ``from package import room`` is the room, not the package's front
+            names = [f"{node.module}.{a.name}" for a in node.names]
+            targets = names if node.module == package else [node.module]
+        elif isinstance(node, ast.Import):
+            targets = [alias.name for alias in node.names]
+        else:
+            continue
+        for target in targets:
+            place = _place(package, target)
+            assert place is None or place <= own, (
+                f"{module} ({rooms[own] if own < len(rooms) else 'front'}) imports {target} "
+                f"({rooms[place] if place < len(rooms) else 'front'})"
+            )
 
 
 def test_every_room_is_small_and_says_what_it_holds() -> None:
-    package = PACKAGE / "maintenance"
-    assert not [p.name for p in package.glob("*.py") if p.name != "__init__.py"]
-    for room in ROOMS:
-        modules = [p for p in (package / room).glob("*.py") if p.name != "__init__.py"]
-        assert 0 < len(modules) <= MAX_ROOM_MODULES, (room, len(modules))
-        doc = ast.get_docstring(ast.parse((package / room / "__init__.py").read_text()))
-        assert doc, room
-        assert "May import:" in doc, room
-    assert {p.name for p in package.iterdir() if p.is_dir() and p.name != "__pycache__"} == set(
-        ROOMS
-    )
+    for package, rooms in PACKAGE_ROOMS.items():
+        folder = _package_dir(package)
+        for room in rooms:
+            doc = ast.get_docstring(ast.parse((folder / room / "__init__.py").read_text()))
+            assert doc, (package, room)
+            assert "May import:" in doc, (package, room)
+        subpackages = {p.name for p in folder.iterdir() if (p / "__init__.py").exists()}
+        assert subpackages == set(rooms), package
+    # maintenance has no front of its own: every module is in a room
+    maintenance = PACKAGE / "maintenance"
+    assert not [p.name for p in maintenance.glob("*.py") if p.name != "__init__.py"]
+
+
+@pytest.mark.parametrize("top", [PACKAGE, ADAPTER], ids=["python_ops", "adapter"])
+def test_no_folder_holds_more_than_a_dozen_modules(top: Path) -> None:
+    for init in top.rglob("__init__.py"):
+        modules = [p for p in init.parent.glob("*.py") if p.name != "__init__.py"]
+        assert len(modules) <= MAX_ROOM_MODULES, (str(init.parent.relative_to(ROOT)), len(modules))
 
 
 def test_every_top_level_module_has_a_layer() -> None:
@@ -194,7 +241,6 @@ def test_no_import_loop_inside_the_adapter() -> None:
 
 # --- the adapter's doors into python_ops ---------------------------------------------------------
 
-ADAPTER = PACKAGE.parent / "dbt" / "adapters" / "sparkdelta"
 # The adapter reaches python_ops through the maintenance package (which re-exports what it
 # needs from the floors below) and the error hierarchy; nothing else, and never delta-rs itself.
 ADAPTER_DOORS = ("python_ops.maintenance", "python_ops.errors")
@@ -214,7 +260,9 @@ def test_every_name_the_maintenance_package_exports_is_its_module_s() -> None:
 
     import python_ops.maintenance as doors
 
-    submodules = {path.stem for path in (PACKAGE / "maintenance").rglob("*.py")} | set(ROOMS)
+    submodules = {path.stem for path in (PACKAGE / "maintenance").rglob("*.py")} | set(
+        PACKAGE_ROOMS["python_ops.maintenance"]
+    )
     for name in doors.__all__:
         # a submodule once imported is the package's attribute of that name: no export may
         # share one
@@ -252,10 +300,10 @@ def test_python_ops_reaches_the_adapter_only_through_the_selection_port() -> Non
     assert edges == {
         (
             "python_ops.maintenance.selection.selection_resolver",
-            "dbt.adapters.sparkdelta.selection_cli",
+            "dbt.adapters.sparkdelta.bridge.selection_cli",
         )
     }
-    resolver = ADAPTER / "selection_cli.py"
+    resolver = ADAPTER / "bridge" / "selection_cli.py"
     defined = {
         node.name
         for node in ast.parse(resolver.read_text()).body

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from python_ops.ops.vacuum import listing
-from python_ops.ops.vacuum.listing import list_visible
+from python_ops.ops.vacuum.sources import listing
+from python_ops.ops.vacuum.sources.listing import list_visible
 from python_ops.storage.local import LocalStorage
 
 NAMES = [

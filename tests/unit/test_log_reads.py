@@ -16,8 +16,8 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from python_ops.delta import commits
-from python_ops.delta.commits import (
+from python_ops.delta.log import commits
+from python_ops.delta.log.commits import (
     ACTION_TYPES,
     commit_actions,
     commit_lines,

@@ -12,7 +12,7 @@ import re
 
 import pytest
 
-from dbt.adapters.sparkdelta.macro_arguments import unknown_arguments_text
+from dbt.adapters.sparkdelta.configs.macro_arguments import unknown_arguments_text
 from tests.helpers.paths import ROOT
 from tests.unit.test_macros_layout import INTERNAL
 

@@ -23,8 +23,8 @@ import pytest
 from deltalake import write_deltalake
 
 from python_ops import runtime
-from python_ops.delta.local_writer import starts_deferred, unavailable_reason
-from python_ops.delta.snapshot import Snapshot, read_snapshot
+from python_ops.delta.state.snapshot import Snapshot, read_snapshot
+from python_ops.delta.writing.local_writer import starts_deferred, unavailable_reason
 from python_ops.errors import JvmDeferredError
 from python_ops.invocation import Invocation
 from python_ops.maintenance.configuration.config import parse_config

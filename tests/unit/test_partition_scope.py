@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from python_ops.delta.partition_scope import PartitionScope, parse_scope
+from python_ops.delta.table.partition_scope import PartitionScope, parse_scope
 from python_ops.errors import ConfigError
 
 SCHEMA = [

@@ -13,9 +13,9 @@ from collections.abc import Callable
 
 import pytest
 
-from python_ops.delta.local_writer import LOCAL_DELTA_ENV
-from python_ops.delta.log_files import LogFileKind, classify
-from python_ops.delta.protocol import (
+from python_ops.delta.log.log_files import LogFileKind, classify
+from python_ops.delta.state.snapshot import Snapshot, read_snapshot
+from python_ops.delta.table.protocol import (
     DELTA_WRITES,
     FEATURES,
     REWRITE_OPS,
@@ -26,10 +26,10 @@ from python_ops.delta.protocol import (
     support_table,
     table_features,
 )
-from python_ops.delta.snapshot import Snapshot, read_snapshot
+from python_ops.delta.writing.local_writer import LOCAL_DELTA_ENV
 from python_ops.errors import DeltaLogError, UnsupportedFeatureError
 from python_ops.ops.log_cleanup import cleanup_logs, commit_timestamps
-from python_ops.ops.optimize.plan import plan_optimize
+from python_ops.ops.optimize.planning.plan import plan_optimize
 from python_ops.storage import open_storage
 from tests.helpers.paths import ROOT, delta_table_names, shared_table
 from tests.helpers.trust import append_commit

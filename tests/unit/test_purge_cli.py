@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 
-from python_ops.delta.local_writer import LOCAL_DELTA_ENV
-from python_ops.delta.snapshot import read_snapshot
+from python_ops.delta.state.snapshot import read_snapshot
+from python_ops.delta.writing.local_writer import LOCAL_DELTA_ENV
 from python_ops.ops.health import table_health
 from python_ops.ops.purge import purge
 

@@ -16,7 +16,7 @@ import pytest
 from deltalake import write_deltalake
 
 from python_ops.cli.render import vacuum_text
-from python_ops.delta.recorded_retentions import unrecorded_short_retention_note
+from python_ops.delta.table.recorded_retentions import unrecorded_short_retention_note
 from python_ops.invocation import Invocation
 from python_ops.maintenance.configuration.config import parse_config
 from python_ops.maintenance.running.runner import Maintainer

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from python_ops.delta.snapshot import snapshot_reads
+from python_ops.delta.state.snapshot import snapshot_reads
 from python_ops.invocation import Invocation
 from python_ops.maintenance.configuration.config import parse_config
 from python_ops.maintenance.records.history import HistoryStore

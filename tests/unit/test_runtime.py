@@ -1,6 +1,6 @@
 """Process-wide state lives in one runtime module per package; per-command state is passed down.
 
-``python_ops.runtime`` and ``dbt.adapters.sparkdelta.runtime`` hold what the process shares
+``python_ops.runtime`` and ``dbt.adapters.sparkdelta.common.runtime`` hold what the process shares
 (engines, the Arrow pool, probed buckets...); an ``Invocation`` holds what one command
 remembers. Every other module is scanned: no ``global`` statement, no lock made at module or
 class level, no empty mutable container (a cache, a registry) assigned at module or class level.
@@ -17,7 +17,7 @@ from python_ops import runtime
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = (ROOT / "python_ops", ROOT / "dbt" / "adapters" / "sparkdelta")
-RUNTIMES = {ROOT / "python_ops" / "runtime.py", ROOT / "dbt/adapters/sparkdelta/runtime.py"}
+RUNTIMES = {ROOT / "python_ops" / "runtime.py", ROOT / "dbt/adapters/sparkdelta/common/runtime.py"}
 LOCKS = {"Lock", "RLock", "Condition", "Semaphore", "BoundedSemaphore", "Event"}
 CONTAINERS = {
     "set",

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from dbt.adapters.sparkdelta.incremental import registration_ddl
-from python_ops.delta.schema_edits import add_nullable_columns, set_comments
-from python_ops.delta.snapshot import read_snapshot
+from dbt.adapters.sparkdelta.materializing.incremental import registration_ddl
+from python_ops.delta.state.snapshot import read_snapshot
+from python_ops.delta.writing.schema_edits import add_nullable_columns, set_comments
 from tests.helpers.trust import files_on_disk
 
 FixtureTable = Callable[[str], Path]

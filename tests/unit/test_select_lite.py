@@ -6,10 +6,10 @@ import dataclasses
 
 import pyarrow as pa
 
-from python_ops.delta.file_columns import FileColumns
-from python_ops.delta.file_paths import FilePaths
-from python_ops.delta.snapshot import read_snapshot
-from python_ops.ops.vacuum.lite import select_lite
+from python_ops.delta.state.file_columns import FileColumns
+from python_ops.delta.state.file_paths import FilePaths
+from python_ops.delta.state.snapshot import read_snapshot
+from python_ops.ops.vacuum.sources.lite import select_lite
 
 OLD, CUTOFF = 1_000, 2_000
 

@@ -12,7 +12,7 @@ import pyarrow as pa
 import pytest
 
 from python_ops.ops.results import VacuumFile
-from python_ops.ops.vacuum.selection import SelectedPaths, select_in_process, selected_rows
+from python_ops.ops.vacuum.rule.selection import SelectedPaths, select_in_process, selected_rows
 
 OLD, NEW, CUTOFF = 1_000, 9_000, 5_000
 

@@ -22,7 +22,7 @@ import pyarrow as pa
 import pytest
 from deltalake import DeltaTable, write_deltalake
 
-from python_ops.delta import version_checksum
+from python_ops.delta.state import version_checksum
 from python_ops.maintenance.records import history_summary
 from python_ops.ops.log_cleanup import cleanup_logs
 from python_ops.ops.vacuum.run import vacuum

@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 from deltalake import DeltaTable
 
-from python_ops.delta.actions import z85_decode
-from python_ops.delta.commits import read_history
-from python_ops.delta.snapshot import read_snapshot
+from python_ops.delta.log.actions import z85_decode
+from python_ops.delta.log.commits import read_history
+from python_ops.delta.state.snapshot import read_snapshot
 from python_ops.errors import DeltaLogError, TableNotFoundError
 from tests.helpers.paths import delta_table_names
 from tests.helpers.trust import append_commit

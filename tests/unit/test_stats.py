@@ -10,7 +10,7 @@ def test_written_statistics_bound_every_value() -> None:
 
     import pyarrow as pa
 
-    from python_ops.delta.stats import delta_stats
+    from python_ops.delta.table.stats import delta_stats
 
     ts = [dt.datetime(2024, 1, 1, 0, 0, 0, 1500), dt.datetime(2024, 1, 1, 0, 0, 1, 999)]
     table = pa.table(

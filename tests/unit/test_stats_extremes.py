@@ -15,14 +15,14 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from python_ops.delta.actions import AddFile
-from python_ops.delta.stats import delta_stats, dumps_stats, loads_stats
-from python_ops.ops.optimize.clustered_output import (
+from python_ops.delta.log.actions import AddFile
+from python_ops.delta.table.stats import delta_stats, dumps_stats, loads_stats
+from python_ops.ops.optimize.sorting.clustered_output import (
     ClusteredOutput,
     footer_statistics,
     merge_stats,
 )
-from python_ops.ops.optimize.partition_batches import PartitionSource
+from python_ops.ops.optimize.sorting.partition_batches import PartitionSource
 from python_ops.storage import open_storage
 
 TS_MAX = dt.datetime(9999, 12, 31, 23, 59, 59, 999_999)

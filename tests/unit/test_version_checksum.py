@@ -9,9 +9,9 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from python_ops.delta.commits import commit_actions
-from python_ops.delta.snapshot import read_snapshot
-from python_ops.delta.version_checksum import read_version_checksum, replayed_checksum
+from python_ops.delta.log.commits import commit_actions
+from python_ops.delta.state.snapshot import read_snapshot
+from python_ops.delta.state.version_checksum import read_version_checksum, replayed_checksum
 from python_ops.storage import open_storage
 
 GOOD = {

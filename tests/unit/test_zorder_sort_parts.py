@@ -25,14 +25,14 @@ import pyarrow.parquet as pq
 import pytest
 
 from python_ops import runtime
-from python_ops.delta.stats import delta_stats
-from python_ops.ops.optimize import integer_ranks
-from python_ops.ops.optimize.clustered_output import ClusteredOutput
-from python_ops.ops.optimize.heap_reuse import heap_reuse, trim_heap
-from python_ops.ops.optimize.integer_ranks import BoundaryIndex, select
-from python_ops.ops.optimize.partition_batches import read_ahead
-from python_ops.ops.optimize.zorder import range_ids
-from python_ops.ops.optimize.zorder_ranges import ColumnRanges, column_ranges, interleave
+from python_ops.delta.table.stats import delta_stats
+from python_ops.ops.optimize.sorting import integer_ranks
+from python_ops.ops.optimize.sorting.clustered_output import ClusteredOutput
+from python_ops.ops.optimize.sorting.heap_reuse import heap_reuse, trim_heap
+from python_ops.ops.optimize.sorting.integer_ranks import BoundaryIndex, select
+from python_ops.ops.optimize.sorting.partition_batches import read_ahead
+from python_ops.ops.optimize.sorting.zorder import range_ids
+from python_ops.ops.optimize.sorting.zorder_ranges import ColumnRanges, column_ranges, interleave
 from python_ops.storage import open_storage
 
 DTYPES = [np.int64, np.int32, np.int16, np.int8, np.uint64, np.uint32, np.uint8]

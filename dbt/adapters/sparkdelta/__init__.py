@@ -2,8 +2,8 @@
 
 The plugin and the adapter's classes are made on first use (``Plugin`` is what dbt's plugin
 loader asks this package for): a submodule run on its own, such as the CLI's selection resolver
-(``python -m dbt.adapters.sparkdelta.selection_cli``), then imports only what it uses, not the
-adapter, dbt-spark and pyspark (about 1.5 of its 4.5 CPU-seconds).
+(``python -m dbt.adapters.sparkdelta.bridge.selection_cli``), then imports only what it uses,
+not the adapter, dbt-spark and pyspark (about 1.5 of its 4.5 CPU-seconds).
 """
 
 from __future__ import annotations

@@ -18,14 +18,14 @@ from dbt.adapters.spark.connections import (
 from dbt.adapters.spark.session import Cursor, SessionConnectionWrapper
 from dbt_common.exceptions import DbtRuntimeError
 
-from dbt.adapters.sparkdelta.config_aliases import translate_config_aliases
-from dbt.adapters.sparkdelta.engine_limits import explain
-from dbt.adapters.sparkdelta.engines import Engine, get_engine
-from dbt.adapters.sparkdelta.profile_checks import (
+from dbt.adapters.sparkdelta.configs.config_aliases import translate_config_aliases
+from dbt.adapters.sparkdelta.configs.engine_limits import explain
+from dbt.adapters.sparkdelta.configs.profile_checks import (
     check_engine_port,
     check_profile_keys,
     ignored_connect_url,
 )
+from dbt.adapters.sparkdelta.engines import Engine, get_engine
 from python_ops.errors import MaintenanceError
 from python_ops.maintenance import embedded_warehouse, engine_mode
 

@@ -23,21 +23,22 @@ from dbt.adapters.spark.column import SparkColumn
 from dbt.adapters.spark.impl import SparkAdapter, SparkConfig
 from dbt_common.exceptions import DbtRuntimeError
 
-from dbt.adapters.sparkdelta import clustering, incremental, maintenance_events
-from dbt.adapters.sparkdelta.advisor_bridge import ProjectAdvisor
-from dbt.adapters.sparkdelta.build_check import check_before_build
-from dbt.adapters.sparkdelta.catalog_stats import maintenance_stats
-from dbt.adapters.sparkdelta.config_aliases import warn_unsupported_configs
-from dbt.adapters.sparkdelta.config_preflight import preflight_messages
+from dbt.adapters.sparkdelta.bridge.history_catalog import flush_histories
+from dbt.adapters.sparkdelta.bridge.locator import cached_relation
+from dbt.adapters.sparkdelta.common import maintenance_events
+from dbt.adapters.sparkdelta.configs.config_aliases import warn_unsupported_configs
+from dbt.adapters.sparkdelta.configs.config_preflight import preflight_messages
+from dbt.adapters.sparkdelta.configs.macro_arguments import unknown_arguments_text
 from dbt.adapters.sparkdelta.connections import SparkDeltaConnectionManager
 from dbt.adapters.sparkdelta.engines import EmbeddedEngine
-from dbt.adapters.sparkdelta.history_catalog import flush_histories
-from dbt.adapters.sparkdelta.incremental import registration_ddl, spark_type_name
-from dbt.adapters.sparkdelta.locator import cached_relation
-from dbt.adapters.sparkdelta.macro_arguments import unknown_arguments_text
-from dbt.adapters.sparkdelta.maintenance_bridge import MaintenanceParts
+from dbt.adapters.sparkdelta.materializing import clustering, incremental
+from dbt.adapters.sparkdelta.materializing.build_check import check_before_build
+from dbt.adapters.sparkdelta.materializing.incremental import registration_ddl, spark_type_name
+from dbt.adapters.sparkdelta.operations.advisor_bridge import ProjectAdvisor
+from dbt.adapters.sparkdelta.operations.catalog_stats import maintenance_stats
+from dbt.adapters.sparkdelta.operations.maintenance_bridge import MaintenanceParts
+from dbt.adapters.sparkdelta.operations.run_operations import CommandEnd
 from dbt.adapters.sparkdelta.python_models import SessionPythonJobHelper
-from dbt.adapters.sparkdelta.run_operations import CommandEnd
 from python_ops.errors import TableNotFoundError
 from python_ops.maintenance import (
     KEYS,

@@ -15,10 +15,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any
 
-from python_ops.delta.recorded_retentions import interval_literal
+from python_ops.delta.table.recorded_retentions import interval_literal
 from python_ops.errors import ConfigError, ConfigErrors
-from python_ops.ops.optimize.memory_budget import DEFAULT_MEMORY_BUDGET
-from python_ops.ops.optimize.plan import DEFAULT_MIN_SMALL_FILES
+from python_ops.ops.optimize.planning.plan import DEFAULT_MIN_SMALL_FILES
+from python_ops.ops.optimize.sorting.memory_budget import DEFAULT_MEMORY_BUDGET
 from python_ops.ops.purge.options import DEFAULT_DELETED_RATIO
 from python_ops.ops.stats.mode import StatsMode
 from python_ops.ops.vacuum_modes import VacuumMode

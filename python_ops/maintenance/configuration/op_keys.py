@@ -16,7 +16,7 @@ from contextlib import AbstractContextManager
 from python_ops.errors import ConfigError, RetentionTooShortError
 from python_ops.maintenance.configuration.config import SETTINGS
 from python_ops.ops.audit import Audit
-from python_ops.ops.vacuum.retention import OVERRIDE, OverrideWords
+from python_ops.ops.vacuum.rule.retention import OVERRIDE, OverrideWords
 
 
 def op_keys(op: str) -> dict[str, str]:

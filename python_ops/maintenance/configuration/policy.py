@@ -17,9 +17,10 @@ import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
-from python_ops.delta.file_paths import FilePaths
-from python_ops.delta.protocol import Op, check_protocol
-from python_ops.delta.recorded_retentions import (
+from python_ops.delta.state.file_paths import FilePaths
+from python_ops.delta.state.snapshot import Snapshot
+from python_ops.delta.table.protocol import Op, check_protocol
+from python_ops.delta.table.recorded_retentions import (
     RETENTION_PROPERTIES,
     policy_changes,
     policy_properties,
@@ -28,7 +29,6 @@ from python_ops.delta.recorded_retentions import (
     unrecorded_short_retention_note,
     user_properties,
 )
-from python_ops.delta.snapshot import Snapshot
 from python_ops.errors import UnsupportedFeatureError
 from python_ops.maintenance.configuration.config import MaintenanceConfig
 

@@ -4,7 +4,7 @@ Deciding needs the table's snapshot (its checkpoint and a listing of its log) on
 something may be due. Most builds and most scheduled runs find nothing due, and a few small
 reads prove it:
 
-- the version checksum the writer left beside the newest version (``delta.version_checksum``):
+- the version checksum the writer left beside the newest version (``delta.state.version_checksum``):
   the table's live file count, metadata and protocol; after a build, the same state replayed
   from the build's commits (a table it created) or derived from the checksum before them (a
   rebuilt one: ``BuildWrites.state``), no file read;
@@ -39,8 +39,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 
-from python_ops.delta.commits import commit_actions
-from python_ops.delta.protocol import CLUSTERING_FEATURES, Op, Writer, check_protocol
+from python_ops.delta.log.commits import commit_actions
+from python_ops.delta.table.protocol import CLUSTERING_FEATURES, Op, Writer, check_protocol
 from python_ops.errors import MaintenanceError
 from python_ops.invocation import Invocation
 from python_ops.maintenance.configuration.op_keys import as_model_setting, model_words
@@ -62,9 +62,9 @@ from python_ops.maintenance.rules.reclaim import (
 from python_ops.maintenance.runs.registry import OPS
 from python_ops.maintenance.selection.targets import ModelTarget
 from python_ops.ops.log_cleanup import expiry_cutoff_ms, resolve_log_retention
-from python_ops.ops.optimize.plan import target_file_size
-from python_ops.ops.vacuum.listing import is_hidden
-from python_ops.ops.vacuum.retention import checked_retention
+from python_ops.ops.optimize.planning.plan import target_file_size
+from python_ops.ops.vacuum.rule.retention import checked_retention
+from python_ops.ops.vacuum.sources.listing import is_hidden
 from python_ops.ops.vacuum_modes import VacuumMode
 from python_ops.storage import Storage, is_remote, open_storage
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
-from python_ops.delta.file_paths import FilePaths
-from python_ops.delta.snapshot import Snapshot
+from python_ops.delta.state.file_paths import FilePaths
+from python_ops.delta.state.snapshot import Snapshot
 from python_ops.invocation import Invocation
 from python_ops.maintenance.records.history import HistoryStore
 from python_ops.maintenance.records.outcomes import Reason

@@ -14,8 +14,8 @@ import os
 import re
 from collections.abc import Iterable
 
-from python_ops.delta.checkpoint_reader import last_checkpoint_version
-from python_ops.delta.log_files import LOG_DIR
+from python_ops.delta.log.log_files import LOG_DIR
+from python_ops.delta.state.checkpoint_reader import last_checkpoint_version
 from python_ops.errors import MaintenanceError
 from python_ops.storage import Storage, is_remote, open_storage
 

@@ -30,10 +30,10 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from python_ops.delta.commits import commit_actions, commit_info, commit_versions
-from python_ops.delta.json_text import loads
-from python_ops.delta.log_files import LOG_DIR
-from python_ops.delta.version_checksum import VersionChecksum, replayed_checksum
+from python_ops.delta.log.commits import commit_actions, commit_info, commit_versions
+from python_ops.delta.log.json_text import loads
+from python_ops.delta.log.log_files import LOG_DIR
+from python_ops.delta.state.version_checksum import VersionChecksum, replayed_checksum
 from python_ops.errors import MaintenanceError
 from python_ops.storage import Storage, open_storage
 

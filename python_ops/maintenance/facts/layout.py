@@ -19,7 +19,7 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any
 
-from python_ops.delta.commits import commit_actions
+from python_ops.delta.log.commits import commit_actions
 from python_ops.errors import MaintenanceError
 from python_ops.storage import Storage
 
@@ -31,7 +31,7 @@ NO_DATA_OPERATIONS = frozenset({"VACUUM START", "VACUUM END", "SET TBLPROPERTIES
 ROW_LEVEL_OPERATIONS = frozenset({"MERGE", "UPDATE", "DELETE"})
 LOOKBACK = 20  # commits read back from the head before the answer is "not known"
 LOOKAHEAD = 200  # commits read forward from an OPTIMIZE to find the one that replaced its files
-MARKER = "python_ops.operation"  # this package's Z-order commits (ops.optimize.plan)
+MARKER = "python_ops.operation"  # this package's Z-order commits (ops.optimize.planning.plan)
 
 
 @dataclass(frozen=True)

@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
-from python_ops.delta.json_text import loads
-from python_ops.delta.writer import commit_storage_options, quiet_hooks
+from python_ops.delta.log.json_text import loads
+from python_ops.delta.writing.writer import commit_storage_options, quiet_hooks
 from python_ops.errors import StorageError
 from python_ops.maintenance.records.history_last import (
     LAST_RUN_COLUMNS,

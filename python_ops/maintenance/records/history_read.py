@@ -143,8 +143,8 @@ def plain_table(
     """
     import pyarrow as pa
 
-    from python_ops.delta.parquet_file import ParquetBytes
-    from python_ops.delta.snapshot import read_snapshot
+    from python_ops.delta.state.parquet_file import ParquetBytes
+    from python_ops.delta.state.snapshot import read_snapshot
     from python_ops.errors import MaintenanceError
     from python_ops.storage import open_storage
 

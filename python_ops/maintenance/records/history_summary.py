@@ -28,8 +28,8 @@ import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from python_ops.delta.json_text import loads_bytes
-from python_ops.delta.log_files import LOG_DIR
+from python_ops.delta.log.json_text import loads_bytes
+from python_ops.delta.log.log_files import LOG_DIR
 from python_ops.maintenance.facts.build_start import head_version
 from python_ops.maintenance.records.history_last import LastRun
 from python_ops.storage import is_remote

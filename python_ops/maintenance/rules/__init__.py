@@ -5,6 +5,6 @@ Each op's due rules on a table's state: VACUUM's reclaimable bound (``reclaim``,
 ``known_table``), every op's rule (``due_rules``) and the words that give a reason
 (``wording``).
 
-May import: ``configuration``, ``facts``, ``selection``, ``records``
-(``tests/unit/test_layers.py`` holds the order).
+May import: ``configuration``, ``facts``, ``selection``, ``records`` (``tests/unit/test_layers.py``
+holds the order).
 """

@@ -7,12 +7,12 @@ One function per op, ``(target, snapshot, now_ms) -> (due, why)``, registered wi
 
 from __future__ import annotations
 
-from python_ops.delta.commits import commit_actions
-from python_ops.delta.deletes import deleted_rows
-from python_ops.delta.file_paths import FilePaths
-from python_ops.delta.log_files import LogFileKind
-from python_ops.delta.protocol import Writer
-from python_ops.delta.snapshot import Snapshot, read_snapshot
+from python_ops.delta.log.commits import commit_actions
+from python_ops.delta.log.log_files import LogFileKind
+from python_ops.delta.state.deletes import deleted_rows
+from python_ops.delta.state.file_paths import FilePaths
+from python_ops.delta.state.snapshot import Snapshot, read_snapshot
+from python_ops.delta.table.protocol import Writer
 from python_ops.errors import MaintenanceError
 from python_ops.invocation import Invocation
 from python_ops.maintenance.configuration.op_keys import as_model_setting
@@ -27,8 +27,8 @@ from python_ops.maintenance.rules.reclaim import VacuumDue, vacuum_due
 from python_ops.maintenance.selection.targets import ModelTarget
 from python_ops.ops.log_cleanup import expiry_cutoff_ms, resolve_log_retention
 from python_ops.ops.log_cleanup.rules import expired_commits, nothing_expired_reason
-from python_ops.ops.optimize.clustering import clustering_state, is_clustered
-from python_ops.ops.optimize.plan import ENGINE_DEFAULT_TARGET_BYTES, plan_optimize
+from python_ops.ops.optimize.planning.plan import ENGINE_DEFAULT_TARGET_BYTES, plan_optimize
+from python_ops.ops.optimize.writers.clustering import clustering_state, is_clustered
 from python_ops.storage import open_storage
 
 
@@ -261,7 +261,7 @@ def purge_is_due(target: ModelTarget, snapshot: Snapshot, now_ms: int) -> tuple[
 
 def stats_is_due(target: ModelTarget, snapshot: Snapshot, now_ms: int) -> tuple[bool, str]:
     """Statistics upkeep: live files lack statistics for a watched column (``ops.stats``)."""
-    from python_ops.delta.log_commit import refuse_without_atomic_commits
+    from python_ops.delta.writing.log_commit import refuse_without_atomic_commits
     from python_ops.ops.stats.plan import plan_stats
 
     refuse_without_atomic_commits(open_storage(target.location))  # refused where the op is

@@ -12,10 +12,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from python_ops.delta.log_files import LOG_DIR
-from python_ops.delta.protocol import FEATURES, table_features
-from python_ops.delta.recorded_retentions import user_properties
-from python_ops.delta.version_checksum import VersionChecksum, read_version_checksum
+from python_ops.delta.log.log_files import LOG_DIR
+from python_ops.delta.state.version_checksum import VersionChecksum, read_version_checksum
+from python_ops.delta.table.protocol import FEATURES, table_features
+from python_ops.delta.table.recorded_retentions import user_properties
 from python_ops.errors import UnsupportedFeatureError
 from python_ops.invocation import Invocation
 from python_ops.maintenance.facts.build_writes import BuildCommit

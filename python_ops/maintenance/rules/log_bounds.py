@@ -32,8 +32,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from python_ops.delta.log_files import LogFileKind
-from python_ops.delta.snapshot import Snapshot
+from python_ops.delta.log.log_files import LogFileKind
+from python_ops.delta.state.snapshot import Snapshot
 from python_ops.maintenance.records.history import HistoryStore, defer_proof, recorded_proof
 from python_ops.maintenance.rules.empty_origin import ORIGIN_OP, recorded_origin
 from python_ops.maintenance.rules.untracked_bound import CHECK_OP

@@ -32,8 +32,8 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from python_ops.delta.file_paths import FilePaths
-from python_ops.delta.snapshot import Snapshot
+from python_ops.delta.state.file_paths import FilePaths
+from python_ops.delta.state.snapshot import Snapshot
 from python_ops.invocation import Invocation
 from python_ops.maintenance.configuration.op_keys import as_model_setting, model_words
 from python_ops.maintenance.configuration.policy import effective_paths, effective_snapshot
@@ -52,9 +52,9 @@ from python_ops.ops.audit import Audit
 from python_ops.ops.vacuum import vacuum_retention
 from python_ops.ops.vacuum.candidates import ListingEvidence
 from python_ops.ops.vacuum.execute import execute
-from python_ops.ops.vacuum.mode import choose_mode
-from python_ops.ops.vacuum.options import VacuumOptions
 from python_ops.ops.vacuum.plan import plan_vacuum
+from python_ops.ops.vacuum.rule.options import VacuumOptions
+from python_ops.ops.vacuum.sources.mode import choose_mode
 from python_ops.ops.vacuum_modes import VacuumMode
 from python_ops.storage import is_remote, open_storage
 

@@ -9,7 +9,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from python_ops.delta.snapshot import Snapshot, read_snapshot
+from python_ops.delta.state.snapshot import Snapshot, read_snapshot
 from python_ops.errors import MaintenanceError, TableNotFoundError
 from python_ops.invocation import Invocation
 from python_ops.maintenance.configuration.op_keys import as_model_setting, model_words

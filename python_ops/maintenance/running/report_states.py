@@ -17,9 +17,9 @@ import bisect
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from python_ops.delta.commits import commit_lines, list_log
-from python_ops.delta.log_files import LogFile, LogFileKind, complete_checkpoints
-from python_ops.delta.snapshot import LogReplay, read_snapshot
+from python_ops.delta.log.commits import commit_lines, list_log
+from python_ops.delta.log.log_files import LogFile, LogFileKind, complete_checkpoints
+from python_ops.delta.state.snapshot import LogReplay, read_snapshot
 from python_ops.errors import MaintenanceError
 from python_ops.ops.health import DEFAULT_SMALL_FILE_THRESHOLD_BYTES
 from python_ops.storage import Storage, open_storage

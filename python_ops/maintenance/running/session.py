@@ -26,8 +26,8 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, Protocol
 
-from python_ops.delta.commits import commits_shared
-from python_ops.delta.local_writer import starts_deferred
+from python_ops.delta.log.commits import commits_shared
+from python_ops.delta.writing.local_writer import starts_deferred
 from python_ops.errors import MaintenanceError
 from python_ops.invocation import Invocation
 from python_ops.maintenance.configuration.config import MaintenanceConfig

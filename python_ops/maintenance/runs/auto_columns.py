@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from python_ops.advise.skipping import files_admitted
-from python_ops.delta.snapshot import read_snapshot
+from python_ops.delta.state.snapshot import read_snapshot
 from python_ops.errors import MaintenanceError
 from python_ops.maintenance.configuration.config import AutoChoice, parse_config
 from python_ops.maintenance.records.history import HistoryStore

@@ -12,8 +12,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from python_ops.delta.file_paths import FilePaths
-from python_ops.delta.snapshot import Snapshot, read_snapshot
+from python_ops.delta.state.file_paths import FilePaths
+from python_ops.delta.state.snapshot import Snapshot, read_snapshot
 from python_ops.errors import EngineError
 from python_ops.invocation import Invocation
 from python_ops.maintenance.configuration.config import AutoChoice

@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from python_ops.delta.snapshot import Snapshot
+from python_ops.delta.state.snapshot import Snapshot
 from python_ops.errors import ConfigError
 from python_ops.invocation import Invocation
 from python_ops.maintenance.configuration.config import SETTINGS, Setting
@@ -28,7 +28,7 @@ from python_ops.maintenance.runs.op_runs import RunContext
 from python_ops.maintenance.selection.targets import ModelTarget
 from python_ops.ops.log_cleanup import cleanup_logs
 from python_ops.ops.vacuum import vacuum
-from python_ops.ops.vacuum.retention import OverrideWords
+from python_ops.ops.vacuum.rule.retention import OverrideWords
 from python_ops.spark_sessions import DeltaSql
 
 # Keyword arguments that are not options a caller passes: given by ``invoke`` itself, or

@@ -1,11 +1,11 @@
 """The port through which dbt resolves a model selection for code that never imports dbt.
 
 ``python -m python_ops maintain --select ...`` needs dbt's own selector, which lives in the
-adapter (``dbt.adapters.sparkdelta.dbt_selector``). This package reaches it through one small
+adapter (``dbt.adapters.sparkdelta.bridge.dbt_selector``). This package reaches it through one small
 interface, ``SelectionResolver``: a ``SelectionRequest`` in, a ``ResolvedSelection`` out.
 
 ``ChildProcessResolver`` is the implementation the CLI uses: it runs the adapter's
-``python -m dbt.adapters.sparkdelta.selection_cli`` with this interpreter on the project's
+``python -m dbt.adapters.sparkdelta.bridge.selection_cli`` with this interpreter on the project's
 ``target/manifest.json`` and reads its JSON answer. It is the only edge from ``python_ops`` to
 the adapter, and ``tests/unit/test_layers.py`` checks that it stays the only one. Inside dbt
 the adapter resolves on the invocation's own manifest (no child process).
@@ -22,7 +22,7 @@ from typing import Protocol, runtime_checkable
 from python_ops.errors import ConfigError, SelectionError
 from python_ops.maintenance.selection.selected_models import ResolvedSelection
 
-RESOLVER = "dbt.adapters.sparkdelta.selection_cli"
+RESOLVER = "dbt.adapters.sparkdelta.bridge.selection_cli"
 
 
 @dataclass(frozen=True)
@@ -109,7 +109,7 @@ class ChildProcessResolver:
     timeout_s: float = 300
 
     def resolve(self, request: SelectionRequest) -> ResolvedSelection:
-        """Run ``python -m dbt.adapters.sparkdelta.selection_cli`` and read its answer.
+        """Run ``python -m dbt.adapters.sparkdelta.bridge.selection_cli`` and read its answer.
 
         Raises:
             ConfigError: When dbt rejects the selection or is not installed.

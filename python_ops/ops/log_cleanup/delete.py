@@ -10,9 +10,9 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 
-from python_ops.delta.checkpoint_reader import checkpoint_sidecars
-from python_ops.delta.commits import list_log
-from python_ops.delta.log_files import SIDECAR_DIR, LogFile, LogFileKind, stale_staged_files
+from python_ops.delta.log.commits import list_log
+from python_ops.delta.log.log_files import SIDECAR_DIR, LogFile, LogFileKind, stale_staged_files
+from python_ops.delta.state.checkpoint_reader import checkpoint_sidecars
 from python_ops.ops.results import LogFileToDelete
 from python_ops.storage import Storage
 

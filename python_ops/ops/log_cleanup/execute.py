@@ -7,9 +7,9 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from python_ops.delta.commits import list_log
-from python_ops.delta.log_files import LogFile
-from python_ops.delta.protocol import Writer
+from python_ops.delta.log.commits import list_log
+from python_ops.delta.log.log_files import LogFile
+from python_ops.delta.table.protocol import Writer
 from python_ops.ops.log_cleanup.delete import delete_oldest_first, remove_stale_staged
 from python_ops.ops.log_cleanup.plan import LogCleanupPlan, Selection, select_files
 from python_ops.ops.log_cleanup.rules import planned_checkpoint
@@ -39,8 +39,8 @@ class Deleted:
 
 def checkpoint_writers() -> dict[Writer, CheckpointWriter]:
     """The real checkpoint writers: delta-rs, and a local Spark with Delta 4.4."""
-    from python_ops.delta.local_writer import writer as local_delta_writer
-    from python_ops.delta.writer import write_checkpoint
+    from python_ops.delta.writing.local_writer import writer as local_delta_writer
+    from python_ops.delta.writing.writer import write_checkpoint
 
     return {
         Writer.DELTA_RS: write_checkpoint,

@@ -17,9 +17,9 @@ from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from python_ops.delta.commits import commit_actions
-from python_ops.delta.log_files import LOG_DIR, LogFile, LogFileKind, complete_checkpoints
-from python_ops.delta.properties import (
+from python_ops.delta.log.commits import commit_actions
+from python_ops.delta.log.log_files import LOG_DIR, LogFile, LogFileKind, complete_checkpoints
+from python_ops.delta.table.properties import (
     CHECKPOINT_PROTECTION_VERSION,
     IN_COMMIT_TIMESTAMP_VERSION,
     IN_COMMIT_TIMESTAMPS,

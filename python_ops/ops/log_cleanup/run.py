@@ -17,8 +17,8 @@ import time
 from collections.abc import Callable
 from types import MappingProxyType
 
-from python_ops.delta.protocol import Op, check_protocol
-from python_ops.delta.snapshot import Snapshot, read_snapshot
+from python_ops.delta.state.snapshot import Snapshot, read_snapshot
+from python_ops.delta.table.protocol import Op, check_protocol
 from python_ops.errors import UnsupportedFeatureError
 from python_ops.ops.audit import Audit, as_audit
 from python_ops.ops.log_cleanup.execute import execute
@@ -105,7 +105,7 @@ def _record_policy(
     """
     if not options.record_policy or options.dry_run:
         return {}, snapshot
-    from python_ops.delta.writer import set_table_properties
+    from python_ops.delta.writing.writer import set_table_properties
 
     try:
         check_protocol(snapshot.protocol, Op.PROPERTIES, location=storage.root)

@@ -1,10 +1,11 @@
 """OPTIMIZE: compaction and Z-order of a Delta table.
 
-``plan`` decides what is worth rewriting, ``execute`` has it rewritten and committed by Delta's
-own SQL where the engine has Delta, else by delta-rs; ``zorder`` orders rows along a Z-order
-curve and commits one partition at a time (the delta-rs route). ``optimize``
-and ``plan_optimize`` are imported on first use, so reading ``plan``'s defaults (the CLI, the
-config) does not load the rewrite machinery.
+``planning.plan`` decides what is worth rewriting; ``execute`` (the package's front) has it
+rewritten and committed by one of the ``writers``: Delta's own SQL where the engine has Delta,
+else ours; ``sorting.zorder`` orders rows along a Z-order curve in bounded memory. Rooms, lowest
+first: ``sorting``, ``planning``, ``writers`` (``tests/unit/test_layers.py`` holds the order).
+``optimize`` and ``plan_optimize`` are imported on first use, so reading ``plan``'s defaults
+(the CLI, the config) does not load the rewrite machinery.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ def __getattr__(name: str) -> Any:
 
         return optimize
     if name == "plan_optimize":
-        from python_ops.ops.optimize.plan import plan_optimize
+        from python_ops.ops.optimize.planning.plan import plan_optimize
 
         return plan_optimize
     raise AttributeError(name)

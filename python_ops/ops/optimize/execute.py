@@ -25,9 +25,9 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from python_ops.delta.commits import list_log
-from python_ops.delta.protocol import Op, Writer
-from python_ops.delta.snapshot import Snapshot, read_snapshot
+from python_ops.delta.log.commits import list_log
+from python_ops.delta.state.snapshot import Snapshot, read_snapshot
+from python_ops.delta.table.protocol import Op, Writer
 from python_ops.errors import (
     ChangedThenFailedError,
     ConfigError,
@@ -37,19 +37,19 @@ from python_ops.errors import (
 from python_ops.ops.audit import Audit, as_audit
 from python_ops.ops.live_files import require_live_files
 from python_ops.ops.log_cleanup import remove_stale_staged
-from python_ops.ops.optimize.clustering import cluster, is_clustered
-from python_ops.ops.optimize.delta_run import optimize_statement as optimize_statement
-from python_ops.ops.optimize.delta_run import run_with_delta_sql
-from python_ops.ops.optimize.delta_statement import WRITER_DELTA_SQL
-from python_ops.ops.optimize.external_sort import DEFAULT_MEMORY_BUDGET
-from python_ops.ops.optimize.native import rewrite_natively
-from python_ops.ops.optimize.outcome import Outcome
-from python_ops.ops.optimize.plan import (
+from python_ops.ops.optimize.planning.outcome import Outcome
+from python_ops.ops.optimize.planning.plan import (
     DEFAULT_MIN_SMALL_FILES,
     OptimizePlan,
     plan_optimize,
     plan_summary,
 )
+from python_ops.ops.optimize.sorting.external_sort import DEFAULT_MEMORY_BUDGET
+from python_ops.ops.optimize.writers.clustering import cluster, is_clustered
+from python_ops.ops.optimize.writers.delta_run import optimize_statement as optimize_statement
+from python_ops.ops.optimize.writers.delta_run import run_with_delta_sql
+from python_ops.ops.optimize.writers.delta_statement import WRITER_DELTA_SQL
+from python_ops.ops.optimize.writers.native import rewrite_natively
 from python_ops.ops.results import OptimizeResult
 from python_ops.ops.writer_choice import (
     delta_writer_for,

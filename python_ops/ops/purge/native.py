@@ -12,11 +12,11 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from python_ops.delta.actions import AddFile
-from python_ops.delta.deletes import PartitionDeletes
-from python_ops.delta.snapshot import Snapshot
+from python_ops.delta.log.actions import AddFile
+from python_ops.delta.state.deletes import PartitionDeletes
+from python_ops.delta.state.snapshot import Snapshot
 from python_ops.errors import ChangedThenFailedError
-from python_ops.ops.optimize.delta_statement import partitions_predicate
+from python_ops.ops.optimize.writers.delta_statement import partitions_predicate
 from python_ops.storage import Storage
 
 WRITER_NATIVE = "python_ops purge + own commit"
@@ -77,10 +77,10 @@ def _purge_partition(
 ) -> dict[str, Any]:
     """Rewrite one partition's files with deletion vectors and commit (after ``last``)."""
     # imported here: the writer's machinery is not for a dry run or a plan
-    from python_ops.ops.optimize.native import discard_written, in_commit_timestamps
-    from python_ops.ops.optimize.own_compact import write_bins
-    from python_ops.ops.optimize.plan import Bin, PartitionPlan, stats_columns
-    from python_ops.ops.optimize.rewrite_commit import RewriteCommit, commit_rewrite
+    from python_ops.ops.optimize.planning.plan import Bin, PartitionPlan, stats_columns
+    from python_ops.ops.optimize.writers.native import discard_written, in_commit_timestamps
+    from python_ops.ops.optimize.writers.own_compact import write_bins
+    from python_ops.ops.optimize.writers.rewrite_commit import RewriteCommit, commit_rewrite
 
     files = _inputs(snapshot, p)
     bins = tuple(Bin((f.identity,), f.size_bytes) for f in files)

@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from python_ops.delta.deletes import PartitionDeletes, deleted_rows
-from python_ops.delta.snapshot import Snapshot, read_snapshot
+from python_ops.delta.state.deletes import PartitionDeletes, deleted_rows
+from python_ops.delta.state.snapshot import Snapshot, read_snapshot
 from python_ops.ops.purge.options import PurgeOptions
 
 

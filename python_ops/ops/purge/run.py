@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from python_ops.delta.snapshot import Snapshot
+from python_ops.delta.state.snapshot import Snapshot
 from python_ops.ops.audit import Audit, as_audit
 from python_ops.ops.purge.execute import execute_purge
 from python_ops.ops.purge.options import DEFAULT_DELETED_RATIO, PurgeOptions

@@ -6,10 +6,10 @@ import uuid
 from collections.abc import Mapping
 from typing import Any
 
-from python_ops.delta.deletes import PartitionDeletes
-from python_ops.delta.snapshot import Snapshot
+from python_ops.delta.state.deletes import PartitionDeletes
+from python_ops.delta.state.snapshot import Snapshot
 from python_ops.errors import EngineError
-from python_ops.ops.optimize.delta_statement import (
+from python_ops.ops.optimize.writers.delta_statement import (
     MARKER_PREFIX,
     USER_METADATA,
     as_dict,

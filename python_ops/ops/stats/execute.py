@@ -17,8 +17,9 @@ from typing import Any
 
 import pyarrow as pa
 
-from python_ops.delta.actions import AddFile
-from python_ops.delta.log_commit import (
+from python_ops.delta.log.actions import AddFile
+from python_ops.delta.state.snapshot import read_snapshot
+from python_ops.delta.writing.log_commit import (
     MAX_ATTEMPTS,
     changed_since,
     commit_info,
@@ -26,7 +27,6 @@ from python_ops.delta.log_commit import (
     require_atomic_commits,
     write_commit,
 )
-from python_ops.delta.snapshot import read_snapshot
 from python_ops.errors import StatsUnsupportedError, StorageError, WriterError
 from python_ops.ops.audit import Audit, as_audit
 from python_ops.ops.results import to_dict

@@ -18,10 +18,10 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from python_ops.delta.actions import AddFile, DeletionVector, file_key, require_str
-from python_ops.delta.commits import commit_actions, json_lines
-from python_ops.delta.log_files import SIDECAR_DIR, LogFile, complete_checkpoints
-from python_ops.delta.snapshot import Snapshot
+from python_ops.delta.log.actions import AddFile, DeletionVector, file_key, require_str
+from python_ops.delta.log.commits import commit_actions, json_lines
+from python_ops.delta.log.log_files import SIDECAR_DIR, LogFile, complete_checkpoints
+from python_ops.delta.state.snapshot import Snapshot
 from python_ops.errors import DeltaLogError
 from python_ops.storage import Storage
 

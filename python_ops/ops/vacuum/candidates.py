@@ -22,17 +22,17 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
-from python_ops.delta.file_paths import FilePaths
-from python_ops.delta.snapshot import Snapshot
+from python_ops.delta.state.file_paths import FilePaths
+from python_ops.delta.state.snapshot import Snapshot
 from python_ops.ops.lean_arrow import release_freed_memory
 from python_ops.ops.results import VacuumDiagnostics, VacuumFile
-from python_ops.ops.vacuum.cluster import select_on_cluster
-from python_ops.ops.vacuum.file_stats import stat_unprotected
-from python_ops.ops.vacuum.inventory import inventory_entries
-from python_ops.ops.vacuum.listing import Listing, list_visible
-from python_ops.ops.vacuum.lite import LiteWindow, lite_candidates, lite_selection
-from python_ops.ops.vacuum.options import CandidateSource, VacuumOptions
-from python_ops.ops.vacuum.selection import SelectedPaths, select_on_spark, selected_rows
+from python_ops.ops.vacuum.executors.cluster import select_on_cluster
+from python_ops.ops.vacuum.rule.options import CandidateSource, VacuumOptions
+from python_ops.ops.vacuum.rule.selection import SelectedPaths, select_on_spark, selected_rows
+from python_ops.ops.vacuum.sources.file_stats import stat_unprotected
+from python_ops.ops.vacuum.sources.inventory import inventory_entries
+from python_ops.ops.vacuum.sources.listing import Listing, list_visible
+from python_ops.ops.vacuum.sources.lite import LiteWindow, lite_candidates, lite_selection
 from python_ops.storage import Storage
 
 T = TypeVar("T")

@@ -16,14 +16,14 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from python_ops.ops.results import VacuumDiagnostics, VacuumKeptDir, VacuumResult
-from python_ops.ops.vacuum.cluster import delete_on_cluster
-from python_ops.ops.vacuum.delete import delete_selected, group_by_prefix
-from python_ops.ops.vacuum.kept import still_there
-from python_ops.ops.vacuum.mode import next_state
-from python_ops.ops.vacuum.options import CandidateSource
+from python_ops.ops.vacuum.deleting.delete import delete_selected, group_by_prefix
+from python_ops.ops.vacuum.deleting.kept import still_there
+from python_ops.ops.vacuum.executors.cluster import delete_on_cluster
 from python_ops.ops.vacuum.plan import VacuumPlan
-from python_ops.ops.vacuum.selection import SelectedPaths
-from python_ops.ops.vacuum.state import write_last_vacuum_info
+from python_ops.ops.vacuum.rule.options import CandidateSource
+from python_ops.ops.vacuum.rule.selection import SelectedPaths
+from python_ops.ops.vacuum.sources.mode import next_state
+from python_ops.ops.vacuum.sources.state import write_last_vacuum_info
 from python_ops.ops.vacuum_modes import VacuumMode
 
 Progress = Callable[[int, int], None]

@@ -13,17 +13,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypedDict, Unpack
 
-from python_ops.delta.file_paths import FilePaths, read_file_paths
-from python_ops.delta.partitions import matching_partition_dirs
-from python_ops.delta.properties import Retention
-from python_ops.delta.protocol import Op, check_protocol
-from python_ops.delta.snapshot import Snapshot
+from python_ops.delta.state.file_paths import FilePaths, read_file_paths
+from python_ops.delta.state.partitions import matching_partition_dirs
+from python_ops.delta.state.snapshot import Snapshot
+from python_ops.delta.table.properties import Retention
+from python_ops.delta.table.protocol import Op, check_protocol
 from python_ops.invocation import Invocation
 from python_ops.ops.results import VacuumDiagnostics, VacuumFile
 from python_ops.ops.vacuum.candidates import READERS, ListingEvidence, Owned, Scope, hand_back
-from python_ops.ops.vacuum.mode import ModeChoice, choose_mode
-from python_ops.ops.vacuum.options import CandidateSource, VacuumOptions
-from python_ops.ops.vacuum.retention import OverrideWords, vacuum_retention
+from python_ops.ops.vacuum.rule.options import CandidateSource, VacuumOptions
+from python_ops.ops.vacuum.rule.retention import OverrideWords, vacuum_retention
+from python_ops.ops.vacuum.sources.mode import ModeChoice, choose_mode
 from python_ops.storage import Storage
 
 

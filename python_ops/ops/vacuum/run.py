@@ -9,12 +9,12 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any, Unpack
 
-from python_ops.delta.commits import commits_shared
+from python_ops.delta.log.commits import commits_shared
 from python_ops.ops.audit import Audit, as_audit, audited
 from python_ops.ops.results import VacuumResult
-from python_ops.ops.vacuum import options as opts
 from python_ops.ops.vacuum.execute import Progress, execute
 from python_ops.ops.vacuum.plan import Given, plan_vacuum
+from python_ops.ops.vacuum.rule import options as opts
 from python_ops.ops.vacuum_modes import VacuumEngine, VacuumMode
 from python_ops.storage import Storage, open_storage
 

@@ -4,7 +4,10 @@ One engine per profile target lives for the whole process and is shared by every
 every in-process ``dbtRunner`` invocation (Sail's catalog belongs to one Spark session, so all
 threads must use the same session). ``shutdown_engines()`` stops them; it is registered with
 ``atexit`` and stops the client session *before* the server, because a process hung at exit when
-a client session was still open while the server stopped.
+a client session was still open while the server stopped. The embedded engine's catalog outlives
+the process in ``catalog_journal``.
+
+May import: ``common`` (``tests/unit/test_layers.py`` holds the order).
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ import atexit
 import logging
 import os
 
-from dbt.adapters.sparkdelta import runtime
+from dbt.adapters.sparkdelta.common import runtime
 from dbt.adapters.sparkdelta.engines.attached import AttachedEngine, OpsEngine
 from dbt.adapters.sparkdelta.engines.base import Engine, location_from_information
 from dbt.adapters.sparkdelta.engines.embedded import EmbeddedEngine

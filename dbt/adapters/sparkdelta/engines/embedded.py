@@ -19,15 +19,15 @@ import threading
 from collections import Counter
 from typing import Any
 
-from dbt.adapters.sparkdelta import maintenance_events
-from dbt.adapters.sparkdelta.catalog_journal import (
+from dbt.adapters.sparkdelta.common import maintenance_events
+from dbt.adapters.sparkdelta.engines.base import Engine, location_from_information
+from dbt.adapters.sparkdelta.engines.catalog_journal import (
     CatalogJournal,
     DdlEvent,
     declared_location,
     parse_ddl,
     strip_leading_comments,
 )
-from dbt.adapters.sparkdelta.engines.base import Engine, location_from_information
 from dbt.adapters.sparkdelta.engines.pending import PendingRelations, statement_kind
 from python_ops.errors import ConfigError
 from python_ops.maintenance import LazySession, is_remote, managed_location, normalize_location

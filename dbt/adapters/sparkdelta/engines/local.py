@@ -6,8 +6,8 @@ import os
 import shutil
 from typing import Any
 
-from dbt.adapters.sparkdelta.catalog_journal import parse_ddl
 from dbt.adapters.sparkdelta.engines.base import Engine, location_from_information
+from dbt.adapters.sparkdelta.engines.catalog_journal import parse_ddl
 from dbt.adapters.sparkdelta.engines.embedded import prepare_warehouse
 from python_ops.errors import EngineError
 from python_ops.maintenance import managed_location

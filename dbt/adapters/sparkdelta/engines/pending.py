@@ -20,8 +20,8 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
-from dbt.adapters.sparkdelta import maintenance_events
-from dbt.adapters.sparkdelta.catalog_journal import strip_leading_comments
+from dbt.adapters.sparkdelta.common import maintenance_events
+from dbt.adapters.sparkdelta.engines.catalog_journal import strip_leading_comments
 
 log = logging.getLogger(__name__)
 

@@ -1,5 +1,5 @@
 {#- The catalog questions and the one registration the adapter's maintenance bridge asks over
-    dbt's connection (dbt/adapters/sparkdelta/locator.py, history_catalog.py). Each returns the
+    dbt's connection (dbt/adapters/sparkdelta/bridge/locator.py, history_catalog.py). Each returns the
     statement's agate table; the bridge reads Location rows from it. -#}
 
 {#- One table's SHOW TABLE EXTENDED row (its information block holds the Location). -#}

@@ -1,0 +1,7 @@
+"""The adapter's common room.
+
+What every room shares: the state kept across dbt invocations and threads (``runtime``) and the
+events maintenance tells the dbt user through (``maintenance_events``).
+
+May import: nothing else in the adapter (``tests/unit/test_layers.py`` holds the order).
+"""
