@@ -68,7 +68,7 @@ BIN = Path(sys.executable).parent
 
 # (file, the lines that take the shortcut, what replaces them)
 KEPT_LOOKS = (
-    "dbt/adapters/sparkdelta/operations/run_operations.py",
+    "dbt/adapters/sparkdelta/run_operations.py",
     "looks=LooksKept(self._looks_path)",
     "looks=None",
 )
@@ -83,12 +83,12 @@ DERIVED = (
     "    return None",
 )
 DERIVED_READ_AHEAD = (
-    "dbt/adapters/sparkdelta/operations/build_clock.py",
+    "dbt/adapters/sparkdelta/build_clock.py",
     "checksum = checksum_at(location, version) if version is not None else None",
     "checksum = None",
 )
 LOOK_AHEAD = (
-    "dbt/adapters/sparkdelta/operations/build_clock.py",
+    "dbt/adapters/sparkdelta/build_clock.py",
     "        invocation = get_invocation_id()\n        with self._seen_lock:",
     "        return None\n        invocation = get_invocation_id()\n        with self._seen_lock:",
 )
