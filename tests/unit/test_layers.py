@@ -311,3 +311,19 @@ def test_python_ops_reaches_the_adapter_only_through_the_selection_port() -> Non
     }
     # the child process's entry point, and the same port in a process that has dbt
     assert {"main", "ManifestResolver"} <= defined
+
+
+def test_the_module_map_in_the_docs_is_the_tree() -> None:
+    # docs/development.md "The module map": one table per split package, a row per room naming
+    # its modules, and the package's front; a module moved or added without the map fails here
+    text = (ROOT / "docs" / "development.md").read_text()
+    section = text.split("## The module map", 1)[1].split("\n## ", 1)[0]
+    for package, rooms in PACKAGE_ROOMS.items():
+        folder = _package_dir(package)
+        part = section.split(f"### `{folder.relative_to(ROOT)}/`", 1)[1].split("\n### ", 1)[0]
+        for room in rooms:
+            modules = sorted(p.stem for p in (folder / room).glob("*.py") if p.stem != "__init__")
+            assert f"| `{room}` | {', '.join(modules)} |" in part, (package, room)
+        front = sorted(p.stem for p in folder.glob("*.py") if not p.stem.startswith("__"))
+        if front:
+            assert "Front: " + ", ".join(f"`{m}`" for m in front) + "." in part, package
