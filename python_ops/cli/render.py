@@ -25,7 +25,7 @@ from python_ops.ops.vacuum.deleting.delete import group_by_prefix
 from python_ops.values import retention_text
 
 if TYPE_CHECKING:  # the stats op needs numpy, which VACUUM's command never imports
-    from python_ops.ops.stats.execute import StatsResult
+    from python_ops.ops.results import StatsResult
 
 DRY_RUN_NOTE = "dry run: nothing was deleted or written"
 

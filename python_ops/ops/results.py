@@ -473,3 +473,55 @@ class PurgeResult:
     def to_dict(self) -> dict[str, Any]:
         """The result as plain data."""
         return to_dict(self)
+
+
+@dataclass(frozen=True)
+class StatsResult:
+    """What the statistics op did (every count measured, not estimated).
+
+    Attributes:
+        location: The table.
+        dry_run: Nothing was computed or written.
+        read_version: The version planned on.
+        commit_version: The ``COMPUTE STATS`` commit, None when nothing was committed.
+        num_files: Live files.
+        files_due: Files whose statistics lacked a statistics column.
+        files_without_stats: Of those, files with no statistics at all.
+        files_updated: Files re-added with new statistics.
+        files_from_footer: Files whose statistics came from the Parquet footer alone.
+        files_read: Files whose rows were read (some column not exact in the footer).
+        bytes_read: Size of the files whose rows were read.
+        files_with_deletion_vectors: Updated files that keep a deletion vector
+            (``tightBounds=false``).
+        watched_columns: The watched columns (partition columns left out).
+        stats_columns: The statistics columns' leaf paths after the op.
+        stats_columns_before: ``delta.dataSkippingStatsColumns`` before.
+        stats_columns_after: The value set, None when unchanged.
+        features_ruled: Table features whose rule applied.
+        attempts: Commit attempts (more than one after a concurrent commit).
+        duration_s: Wall seconds.
+    """
+
+    location: str
+    dry_run: bool
+    read_version: int
+    commit_version: int | None
+    num_files: int
+    files_due: int
+    files_without_stats: int
+    files_updated: int
+    files_from_footer: int
+    files_read: int
+    bytes_read: int
+    files_with_deletion_vectors: int
+    watched_columns: tuple[str, ...]
+    stats_columns: tuple[str, ...]
+    stats_columns_before: str | None
+    stats_columns_after: str | None
+    features_ruled: tuple[str, ...]
+    attempts: int
+    duration_s: float
+
+    def to_dict(self) -> dict[str, Any]:
+        """The result as a plain dict (for JSON, Jinja and audit records)."""
+        return to_dict(self)

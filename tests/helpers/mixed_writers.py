@@ -927,7 +927,7 @@ def _other(op: OpSpec, path: Path, delta: Any, outcome: Outcome, now_ms: Callabl
         outcome.detail["files_deleted"] = result.files_deleted
         outcome.detail["checkpoint_writer"] = getattr(result, "checkpoint_writer", None)
     elif op.name == STATS:
-        from python_ops.ops.stats.execute import compute_stats
+        from python_ops.ops.stats.run import compute_stats
 
         result = compute_stats(str(path), audit=False)
         outcome.detail["files_updated"] = result.files_updated

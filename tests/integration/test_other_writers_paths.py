@@ -19,7 +19,7 @@ from deltalake import DeltaTable
 from python_ops.delta.log.commits import commit_actions, commit_versions
 from python_ops.delta.state.snapshot import read_snapshot
 from python_ops.ops.optimize.execute import optimize
-from python_ops.ops.stats.execute import compute_stats
+from python_ops.ops.stats.run import compute_stats
 from python_ops.ops.vacuum.run import vacuum
 from python_ops.storage import open_storage
 from tests.helpers.delta_reads import oracle, table_sql

@@ -267,12 +267,13 @@ def test_a_concurrent_commit_is_retried_around(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A version taken between planning and committing: the commit lands at the next one."""
-    from python_ops.ops.stats import execute
+    from python_ops.delta.writing.log_commit import write_commit
+    from python_ops.ops.stats.run import compute_stats
 
     table = tmp_path / "t"
     _write(table, batches=2)
     strip_stats(table)
-    real = execute.write_commit
+    real = write_commit
     calls: list[int] = []
 
     def racing(storage: Any, version: int, actions: list[dict[str, Any]]) -> bool:
@@ -281,8 +282,7 @@ def test_a_concurrent_commit_is_retried_around(
         calls.append(version)
         return real(storage, version, actions)
 
-    monkeypatch.setattr(execute, "write_commit", racing)  # a real delta-rs append, in the race
-    result = execute.compute_stats(str(table))
+    result = compute_stats(str(table), write=racing)  # a real delta-rs append, in the race
     assert calls == [2, 3]
     assert (result.commit_version, result.attempts, result.files_updated) == (3, 2, 2)
     assert _rows(table)[0] == 300

@@ -258,7 +258,8 @@ def test_on_s3_a_version_taken_first_is_retried_at_the_next(
     import pyarrow as pa
     from deltalake import DeltaTable, write_deltalake
 
-    from python_ops.ops.stats import execute
+    from python_ops.delta.writing.log_commit import write_commit
+    from python_ops.ops.stats.run import compute_stats
     from tests.helpers.s3 import delta_options
 
     local = tmp_path / "t"
@@ -267,7 +268,7 @@ def test_on_s3_a_version_taken_first_is_retried_at_the_next(
     strip_stats(local)
     uri = s3.upload_tree(local, "tables/race")
     options = delta_options(s3.endpoint)
-    real = execute.write_commit
+    real = write_commit
     calls: list[tuple[int, bool]] = []
 
     def racing(storage: Any, version: int, actions: list[dict[str, Any]]) -> bool:
@@ -278,8 +279,7 @@ def test_on_s3_a_version_taken_first_is_retried_at_the_next(
         calls.append((version, ours))
         return ours
 
-    monkeypatch.setattr(execute, "write_commit", racing)
-    result = execute.compute_stats(uri)
+    result = compute_stats(uri, write=racing)
 
     assert calls == [(2, False), (3, True)]
     assert (result.commit_version, result.attempts, result.files_updated) == (3, 2, 2)

@@ -385,7 +385,7 @@ def run_purge(target: ModelTarget, ctx: RunContext) -> OpCounts:
 
 def load_stats() -> Callable[..., Any]:
     """The statistics op function, imported on first use."""
-    from python_ops.ops.stats.execute import compute_stats
+    from python_ops.ops.stats.run import compute_stats
 
     return compute_stats
 

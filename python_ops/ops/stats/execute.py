@@ -1,18 +1,15 @@
-"""The statistics op: plan, compute each due file's statistics, commit them once.
+"""The statistics op's execution: compute each due file's statistics, commit them once.
 
-``compute_stats`` is what ``python -m python_ops stats`` and the maintenance runner call. It
-refuses (a named error, exit 2 on the command line) before computing or writing anything on a
-table feature the protocol gate refuses for ``stats``, a store where no put-if-absent is made
-(an S3 endpoint that ignores ``If-None-Match``, other object stores), a statistics column of a
-type it cannot compute, or a watched column the table lacks.
+The commit goes through the ``write`` collaborator (``write_commit``: a put-if-absent of the
+version's file); a version another writer took is retried at the next one, with the files that
+writer removed left out, and a metadata or protocol change refuses (nothing written).
 """
 
 from __future__ import annotations
 
 import json
 import time
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import pyarrow as pa
@@ -23,73 +20,22 @@ from python_ops.delta.writing.log_commit import (
     MAX_ATTEMPTS,
     changed_since,
     commit_info,
-    refuse_without_atomic_commits,
     require_atomic_commits,
     write_commit,
 )
 from python_ops.errors import StatsUnsupportedError, StorageError, WriterError
-from python_ops.ops.audit import Audit, as_audit
-from python_ops.ops.results import to_dict
+from python_ops.ops.results import StatsResult
 from python_ops.ops.stats.columns import STATS_COLUMNS, order_like_schema
 from python_ops.ops.stats.compute import file_stats
 from python_ops.ops.stats.log_actions import raw_actions
-from python_ops.ops.stats.plan import StatsPlan, plan_stats
+from python_ops.ops.stats.options import StatsOptions
+from python_ops.ops.stats.plan import StatsPlan
 from python_ops.ops.stats.stats_json import stats_json
-from python_ops.storage import Storage, open_storage
+from python_ops.storage import Storage
 
 OPERATION = "COMPUTE STATS"
-
-
-@dataclass(frozen=True)
-class StatsResult:
-    """What the statistics op did (every count measured, not estimated).
-
-    Attributes:
-        location: The table.
-        dry_run: Nothing was computed or written.
-        read_version: The version planned on.
-        commit_version: The ``COMPUTE STATS`` commit, None when nothing was committed.
-        num_files: Live files.
-        files_due: Files whose statistics lacked a statistics column.
-        files_without_stats: Of those, files with no statistics at all.
-        files_updated: Files re-added with new statistics.
-        files_from_footer: Files whose statistics came from the Parquet footer alone.
-        files_read: Files whose rows were read (some column not exact in the footer).
-        bytes_read: Size of the files whose rows were read.
-        files_with_deletion_vectors: Updated files that keep a deletion vector
-            (``tightBounds=false``).
-        watched_columns: The watched columns (partition columns left out).
-        stats_columns: The statistics columns' leaf paths after the op.
-        stats_columns_before: ``delta.dataSkippingStatsColumns`` before.
-        stats_columns_after: The value set, None when unchanged.
-        features_ruled: Table features whose rule applied.
-        attempts: Commit attempts (more than one after a concurrent commit).
-        duration_s: Wall seconds.
-    """
-
-    location: str
-    dry_run: bool
-    read_version: int
-    commit_version: int | None
-    num_files: int
-    files_due: int
-    files_without_stats: int
-    files_updated: int
-    files_from_footer: int
-    files_read: int
-    bytes_read: int
-    files_with_deletion_vectors: int
-    watched_columns: tuple[str, ...]
-    stats_columns: tuple[str, ...]
-    stats_columns_before: str | None
-    stats_columns_after: str | None
-    features_ruled: tuple[str, ...]
-    attempts: int
-    duration_s: float
-
-    def to_dict(self) -> dict[str, Any]:
-        """The result as a plain dict (for JSON, Jinja and audit records)."""
-        return to_dict(self)
+# publishes one commit file; False when the version is taken (``write_commit``)
+CommitWriter = Callable[[Storage, int, list[dict[str, Any]]], bool]
 
 
 def _leaf_names(plan: StatsPlan) -> tuple[str, ...]:
@@ -167,13 +113,15 @@ def _actions(
     return actions
 
 
-def _commit(storage: Storage, plan: StatsPlan, new: dict[Any, str]) -> tuple[int, int, int]:
+def _commit(
+    storage: Storage, plan: StatsPlan, new: dict[Any, str], write: CommitWriter
+) -> tuple[int, int, int]:
     """Commit; returns (version, files committed, attempts)."""
     read = plan.snapshot.version
     files = list(plan.files_due)
     for attempt in range(1, MAX_ATTEMPTS + 1):
         version = read + 1
-        if write_commit(storage, version, _actions(storage, plan, files, new, read)):
+        if write(storage, version, _actions(storage, plan, files, new, read)):
             return version, len(files), attempt
         latest = read_snapshot(storage).version
         structural, removed = changed_since(storage, plan.snapshot.version, latest)
@@ -191,60 +139,42 @@ def _commit(storage: Storage, plan: StatsPlan, new: dict[Any, str]) -> tuple[int
     )
 
 
-def compute_stats(
-    location: str,
+def execute(
+    plan: StatsPlan,
     *,
-    columns: Sequence[str] = (),
-    dry_run: bool = False,
-    set_stats_columns: bool = True,
-    audit: Audit | bool = True,
+    storage: Storage,
+    options: StatsOptions,
+    started: float,
+    write: CommitWriter = write_commit,
 ) -> StatsResult:
-    """Fill in missing file statistics, as Delta's ``COMPUTE STATS`` recompute commits them.
+    """Compute the plan's statistics and commit them once (nothing in a dry run).
 
     Args:
-        location: The table.
-        columns: Watched columns besides the table's indexed ones (the advisor's under
-            ``maintenance_stats: auto``).
-        dry_run: Plan only: count the files due, compute and write nothing.
-        set_stats_columns: Set ``delta.dataSkippingStatsColumns`` when a watched column is not
-            indexed (otherwise such a column is left unindexed).
-        audit: Whether the run is audited, and the caller's labels (``ops.audit.Audit``).
+        plan: The plan (``plan_stats``) on ``storage``.
+        storage: The table's storage, where the files are read and the commit written.
+        options: The run's options.
+        started: ``time.monotonic()`` when the run started (the result's duration).
+        write: Publishes one commit, False when its version is taken (``write_commit``).
 
     Returns:
-        What was done.
+        What was done, every count measured.
 
     Raises:
-        UnsupportedFeatureError: A feature the protocol gate refuses for ``stats``.
-        StatsUnsupportedError: A store without put-if-absent here, a column type or a file this
-            op cannot handle.
-        ConfigError: A watched column the table lacks or cannot index, or an S3 endpoint that
-            ignores conditional writes.
+        StatsUnsupportedError: A file or value this op cannot handle (nothing written).
+        StorageError: A live file missing or unreadable (nothing written).
         WriterError: Concurrent commits kept taking the version (nothing written).
     """
-    started = time.monotonic()
-    params = {"columns": list(columns), "dry_run": dry_run}
-    storage = open_storage(location)
-    refuse_without_atomic_commits(storage)
-    plan = plan_stats(storage, columns=columns, set_stats_columns=set_stats_columns)
     new: dict[Any, str] = {}
-    footer = read_bytes = 0
+    footer = read_bytes = updated = attempts = 0
     commit = None
-    updated = 0
-    attempts = 0
-    if plan.has_work and not dry_run:
-        try:
-            require_atomic_commits(storage)
-            new, footer, read_bytes = _compute(storage, plan)
-            commit, updated, attempts = _commit(storage, plan, new)
-        except Exception as err:
-            as_audit(audit).record(
-                "stats", plan.snapshot.location, "failed", {**params, "error": str(err)}
-            )
-            raise
+    if plan.has_work and not options.dry_run:
+        require_atomic_commits(storage)
+        new, footer, read_bytes = _compute(storage, plan)
+        commit, updated, attempts = _commit(storage, plan, new, write)
     dv_files = sum(1 for f in plan.files_due if f.deletion_vector is not None)
-    result = StatsResult(
+    return StatsResult(
         location=plan.snapshot.location,
-        dry_run=dry_run,
+        dry_run=options.dry_run,
         read_version=plan.snapshot.version,
         commit_version=commit,
         num_files=len(plan.snapshot.files),
@@ -263,5 +193,3 @@ def compute_stats(
         attempts=attempts,
         duration_s=time.monotonic() - started,
     )
-    as_audit(audit).record("stats", result.location, "succeeded", {**params, **result.to_dict()})
-    return result
