@@ -1,4 +1,4 @@
-"""The log room.
+"""The ``_delta_log`` directory: its files, its JSON commits and their actions.
 
 The ``_delta_log`` directory's files and what each line of a commit says: names of the log's
 files and their kinds (``log_files``), JSON parsed as ``json.loads`` does (``json_text``), a file

@@ -1,4 +1,4 @@
-"""The state room.
+"""A table's state at one version, replayed from its commits and checkpoints.
 
 A table's state at one version, replayed from its log: checkpoints read as Arrow
 (``parquet_file``, ``file_columns``, ``checkpoint_reader``), the snapshot (``snapshot``), the

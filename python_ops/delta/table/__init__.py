@@ -1,4 +1,4 @@
-"""The table room.
+"""What a table declares of itself: properties, protocol features, statistics.
 
 What a table declares of itself, independent of any one version's files: its properties and
 their defaults (``properties``), the retentions this project records on it

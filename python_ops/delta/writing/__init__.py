@@ -1,4 +1,4 @@
-"""The writing room.
+"""Commits this project makes: through delta-rs, by hand, or by Delta's own writer.
 
 Commits this project makes: delta-rs's writer opened for a commit (``writer``), schema and docs
 edits (``schema_edits``), the commits written here by hand (``log_commit``), and Delta's own

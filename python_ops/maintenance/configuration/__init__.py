@@ -1,4 +1,4 @@
-"""The configuration room.
+"""What a model asks for: its maintenance config, validated once, and its profile.
 
 What a model asks for: its ``maintenance_*`` config, validated once into one typed object
 (``config``), the op keys and retention policy it implies, and the dbt profile's engine

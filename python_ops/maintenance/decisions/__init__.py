@@ -1,4 +1,4 @@
-"""The decisions room.
+"""Whether an op is due, decided for a command and for the post-hook.
 
 Whether an op is due, decided: for a command (``due``, through the registry) and for the post-
 hook from what the build wrote (``build_decisions``).

@@ -1,4 +1,4 @@
-"""The facts room.
+"""What a build did, as the post-hook sees it: its start, its writes, the layout.
 
 What a build did, as the post-hook sees it: the build's start (``build_start``), what it
 wrote (``build_writes``) and whether the table's files are still those its last clustering

@@ -1,4 +1,4 @@
-"""The records room.
+"""The maintenance history: what each op run did, written and read back.
 
 The maintenance history: what each op run did (``outcomes``), the history table and its reads
 (``history``, ``history_read``, ``history_last``, ``history_summary``).

@@ -1,4 +1,4 @@
-"""The rules room.
+"""Each op's due rule on a table's state, and the words that give the reason.
 
 Each op's due rules on a table's state: VACUUM's reclaimable bound (``reclaim``,
 ``empty_origin``, ``untracked_bound``), the log's bounds since a version (``log_bounds``,

@@ -1,4 +1,4 @@
-"""The running room.
+"""Running maintenance: the runner, one session per command, upkeep, the report.
 
 Running maintenance: the runner (``runner``) over one maintenance session (``session``), the
 post-hook's skip (``build_skip``), the history's own upkeep (``history_upkeep``) and the report

@@ -1,4 +1,4 @@
-"""The runs room.
+"""How one op runs for one model: the registry, its call, its checked options.
 
 How one op runs for one model: the op registry (``registry``), each op's call with the model's
 settings (``op_runs``), run options checked once (``run_options``), and ``auto`` clustering

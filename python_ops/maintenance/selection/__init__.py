@@ -1,4 +1,4 @@
-"""The selection room.
+"""Which models and where their tables are: dbt nodes, locations, selection.
 
 Which models and tables: dbt nodes to ``ModelTarget`` values with their configs (``targets``),
 where tables live (``locations``, ``catalog_file``), and dbt's selection resolved

@@ -1,4 +1,4 @@
-"""The adapter's bridge room.
+"""How maintenance reaches dbt: its connection, where tables are, the session.
 
 How maintenance reaches dbt: SQL and sessions through dbt's connection (``dbt_connection``),
 where a model's table is (``locator``), the history's store and catalog place

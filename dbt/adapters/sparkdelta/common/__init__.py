@@ -1,4 +1,4 @@
-"""The adapter's common room.
+"""What every room of the adapter shares: the runtime and the events to the user.
 
 What every room shares: the state kept across dbt invocations and threads (``runtime``) and the
 events maintenance tells the dbt user through (``maintenance_events``).

@@ -1,4 +1,4 @@
-"""The adapter's configs room.
+"""Checks of what the user wrote: profile, model configs, macro arguments.
 
 Checks of what the user wrote: a profile target (``profile_checks``), the project's maintenance
 configs before the first node (``config_preflight``), dbt-databricks's config names

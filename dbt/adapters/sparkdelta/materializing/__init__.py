@@ -1,4 +1,4 @@
-"""The adapter's materializing room.
+"""What the materializations call: checks before the SQL, clustering, incrementals.
 
 What the materializations call: the checks before a model's SQL runs (``build_check``), a
 model's liquid clustering (``clustering``) and the incremental pieces Sail lacks

@@ -1,4 +1,4 @@
-"""The adapter's operations room.
+"""Maintenance as the macros run it: one table's op, the post-hook, run-operations.
 
 Maintenance as the macros run it: one op on one model's table (``table_ops``), the post-hook and
 the run-operations (``run_operations``), the build facts they read (``build_clock``), the advisor

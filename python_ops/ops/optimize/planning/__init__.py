@@ -1,4 +1,4 @@
-"""OPTIMIZE's planning room.
+"""OPTIMIZE's plan (what is worth rewriting) and what each commit did.
 
 What is worth rewriting, planned as Delta's ``OptimizeExecutor`` plans (``plan``), and what each
 commit did, summed into the result (``outcome``).

@@ -1,4 +1,4 @@
-"""OPTIMIZE's sorting room.
+"""The Z-order in bounded memory: ranks, an external sort, target-sized files.
 
 The Z-order in bounded memory: integer ranks and range ids (``integer_ranks``,
 ``zorder_ranges``), a partition's rows as one stream (``partition_batches``), the external sort

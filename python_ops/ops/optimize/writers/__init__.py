@@ -1,4 +1,4 @@
-"""OPTIMIZE's writers room.
+"""OPTIMIZE's writers: ours (rewrite and commit here) and Delta's own statements.
 
 The two writers of a plan. Ours: each bin or partition rewritten and committed here
 (``native``, ``own_compact``, ``rewrite_commit``). Delta's: its own statements run on an engine

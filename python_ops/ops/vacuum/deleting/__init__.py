@@ -1,4 +1,4 @@
-"""VACUUM's deleting room.
+"""VACUUM's deletes on this machine: files in a bounded pool, then directories.
 
 Deleting on this machine: the selected files in a bounded pool, then directories deepest first
 (``delete``), and a directory a writer filled meanwhile kept, not an error (``kept``).

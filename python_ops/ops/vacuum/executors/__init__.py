@@ -1,4 +1,4 @@
-"""VACUUM's executors room.
+"""VACUUM on a Spark cluster: listing and deletes in executor tasks.
 
 VACUUM on a Spark cluster's executors: listing (``executor_listing``), deleting
 (``executor_delete``), and the selection and deletion composed there (``cluster``).

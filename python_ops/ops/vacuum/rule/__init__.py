@@ -1,4 +1,4 @@
-"""VACUUM's rule room.
+"""VACUUM's rule as values: options, retention, and which listed paths are deleted.
 
 VACUUM's rule as values that run nothing: the options and their enums (``options``), the
 retention and Delta's safety check (``retention``), and the selection program that decides which

@@ -1,4 +1,4 @@
-"""VACUUM's sources room.
+"""Where VACUUM's candidates come from: a listing, an inventory, or the log (LITE).
 
 Where VACUUM's candidates come from on this machine: a parallel listing with Delta's hidden-name
 rules (``listing``), sizes and times only where needed (``file_stats``), an inventory report
