@@ -225,7 +225,7 @@ def _run_optimize(args: Any) -> int:
         # planned for the writer a real run would use (Delta's for tables delta-rs refuses);
         # nothing is started for a dry run
         from python_ops.delta.state.snapshot import read_snapshot
-        from python_ops.delta.table.protocol import Op
+        from python_ops.delta.table.features import Op
         from python_ops.ops.writer_choice import delta_writer_for
 
         snapshot = read_snapshot(location)

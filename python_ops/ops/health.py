@@ -6,8 +6,9 @@ import time
 
 from python_ops.delta.state.deletes import deleted_rows
 from python_ops.delta.state.snapshot import Snapshot, read_snapshot
+from python_ops.delta.table.features import Op
 from python_ops.delta.table.properties import DELETED_FILE_RETENTION, resolve_retention
-from python_ops.delta.table.protocol import Op, check_protocol
+from python_ops.delta.table.protocol import check_protocol
 from python_ops.ops.results import TableHealth
 from python_ops.storage import Storage
 from python_ops.values import checked_number

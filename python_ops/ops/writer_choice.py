@@ -13,7 +13,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from python_ops.delta.state.snapshot import Snapshot
-from python_ops.delta.table.protocol import Op, Writer, check_protocol
+from python_ops.delta.table.features import Op, Writer
+from python_ops.delta.table.protocol import check_protocol
 from python_ops.delta.writing.local_writer import require_start_allowed, unavailable_reason, writer
 from python_ops.errors import UnsupportedFeatureError
 from python_ops.spark_sessions import DeltaSql

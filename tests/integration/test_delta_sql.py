@@ -341,7 +341,7 @@ def test_a_clustered_table_is_clustered_by_delta(
 
 
 def _delta_writer() -> Any:
-    from python_ops.delta.table.protocol import Writer
+    from python_ops.delta.table.features import Writer
 
     return Writer.DELTA
 

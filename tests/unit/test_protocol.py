@@ -15,17 +15,16 @@ import pytest
 
 from python_ops.delta.log.log_files import LogFileKind, classify
 from python_ops.delta.state.snapshot import Snapshot, read_snapshot
-from python_ops.delta.table.protocol import (
+from python_ops.delta.table.features import (
     DELTA_WRITES,
     FEATURES,
     REWRITE_OPS,
     Op,
     Verdict,
     Writer,
-    check_protocol,
     support_table,
-    table_features,
 )
+from python_ops.delta.table.protocol import check_protocol, table_features
 from python_ops.delta.writing.local_writer import LOCAL_DELTA_ENV
 from python_ops.errors import DeltaLogError, UnsupportedFeatureError
 from python_ops.ops.log_cleanup import cleanup_logs, commit_timestamps

@@ -12,7 +12,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from python_ops.delta.log.log_files import LogFileKind, classify
-from python_ops.delta.table.protocol import Op, check_protocol
+from python_ops.delta.table.features import Op
+from python_ops.delta.table.protocol import check_protocol
 from python_ops.delta.writing.log_commit import staged_name
 from python_ops.errors import StatsUnsupportedError, UnsupportedFeatureError
 from python_ops.ops.stats.columns import (

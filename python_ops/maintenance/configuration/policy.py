@@ -19,7 +19,8 @@ from typing import Any
 
 from python_ops.delta.state.file_paths import FilePaths
 from python_ops.delta.state.snapshot import Snapshot
-from python_ops.delta.table.protocol import Op, check_protocol
+from python_ops.delta.table.features import Op
+from python_ops.delta.table.protocol import check_protocol
 from python_ops.delta.table.recorded_retentions import (
     RETENTION_PROPERTIES,
     policy_changes,

@@ -40,7 +40,8 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from python_ops.delta.log.commits import commit_actions
-from python_ops.delta.table.protocol import CLUSTERING_FEATURES, Op, Writer, check_protocol
+from python_ops.delta.table.features import CLUSTERING_FEATURES, Op, Writer
+from python_ops.delta.table.protocol import check_protocol
 from python_ops.errors import MaintenanceError
 from python_ops.invocation import Invocation
 from python_ops.maintenance.configuration.op_keys import as_model_setting, model_words

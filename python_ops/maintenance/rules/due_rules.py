@@ -12,7 +12,7 @@ from python_ops.delta.log.log_files import LogFileKind
 from python_ops.delta.state.deletes import deleted_rows
 from python_ops.delta.state.file_paths import FilePaths
 from python_ops.delta.state.snapshot import Snapshot, read_snapshot
-from python_ops.delta.table.protocol import Writer
+from python_ops.delta.table.features import Writer
 from python_ops.errors import MaintenanceError
 from python_ops.invocation import Invocation
 from python_ops.maintenance.configuration.op_keys import as_model_setting

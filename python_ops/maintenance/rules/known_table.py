@@ -14,7 +14,8 @@ from dataclasses import dataclass
 
 from python_ops.delta.log.log_files import LOG_DIR
 from python_ops.delta.state.version_checksum import VersionChecksum, read_version_checksum
-from python_ops.delta.table.protocol import FEATURES, table_features
+from python_ops.delta.table.features import FEATURES
+from python_ops.delta.table.protocol import table_features
 from python_ops.delta.table.recorded_retentions import user_properties
 from python_ops.errors import UnsupportedFeatureError
 from python_ops.invocation import Invocation

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from python_ops.delta.log.commits import list_log
 from python_ops.delta.log.log_files import LogFile
-from python_ops.delta.table.protocol import Writer
+from python_ops.delta.table.features import Writer
 from python_ops.ops.log_cleanup.delete import delete_oldest_first, remove_stale_staged
 from python_ops.ops.log_cleanup.plan import LogCleanupPlan, Selection, select_files
 from python_ops.ops.log_cleanup.rules import planned_checkpoint

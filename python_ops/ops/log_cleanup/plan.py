@@ -12,12 +12,13 @@ from dataclasses import dataclass
 from python_ops.delta.log.log_files import LAST_CHECKPOINT, LogFile
 from python_ops.delta.state.checkpoint_reader import last_checkpoint_version
 from python_ops.delta.state.snapshot import Snapshot
+from python_ops.delta.table.features import IN_COMMIT_TIMESTAMP_FEATURES, Op, Writer
 from python_ops.delta.table.properties import (
     CHECKPOINT_PROTECTION_VERSION,
     ENABLE_EXPIRED_LOG_CLEANUP,
     Retention,
 )
-from python_ops.delta.table.protocol import IN_COMMIT_TIMESTAMP_FEATURES, Op, Writer, check_protocol
+from python_ops.delta.table.protocol import check_protocol
 from python_ops.ops.log_cleanup.delete import orphan_sidecars
 from python_ops.ops.log_cleanup.options import LogCleanupOptions
 from python_ops.ops.log_cleanup.rules import (

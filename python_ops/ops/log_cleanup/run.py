@@ -18,7 +18,8 @@ from collections.abc import Callable
 from types import MappingProxyType
 
 from python_ops.delta.state.snapshot import Snapshot, read_snapshot
-from python_ops.delta.table.protocol import Op, check_protocol
+from python_ops.delta.table.features import Op
+from python_ops.delta.table.protocol import check_protocol
 from python_ops.errors import UnsupportedFeatureError
 from python_ops.ops.audit import Audit, as_audit
 from python_ops.ops.log_cleanup.execute import execute

@@ -27,7 +27,7 @@ from typing import Any
 
 from python_ops.delta.log.commits import list_log
 from python_ops.delta.state.snapshot import Snapshot, read_snapshot
-from python_ops.delta.table.protocol import Op, Writer
+from python_ops.delta.table.features import Op, Writer
 from python_ops.errors import (
     ChangedThenFailedError,
     ConfigError,

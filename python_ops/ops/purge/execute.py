@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from python_ops.delta.table.protocol import Op
+from python_ops.delta.table.features import Op
 from python_ops.ops.purge.native import WRITER_NATIVE, purge_natively
 from python_ops.ops.purge.options import PurgeOptions
 from python_ops.ops.purge.plan import PurgePlan

@@ -14,7 +14,8 @@ from dataclasses import dataclass
 
 from python_ops.delta.log.actions import AddFile
 from python_ops.delta.state.snapshot import Snapshot, read_snapshot, require_unambiguous
-from python_ops.delta.table.protocol import Op, check_protocol, table_features
+from python_ops.delta.table.features import Op
+from python_ops.delta.table.protocol import check_protocol, table_features
 from python_ops.errors import ConfigError, StatsUnsupportedError
 from python_ops.ops.stats.columns import (
     STATS_COLUMNS,

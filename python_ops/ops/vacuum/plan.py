@@ -16,8 +16,9 @@ from typing import Any, TypedDict, Unpack
 from python_ops.delta.state.file_paths import FilePaths, read_file_paths
 from python_ops.delta.state.partitions import matching_partition_dirs
 from python_ops.delta.state.snapshot import Snapshot
+from python_ops.delta.table.features import Op
 from python_ops.delta.table.properties import Retention
-from python_ops.delta.table.protocol import Op, check_protocol
+from python_ops.delta.table.protocol import check_protocol
 from python_ops.invocation import Invocation
 from python_ops.ops.results import VacuumDiagnostics, VacuumFile
 from python_ops.ops.vacuum.candidates import READERS, ListingEvidence, Owned, Scope, hand_back

@@ -16,9 +16,10 @@ from typing import Any
 from python_ops.delta.log.actions import AddFile
 from python_ops.delta.log.commits import commit_actions, commit_versions
 from python_ops.delta.state.snapshot import Snapshot, read_snapshot, require_unambiguous
+from python_ops.delta.table.features import Op, Writer
 from python_ops.delta.table.partition_scope import parse_scope
 from python_ops.delta.table.properties import INDEXED_COLUMNS, STATS_COLUMNS, TARGET_FILE_SIZE
-from python_ops.delta.table.protocol import Op, Writer, check_protocol
+from python_ops.delta.table.protocol import check_protocol
 from python_ops.errors import ConfigError
 from python_ops.storage import Storage, open_storage
 from python_ops.values import checked_number

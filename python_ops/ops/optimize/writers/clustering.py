@@ -26,7 +26,8 @@ from typing import Any
 from python_ops.delta.log.commits import commit_actions
 from python_ops.delta.log.log_files import LogFileKind
 from python_ops.delta.state.snapshot import Snapshot
-from python_ops.delta.table.protocol import CLUSTERING_FEATURES, Op, Writer, table_features
+from python_ops.delta.table.features import CLUSTERING_FEATURES, Op, Writer
+from python_ops.delta.table.protocol import table_features
 from python_ops.errors import EngineError
 from python_ops.ops.audit import Audit, as_audit
 from python_ops.ops.optimize.writers.delta_statement import (

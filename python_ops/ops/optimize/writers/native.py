@@ -15,8 +15,9 @@ from typing import Any
 
 from python_ops.delta.log.actions import AddFile
 from python_ops.delta.state.snapshot import Snapshot, read_snapshot
+from python_ops.delta.table.features import Op, Writer
 from python_ops.delta.table.properties import IN_COMMIT_TIMESTAMPS
-from python_ops.delta.table.protocol import Op, Writer, check_protocol
+from python_ops.delta.table.protocol import check_protocol
 from python_ops.delta.writing.log_commit import require_atomic_commits
 from python_ops.errors import ChangedThenFailedError
 from python_ops.ops.optimize.planning.outcome import Outcome, rewrite_outcome
