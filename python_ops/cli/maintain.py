@@ -31,7 +31,7 @@ from python_ops.cli.project import (
 from python_ops.errors import ConfigError, MaintenanceError
 from python_ops.maintenance.records.history import HistoryStore
 from python_ops.maintenance.records.outcomes import Status
-from python_ops.maintenance.running.runner import MaintenanceRun
+from python_ops.maintenance.running.run_results import MaintenanceRun
 from python_ops.maintenance.running.session import (
     MaintenanceSession,
     OpsEnvironment,

@@ -54,7 +54,7 @@ if TYPE_CHECKING:
     from python_ops.maintenance.rules.wording import files_text, size_text
     from python_ops.maintenance.running.report import render_report, report_rows
     from python_ops.maintenance.running.report_page import page_data, write_page
-    from python_ops.maintenance.running.runner import MaintenanceRun, OpOutcome
+    from python_ops.maintenance.running.run_results import MaintenanceRun, OpOutcome
     from python_ops.maintenance.running.session import (
         MaintenanceSession,
         ModelMaintenance,
@@ -145,8 +145,8 @@ _EXPORTS: dict[str, str] = {
     "page_data": "python_ops.maintenance.running.report_page",
     "write_page": "python_ops.maintenance.running.report_page",
     "RunOptions": "python_ops.maintenance.runs.run_options",
-    "MaintenanceRun": "python_ops.maintenance.running.runner",
-    "OpOutcome": "python_ops.maintenance.running.runner",
+    "MaintenanceRun": "python_ops.maintenance.running.run_results",
+    "OpOutcome": "python_ops.maintenance.running.run_results",
     "ResolvedSelection": "python_ops.maintenance.selection.selected_models",
     "SelectionRequest": "python_ops.maintenance.selection.selection_resolver",
     "SelectionResolver": "python_ops.maintenance.selection.selection_resolver",

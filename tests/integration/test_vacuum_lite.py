@@ -30,7 +30,8 @@ from python_ops.invocation import Invocation
 from python_ops.maintenance.configuration.config import parse_config
 from python_ops.maintenance.decisions.due import decide
 from python_ops.maintenance.records.outcomes import Reason, Status
-from python_ops.maintenance.running.runner import Maintainer, MaintenanceRun
+from python_ops.maintenance.running.run_results import MaintenanceRun
+from python_ops.maintenance.running.runner import Maintainer
 from python_ops.maintenance.selection.targets import ModelTarget
 from python_ops.ops.log_cleanup import cleanup_logs
 from python_ops.ops.vacuum import vacuum

@@ -278,7 +278,7 @@ def test_a_build_that_proves_nothing_due_makes_its_outcomes_only_when_asked(
 
     from python_ops.maintenance.facts.build_writes import BuildFacts
     from python_ops.maintenance.records.outcomes import Reason
-    from python_ops.maintenance.running.runner import not_due_outcomes
+    from python_ops.maintenance.running.run_results import not_due_outcomes
     from python_ops.maintenance.runs.registry import OPS
 
     table = tmp_path / "fct"

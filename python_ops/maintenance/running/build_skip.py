@@ -11,7 +11,8 @@ import datetime as dt
 from python_ops.maintenance.facts.build_writes import BuildWrites
 from python_ops.maintenance.records.history import HistoryRecord, parameters_json
 from python_ops.maintenance.records.outcomes import Reason, Status
-from python_ops.maintenance.running.runner import Maintainer, OpOutcome
+from python_ops.maintenance.running.run_results import OpOutcome
+from python_ops.maintenance.running.runner import Maintainer
 from python_ops.maintenance.selection.targets import ModelTarget
 
 SKIP_OP = "post_hook"  # the history's op of a post-hook that skipped a model's maintenance

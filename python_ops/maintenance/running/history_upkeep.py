@@ -29,7 +29,8 @@ from python_ops.maintenance.selection.targets import ModelTarget
 from python_ops.ops.vacuum_modes import VacuumEngine
 
 if TYPE_CHECKING:
-    from python_ops.maintenance.running.runner import Maintainer, OpOutcome
+    from python_ops.maintenance.running.run_results import OpOutcome
+    from python_ops.maintenance.running.runner import Maintainer
 
 log = logging.getLogger(__name__)
 

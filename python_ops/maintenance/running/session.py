@@ -38,12 +38,8 @@ from python_ops.maintenance.records.history import HistoryStore
 from python_ops.maintenance.records.outcomes import Status
 from python_ops.maintenance.running.build_skip import record_skip
 from python_ops.maintenance.running.history_upkeep import upkeep_history
-from python_ops.maintenance.running.runner import (
-    Maintainer,
-    MaintenanceRun,
-    OpOutcome,
-    not_due_outcomes,
-)
+from python_ops.maintenance.running.run_results import MaintenanceRun, OpOutcome, not_due_outcomes
+from python_ops.maintenance.running.runner import Maintainer
 from python_ops.maintenance.runs.auto_columns import AdviceFor
 from python_ops.maintenance.runs.registry import OPS, op_spec
 from python_ops.maintenance.runs.run_options import RunOptions
