@@ -7,7 +7,7 @@ invocations, a test process hundreds, and each of these is right to share, for t
 - ``ARROW_POOL``: Arrow's default memory pool is one per process; ``lean_arrow`` switches it
   for the bodies that run on it and restores it when the last one leaves (a count of users).
 - ``DELTA_SQL``: whether a Spark engine has Delta's SQL is a property of the engine, asked once
-  (``spark_sessions``): the ``DeltaSql`` of each session, the sessions known to have none (the
+  (``delta_sql``): the ``DeltaSql`` of each session, the sessions known to have none (the
   embedded Sail engine), the answer per engine and one settings lock per engine.
 - ``BOTO3``: one botocore session (a new one reloads the S3 service model, about 100 ms per
   client; from a shared one a client costs a few ms, which matters on the post-hook path).

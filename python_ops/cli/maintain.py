@@ -28,6 +28,7 @@ from python_ops.cli.project import (
     resolve_places,
     selected_targets,
 )
+from python_ops.delta_sql import DeltaSql
 from python_ops.errors import ConfigError, MaintenanceError
 from python_ops.maintenance.records.history import HistoryStore
 from python_ops.maintenance.records.outcomes import Status
@@ -51,7 +52,6 @@ from python_ops.maintenance.selection.targets import (
     targets_from_nodes,
 )
 from python_ops.ops.vacuum_modes import VacuumEngine
-from python_ops.spark_sessions import DeltaSql
 
 log = logging.getLogger("python_ops.maintenance.running.runner")  # as the runner logged failures
 

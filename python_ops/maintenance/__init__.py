@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from python_ops.delta.table.recorded_retentions import policy_properties
     from python_ops.delta.writing.schema_edits import TableDocs, add_nullable_columns, set_comments
     from python_ops.delta_jars import LOCAL_CONF, require_delta_jars, session_conf
+    from python_ops.delta_sql import DeltaSql, Rows, session_sql
     from python_ops.invocation import Invocation, Invocations
     from python_ops.maintenance.configuration.config import (
         KEYS,
@@ -93,7 +94,7 @@ if TYPE_CHECKING:
     from python_ops.ops.vacuum.rule.retention import checked_retention
     from python_ops.ops.vacuum_modes import VacuumEngine
     from python_ops.runtime import Shared
-    from python_ops.spark_sessions import DeltaSql, LazySession, Rows, SailEngine, session_sql
+    from python_ops.spark_sessions import LazySession, SailEngine
     from python_ops.storage import is_remote, normalize_location, open_storage
     from python_ops.values import checked_number, retention_text
 
@@ -168,11 +169,11 @@ _EXPORTS: dict[str, str] = {
     "table_health": "python_ops.ops.health",
     "checked_retention": "python_ops.ops.vacuum.rule.retention",
     "VacuumEngine": "python_ops.ops.vacuum_modes",
-    "DeltaSql": "python_ops.spark_sessions",
+    "DeltaSql": "python_ops.delta_sql",
     "LazySession": "python_ops.spark_sessions",
-    "Rows": "python_ops.spark_sessions",
+    "Rows": "python_ops.delta_sql",
     "SailEngine": "python_ops.spark_sessions",
-    "session_sql": "python_ops.spark_sessions",
+    "session_sql": "python_ops.delta_sql",
     "is_remote": "python_ops.storage",
     "normalize_location": "python_ops.storage",
     "open_storage": "python_ops.storage",

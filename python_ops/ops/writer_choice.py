@@ -16,8 +16,8 @@ from python_ops.delta.state.snapshot import Snapshot
 from python_ops.delta.table.features import Op, Writer
 from python_ops.delta.table.protocol import check_protocol
 from python_ops.delta.writing.local_writer import require_start_allowed, unavailable_reason, writer
+from python_ops.delta_sql import DeltaSql
 from python_ops.errors import UnsupportedFeatureError
-from python_ops.spark_sessions import DeltaSql
 
 
 def delta_writer_for(

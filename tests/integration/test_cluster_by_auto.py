@@ -16,6 +16,7 @@ import pytest
 
 from python_ops.delta.log.commits import commit_actions
 from python_ops.delta.state.snapshot import read_snapshot
+from python_ops.delta_sql import session_sql
 from python_ops.invocation import Invocation
 from python_ops.maintenance.configuration.config import parse_config
 from python_ops.maintenance.records.history import HistoryStore
@@ -23,7 +24,6 @@ from python_ops.maintenance.records.outcomes import Status
 from python_ops.maintenance.running.runner import Maintainer
 from python_ops.maintenance.runs.auto_columns import ProjectAdvice
 from python_ops.maintenance.selection.targets import ModelTarget
-from python_ops.spark_sessions import session_sql
 from python_ops.storage import open_storage
 from tests.helpers.delta_reads import oracle
 from tests.integration.test_clustering import clustered_table

@@ -27,6 +27,7 @@ from python_ops.delta.log.actions import DeletionVector, file_key, identity_text
 from python_ops.delta.log.commits import commit_actions
 from python_ops.delta.state.snapshot import read_snapshot
 from python_ops.delta.writing.local_writer import LOCAL_DELTA_ENV
+from python_ops.delta_sql import DeltaSql, Rows, session_sql
 from python_ops.errors import ConfigError, EngineError, UnsupportedFeatureError
 from python_ops.ops.optimize.execute import WRITER_COMPACT, optimize
 from python_ops.ops.optimize.planning.plan import plan_optimize
@@ -40,7 +41,7 @@ from python_ops.ops.optimize.writers.delta_statement import (
     USER_METADATA,
     WRITER_DELTA_SQL,
 )
-from python_ops.spark_sessions import DeltaSql, LazySession, Rows, session_sql
+from python_ops.spark_sessions import LazySession
 from python_ops.storage import open_storage
 from tests.helpers.classic import classic_env
 from tests.helpers.delta_reads import oracle, table_sql
@@ -485,7 +486,7 @@ def test_an_attached_sail_servers_lack_of_delta_is_no_news(
     try:
         table = tmp_path / "t"
         append(table, "a", 3, 0)
-        with caplog.at_level(logging.DEBUG, logger="python_ops.spark_sessions"):
+        with caplog.at_level(logging.DEBUG, logger="python_ops.delta_sql"):
             sql = session_sql(spark)  # not marked: it is asked, as any Connect server is
             assert sql.where.startswith("Spark Connect 127.0.0.1:")
             assert not sql.has_delta(str(table))
@@ -502,12 +503,12 @@ def test_an_attached_sail_servers_lack_of_delta_is_no_news(
 _PLAIN_SPARK_PROBE = """
 import json, logging, sys
 from pyspark.sql import SparkSession
-from python_ops.spark_sessions import session_sql
+from python_ops.delta_sql import session_sql
 records = []
 class Keep(logging.Handler):
     def emit(self, record):
         records.append([record.levelname, record.getMessage()])
-logger = logging.getLogger("python_ops.spark_sessions")
+logger = logging.getLogger("python_ops.delta_sql")
 logger.addHandler(Keep())
 logger.setLevel(logging.DEBUG)
 spark = SparkSession.builder.master("local[1]").appName("no-delta").getOrCreate()

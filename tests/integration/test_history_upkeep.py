@@ -8,6 +8,7 @@ from pathlib import Path
 
 from deltalake import DeltaTable
 
+from python_ops.delta_sql import DeltaSql
 from python_ops.invocation import Invocation
 from python_ops.maintenance.records.history import HistoryRecord, HistoryStore
 from python_ops.maintenance.records.outcomes import Status
@@ -15,7 +16,6 @@ from python_ops.maintenance.running.history_upkeep import upkeep_history
 from python_ops.maintenance.running.runner import Maintainer
 from python_ops.maintenance.selection.locations import HISTORY_NAME
 from python_ops.ops.optimize.execute import WRITER_COMPACT
-from python_ops.spark_sessions import DeltaSql
 from tests.helpers.vacuum import content
 
 

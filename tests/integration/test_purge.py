@@ -205,8 +205,8 @@ def test_purge_of_a_column_mapped_table_names_partitions_as_delta_s_sql_does(
 def test_a_statement_delta_fails_is_a_named_error_and_nothing_changed(
     tmp_path: Path, delta_spark: Any
 ) -> None:
+    from python_ops.delta_sql import session_sql
     from python_ops.errors import EngineError
-    from python_ops.spark_sessions import session_sql
 
     table = tmp_path / "dv"
     dv_table(delta_spark, table)

@@ -186,8 +186,8 @@ def test_an_optimize_that_committed_then_failed_exits_1_naming_the_commit(
 
 
 def test_delta_statements_keep_their_settings_off_the_shared_session(delta_spark: Any) -> None:
+    from python_ops.delta_sql import session_sql
     from python_ops.ops.optimize.writers.delta_statement import USER_METADATA
-    from python_ops.spark_sessions import session_sql
 
     sql = session_sql(delta_spark)
     seen: list[str] = []

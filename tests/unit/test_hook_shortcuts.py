@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from python_ops.delta.log.actions import optional_int
-from python_ops.delta.state.snapshot import _string_list, parse_protocol
+from python_ops.delta.log.metadata import _string_list, parse_protocol
 from python_ops.delta.table.recorded_retentions import (
     DELETED_FILE_RETENTION,
     LOG_RETENTION,

@@ -16,7 +16,7 @@ PACKAGE = Path(__file__).resolve().parents[2] / "python_ops"
 # Lowest first; a module may import from its own layer and the layers before it.
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("errors", "values", "invocation", "runtime"),
-    ("storage", "spark_sessions", "delta_jars", "jars_fetch"),
+    ("storage", "spark_sessions", "delta_sql", "delta_jars", "jars_fetch"),
     ("delta",),
     ("ops",),
     ("maintenance", "advise"),

@@ -25,6 +25,7 @@ from deltalake import write_deltalake
 from python_ops import runtime
 from python_ops.delta.state.snapshot import Snapshot, read_snapshot
 from python_ops.delta.writing.local_writer import starts_deferred, unavailable_reason
+from python_ops.delta_sql import DeltaSql
 from python_ops.errors import JvmDeferredError
 from python_ops.invocation import Invocation
 from python_ops.maintenance.configuration.config import parse_config
@@ -34,7 +35,6 @@ from python_ops.maintenance.running.runner import Maintainer
 from python_ops.maintenance.runs.run_options import RunOptions
 from python_ops.maintenance.selection.targets import ModelTarget
 from python_ops.ops.optimize.execute import optimize
-from python_ops.spark_sessions import DeltaSql
 
 DEFERRED = "a post-hook does not start the local Delta writer"
 

@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from python_ops.delta_sql import DeltaSql
 from python_ops.errors import ConfigError, MaintenanceError
 from python_ops.invocation import Invocation
 from python_ops.maintenance.configuration.config import parse_config
@@ -32,7 +33,6 @@ from python_ops.maintenance.running.session import (
 from python_ops.maintenance.runs.run_options import RunOptions
 from python_ops.maintenance.selection.targets import ModelTarget
 from python_ops.ops.vacuum_modes import VacuumEngine
-from python_ops.spark_sessions import DeltaSql
 from tests.helpers.trust import files_on_disk
 
 FixtureTable = Callable[[str], Path]

@@ -20,7 +20,8 @@ from typing import Any
 
 from python_ops.delta.log.json_text import loads_bytes
 from python_ops.delta.log.log_files import LOG_DIR
-from python_ops.delta.state.snapshot import LogReplay, TableMetadata, parse_metadata, parse_protocol
+from python_ops.delta.log.metadata import TableMetadata, parse_metadata, parse_protocol
+from python_ops.delta.state.snapshot import LogReplay
 from python_ops.errors import DeltaLogError, MaintenanceError
 from python_ops.storage import Storage
 

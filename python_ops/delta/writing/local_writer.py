@@ -32,8 +32,8 @@ from typing import IO, Any
 
 from python_ops import runtime
 from python_ops.delta_jars import find_delta_jars, missing_jars_hint
+from python_ops.delta_sql import DeltaSql, Rows
 from python_ops.errors import EngineError, JvmDeferredError
-from python_ops.spark_sessions import DeltaSql, Rows
 
 log = logging.getLogger(__name__)
 

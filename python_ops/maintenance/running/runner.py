@@ -19,6 +19,7 @@ from typing import Any
 
 from python_ops.delta.state.file_paths import FilePaths, read_file_paths
 from python_ops.delta.state.snapshot import Snapshot, read_snapshot
+from python_ops.delta_sql import DeltaSql
 from python_ops.errors import JvmDeferredError, MaintenanceError, RetentionTooShortError
 from python_ops.invocation import Invocation
 from python_ops.maintenance.configuration.policy import effective_snapshot
@@ -40,7 +41,6 @@ from python_ops.ops.vacuum import vacuum_retention
 from python_ops.ops.vacuum.candidates import ListingEvidence
 from python_ops.ops.vacuum.rule.retention import delta_round_hours
 from python_ops.ops.vacuum_modes import VacuumEngine
-from python_ops.spark_sessions import DeltaSql
 from python_ops.values import retention_text
 
 log = logging.getLogger("python_ops.maintenance.running.runner")

@@ -28,6 +28,7 @@ from typing import Any, Protocol
 
 from python_ops.delta.log.commits import commits_shared
 from python_ops.delta.writing.local_writer import starts_deferred
+from python_ops.delta_sql import DeltaSql
 from python_ops.errors import MaintenanceError
 from python_ops.invocation import Invocation
 from python_ops.maintenance.configuration.config import MaintenanceConfig
@@ -45,7 +46,6 @@ from python_ops.maintenance.runs.registry import OPS, op_spec
 from python_ops.maintenance.runs.run_options import RunOptions
 from python_ops.maintenance.selection.targets import ModelTarget
 from python_ops.ops.vacuum_modes import VacuumEngine
-from python_ops.spark_sessions import DeltaSql
 from python_ops.storage import Storage, open_storage
 
 #: Why a post-hook deferred an op that would start Delta's local writer (a JVM).

@@ -14,6 +14,7 @@ from typing import Any
 
 from python_ops.delta.state.file_paths import FilePaths
 from python_ops.delta.state.snapshot import Snapshot, read_snapshot
+from python_ops.delta_sql import DeltaSql
 from python_ops.errors import EngineError
 from python_ops.invocation import Invocation
 from python_ops.maintenance.configuration.config import AutoChoice
@@ -33,7 +34,6 @@ from python_ops.ops.results import VacuumResult
 from python_ops.ops.vacuum import vacuum
 from python_ops.ops.vacuum.candidates import ListingEvidence
 from python_ops.ops.vacuum_modes import VacuumEngine
-from python_ops.spark_sessions import DeltaSql
 from python_ops.storage import open_storage
 
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from python_ops.delta.state.snapshot import Snapshot
+from python_ops.delta_sql import DeltaSql
 from python_ops.errors import ConfigError
 from python_ops.invocation import Invocation
 from python_ops.maintenance.configuration.config import SETTINGS, Setting
@@ -29,7 +30,6 @@ from python_ops.maintenance.selection.targets import ModelTarget
 from python_ops.ops.log_cleanup import cleanup_logs
 from python_ops.ops.vacuum import vacuum
 from python_ops.ops.vacuum.rule.retention import OverrideWords
-from python_ops.spark_sessions import DeltaSql
 
 # Keyword arguments that are not options a caller passes: given by ``invoke`` itself, or
 # handed between the runner's steps (VACUUM's due check's listing, ``reclaim``).

@@ -28,6 +28,7 @@ from typing import Any
 from python_ops.delta.log.commits import list_log
 from python_ops.delta.state.snapshot import Snapshot, read_snapshot
 from python_ops.delta.table.features import Op, Writer
+from python_ops.delta_sql import DeltaSql, session_sql
 from python_ops.errors import (
     ChangedThenFailedError,
     ConfigError,
@@ -56,7 +57,6 @@ from python_ops.ops.writer_choice import (
     keeps_empty_partition_values,
     writer_gate,
 )
-from python_ops.spark_sessions import DeltaSql, session_sql
 from python_ops.storage import Storage, open_storage
 
 WRITER_COMPACT = "python_ops compaction + own commit"

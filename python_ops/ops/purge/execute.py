@@ -11,12 +11,12 @@ import time
 from typing import Any
 
 from python_ops.delta.table.features import Op
+from python_ops.delta_sql import DeltaSql
 from python_ops.ops.purge.native import WRITER_NATIVE, purge_natively
 from python_ops.ops.purge.options import PurgeOptions
 from python_ops.ops.purge.plan import PurgePlan
 from python_ops.ops.purge.statement import WRITER_REORG, reorg
 from python_ops.ops.results import PurgeResult
-from python_ops.spark_sessions import DeltaSql
 from python_ops.storage import Storage
 
 

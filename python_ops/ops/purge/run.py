@@ -6,12 +6,12 @@ import time
 from typing import Any
 
 from python_ops.delta.state.snapshot import Snapshot
+from python_ops.delta_sql import DeltaSql, session_sql
 from python_ops.ops.audit import Audit, as_audit
 from python_ops.ops.purge.execute import execute_purge
 from python_ops.ops.purge.options import DEFAULT_DELETED_RATIO, PurgeOptions
 from python_ops.ops.purge.plan import plan_purge
 from python_ops.ops.results import PurgeResult
-from python_ops.spark_sessions import DeltaSql, session_sql
 from python_ops.storage import open_storage
 
 

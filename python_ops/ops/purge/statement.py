@@ -8,6 +8,7 @@ from typing import Any
 
 from python_ops.delta.state.deletes import PartitionDeletes
 from python_ops.delta.state.snapshot import Snapshot
+from python_ops.delta_sql import DeltaSql
 from python_ops.errors import EngineError
 from python_ops.ops.optimize.writers.delta_statement import (
     MARKER_PREFIX,
@@ -18,7 +19,6 @@ from python_ops.ops.optimize.writers.delta_statement import (
     run_marked,
     unmarked_answer,
 )
-from python_ops.spark_sessions import DeltaSql
 
 WRITER_REORG = "Delta REORG ... APPLY (PURGE) (SQL)"
 

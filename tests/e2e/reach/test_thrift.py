@@ -36,7 +36,7 @@ def scenario(
     thrift_server: SparkServer, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Scenario]:
     from dbt.adapters.sparkdelta.engines import shutdown_engines
-    from python_ops.spark_sessions import DeltaSql
+    from python_ops.delta_sql import DeltaSql
 
     DeltaSql.forget_answers()  # another test may have asked this server already
     root = tmp_path_factory.mktemp("reach-thrift")

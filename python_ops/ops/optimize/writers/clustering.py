@@ -28,6 +28,7 @@ from python_ops.delta.log.log_files import LogFileKind
 from python_ops.delta.state.snapshot import Snapshot
 from python_ops.delta.table.features import CLUSTERING_FEATURES, Op, Writer
 from python_ops.delta.table.protocol import table_features
+from python_ops.delta_sql import DeltaSql
 from python_ops.errors import EngineError
 from python_ops.ops.audit import Audit, as_audit
 from python_ops.ops.optimize.writers.delta_statement import (
@@ -43,7 +44,6 @@ from python_ops.ops.optimize.writers.delta_statement import (
 )
 from python_ops.ops.results import OptimizeResult
 from python_ops.ops.writer_choice import delta_writer_for
-from python_ops.spark_sessions import DeltaSql
 from python_ops.storage import Storage
 
 log = logging.getLogger(__name__)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
+from python_ops.delta_sql import DeltaSql
 from python_ops.ops.optimize.planning.outcome import Outcome
 from python_ops.ops.optimize.planning.plan import OptimizePlan
 from python_ops.ops.optimize.writers.delta_statement import (
@@ -28,7 +29,6 @@ from python_ops.ops.optimize.writers.delta_statement import (
     run_marked,
     unmarked_answer,
 )
-from python_ops.spark_sessions import DeltaSql
 
 
 def _partition_predicate(plan: OptimizePlan) -> str | None:

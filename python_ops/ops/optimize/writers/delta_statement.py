@@ -101,7 +101,7 @@ def run_marked(
     changed and the failure is ``ChangedThenFailedError`` (exit 1), never a refusal (exit 2).
 
     Args:
-        sql: The engine (``spark_sessions.DeltaSql``).
+        sql: The engine (``delta_sql.DeltaSql``).
         statement: The statement.
         settings: Its settings, the marker among them.
         location: The table.
