@@ -172,10 +172,6 @@ def test_every_top_level_module_has_a_layer() -> None:
             _layer(path.stem)
 
 
-def _module_names() -> set[str]:
-    return {module for module, _ in _modules()}
-
-
 def _edges(module: str, path: Path, known: set[str]) -> set[str]:
     """The package's modules ``module`` imports (``from pkg import submodule`` is the submodule)."""
     out = set()
@@ -315,7 +311,8 @@ def test_python_ops_reaches_the_adapter_only_through_the_selection_port() -> Non
 
 def test_the_module_map_in_the_docs_is_the_tree() -> None:
     # docs/development.md "The module map": one table per split package, a row per room naming
-    # its modules, and the package's front; a module moved or added without the map fails here
+    # its modules and its docstring's first line, and the package's front; a module moved or
+    # added, or a room redescribed, without the map fails here
     text = (ROOT / "docs" / "development.md").read_text()
     section = text.split("## The module map", 1)[1].split("\n## ", 1)[0]
     for package, rooms in PACKAGE_ROOMS.items():
@@ -323,7 +320,10 @@ def test_the_module_map_in_the_docs_is_the_tree() -> None:
         part = section.split(f"### `{folder.relative_to(ROOT)}/`", 1)[1].split("\n### ", 1)[0]
         for room in rooms:
             modules = sorted(p.stem for p in (folder / room).glob("*.py") if p.stem != "__init__")
-            assert f"| `{room}` | {', '.join(modules)} |" in part, (package, room)
+            doc = ast.get_docstring(ast.parse((folder / room / "__init__.py").read_text()))
+            holds = (doc or "").split("\n")[0].replace("``", "`")
+            row = f"| `{room}` | {', '.join(modules)} | {holds} |"
+            assert row in part, (package, room, row)
         front = sorted(p.stem for p in folder.glob("*.py") if not p.stem.startswith("__"))
         if front:
             assert "Front: " + ", ".join(f"`{m}`" for m in front) + "." in part, package

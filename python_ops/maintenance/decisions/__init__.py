@@ -1,7 +1,7 @@
 """Whether an op is due, decided for a command and for the post-hook.
 
-Whether an op is due, decided: for a command (``due``, through the registry) and for the post-
-hook from what the build wrote (``build_decisions``).
+For a command (``due``, through the registry) and for the post-hook from what the build wrote
+(``build_decisions``).
 
 May import: every room below it: ``configuration`` to ``runs`` (``tests/unit/test_layers.py`` holds
 the order).

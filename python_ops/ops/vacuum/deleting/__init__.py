@@ -1,7 +1,7 @@
 """VACUUM's deletes on this machine: files in a bounded pool, then directories.
 
-Deleting on this machine: the selected files in a bounded pool, then directories deepest first
-(``delete``), and a directory a writer filled meanwhile kept, not an error (``kept``).
+The selected files in a bounded pool, then directories deepest first (``delete``), and a directory a
+writer filled meanwhile kept, not an error (``kept``).
 
 May import: ``rule``, ``sources`` (``tests/unit/test_layers.py`` holds the order).
 """

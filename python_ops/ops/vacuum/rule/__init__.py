@@ -1,8 +1,8 @@
 """VACUUM's rule as values: options, retention, and which listed paths are deleted.
 
-VACUUM's rule as values that run nothing: the options and their enums (``options``), the
-retention and Delta's safety check (``retention``), and the selection program that decides which
-listed paths are deleted, in Arrow or on Spark (``selection``).
+The options and their enums (``options``), the retention and Delta's safety check (``retention``),
+and the selection program that decides which listed paths are deleted, in Arrow or on Spark
+(``selection``).
 
 May import: nothing else in ``python_ops.ops.vacuum`` (``tests/unit/test_layers.py`` holds the
 order).
